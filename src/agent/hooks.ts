@@ -1,0 +1,36 @@
+// The only extension points of the loop: transformContext, beforeToolCall, afterToolCall.
+// Hooks run in order of registration; each sees what the previous one produced.
+import type { ChatRequest } from "../providers/index.js";
+import type { ToolCallRequest, ToolDefinition, ToolResult } from "../tools/index.js";
+
+export interface HookInfo {
+  runId: string;
+  step: number;
+  signal: AbortSignal;
+}
+
+export type ToolCallDecision =
+  | { action: "allow" }
+  | { action: "deny"; reason: string }
+  | { action: "modify"; arguments: Record<string, unknown> };
+
+export interface ToolCallInfo extends HookInfo {
+  /** Undefined when the model named a tool that does not exist. */
+  tool: ToolDefinition | undefined;
+}
+
+export interface AgentHooks {
+  /** Sees (and may replace) exactly what is about to be sent to the model. */
+  transformContext?: (request: ChatRequest, info: HookInfo) => ChatRequest | Promise<ChatRequest>;
+  /** Allow, deny (the reason goes back to the model), or change the arguments. */
+  beforeToolCall?: (
+    call: ToolCallRequest,
+    info: ToolCallInfo,
+  ) => ToolCallDecision | undefined | Promise<ToolCallDecision | undefined>;
+  /** May replace the result before it is recorded and shown to the model. */
+  afterToolCall?: (
+    call: ToolCallRequest,
+    result: ToolResult,
+    info: ToolCallInfo,
+  ) => ToolResult | undefined | Promise<ToolResult | undefined>;
+}

@@ -1,0 +1,31 @@
+// The process exit statuses of the reson command, as scripts depend on them.
+import type { ErrorCode } from "../core/errors.js";
+import type { RunStatus } from "../core/events.js";
+
+export const EXIT_OK = 0;
+/** The agent failed: provider error after retries, max iterations, circuit breaker. */
+export const EXIT_FAILED = 1;
+/** Usage or configuration error: nothing ran. */
+export const EXIT_USAGE = 2;
+/** Interrupted (Ctrl-C). */
+export const EXIT_INTERRUPTED = 130;
+
+const CONFIG_CODES: ReadonlySet<ErrorCode> = new Set([
+  "usage_error",
+  "config_invalid",
+  "no_provider_configured",
+  "unknown_provider",
+  "workspace_invalid",
+]);
+
+export function exitCodeForStatus(status: RunStatus): number {
+  if (status === "completed") return EXIT_OK;
+  if (status === "aborted") return EXIT_INTERRUPTED;
+  return EXIT_FAILED;
+}
+
+export function exitCodeForError(code: ErrorCode): number {
+  if (CONFIG_CODES.has(code)) return EXIT_USAGE;
+  if (code === "aborted") return EXIT_INTERRUPTED;
+  return EXIT_FAILED;
+}

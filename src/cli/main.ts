@@ -1,0 +1,29 @@
+// Entry point of the reson command: dispatches to a subcommand. Imports stay light here so
+// `reson --version` and `reson --help` start fast; a command loads what it needs.
+import { EXIT_OK, EXIT_USAGE } from "./exit-codes.js";
+import { MAIN_HELP } from "./help.js";
+import { packageVersion } from "./version.js";
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === "--version" || command === "-v" || command === "version") {
+    process.stdout.write(`${packageVersion()}\n`);
+    return EXIT_OK;
+  }
+  if (command === "--help" || command === "-h" || command === "help") {
+    process.stdout.write(MAIN_HELP);
+    return EXIT_OK;
+  }
+  if (command === "run") {
+    const { runCommand } = await import("./run-command.js");
+    return runCommand(rest);
+  }
+  if (command === undefined) {
+    process.stderr.write(
+      `${MAIN_HELP}\nThe interactive terminal is not available yet; use \`reson run "<task>"\`.\n`,
+    );
+    return EXIT_USAGE;
+  }
+  process.stderr.write(`reson: unknown command "${command}". Commands: run. See \`reson --help\`.\n`);
+  return EXIT_USAGE;
+}

@@ -1,0 +1,115 @@
+// Human output of `reson run`: the model's text streamed to stdout as it arrives; one line
+// per tool call (arguments shortened, outcome, duration), retries, warnings and the closing
+// summary on stderr, so `reson run "…" > answer.txt` keeps just the text.
+import type { ResonEvent, RunEndEvent } from "../core/events.js";
+
+export interface HumanRendererOptions {
+  out: NodeJS.WritableStream;
+  err: NodeJS.WritableStream;
+  color: boolean;
+}
+
+const ARG_VALUE_CHARS = 40;
+const ARGS_LINE_CHARS = 100;
+
+export function shortenArguments(args: Record<string, unknown>): string {
+  const parts = Object.entries(args).map(([key, value]) => {
+    const raw = typeof value === "string" ? value : JSON.stringify(value);
+    const oneLine = (raw ?? "").replace(/\s+/g, " ");
+    const short = oneLine.length > ARG_VALUE_CHARS ? `${oneLine.slice(0, ARG_VALUE_CHARS - 1)}…` : oneLine;
+    return typeof value === "string" ? `${key}=${JSON.stringify(short)}` : `${key}=${short}`;
+  });
+  const line = parts.join(" ");
+  return line.length > ARGS_LINE_CHARS ? `${line.slice(0, ARGS_LINE_CHARS - 1)}…` : line;
+}
+
+function formatMs(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+function formatCost(usd: number): string {
+  if (usd === 0) return "$0";
+  return usd < 0.01 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
+}
+
+export function humanRenderer(options: HumanRendererOptions): (event: ResonEvent) => void {
+  const { out, err, color } = options;
+  const paint = (code: string, text: string) => (color ? `\u001b[${code}m${text}\u001b[0m` : text);
+  const dim = (t: string) => paint("2", t);
+  const red = (t: string) => paint("31", t);
+  const green = (t: string) => paint("32", t);
+  const yellow = (t: string) => paint("33", t);
+  const argsById = new Map<string, string>();
+  let midLine = false;
+
+  const endTextLine = () => {
+    if (midLine) out.write("\n");
+    midLine = false;
+  };
+
+  const summary = (event: RunEndEvent): string => {
+    const facts = [
+      `${event.steps} step${event.steps === 1 ? "" : "s"}`,
+      `${event.usage.totalTokens.toLocaleString("en-US")} tokens`,
+      formatCost(event.usage.costUsd),
+      formatMs(event.durationMs),
+    ].join(" · ");
+    if (event.status === "completed") return green(`✓ done · ${facts}`);
+    if (event.status === "aborted") return yellow(`■ interrupted · ${facts}`);
+    const error = event.error;
+    const lines = [red(`✗ failed${error ? ` [${error.code}]` : ""}: ${error?.message ?? "unknown error"}`)];
+    if (error?.hint) lines.push(`  hint: ${error.hint}`);
+    lines.push(dim(`  ${facts}`));
+    return lines.join("\n");
+  };
+
+  return (event) => {
+    switch (event.type) {
+      case "text_delta":
+        out.write(event.delta);
+        midLine = !event.delta.endsWith("\n");
+        return;
+      case "tool_call":
+        argsById.set(event.toolCallId, shortenArguments(event.arguments));
+        return;
+      case "tool_result": {
+        endTextLine();
+        const args = argsById.get(event.toolCallId) ?? "";
+        argsById.delete(event.toolCallId);
+        const mark = event.ok ? green("✓") : red("✗");
+        const outcome = event.ok
+          ? ""
+          : ` ${red(`${event.error?.code ?? "failed"}: ${firstLine(event.error?.message)}`)}`;
+        err.write(`  ${mark} ${event.name} ${dim(args)}${outcome} ${dim(formatMs(event.durationMs))}\n`);
+        return;
+      }
+      case "provider_retry":
+        endTextLine();
+        err.write(
+          `${yellow(
+            `  ⟳ ${event.error.code}: ${firstLine(event.error.message)}; retrying in ${formatMs(event.delayMs)} ` +
+              `(attempt ${event.attempt + 1}/${event.maxAttempts})`,
+          )}\n`,
+        );
+        return;
+      case "warning":
+        endTextLine();
+        err.write(`${yellow(`warning: ${event.message}`)}\n`);
+        return;
+      case "run_start":
+        err.write(`${dim(`reson · ${event.provider}/${event.model} · ${event.workspace}`)}\n`);
+        return;
+      case "run_end":
+        endTextLine();
+        err.write(`${summary(event)}\n`);
+        return;
+      default:
+        return;
+    }
+  };
+}
+
+function firstLine(text: string | undefined): string {
+  const line = (text ?? "").split("\n", 1)[0] ?? "";
+  return line.length > 160 ? `${line.slice(0, 159)}…` : line;
+}

@@ -1,0 +1,133 @@
+// Loads the one merged, validated config:
+// defaults < $RESON_HOME/config.json < <workspace>/.reson/config.json < env < flags.
+// Each source is validated on its own, so an error names the file and the field.
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { Value } from "typebox/value";
+import { ResonError } from "../core/errors.js";
+import { configFromEnv } from "./env.js";
+import { resonHome } from "./home.js";
+import {
+  ConfigSchema,
+  DEFAULT_CONFIG,
+  type PartialConfig,
+  PartialConfigSchema,
+  type ResonConfig,
+} from "./schema.js";
+
+export interface ConfigSource {
+  /** "defaults", a file path, "environment" or "flags". */
+  name: string;
+  values: PartialConfig;
+}
+
+export interface LoadedConfig {
+  config: ResonConfig;
+  /** The sources that contributed, lowest precedence first. */
+  sources: ConfigSource[];
+  home: string;
+  /** Things the user should know (ignored fields and why). */
+  warnings: string[];
+}
+
+export interface LoadConfigOptions {
+  workspace: string;
+  env?: NodeJS.ProcessEnv;
+  flags?: PartialConfig;
+}
+
+function describeErrors(schema: typeof PartialConfigSchema, value: unknown): string {
+  return Value.Errors(schema, value)
+    .filter((e) => e.keyword !== "boolean")
+    .map((e) => {
+      const where = e.instancePath ? e.instancePath.slice(1).replaceAll("/", ".") : "(top level)";
+      const extra = e.keyword === "additionalProperties" ? ` (${JSON.stringify(e.params)})` : "";
+      return `${where}: ${e.message}${extra}`;
+    })
+    .join("; ");
+}
+
+export function validatePartialConfig(name: string, value: unknown): PartialConfig {
+  if (Value.Check(PartialConfigSchema, value)) return value;
+  throw new ResonError(
+    "config_invalid",
+    `Invalid configuration in ${name}: ${describeErrors(PartialConfigSchema, value)}`,
+    {
+      hint: `Fix or remove the listed fields in ${name}.`,
+    },
+  );
+}
+
+async function readConfigFile(path: string): Promise<PartialConfig | undefined> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw new ResonError("config_invalid", `Cannot read ${path}: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new ResonError("config_invalid", `${path} is not valid JSON: ${(error as Error).message}`, {
+      hint: "Fix the JSON syntax or delete the file.",
+    });
+  }
+  return validatePartialConfig(path, parsed);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function merge<T extends Record<string, unknown>>(base: T, over: Record<string, unknown>): T {
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(over)) {
+    if (value === undefined) continue;
+    const current = out[key];
+    out[key] = isPlainObject(current) && isPlainObject(value) ? merge(current, value) : value;
+  }
+  return out as T;
+}
+
+/**
+ * A project's files come with the repository, so they may not point the model calls at
+ * another server: that would send the user's API key wherever the repository says.
+ */
+function withoutKeyRedirect(file: string, values: PartialConfig, warnings: string[]): PartialConfig {
+  if (values.baseUrl === undefined) return values;
+  warnings.push(
+    `Ignored "baseUrl" in ${file}: a project file cannot redirect model calls (and your API key). ` +
+      "Set it in $RESON_HOME/config.json, RESON_BASE_URL or --base-url instead.",
+  );
+  const { baseUrl: _ignored, ...rest } = values;
+  return rest;
+}
+
+export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConfig> {
+  const env = options.env ?? process.env;
+  const home = resonHome(env);
+  const warnings: string[] = [];
+  const sources: ConfigSource[] = [{ name: "defaults", values: DEFAULT_CONFIG }];
+  const userFile = join(home, "config.json");
+  const userValues = await readConfigFile(userFile);
+  if (userValues) sources.push({ name: userFile, values: userValues });
+  const projectFile = join(options.workspace, ".reson", "config.json");
+  const projectValues = await readConfigFile(projectFile);
+  if (projectValues)
+    sources.push({ name: projectFile, values: withoutKeyRedirect(projectFile, projectValues, warnings) });
+  sources.push({ name: "environment", values: validatePartialConfig("environment", configFromEnv(env)) });
+  if (options.flags) sources.push({ name: "flags", values: validatePartialConfig("flags", options.flags) });
+
+  let merged: Record<string, unknown> = {};
+  for (const source of sources) merged = merge(merged, source.values as Record<string, unknown>);
+  if (!Value.Check(ConfigSchema, merged)) {
+    throw new ResonError("config_invalid", "The merged configuration is invalid.", {
+      hint: "Check the values in your config files, RESON_* variables and flags.",
+    });
+  }
+  return { config: merged, sources, home, warnings };
+}

@@ -1,0 +1,81 @@
+// The shape of reson's configuration, as TypeBox schemas: one merged, validated object.
+// Files hold a partial config; defaults fill the rest.
+import { type Static, Type } from "typebox";
+
+const PositiveInt = (description: string) => Type.Integer({ minimum: 1, description });
+const NonNegativeInt = (description: string) => Type.Integer({ minimum: 0, description });
+
+export const ProviderNameSchema = Type.Union([
+  Type.Literal("anthropic"),
+  Type.Literal("openai"),
+  Type.Literal("google"),
+  Type.Literal("deepseek"),
+  Type.Literal("openrouter"),
+  Type.Literal("ollama"),
+  Type.Literal("openai-compatible"),
+]);
+
+const RetrySchema = Type.Object(
+  {
+    maxAttempts: PositiveInt("attempts per model call, including the first"),
+    baseDelayMs: NonNegativeInt("first backoff delay"),
+    maxDelayMs: NonNegativeInt("longest backoff delay"),
+    maxRetryAfterMs: NonNegativeInt("a longer Retry-After fails at once"),
+  },
+  { additionalProperties: false },
+);
+
+const TimeoutsSchema = Type.Object(
+  {
+    headersMs: PositiveInt("wait for response headers"),
+    idleMs: PositiveInt("longest silence between stream chunks"),
+  },
+  { additionalProperties: false },
+);
+
+const ToolsSchema = Type.Object(
+  {
+    commandTimeoutMs: PositiveInt("default timeout of execute_command"),
+    maxOutputChars: PositiveInt("tool output kept before truncation"),
+  },
+  { additionalProperties: false },
+);
+
+const topLevel = {
+  provider: Type.Optional(ProviderNameSchema),
+  model: Type.Optional(Type.String({ minLength: 1 })),
+  baseUrl: Type.Optional(Type.String({ minLength: 1 })),
+  /** Overrides the model registry's context window. */
+  contextWindow: Type.Optional(PositiveInt("context window in tokens")),
+  maxOutputTokens: Type.Optional(PositiveInt("max output tokens per model call")),
+  maxIterations: PositiveInt("model calls allowed in one run"),
+  /** Consecutive failed steps that stop a run. */
+  circuitBreakerThreshold: PositiveInt("consecutive failed steps before the run stops"),
+};
+
+export const ConfigSchema = Type.Object(
+  { ...topLevel, retry: RetrySchema, timeouts: TimeoutsSchema, tools: ToolsSchema },
+  { additionalProperties: false },
+);
+
+/** What a config file, the environment or flags may hold: any subset, at any depth. */
+export const PartialConfigSchema = Type.Partial(
+  Type.Object({
+    ...topLevel,
+    retry: Type.Partial(RetrySchema, { additionalProperties: false }),
+    timeouts: Type.Partial(TimeoutsSchema, { additionalProperties: false }),
+    tools: Type.Partial(ToolsSchema, { additionalProperties: false }),
+  }),
+  { additionalProperties: false },
+);
+
+export type PartialConfig = Static<typeof PartialConfigSchema>;
+export type ResonConfig = Static<typeof ConfigSchema>;
+
+export const DEFAULT_CONFIG: ResonConfig = {
+  maxIterations: 50,
+  circuitBreakerThreshold: 3,
+  retry: { maxAttempts: 4, baseDelayMs: 500, maxDelayMs: 30_000, maxRetryAfterMs: 60_000 },
+  timeouts: { headersMs: 60_000, idleMs: 90_000 },
+  tools: { commandTimeoutMs: 120_000, maxOutputChars: 50_000 },
+};

@@ -1,0 +1,35 @@
+// The conversation history of a run and how it is rendered for the provider.
+// Tool results follow Browser-Use's two layers: an output marked "include only once" is
+// shown in full in the next model call, and afterwards only its short long-term line.
+import type { Message, ToolResultMessage } from "../providers/index.js";
+
+export interface HistoryEntry {
+  message: Message;
+  /** The step that added this entry (0 for the task itself). */
+  step: number;
+  /** For a tool result shown only once: the line that replaces it in later calls. */
+  laterText?: string;
+}
+
+function replaced(message: ToolResultMessage, text: string): ToolResultMessage {
+  return { ...message, content: [{ type: "text", text }] };
+}
+
+/**
+ * The messages for the model call of `step`. Entries from the previous step are shown in
+ * full; older tool results with a `laterText` are shown as that line. The same entry renders
+ * to the same object every time once it is old, so the bytes stay stable.
+ */
+export function renderHistory(entries: readonly HistoryEntry[], step: number): Message[] {
+  const out: Message[] = new Array(entries.length);
+  for (let i = 0; i < entries.length; i++) {
+    const entry = entries[i]!;
+    const message = entry.message;
+    if (entry.laterText !== undefined && message.role === "toolResult" && entry.step < step - 1) {
+      out[i] = replaced(message, entry.laterText);
+      continue;
+    }
+    out[i] = message;
+  }
+  return out;
+}

@@ -1,0 +1,3 @@
+// Public surface of the context module: what the model sees and in which order.
+export { type HistoryEntry, renderHistory } from "./history.js";
+export { type BaselineInput, baselineSystemPrompt } from "./system-prompt.js";

@@ -1,0 +1,34 @@
+// Atomic file replacement: write a temp file beside the target, fsync, rename over it.
+// Readers see the old content or the new, never a half-written file.
+import { randomBytes } from "node:crypto";
+import { open, rename, unlink } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+
+export interface AtomicWriteOptions {
+  /** File mode for a new file; an existing file keeps its mode. */
+  mode?: number;
+}
+
+export async function writeFileAtomic(
+  path: string,
+  data: string | Uint8Array,
+  options: AtomicWriteOptions = {},
+): Promise<void> {
+  const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
+  const handle = await open(temp, "wx", options.mode ?? 0o644);
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } catch (error) {
+    await handle.close();
+    await unlink(temp).catch(() => {});
+    throw error;
+  }
+  await handle.close();
+  try {
+    await rename(temp, path);
+  } catch (error) {
+    await unlink(temp).catch(() => {});
+    throw error;
+  }
+}

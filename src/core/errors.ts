@@ -1,0 +1,98 @@
+// The one error type of reson: every failure that crosses a module boundary is a
+// ResonError with a stable code, a message for people and a hint saying what to do next.
+
+export const PROVIDER_ERROR_CODES = [
+  "provider_timeout",
+  "provider_rate_limited",
+  "provider_auth_failed",
+  "provider_bad_response",
+  "provider_context_overflow",
+  "provider_unavailable",
+] as const;
+export type ProviderErrorCode = (typeof PROVIDER_ERROR_CODES)[number];
+
+export type ErrorCode =
+  | ProviderErrorCode
+  | "usage_error"
+  | "config_invalid"
+  | "no_provider_configured"
+  | "unknown_provider"
+  | "workspace_invalid"
+  | "aborted"
+  | "max_iterations"
+  | "circuit_open"
+  | "tool_not_found"
+  | "tool_invalid_arguments"
+  | "tool_failed"
+  | "tool_denied"
+  | "path_outside_workspace"
+  | "path_invalid"
+  | "file_not_found"
+  | "not_a_file"
+  | "not_a_directory"
+  | "file_too_large"
+  | "file_binary"
+  | "edit_no_match"
+  | "edit_ambiguous"
+  | "command_failed"
+  | "command_timeout"
+  | "internal_error";
+
+export interface ResonErrorOptions {
+  hint?: string;
+  /** Extra structured facts (status, retryAfterMs, path…); never secrets. */
+  details?: Record<string, unknown>;
+  cause?: unknown;
+}
+
+export class ResonError extends Error {
+  readonly code: ErrorCode;
+  readonly hint: string | undefined;
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, message: string, options: ResonErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "ResonError";
+    this.code = code;
+    this.hint = options.hint;
+    this.details = options.details;
+  }
+
+  toJSON(): SerializedError {
+    return serializeError(this);
+  }
+}
+
+/** The plain-data form of an error, as it appears in events, tool results and traces. */
+export interface SerializedError {
+  code: ErrorCode;
+  message: string;
+  hint?: string;
+  details?: Record<string, unknown>;
+}
+
+export function isResonError(value: unknown): value is ResonError {
+  return value instanceof ResonError;
+}
+
+export function isProviderErrorCode(code: string): code is ProviderErrorCode {
+  return (PROVIDER_ERROR_CODES as readonly string[]).includes(code);
+}
+
+export function serializeError(error: unknown): SerializedError {
+  if (error instanceof ResonError) {
+    const out: SerializedError = { code: error.code, message: error.message };
+    if (error.hint !== undefined) out.hint = error.hint;
+    if (error.details !== undefined) out.details = error.details;
+    return out;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return { code: "internal_error", message };
+}
+
+/** Wraps anything thrown into a ResonError, keeping ResonErrors as they are. */
+export function toResonError(error: unknown, fallback: ErrorCode = "internal_error"): ResonError {
+  if (error instanceof ResonError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new ResonError(fallback, message, { cause: error });
+}

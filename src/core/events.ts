@@ -1,0 +1,131 @@
+// The typed event stream of a run. The CLI, the server, the trace recorder and tests all
+// consume these same events; anything a user may want to see or test is one of them.
+import type { SerializedError } from "./errors.js";
+import type { Usage } from "./usage.js";
+
+export type RunStatus = "completed" | "failed" | "aborted";
+export type LoopPhase = "prepare" | "call_provider" | "dispatch_tools" | "finalize";
+export type StopReason = "stop" | "length" | "toolUse";
+
+interface EventBase {
+  runId: string;
+  /** 1-based model call number; 0 before the first step. */
+  step: number;
+  /** Milliseconds since the epoch. */
+  ts: number;
+}
+
+export interface RunStartEvent extends EventBase {
+  type: "run_start";
+  task: string;
+  provider: string;
+  model: string;
+  workspace: string;
+  maxIterations: number;
+}
+
+export interface StepStartEvent extends EventBase {
+  type: "step_start";
+}
+
+export interface PhaseEvent extends EventBase {
+  type: "phase";
+  phase: LoopPhase;
+}
+
+export interface TextDeltaEvent extends EventBase {
+  type: "text_delta";
+  delta: string;
+}
+
+export interface ThinkingDeltaEvent extends EventBase {
+  type: "thinking_delta";
+  delta: string;
+}
+
+export interface ProviderRetryEvent extends EventBase {
+  type: "provider_retry";
+  /** The attempt that failed, 1-based. */
+  attempt: number;
+  maxAttempts: number;
+  delayMs: number;
+  error: SerializedError;
+}
+
+export interface ToolCallEvent extends EventBase {
+  type: "tool_call";
+  toolCallId: string;
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
+export interface ToolResultEvent extends EventBase {
+  type: "tool_result";
+  toolCallId: string;
+  name: string;
+  ok: boolean;
+  content: string;
+  durationMs: number;
+  truncated: boolean;
+  error?: SerializedError;
+}
+
+export interface StepEndEvent extends EventBase {
+  type: "step_end";
+  stopReason: StopReason;
+  toolCalls: number;
+  usage: Usage;
+  /** True when every tool call of this step failed (feeds the circuit breaker). */
+  failed: boolean;
+}
+
+export interface WarningEvent extends EventBase {
+  type: "warning";
+  message: string;
+}
+
+export interface RunEndEvent extends EventBase {
+  type: "run_end";
+  status: RunStatus;
+  finalText: string;
+  steps: number;
+  usage: Usage;
+  durationMs: number;
+  error?: SerializedError;
+}
+
+export type ResonEvent =
+  | RunStartEvent
+  | StepStartEvent
+  | PhaseEvent
+  | TextDeltaEvent
+  | ThinkingDeltaEvent
+  | ProviderRetryEvent
+  | ToolCallEvent
+  | ToolResultEvent
+  | StepEndEvent
+  | WarningEvent
+  | RunEndEvent;
+
+export type ResonEventType = ResonEvent["type"];
+export type EventListener = (event: ResonEvent) => void;
+
+/** Distributes the events of a run to every subscriber; a throwing listener cannot break the run. */
+export class EventBus {
+  private readonly listeners = new Set<EventListener>();
+
+  subscribe(listener: EventListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  emit(event: ResonEvent): void {
+    for (const listener of this.listeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        process.emitWarning(`reson: an event listener threw on ${event.type}: ${String(error)}`);
+      }
+    }
+  }
+}

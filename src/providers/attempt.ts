@@ -1,0 +1,196 @@
+// One attempt at a model call: a child AbortController linked to the caller's signal (its
+// listener removed afterwards), a watchdog for the headers and for silences mid-stream, the
+// HTTP exchange watched underneath pi-ai, and the outcome as a message or a classified error.
+// Nothing here retries; chat() decides that.
+import type {
+  Api,
+  AssistantMessage,
+  AssistantMessageEventStream,
+  Context,
+  Model,
+  Usage as PiUsage,
+  SimpleStreamOptions,
+} from "@mariozechner/pi-ai";
+import { abortError, linkedController } from "../core/abort.js";
+import type { ResonError } from "../core/errors.js";
+import { type CallFacts, classifyFailure, timeoutFailure, truncatedFailure } from "./classify.js";
+import { Exchange, type ExchangeListener, withExchange } from "./http-capture.js";
+import type { PiAi } from "./pi.js";
+import type { ChatStreamEvent, ProviderTimeouts } from "./types.js";
+
+/** Everything about a provider that stays the same from one attempt to the next. */
+export interface AttemptSetup {
+  pi: PiAi;
+  model: Model<Api>;
+  call: CallFacts;
+  /** pi-ai options without the signal, which is per attempt. */
+  streamOptions: SimpleStreamOptions;
+  timeouts: ProviderTimeouts;
+  /** Matches the raw stream's end marker for this protocol; undefined to skip the check. */
+  finishMarker: RegExp | undefined;
+}
+
+export type AttemptOutcome =
+  | { ok: true; message: AssistantMessage }
+  | { ok: false; error: ResonError; usage: PiUsage | undefined };
+
+export async function runAttempt(
+  setup: AttemptSetup,
+  context: Context,
+  signal: AbortSignal | undefined,
+  onEvent: ((event: ChatStreamEvent) => void) | undefined,
+): Promise<AttemptOutcome> {
+  const link = linkedController(signal);
+  const watchdog = new Watchdog(setup.timeouts, () => link.controller.abort());
+  const exchange = new Exchange(setup.finishMarker, watchdog);
+  const seen: { partial?: AssistantMessage } = {};
+  let message: AssistantMessage | undefined;
+  try {
+    let stream: AssistantMessageEventStream;
+    try {
+      stream = withExchange(exchange, () =>
+        setup.pi.streamSimple(setup.model, context, { ...setup.streamOptions, signal: link.signal }),
+      );
+    } catch (error) {
+      // pi-ai throws only for a setup it cannot run at all (no provider for the api).
+      const text = error instanceof Error ? error.message : String(error);
+      return failed(classifyFailure(setup.call, { message: text, overflow: false }), undefined);
+    }
+    message = await consume(stream, link.signal, watchdog, seen, onEvent);
+  } catch (error) {
+    link.controller.abort(); // onEvent threw: stop the request, then let the error through
+    throw error;
+  } finally {
+    watchdog.stop();
+    link.dispose();
+  }
+
+  if (signal?.aborted) return failed(abortError(signal), seen.partial?.usage);
+  if (watchdog.fired) {
+    return failed(timeoutFailure(setup.call, watchdog.fired, watchdog.limitMs()), seen.partial?.usage);
+  }
+  if (!message)
+    return failed(classifyFailure(setup.call, { message: "no result", overflow: false }), undefined);
+  if (message.stopReason === "error" || message.stopReason === "aborted") {
+    const error = classifyFailure(setup.call, {
+      message: message.errorMessage ?? "",
+      status: exchange.status,
+      retryAfterMs: exchange.retryAfterMs,
+      overflow: setup.pi.isContextOverflow(message, setup.call.contextWindow),
+    });
+    return failed(error, message.usage);
+  }
+  if (exchange.truncated) return failed(truncatedFailure(setup.call), message.usage);
+  return { ok: true, message };
+}
+
+function failed(error: ResonError, usage: PiUsage | undefined): AttemptOutcome {
+  return { ok: false, error, usage };
+}
+
+/**
+ * Reads pi-ai's events to the final message. Settles with undefined as soon as `signal`
+ * aborts, without waiting for pi-ai to notice, so a cancel or a watchdog is always prompt.
+ */
+function consume(
+  stream: AssistantMessageEventStream,
+  signal: AbortSignal,
+  watchdog: Watchdog,
+  seen: { partial?: AssistantMessage },
+  onEvent: ((event: ChatStreamEvent) => void) | undefined,
+): Promise<AssistantMessage | undefined> {
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const settle = () => {
+      settled = true;
+      signal.removeEventListener("abort", onAbort);
+    };
+    const onAbort = () => {
+      settle();
+      resolve(undefined);
+    };
+    if (signal.aborted) return onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
+
+    const read = async (): Promise<AssistantMessage | undefined> => {
+      for await (const event of stream) {
+        if (settled) return undefined;
+        watchdog.onData();
+        switch (event.type) {
+          case "start":
+            seen.partial = event.partial;
+            break;
+          case "text_delta":
+            onEvent?.({ type: "text_delta", delta: event.delta });
+            break;
+          case "thinking_delta":
+            onEvent?.({ type: "thinking_delta", delta: event.delta });
+            break;
+          case "done":
+            return event.message;
+          case "error":
+            return event.error;
+        }
+      }
+      return undefined;
+    };
+    read().then(
+      (message) => {
+        if (settled) return;
+        settle();
+        resolve(message);
+      },
+      (error: unknown) => {
+        if (settled) return;
+        settle();
+        reject(error);
+      },
+    );
+  });
+}
+
+/**
+ * Two deadlines in turn: the headers must arrive within headersTimeoutMs, then no silence
+ * may last longer than idleTimeoutMs (re-armed by every body chunk and every event).
+ */
+class Watchdog implements ExchangeListener {
+  fired: "headers" | "idle" | undefined;
+  private phase: "headers" | "idle" = "headers";
+  private timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly timeouts: ProviderTimeouts,
+    private readonly onFire: () => void,
+  ) {
+    this.timer = this.arm(timeouts.headersTimeoutMs);
+  }
+
+  onHeaders(): void {
+    if (this.phase !== "headers") return;
+    this.phase = "idle";
+    clearTimeout(this.timer);
+    this.timer = this.arm(this.timeouts.idleTimeoutMs);
+  }
+
+  onData(): void {
+    if (this.phase === "headers") this.onHeaders();
+    else this.timer.refresh();
+  }
+
+  limitMs(): number {
+    return this.fired === "headers" ? this.timeouts.headersTimeoutMs : this.timeouts.idleTimeoutMs;
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+  }
+
+  private arm(ms: number): NodeJS.Timeout {
+    const timer = setTimeout(() => {
+      this.fired = this.phase;
+      this.onFire();
+    }, ms);
+    timer.unref();
+    return timer;
+  }
+}

@@ -1,0 +1,200 @@
+// Every way a model call can fail, normalised to exactly one of the six provider codes, with
+// a message for people (never containing the API key) and a hint saying what to do. Inputs
+// are pi-ai's error text plus what the HTTP hook saw; rules run in order, first match wins.
+import { type ProviderErrorCode, ResonError } from "../core/errors.js";
+import { keyHint, PROVIDER_CATALOG } from "./catalog.js";
+import type { ProviderName } from "./types.js";
+
+/** The call being classified. */
+export interface CallFacts {
+  provider: ProviderName;
+  model: string;
+  baseUrl: string;
+  contextWindow: number;
+  /** Removed from every message. */
+  apiKey: string;
+}
+
+export interface FailureFacts {
+  /** pi-ai's errorMessage. */
+  message: string;
+  /** HTTP status the hook saw (a failure inside a 200 stream has status 200). */
+  status?: number;
+  retryAfterMs?: number;
+  /** pi-ai's isContextOverflow said yes. */
+  overflow: boolean;
+}
+
+const QUOTA = /insufficient_quota|exceeded your current quota|insufficient (credits|balance)|billing/i;
+const AUTH = /api[ _-]?key|authentication|unauthori[sz]ed|permission[ _]denied|forbidden/i;
+const RATE = /rate[ _-]?limit|too many requests|resource[ _]exhausted/i;
+const TIMEOUT = /timed? ?out|timeout/i;
+const UNAVAILABLE =
+  /overloaded|unavailable|api_error|internal server error|connection error|^terminated$|other side closed|ECONNRESET|ECONNREFUSED|EPIPE|socket hang up|fetch failed|network/i;
+
+export function classifyFailure(call: CallFacts, failure: FailureFacts): ResonError {
+  const { status: textStatus, detail } = describe(failure.message);
+  const status = failure.status !== undefined && failure.status >= 400 ? failure.status : textStatus;
+  const label = `${call.provider} (${call.model})`;
+  const said = status !== undefined ? ` (HTTP ${status})` : "";
+  const make = (code: ProviderErrorCode, message: string, hint: string) =>
+    providerError(call, code, `${message}${said}: ${detail}`, hint, {
+      ...(status !== undefined ? { status } : {}),
+      ...(failure.retryAfterMs !== undefined ? { retryAfterMs: failure.retryAfterMs } : {}),
+    });
+
+  if (failure.overflow || status === 413) {
+    return make(
+      "provider_context_overflow",
+      `The conversation is too long for ${label}`,
+      `It does not fit the model's context window (${call.contextWindow} tokens): compact the history, or use a model with a larger window.`,
+    );
+  }
+  if (status === 402 || QUOTA.test(detail)) {
+    return make(
+      "provider_auth_failed",
+      `${label} refused the request for the account`,
+      "The account has no credit or quota left: check its plan and billing, or use another key.",
+    );
+  }
+  if (status === 401 || status === 403 || (status === undefined && AUTH.test(detail))) {
+    return make(
+      "provider_auth_failed",
+      `${label} rejected the credentials`,
+      `Check the API key for ${call.provider}: ${keyHint(call.provider)}.`,
+    );
+  }
+  if (status === 429 || (status === undefined && RATE.test(detail))) {
+    return make(
+      "provider_rate_limited",
+      `${label} is rate limiting requests`,
+      "Wait a little and try again, or lower the request rate.",
+    );
+  }
+  if (status === 408 || (status === undefined && TIMEOUT.test(detail))) {
+    return make("provider_timeout", `${label} did not answer in time`, timeoutHint(call));
+  }
+  if ((status !== undefined && status >= 500) || (status === undefined && UNAVAILABLE.test(detail))) {
+    return make("provider_unavailable", `${label} is unavailable`, unavailableHint(call));
+  }
+  if (status === 404) {
+    return make(
+      "provider_bad_response",
+      `${label} was not found`,
+      `Check the model id (--model ${call.model}) and the base URL (${call.baseUrl}).`,
+    );
+  }
+  if (/content_filter|refusal/i.test(detail)) {
+    return make(
+      "provider_bad_response",
+      `${label} stopped the answer`,
+      "The provider's safety filter refused this request; rephrase the task.",
+    );
+  }
+  return make(
+    "provider_bad_response",
+    status !== undefined ? `${label} rejected the request` : `${label} sent a response reson could not use`,
+    `Check the model id (--model ${call.model}) and the base URL (${call.baseUrl}); if it persists, the server may not be fully compatible.`,
+  );
+}
+
+/** Our watchdog fired: no headers within the headers timeout, or a silence longer than the idle one. */
+export function timeoutFailure(call: CallFacts, phase: "headers" | "idle", waitedMs: number): ResonError {
+  const seconds = formatSeconds(waitedMs);
+  const message =
+    phase === "headers"
+      ? `${call.provider} (${call.model}) sent no response within ${seconds}`
+      : `${call.provider} (${call.model}) stopped streaming: no data for ${seconds}`;
+  return providerError(call, "provider_timeout", message, timeoutHint(call), { phase, timeoutMs: waitedMs });
+}
+
+/** The stream ended cleanly but without the protocol's end marker: the answer may be cut short. */
+export function truncatedFailure(call: CallFacts): ResonError {
+  return providerError(
+    call,
+    "provider_bad_response",
+    `${call.provider} (${call.model}) ended the stream before the model finished (no finish reason)`,
+    "The connection or a proxy cut the answer short; try again.",
+    {},
+  );
+}
+
+/** The error for a Retry-After longer than reson is willing to wait. */
+export function retryAfterTooLong(error: ResonError, retryAfterMs: number, limitMs: number): ResonError {
+  return new ResonError(error.code, error.message, {
+    hint: `The provider asked to wait ${formatSeconds(retryAfterMs)}, longer than the ${formatSeconds(limitMs)} reson waits; try again later.`,
+    details: error.details,
+    cause: error,
+  });
+}
+
+function providerError(
+  call: CallFacts,
+  code: ProviderErrorCode,
+  message: string,
+  hint: string,
+  details: Record<string, unknown>,
+): ResonError {
+  return new ResonError(code, redact(message, call.apiKey), {
+    hint: redact(hint, call.apiKey),
+    details: { provider: call.provider, model: call.model, ...details },
+  });
+}
+
+/**
+ * Status and a readable detail from pi-ai's text: "429 {json body}" → 429 and the body's
+ * error message; raw SSE dumps cut off; whitespace collapsed; at most 300 characters.
+ */
+function describe(message: string): { status: number | undefined; detail: string } {
+  const leading = /^(\d{3})\b\s*(.*)$/s.exec(message);
+  const googleStatus = /got status:? (\d{3})/i.exec(message);
+  const status = leading ? Number(leading[1]) : googleStatus ? Number(googleStatus[1]) : undefined;
+  let detail = (leading ? leading[2] : message) ?? "";
+  detail = detail.split("; data=")[0] ?? detail;
+  const fromJson = errorFromJson(detail);
+  if (fromJson) detail = fromJson;
+  detail = detail.replace(/\s+/g, " ").trim() || "no details";
+  return { status, detail: detail.length > 300 ? `${detail.slice(0, 297)}...` : detail };
+}
+
+function errorFromJson(text: string): string | undefined {
+  if (!text.startsWith("{")) return undefined;
+  try {
+    const body = JSON.parse(text) as { error?: unknown };
+    const error = (typeof body.error === "object" && body.error !== null ? body.error : body) as {
+      type?: unknown;
+      message?: unknown;
+    };
+    const parts = [error.type, error.message].filter(
+      (part): part is string => typeof part === "string" && part !== "",
+    );
+    return parts.length > 0 ? parts.join(": ") : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function redact(text: string, secret: string): string {
+  if (secret.length < 4 || secret === "none") return text;
+  return text.split(secret).join("[redacted]");
+}
+
+function isLocal(call: CallFacts): boolean {
+  return PROVIDER_CATALOG[call.provider].registry === undefined;
+}
+
+function timeoutHint(call: CallFacts): string {
+  return isLocal(call)
+    ? `Check that the server at ${call.baseUrl} is running; a slow local model may need longer timeouts.`
+    : "Check the network connection; reson retries timeouts before giving up.";
+}
+
+function unavailableHint(call: CallFacts): string {
+  return isLocal(call)
+    ? `Check that the server at ${call.baseUrl} is running and reachable.`
+    : "The provider's service is failing or the connection dropped; try again later.";
+}
+
+function formatSeconds(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 100) / 10} s`;
+}

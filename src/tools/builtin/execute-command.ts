@@ -1,0 +1,95 @@
+// execute_command: one shell command in the workspace root, with a timeout. A non-zero exit
+// is a failed call (ok:false, command_failed) that still shows the output, so the loop's
+// circuit breaker sees failing steps and the model sees why.
+import { Type } from "typebox";
+import { abortError } from "../../core/abort.js";
+import { ResonError } from "../../core/errors.js";
+import type { ToolDefinition } from "../types.js";
+
+export const DEFAULT_COMMAND_TIMEOUT_MS = 120_000;
+export const MAX_COMMAND_TIMEOUT_MS = 600_000;
+/** Kept by the workspace (head and tail); central truncation then cuts to its own limits. */
+const COMMAND_OUTPUT_BYTES = 256 * 1024;
+
+export interface ExecuteCommandToolOptions {
+  /** Used when the call gives no timeout_ms; default 120 s. */
+  defaultTimeoutMs?: number;
+}
+
+const parameters = Type.Object(
+  {
+    command: Type.String({ minLength: 1, description: "The shell command line to run." }),
+    timeout_ms: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_COMMAND_TIMEOUT_MS,
+        description: `Time limit in milliseconds; default ${DEFAULT_COMMAND_TIMEOUT_MS}, at most ${MAX_COMMAND_TIMEOUT_MS}.`,
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+function oneLine(command: string): string {
+  const line = command.replace(/\s+/g, " ").trim();
+  return line.length > 80 ? `${line.slice(0, 80)}…` : line;
+}
+
+export function createExecuteCommandTool(
+  options: ExecuteCommandToolOptions = {},
+): ToolDefinition<typeof parameters> {
+  const defaultTimeoutMs = Math.min(
+    options.defaultTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
+    MAX_COMMAND_TIMEOUT_MS,
+  );
+  return {
+    name: "execute_command",
+    description:
+      "Run a shell command (bash when available) in the workspace root and return its combined stdout and " +
+      "stderr followed by the exit code. There is no terminal and no input: interactive programs will not " +
+      `work. Times out after timeout_ms (default ${defaultTimeoutMs} ms, at most ${MAX_COMMAND_TIMEOUT_MS}); the ` +
+      "command and everything it started are then stopped. A non-zero exit code makes the call fail, with the " +
+      "output still shown. Long output keeps its beginning and end. The environment is minimal (no API keys " +
+      "or tokens). Prefer the file tools for reading, searching and editing files.",
+    parameters,
+    readOnly: false,
+    truncation: "head_and_tail",
+    async execute(args, ctx) {
+      const timeoutMs = args.timeout_ms ?? defaultTimeoutMs;
+      const run = await ctx.workspace.runCommand(args.command, {
+        timeoutMs,
+        signal: ctx.signal,
+        maxOutputBytes: COMMAND_OUTPUT_BYTES,
+      });
+      if (run.aborted) throw abortError(ctx.signal);
+      const output = run.output === "" ? "(no output)" : run.output.replace(/\n$/, "");
+      const status = run.timedOut
+        ? `[timed out after ${timeoutMs} ms; stopped]`
+        : run.exitCode !== null
+          ? `[exit code ${run.exitCode}]`
+          : `[killed by ${run.signal}]`;
+      const content = `${output}\n${status}`;
+      const longTermMemory = `ran \`${oneLine(args.command)}\`: ${status.slice(1, -1)}`;
+      if (run.timedOut) {
+        const error = new ResonError(
+          "command_timeout",
+          `The command did not finish within ${timeoutMs} ms and was stopped.`,
+          {
+            hint: `Run long tasks in the background with output to a file (cmd > log 2>&1 &), or raise timeout_ms (at most ${MAX_COMMAND_TIMEOUT_MS}).`,
+            details: { timeoutMs },
+          },
+        );
+        return { content, longTermMemory, error, truncated: run.truncated };
+      }
+      if (run.exitCode !== 0) {
+        const how =
+          run.exitCode === null ? `was killed by ${run.signal}` : `exited with code ${run.exitCode}`;
+        const error = new ResonError("command_failed", `The command ${how}.`, {
+          details: { exitCode: run.exitCode, signal: run.signal },
+        });
+        return { content, longTermMemory, error, truncated: run.truncated };
+      }
+      return { content, longTermMemory, truncated: run.truncated };
+    },
+  };
+}

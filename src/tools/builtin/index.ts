@@ -1,0 +1,35 @@
+// The built-in tools for files and commands (skill, goal, subagent and ask_human come with
+// their own modules in later issues).
+import type { ToolDefinition } from "../types.js";
+import { editFileTool } from "./edit-file.js";
+import { createExecuteCommandTool } from "./execute-command.js";
+import { globTool } from "./glob.js";
+import { createGrepTool } from "./grep.js";
+import { listFilesTool } from "./list-files.js";
+import { readFileTool } from "./read-file.js";
+import { writeFileTool } from "./write-file.js";
+
+export interface BuiltinToolsOptions {
+  /** execute_command's timeout when the call gives none; default 120 s, at most 600 s. */
+  commandTimeoutMs?: number;
+  /** grep's engine: "auto" (default) uses ripgrep when installed; "js" forces the built-in search. */
+  grepEngine?: "auto" | "ripgrep" | "js";
+}
+
+export function createBuiltinTools(options: BuiltinToolsOptions = {}): ToolDefinition[] {
+  const tools = [
+    listFilesTool,
+    readFileTool,
+    writeFileTool,
+    editFileTool,
+    globTool,
+    createGrepTool({ engine: options.grepEngine ?? "auto" }),
+    createExecuteCommandTool(
+      options.commandTimeoutMs === undefined ? {} : { defaultTimeoutMs: options.commandTimeoutMs },
+    ),
+  ];
+  return tools as unknown as ToolDefinition[];
+}
+
+export { DEFAULT_COMMAND_TIMEOUT_MS, MAX_COMMAND_TIMEOUT_MS } from "./execute-command.js";
+export { DEFAULT_READ_LIMIT } from "./read-file.js";

@@ -1,0 +1,29 @@
+// The tools module: the tool contract, the registry every call goes through (validation,
+// truncation, statistics), the rendering of results for history, and the built-in tools.
+export type { BuiltinToolsOptions } from "./builtin/index.js";
+export {
+  createBuiltinTools,
+  DEFAULT_COMMAND_TIMEOUT_MS,
+  DEFAULT_READ_LIMIT,
+  MAX_COMMAND_TIMEOUT_MS,
+} from "./builtin/index.js";
+export type { ToolRegistryOptions } from "./registry.js";
+export { ToolRegistry } from "./registry.js";
+export type { HistoryTextOptions } from "./render.js";
+export { errorText, historyText, toolResultText } from "./render.js";
+export type { TruncatedText, TruncateOptions, TruncationLimits } from "./truncate.js";
+export { DEFAULT_TRUNCATION_LIMITS, truncateOutput } from "./truncate.js";
+export type {
+  ToolCallRequest,
+  ToolContext,
+  ToolDefinition,
+  ToolOutput,
+  ToolResult,
+  ToolResultMeta,
+  ToolSpec,
+  ToolStats,
+  TruncationInfo,
+  TruncationMode,
+} from "./types.js";
+export type { ValidationOutcome } from "./validation.js";
+export { describeArguments, validateArguments } from "./validation.js";

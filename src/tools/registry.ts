@@ -1,0 +1,173 @@
+// The tool registry: what tools there are, what the provider is told about them, and the
+// one path every call takes: look up -> validate -> execute -> truncate -> time -> count.
+// `execute` never throws for a tool-level problem; everything becomes a ToolResult.
+import { performance } from "node:perf_hooks";
+import type { TSchema } from "typebox";
+import { abortError } from "../core/abort.js";
+import { ResonError, serializeError } from "../core/errors.js";
+import { ToolStatsTable } from "./stats.js";
+import { DEFAULT_TRUNCATION_LIMITS, type TruncationLimits, truncateOutput } from "./truncate.js";
+import type {
+  ToolCallRequest,
+  ToolContext,
+  ToolDefinition,
+  ToolOutput,
+  ToolResult,
+  ToolSpec,
+  ToolStats,
+} from "./types.js";
+import { validateArguments } from "./validation.js";
+
+/** Tool names every provider accepts. */
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+export interface ToolRegistryOptions {
+  /** Central truncation: lines kept of a tool's output; default 2000. */
+  maxOutputLines?: number;
+  /** Central truncation: characters kept of a tool's output; default 50,000. */
+  maxOutputChars?: number;
+}
+
+export class ToolRegistry {
+  private readonly tools = new Map<string, ToolDefinition>();
+  private readonly table = new ToolStatsTable();
+  private readonly limits: TruncationLimits;
+
+  constructor(options: ToolRegistryOptions = {}) {
+    this.limits = {
+      maxLines: options.maxOutputLines ?? DEFAULT_TRUNCATION_LIMITS.maxLines,
+      maxChars: options.maxOutputChars ?? DEFAULT_TRUNCATION_LIMITS.maxChars,
+    };
+  }
+
+  /** Adds a tool; its name must be unique and match [A-Za-z0-9_-]{1,64}. */
+  register<S extends TSchema>(tool: ToolDefinition<S>): this {
+    if (!TOOL_NAME.test(tool.name)) {
+      throw new ResonError("usage_error", `Tool name ${JSON.stringify(tool.name)} is not valid.`, {
+        hint: "Use 1 to 64 letters, digits, _ or -.",
+      });
+    }
+    if (this.tools.has(tool.name)) {
+      throw new ResonError("usage_error", `A tool named ${tool.name} is already registered.`);
+    }
+    this.tools.set(tool.name, tool as unknown as ToolDefinition);
+    this.table.add(tool.name);
+    return this;
+  }
+
+  get(name: string): ToolDefinition | undefined {
+    return this.tools.get(name);
+  }
+
+  has(name: string): boolean {
+    return this.tools.has(name);
+  }
+
+  /** In registration order. */
+  list(): ToolDefinition[] {
+    return [...this.tools.values()];
+  }
+
+  specs(): ToolSpec[] {
+    return this.list().map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      parameters: tool.parameters,
+    }));
+  }
+
+  /** Per-tool statistics since the registry was made (a copy). */
+  stats(): Record<string, ToolStats> {
+    return this.table.snapshot();
+  }
+
+  async execute(call: ToolCallRequest, ctx: ToolContext): Promise<ToolResult> {
+    const started = performance.now();
+    const tool = this.tools.get(call.name);
+    if (!tool) {
+      const available = [...this.tools.keys()].join(", ") || "(none)";
+      const error = new ResonError("tool_not_found", `There is no tool named ${JSON.stringify(call.name)}.`, {
+        hint: `Available tools: ${available}.`,
+      });
+      return this.finish(call.name, started, { ok: false, content: "", truncated: false, error });
+    }
+    if (ctx.signal.aborted) return this.failed(tool, started, abortError(ctx.signal));
+
+    const validated = validateArguments(tool.name, tool.parameters, call.arguments);
+    if (!validated.ok) return this.failed(tool, started, validated.error);
+
+    let output: ToolOutput;
+    try {
+      output = await untilAborted(tool.execute(validated.value, { ...ctx, toolCallId: call.id }), ctx.signal);
+    } catch (thrown) {
+      if (ctx.signal.aborted) return this.failed(tool, started, abortError(ctx.signal));
+      const error =
+        thrown instanceof ResonError
+          ? thrown
+          : new ResonError(
+              "tool_failed",
+              `${tool.name} failed: ${thrown instanceof Error ? thrown.message : String(thrown)}`,
+              {
+                cause: thrown,
+              },
+            );
+      return this.failed(tool, started, error);
+    }
+
+    const cut = truncateOutput(output.content, this.limits, {
+      mode: tool.truncation ?? "head",
+      ...(output.truncationHint === undefined ? {} : { hint: output.truncationHint }),
+    });
+    const result = this.finish(tool.name, started, {
+      ok: output.error === undefined,
+      content: cut.text,
+      truncated: cut.truncated || output.truncated === true,
+      error: output.error,
+    });
+    if (output.longTermMemory !== undefined) result.longTermMemory = output.longTermMemory;
+    if (output.includeOutputOnlyOnce) result.includeOutputOnlyOnce = true;
+    return result;
+  }
+
+  private failed(tool: ToolDefinition, started: number, error: ResonError): ToolResult {
+    return this.finish(tool.name, started, { ok: false, content: "", truncated: false, error });
+  }
+
+  private finish(
+    name: string,
+    started: number,
+    outcome: { ok: boolean; content: string; truncated: boolean; error: ResonError | undefined },
+  ): ToolResult {
+    const durationMs = Math.round(performance.now() - started);
+    if (this.tools.has(name)) this.table.record(name, outcome.ok, durationMs, Date.now());
+    const result: ToolResult = {
+      ok: outcome.ok,
+      content: outcome.content,
+      meta: { tool: name, durationMs, truncated: outcome.truncated },
+    };
+    if (outcome.error) result.error = serializeError(outcome.error);
+    return result;
+  }
+}
+
+/**
+ * Settles with `work`, or rejects as soon as `signal` aborts, so a tool that ignores its
+ * signal cannot hold up the loop (its late result is dropped).
+ */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  work.catch(() => {}); // a late rejection after an abort is not an unhandled rejection
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abortError(signal));
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
+}

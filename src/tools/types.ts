@@ -1,0 +1,98 @@
+// The tool contract: a name, a description, a TypeBox schema, flags, and `execute`.
+// A tool returns its output or throws a ResonError; the registry turns either into a
+// ToolResult, validates arguments first, truncates centrally and keeps statistics.
+import type { Static, TSchema } from "typebox";
+import type { ResonError, SerializedError } from "../core/errors.js";
+import type { Workspace } from "../workspace/index.js";
+
+export interface ToolContext {
+  workspace: Workspace;
+  signal: AbortSignal;
+  runId: string;
+  toolCallId: string;
+}
+
+/** What a tool's execute returns (a failure without useful output is a thrown ResonError). */
+export interface ToolOutput {
+  content: string;
+  /** A short line kept in history in place of the full output once it has been seen. */
+  longTermMemory?: string;
+  /** Show the full output to the model once, then only `longTermMemory`. */
+  includeOutputOnlyOnce?: boolean;
+  /**
+   * Said in the truncation marker: how the model can see the rest. A function gets what was
+   * kept, so the hint can be exact (read_file: "offset=N").
+   */
+  truncationHint?: string | ((cut: TruncationInfo) => string);
+  /** The tool already cut its own output (e.g. a result cap); sets `meta.truncated`. */
+  truncated?: boolean;
+  /**
+   * The call failed but its output still matters (a command's output with a non-zero
+   * exit): the result is ok:false with this error and `content` kept.
+   */
+  error?: ResonError;
+}
+
+/** What central truncation kept, counted in lines and characters of the content. */
+export interface TruncationInfo {
+  /** Complete lines kept from the start. */
+  shownLines: number;
+  totalLines: number;
+  shownChars: number;
+  totalChars: number;
+}
+
+/** Which part of a long output survives truncation. */
+export type TruncationMode = "head" | "head_and_tail";
+
+export interface ToolDefinition<S extends TSchema = TSchema> {
+  name: string;
+  description: string;
+  parameters: S;
+  /** Has no side effects: may run in parallel with other read-only calls of a step. */
+  readOnly: boolean;
+  /** Domains this tool may reach (secrets are scoped by them; issue 6). */
+  urlPatterns?: string[];
+  /** Arguments a beforeToolCall hook may change. */
+  editableParams?: string[];
+  /** Default "head"; "head_and_tail" for outputs whose end matters (command output). */
+  truncation?: TruncationMode;
+  execute(args: Static<S>, ctx: ToolContext): Promise<ToolOutput>;
+}
+
+export interface ToolResultMeta {
+  tool: string;
+  durationMs: number;
+  truncated: boolean;
+}
+
+export interface ToolResult {
+  ok: boolean;
+  /** The tool's output (also on failure, where a tool gave one; else ""). */
+  content: string;
+  meta: ToolResultMeta;
+  error?: SerializedError;
+  longTermMemory?: string;
+  includeOutputOnlyOnce?: boolean;
+}
+
+export interface ToolCallRequest {
+  id: string;
+  name: string;
+  arguments: Record<string, unknown>;
+}
+
+/** What the provider is told about a tool. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  parameters: TSchema;
+}
+
+export interface ToolStats {
+  calls: number;
+  successes: number;
+  failures: number;
+  totalDurationMs: number;
+  lastCallAt?: number;
+}

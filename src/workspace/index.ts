@@ -1,0 +1,23 @@
+// The workspace module: a root folder and the only way tools touch files or run commands,
+// through the path sandbox, with a scrubbed environment for commands.
+export type { CommandOptions, CommandResult } from "./command.js";
+export { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_BYTES } from "./command.js";
+export { isSecretName, scrubEnvironment } from "./environment.js";
+export type { ResolvedPath } from "./sandbox.js";
+export type { SearchEngine, SearchMatch, SearchResult } from "./search.js";
+export type { WalkResult } from "./walk.js";
+export type {
+  DirEntry,
+  EntryKind,
+  GlobOptions,
+  GlobResult,
+  PathInfo,
+  ReadTextOptions,
+  SearchOptions,
+  SignalOption,
+  TextFile,
+  WalkCallOptions,
+  WorkspaceOptions,
+  WriteResult,
+} from "./workspace.js";
+export { DEFAULT_MAX_READ_BYTES, Workspace } from "./workspace.js";

@@ -1,0 +1,221 @@
+// Regex search over workspace files, by ripgrep when it is installed and by a JS scan of the
+// walk otherwise; both return the same matches in the same order. The file set is always
+// decided the same way: ignore files, hidden files included, `.git` skipped, symlinks not
+// followed, binary files skipped. The `glob` filter is applied by us, not passed to rg,
+// because rg's --glob overrides ignore files and we want ignored files to stay out.
+import { spawn } from "node:child_process";
+import { constants } from "node:fs";
+import { open } from "node:fs/promises";
+import { join } from "node:path";
+import { abortError, throwIfAborted } from "../core/abort.js";
+import { ResonError } from "../core/errors.js";
+import type { PathMatcher } from "./glob.js";
+import { walkFiles } from "./walk.js";
+
+export type SearchEngine = "ripgrep" | "js";
+
+export interface SearchMatch {
+  /** Relative to the workspace root, "/" separators. */
+  path: string;
+  /** 1-based. */
+  line: number;
+  /** The matching line, without its line ending, cut to `maxLineChars`. */
+  text: string;
+}
+
+export interface SearchResult {
+  matches: SearchMatch[];
+  /** More matches existed than `maxMatches`. */
+  truncated: boolean;
+  /** The JS walk stopped at its file cap, so some files were not searched. */
+  filesTruncated: boolean;
+  engine: SearchEngine;
+}
+
+export interface SearchScope {
+  root: string;
+  /** The file or directory to search, relative to the root ("." for all of it). */
+  start: string;
+  startIsFile: boolean;
+  filter: PathMatcher | undefined;
+  maxMatches: number;
+  maxLineChars: number;
+  maxFileBytes: number;
+  maxWalkFiles: number;
+  signal: AbortSignal | undefined;
+}
+
+/** Compiles a pattern as a JS RegExp; a leading "(?i)" (ripgrep syntax) becomes the i flag. */
+export function compileRegex(pattern: string): RegExp {
+  const insensitive = pattern.startsWith("(?i)");
+  const source = insensitive ? pattern.slice(4) : pattern;
+  try {
+    return new RegExp(source, insensitive ? "i" : "");
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw new ResonError(
+      "tool_invalid_arguments",
+      `Invalid regular expression ${JSON.stringify(pattern)}: ${why}`,
+      {
+        hint: "Escape characters such as ( ) [ ] { } . * + ? | \\ with a backslash to match them literally.",
+        details: { field: "pattern" },
+      },
+    );
+  }
+}
+
+function cutLine(text: string, maxChars: number): string {
+  const line = text.replace(/\r?\n$/, "").replace(/\r$/, "");
+  return line.length > maxChars ? `${line.slice(0, maxChars)}…` : line;
+}
+
+export async function searchWithJs(scope: SearchScope, regex: RegExp): Promise<SearchResult> {
+  const walked = scope.startIsFile
+    ? { files: [scope.start], truncated: false }
+    : await walkFiles(scope.root, scope.start, { maxFiles: scope.maxWalkFiles, signal: scope.signal });
+  const matches: SearchMatch[] = [];
+  for (const path of walked.files) {
+    throwIfAborted(scope.signal);
+    if (scope.filter && !scope.startIsFile && !scope.filter(path)) continue;
+    const bytes = await readSearchable(join(scope.root, path), scope.maxFileBytes);
+    if (bytes === undefined) continue;
+    const lines = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8").split("\n");
+    if (lines.at(-1) === "") lines.pop();
+    for (let index = 0; index < lines.length; index += 1) {
+      const line = lines[index]!;
+      if (!regex.test(line)) continue;
+      if (matches.length >= scope.maxMatches)
+        return { matches, truncated: true, filesTruncated: walked.truncated, engine: "js" };
+      matches.push({ path, line: index + 1, text: cutLine(line, scope.maxLineChars) });
+    }
+  }
+  return { matches, truncated: false, filesTruncated: walked.truncated, engine: "js" };
+}
+
+/** The file's bytes, or undefined when it is too large, binary, or unreadable (skipped as rg does). */
+async function readSearchable(path: string, maxBytes: number): Promise<Uint8Array | undefined> {
+  const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch(
+    () => undefined,
+  );
+  if (!handle) return undefined;
+  try {
+    const info = await handle.stat();
+    if (!info.isFile() || info.size > maxBytes) return undefined;
+    const bytes = await handle.readFile();
+    return bytes.includes(0) ? undefined : bytes;
+  } catch {
+    return undefined;
+  } finally {
+    await handle.close();
+  }
+}
+
+interface RgText {
+  text?: string;
+  bytes?: string;
+}
+
+function rgText(value: RgText | undefined): string {
+  if (!value) return "";
+  if (value.text !== undefined) return value.text;
+  return Buffer.from(value.bytes ?? "", "base64").toString("utf8");
+}
+
+/**
+ * Runs ripgrep. Resolves to "unsupported" when rg cannot parse the pattern (its regex
+ * syntax differs from JS: no look-around, for one), so the caller can fall back to JS.
+ */
+export function searchWithRipgrep(
+  scope: SearchScope,
+  ripgrep: string,
+  pattern: string,
+  env: Record<string, string>,
+): Promise<SearchResult | "unsupported"> {
+  const signal = scope.signal;
+  if (signal?.aborted) return Promise.reject(abortError(signal));
+  const args = [
+    "--json",
+    "--sort=path",
+    "--hidden",
+    "--no-require-git",
+    "--no-config",
+    "--glob=!.git",
+    `--max-filesize=${scope.maxFileBytes}`,
+    "--regexp",
+    pattern,
+    "--",
+    scope.start,
+  ];
+  return new Promise((resolve, reject) => {
+    const child = spawn(ripgrep, args, { cwd: scope.root, env, stdio: ["ignore", "pipe", "pipe"] });
+    const matches: SearchMatch[] = [];
+    let truncated = false;
+    let pending = "";
+    let stderr = "";
+    let settled = false;
+    const onAbort = () => {
+      child.kill("SIGKILL");
+      finish(() => reject(abortError(signal)));
+    };
+    const finish = (settle: () => void) => {
+      if (settled) return;
+      settled = true;
+      signal?.removeEventListener("abort", onAbort);
+      settle();
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+
+    const onLine = (line: string) => {
+      if (truncated || !line.startsWith('{"type":"match"')) return;
+      const event = JSON.parse(line) as {
+        data: { path: RgText; lines: RgText; line_number: number };
+      };
+      const path = rgText(event.data.path).replace(/^\.\//, "");
+      if (scope.filter && !scope.startIsFile && !scope.filter(path)) return;
+      if (matches.length >= scope.maxMatches) {
+        truncated = true;
+        child.kill("SIGTERM");
+        return;
+      }
+      matches.push({
+        path,
+        line: event.data.line_number,
+        text: cutLine(rgText(event.data.lines), scope.maxLineChars),
+      });
+    };
+    child.stdout.setEncoding("utf8");
+    child.stdout.on("data", (chunk: string) => {
+      const lines = (pending + chunk).split("\n");
+      pending = lines.pop() ?? "";
+      for (const line of lines) onLine(line);
+    });
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (chunk: string) => {
+      if (stderr.length < 10_000) stderr += chunk;
+    });
+    child.on("error", (error) =>
+      finish(() =>
+        reject(new ResonError("tool_failed", `Could not run ripgrep: ${error.message}`, { cause: error })),
+      ),
+    );
+    child.on("close", (code) => {
+      if (pending) onLine(pending);
+      if (truncated || code === 0 || code === 1) {
+        finish(() => resolve({ matches, truncated, filesTruncated: false, engine: "ripgrep" }));
+        return;
+      }
+      if (/regex parse error|error parsing regex/i.test(stderr)) {
+        finish(() => resolve("unsupported"));
+        return;
+      }
+      if (matches.length > 0) {
+        // Exit 2 with matches: some files could not be read; keep what was found.
+        finish(() => resolve({ matches, truncated, filesTruncated: false, engine: "ripgrep" }));
+        return;
+      }
+      finish(() =>
+        reject(new ResonError("tool_failed", `ripgrep failed: ${stderr.trim() || `exit code ${code}`}`)),
+      );
+    });
+  });
+}

@@ -1,0 +1,172 @@
+// End to end: every provider fault the fake server can inject ends in the right error code
+// and exit status through the built CLI; the recoverable ones succeed after retries.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cleanEnv, parseEvents, runCli, type TempDir, tempDir } from "../support/cli.js";
+import { type FakeReply, startFakeModelServer } from "../support/fake-model-server.js";
+
+type Protocol = "openai-compatible" | "anthropic";
+
+interface FaultCase {
+  name: string;
+  replies: FakeReply[];
+  exit: number;
+  code?: string;
+  requests: number;
+  retries: number;
+}
+
+const OK: FakeReply = { text: "recovered" };
+
+const CASES: FaultCase[] = [
+  {
+    name: "401",
+    replies: [{ fault: "http", status: 401 }],
+    exit: 1,
+    code: "provider_auth_failed",
+    requests: 1,
+    retries: 0,
+  },
+  {
+    name: "429 with Retry-After: 1, then OK",
+    replies: [{ fault: "http", status: 429, retryAfter: "1" }, OK],
+    exit: 0,
+    requests: 2,
+    retries: 1,
+  },
+  {
+    name: "429 with Retry-After: 120 (beyond the cap)",
+    replies: [{ fault: "http", status: 429, retryAfter: "120" }],
+    exit: 1,
+    code: "provider_rate_limited",
+    requests: 1,
+    retries: 0,
+  },
+  {
+    name: "500 twice, then OK",
+    replies: [{ fault: "http", status: 500 }, { fault: "http", status: 500 }, OK],
+    exit: 0,
+    requests: 3,
+    retries: 2,
+  },
+  {
+    name: "503 on every attempt",
+    replies: [
+      { fault: "http", status: 503 },
+      { fault: "http", status: 503 },
+      { fault: "http", status: 503 },
+    ],
+    exit: 1,
+    code: "provider_unavailable",
+    requests: 3,
+    retries: 2,
+  },
+  {
+    name: "hang before headers",
+    replies: [{ fault: "hang" }, { fault: "hang" }, { fault: "hang" }],
+    exit: 1,
+    code: "provider_timeout",
+    requests: 3,
+    retries: 2,
+  },
+  {
+    name: "silence mid-stream, then OK",
+    replies: [{ fault: "stall" }, OK],
+    exit: 0,
+    requests: 2,
+    retries: 1,
+  },
+  {
+    name: "silence mid-stream on every attempt",
+    replies: [{ fault: "stall" }, { fault: "stall" }, { fault: "stall" }],
+    exit: 1,
+    code: "provider_timeout",
+    requests: 3,
+    retries: 2,
+  },
+  { name: "reset mid-stream, then OK", replies: [{ fault: "reset" }, OK], exit: 0, requests: 2, retries: 1 },
+  {
+    name: "reset mid-stream on every attempt",
+    replies: [{ fault: "reset" }, { fault: "reset" }, { fault: "reset" }],
+    exit: 1,
+    code: "provider_unavailable",
+    requests: 3,
+    retries: 2,
+  },
+  {
+    name: "malformed SSE",
+    replies: [{ fault: "malformed" }],
+    exit: 1,
+    code: "provider_bad_response",
+    requests: 1,
+    retries: 0,
+  },
+  {
+    name: "stream ends without finishing",
+    replies: [{ fault: "truncate" }],
+    exit: 1,
+    code: "provider_bad_response",
+    requests: 1,
+    retries: 0,
+  },
+  {
+    name: "context overflow",
+    replies: [{ fault: "overflow" }],
+    exit: 1,
+    code: "provider_context_overflow",
+    requests: 1,
+    retries: 0,
+  },
+  {
+    name: "other 400",
+    replies: [{ fault: "http", status: 400 }],
+    exit: 1,
+    code: "provider_bad_response",
+    requests: 1,
+    retries: 0,
+  },
+];
+
+describe.each<Protocol>(["openai-compatible", "anthropic"])(
+  "provider faults through the CLI (%s)",
+  (protocol) => {
+    let ws: TempDir;
+    beforeAll(() => {
+      ws = tempDir();
+    });
+    afterAll(() => ws.remove());
+
+    it.each(CASES)("$name", async (fault) => {
+      const server = await startFakeModelServer({ replies: fault.replies });
+      try {
+        const baseUrl = protocol === "anthropic" ? server.anthropicBaseUrl : server.openaiBaseUrl;
+        const result = await runCli(
+          ["run", "--json", "--provider", protocol, "--base-url", baseUrl, "--api-key", "k", "hi"],
+          {
+            cwd: ws.path,
+            env: cleanEnv({
+              RESON_HOME: ws.path,
+              RESON_RETRY_MAX_ATTEMPTS: "3",
+              RESON_RETRY_BASE_DELAY_MS: "20",
+              RESON_HEADERS_TIMEOUT_MS: "400",
+              RESON_IDLE_TIMEOUT_MS: "400",
+            }),
+          },
+        );
+        const events = parseEvents(result.stdout);
+        const end = events.at(-1)!;
+        expect(end.type).toBe("run_end");
+        expect(result.code).toBe(fault.exit);
+        if (fault.code) {
+          expect(end).toMatchObject({ status: "failed", error: { code: fault.code } });
+          expect((end.error as { message: string }).message).not.toContain("undefined");
+        } else {
+          expect(end).toMatchObject({ status: "completed", finalText: "recovered" });
+        }
+        expect(server.requests.filter((r) => r.protocol !== "other")).toHaveLength(fault.requests);
+        expect(events.filter((e) => e.type === "provider_retry")).toHaveLength(fault.retries);
+      } finally {
+        await server.close();
+      }
+    });
+  },
+);

@@ -1,0 +1,20 @@
+// `reson --version` must not pay for loading pi-ai: inside src/providers only pi.ts may load it
+// (dynamically); every other file imports its types only.
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const dir = join(import.meta.dirname, "../../src/providers");
+const files = readdirSync(dir).filter((name) => name.endsWith(".ts"));
+
+describe("loading pi-ai", () => {
+  it.each(files)("%s imports only types from pi-ai", (name) => {
+    const source = readFileSync(join(dir, name), "utf8");
+    const valueImports = source.match(
+      /^(?:import|export)\s+(?!type\b)[^;]*?from\s+["']@mariozechner\/pi-ai[^"']*["']/gm,
+    );
+    expect(valueImports ?? []).toEqual([]);
+    const dynamic = source.match(/(?<!typeof )import\(\s*["']@mariozechner\/pi-ai/g) ?? [];
+    expect(dynamic.length).toBe(name === "pi.ts" ? 1 : 0);
+  });
+});

@@ -1,0 +1,221 @@
+// A fake LLM server for tests: plain node:http on 127.0.0.1, speaking the real wire protocols
+// (OpenAI Chat Completions and Anthropic Messages, streaming SSE and plain JSON), answering
+// from a script and injecting the faults real providers produce.
+//
+// Usage:
+//
+//   const server = await startFakeModelServer({ replies: [{ text: "Hello" }] });
+//   server.openaiBaseUrl     // "http://127.0.0.1:PORT/v1"  (give to openai / openai-compatible / ollama)
+//   server.anthropicBaseUrl  // "http://127.0.0.1:PORT"     (give to anthropic; the SDK adds /v1/messages)
+//   server.enqueue({ fault: "http", status: 429, retryAfter: "1" }, { text: "ok" });
+//   server.requests          // every request: protocol, method, path, headers, parsed body
+//   server.remaining         // replies not consumed yet
+//   await server.close();    // also destroys hung connections
+//
+// Script: each POST to /v1/chat/completions or /v1/messages consumes the next reply, whatever
+// the protocol; "fail N times then succeed" is N faults enqueued before a reply. When the
+// script is exhausted the server answers HTTP 500 with "fake model server: script exhausted",
+// so a test fails visibly instead of hanging. GET /v1/models and GET /api/tags (Ollama's
+// probe) answer without consuming anything.
+//
+// A reply is a response or a fault:
+//   { text?, thinking?, toolCalls?: [{ name, arguments, id? }], usage?, finish?, chunkDelayMs?, byteChunks? }
+//     text is streamed as one delta per word, tool arguments (an object, or a raw string for
+//     invalid JSON) in three fragments; several tool calls in one reply are one step.
+//   { fault: "http", status, retryAfter?, message? }  an error status with the vendor's body
+//   { fault: "overflow" }      400 in the vendor's context-overflow wording
+//   { fault: "hang" }          never send headers
+//   { fault: "stall" }         headers and the first chunk, then silence
+//   { fault: "reset", beforeHeaders? }  destroy the socket after the first chunk (or at once)
+//   { fault: "malformed" }     the first chunk, then an SSE event whose JSON does not parse
+//   { fault: "truncate" }      all content, then a clean end with no finish reason / no message_stop
+//   { fault: "stream_error", message? }  the first chunk, then the vendor's in-stream error event
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { anthropicWire } from "./fake-model-server/anthropic.js";
+import { openaiWire } from "./fake-model-server/openai.js";
+import { type ProtocolWire, sendFault, sendJson, sendReply } from "./fake-model-server/wire.js";
+
+export interface FakeToolCall {
+  name: string;
+  /** An object is sent as JSON; a string is sent as it is (use it for invalid JSON). */
+  arguments: Record<string, unknown> | string;
+  id?: string;
+}
+
+export interface FakeUsage {
+  /** Uncached input tokens. */
+  input: number;
+  output: number;
+  cacheRead?: number;
+}
+
+export type FakeFinish = "stop" | "length" | "tool_use" | "content_filter";
+
+export interface FakeResponse {
+  text?: string;
+  thinking?: string;
+  toolCalls?: FakeToolCall[];
+  /** Default { input: 12, output: 7 }. */
+  usage?: FakeUsage;
+  /** Default "tool_use" when there are tool calls, else "stop". */
+  finish?: FakeFinish;
+  /** Pause between SSE events (use it to abort mid-stream). */
+  chunkDelayMs?: number;
+  /** Cut the SSE body into writes of these byte sizes (cycled), to test chunk-boundary parsing. */
+  byteChunks?: number[];
+}
+
+export type FakeFault =
+  | { fault: "http"; status: number; retryAfter?: string; message?: string }
+  | { fault: "overflow" }
+  | { fault: "hang" }
+  | { fault: "stall" }
+  | { fault: "reset"; beforeHeaders?: boolean }
+  | { fault: "malformed" }
+  | { fault: "truncate" }
+  | { fault: "stream_error"; message?: string };
+
+export type FakeReply = FakeResponse | FakeFault;
+
+export type FakeProtocol = "openai" | "anthropic" | "other";
+
+export interface RecordedRequest {
+  protocol: FakeProtocol;
+  method: string;
+  path: string;
+  /** Lower-case names, as node parses them (authorization, x-api-key, …). */
+  headers: Record<string, string>;
+  /** The parsed JSON body, the raw text when it is not JSON, undefined when empty. */
+  body: unknown;
+}
+
+export interface FakeModelServer {
+  readonly url: string;
+  readonly openaiBaseUrl: string;
+  readonly anthropicBaseUrl: string;
+  readonly requests: RecordedRequest[];
+  /** Replies not consumed yet. */
+  readonly remaining: number;
+  enqueue(...replies: FakeReply[]): void;
+  close(): Promise<void>;
+}
+
+export interface FakeModelServerOptions {
+  replies?: FakeReply[];
+}
+
+const WIRES: Record<string, { protocol: FakeProtocol; wire: ProtocolWire }> = {
+  "/v1/chat/completions": { protocol: "openai", wire: openaiWire },
+  "/v1/messages": { protocol: "anthropic", wire: anthropicWire },
+};
+
+export async function startFakeModelServer(options: FakeModelServerOptions = {}): Promise<FakeModelServer> {
+  const script: FakeReply[] = [...(options.replies ?? [])];
+  const requests: RecordedRequest[] = [];
+  const sockets = new Set<Socket>();
+
+  const server = createServer((req, res) => {
+    readBody(req).then(
+      (raw) => handle(req, res, raw),
+      () => res.destroy(),
+    );
+  });
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+
+  function handle(req: IncomingMessage, res: ServerResponse, raw: string): void {
+    const path = (req.url ?? "/").split("?")[0] ?? "/";
+    const route = WIRES[path];
+    const body = parseBody(raw);
+    requests.push({
+      protocol: route?.protocol ?? "other",
+      method: req.method ?? "GET",
+      path,
+      headers: flattenHeaders(req),
+      body,
+    });
+    if (req.method === "GET" && (path === "/api/tags" || path === "/v1/models")) {
+      sendJson(res, 200, path === "/api/tags" ? { models: [] } : { object: "list", data: [] });
+      return;
+    }
+    if (!route || req.method !== "POST") {
+      sendJson(res, 404, { error: { message: `no route ${req.method} ${path}` } });
+      return;
+    }
+    const request = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>;
+    const reply = script.shift();
+    if (reply === undefined) {
+      sendJson(res, 500, { error: { message: "fake model server: script exhausted", type: "server_error" } });
+      return;
+    }
+    const model = typeof request.model === "string" ? request.model : "fake-model";
+    const streaming = request.stream === true;
+    const includeUsage = (request.stream_options as { include_usage?: unknown } | undefined)?.include_usage;
+    const context = {
+      model,
+      streaming,
+      includeUsage: includeUsage === true || route.protocol === "anthropic",
+      apiKey: sentApiKey(req),
+    };
+    if ("fault" in reply) sendFault(res, route.wire, reply, context);
+    else sendReply(res, route.wire, reply, context);
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+
+  return {
+    url,
+    openaiBaseUrl: `${url}/v1`,
+    anthropicBaseUrl: url,
+    requests,
+    get remaining() {
+      return script.length;
+    },
+    enqueue: (...replies) => {
+      script.push(...replies);
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+function parseBody(raw: string): unknown {
+  if (raw === "") return undefined;
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return raw;
+  }
+}
+
+function sentApiKey(req: IncomingMessage): string {
+  const header = req.headers["x-api-key"];
+  if (typeof header === "string") return header;
+  return (req.headers.authorization ?? "").replace(/^Bearer\s+/i, "");
+}
+
+function flattenHeaders(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined) continue;
+    out[name] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  return out;
+}

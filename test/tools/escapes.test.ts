@@ -1,0 +1,66 @@
+// The escape table through the tools the model calls: every case is refused by read_file,
+// write_file, edit_file, list_files, glob and grep, and nothing outside changes or leaks.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { escapeCaseNames, escapeCases, escapeLinks } from "../workspace/escape-cases.js";
+import { CANARY } from "../workspace/temp-dirs.js";
+import { type Harness, makeHarness } from "./harness.js";
+
+let h: Harness;
+
+beforeAll(async () => {
+  h = await makeHarness();
+  await h.layout.write({ "inside.txt": "hello inside\n", "src/a.ts": "export const a = 1;\n" });
+  await h.layout.link(escapeLinks(h.layout));
+});
+
+afterAll(async () => {
+  await h.cleanup();
+});
+
+const operations: Array<[string, (path: string) => [string, Record<string, unknown>]]> = [
+  ["read_file", (path) => ["read_file", { path }]],
+  ["write_file", (path) => ["write_file", { path, content: "PWNED" }]],
+  ["edit_file", (path) => ["edit_file", { path, old_string: CANARY, new_string: "PWNED" }]],
+  ["list_files", (path) => ["list_files", { path }]],
+  ["glob", (path) => ["glob", { pattern: "**/*", path }]],
+  ["grep (ripgrep or js)", (path) => ["grep", { pattern: "CANARY", path }]],
+  ["grep (js)", (path) => ["grep", { pattern: "CANARY", path }]],
+];
+
+describe.each(operations)("%s refuses every escape", (operation, makeCall) => {
+  it.each(escapeCaseNames())("%s", async (name) => {
+    const escape = escapeCases(h.layout).find((c) => c.name === name)!;
+    const [tool, args] = makeCall(escape.path);
+    const call = operation === "grep (js)" ? h.variant({ grepEngine: "js" }) : h.call;
+    const before = await h.layout.snapshotOutside();
+    const result = await call(tool, args);
+    expect(result.ok).toBe(false);
+    expect(result.error?.code).toBe(escape.code);
+    expect(result.content).not.toContain(CANARY);
+    expect(JSON.stringify(result.error)).not.toContain(CANARY);
+    expect(await h.layout.snapshotOutside()).toEqual(before);
+  });
+});
+
+describe("searching the whole workspace never reaches outside", () => {
+  it.each(["auto", "js"] as const)("grep over the root with engine %s finds nothing behind symlinks", async (engine) => {
+    const result = await h.variant({ grepEngine: engine })("grep", { pattern: "CANARY" });
+    expect(result.ok).toBe(true);
+    expect(result.content).toContain("No matches");
+  });
+
+  it("glob over the root lists no file behind a symlink", async () => {
+    const result = await h.call("glob", { pattern: "**/*" });
+    expect(result.content.split("\n").sort()).toEqual(["inside.txt", "src/a.ts"]);
+  });
+
+  it.each([["../**"], ["/etc/*"], ["**/../../outside/*"]])("glob refuses the pattern %s", async (pattern) => {
+    const result = await h.call("glob", { pattern });
+    expect(result.error?.code).toBe("path_outside_workspace");
+  });
+
+  it("grep's glob filter cannot widen the search", async () => {
+    const result = await h.call("grep", { pattern: "CANARY", glob: "../outside/*" });
+    expect(result.error?.code).toBe("path_outside_workspace");
+  });
+});

@@ -1,0 +1,185 @@
+import { readFile, stat } from "node:fs/promises";
+import { join } from "node:path";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ResonError } from "../../src/core/errors.js";
+import { Workspace } from "../../src/workspace/index.js";
+import { escapeCaseNames, escapeCases, escapeLinks } from "./escape-cases.js";
+import { CANARY, makeTempLayout, type TempLayout } from "./temp-dirs.js";
+
+let layout: TempLayout;
+let ws: Workspace;
+
+beforeAll(async () => {
+  layout = await makeTempLayout();
+  await layout.write({ "inside.txt": "hello inside\n", "src/a.ts": "export const a = 1;\n" });
+  await layout.link(escapeLinks(layout));
+  ws = await Workspace.open(layout.root);
+});
+
+afterAll(async () => {
+  await layout.cleanup();
+});
+
+async function codeOf(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+    return "ok";
+  } catch (error) {
+    if (error instanceof ResonError) return error.code;
+    throw error;
+  }
+}
+
+describe("Workspace.open", () => {
+  it("resolves the root to its real path", async () => {
+    const viaLink = await Workspace.open(join(layout.root, "link-dir-in"));
+    expect(viaLink.root).toBe(join(layout.root, "src"));
+  });
+
+  it("refuses a missing folder with a hint", async () => {
+    const error = await Workspace.open(join(layout.base, "nope")).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ResonError);
+    expect((error as ResonError).code).toBe("file_not_found");
+    expect((error as ResonError).hint).toBeTruthy();
+  });
+
+  it("refuses a file as the root", async () => {
+    const error = await Workspace.open(join(layout.root, "inside.txt")).catch((e: unknown) => e);
+    expect((error as ResonError).code).toBe("not_a_directory");
+  });
+});
+
+describe("the path sandbox", () => {
+  it.each([
+    ["inside.txt", "inside.txt"],
+    ["./inside.txt", "inside.txt"],
+    ["src/../inside.txt", "inside.txt"],
+    ["src//a.ts", "src/a.ts"],
+    ["link-dir-in/a.ts", "src/a.ts"],
+    [".", "."],
+  ])("resolves %j inside the root", async (path, real) => {
+    const resolved = await ws.resolve(path);
+    expect(resolved.real).toBe(real === "." ? layout.root : join(layout.root, real));
+    expect(resolved.exists).toBe(true);
+  });
+
+  it("takes an absolute path inside the root", async () => {
+    const resolved = await ws.resolve(join(layout.root, "inside.txt"));
+    expect(resolved.relative).toBe("inside.txt");
+  });
+
+  it("treats percent-encoding literally, staying inside", async () => {
+    const resolved = await ws.resolve("%2e%2e/%2e%2e/x.txt");
+    expect(resolved.real).toBe(join(layout.root, "%2e%2e/%2e%2e/x.txt"));
+    expect(resolved.exists).toBe(false);
+    await ws.writeText("%2e%2e/%2e%2e/x.txt", "literal");
+    expect(await readFile(join(layout.root, "%2e%2e/%2e%2e/x.txt"), "utf8")).toBe("literal");
+  });
+
+  it("allows a symlink that stays inside the root", async () => {
+    expect((await ws.readText("link-dir-in/a.ts")).text).toContain("export const a");
+  });
+
+  it.each(escapeCaseNames())("refuses: %s", async (name) => {
+    const escape = escapeCases(layout).find((c) => c.name === name)!;
+    expect(await codeOf(ws.resolve(escape.path))).toBe(escape.code);
+  });
+
+  it("says which path was refused and why, with a hint", async () => {
+    const error = (await ws.resolve("link-dir-out/secret.txt").catch((e: unknown) => e)) as ResonError;
+    expect(error.message).toContain("link-dir-out/secret.txt");
+    expect(error.message).toContain("symbolic link");
+    expect(error.hint).toBeTruthy();
+  });
+
+  it("never reads or writes through an escape, whatever the operation", async () => {
+    const before = await layout.snapshotOutside();
+    for (const escape of escapeCases(layout)) {
+      expect(await codeOf(ws.readText(escape.path))).toBe(escape.code);
+      expect(await codeOf(ws.writeText(escape.path, "PWNED"))).toBe(escape.code);
+      expect(await codeOf(ws.list(escape.path))).toBe(escape.code);
+      expect(await codeOf(ws.stat(escape.path))).toBe(escape.code);
+      expect(await codeOf(ws.walk(escape.path))).toBe(escape.code);
+    }
+    expect(await layout.snapshotOutside()).toEqual(before);
+  });
+
+  it("replaces rather than follows a hard link's shared inode when writing", async () => {
+    const { link } = await import("node:fs/promises");
+    await link(join(layout.outside, "secret.txt"), join(layout.root, "hardlink.txt"));
+    await ws.writeText("hardlink.txt", "new content");
+    expect(await readFile(join(layout.outside, "secret.txt"), "utf8")).toBe(`${CANARY}\n`);
+    expect((await stat(join(layout.root, "hardlink.txt"))).nlink).toBe(1);
+  });
+});
+
+describe("the path sandbox under generated paths", () => {
+  const segments = [
+    "..",
+    ".",
+    "",
+    "src",
+    "inside.txt",
+    "new.txt",
+    "outside",
+    "ws",
+    "ws-evil",
+    "secret.txt",
+    "%2e%2e",
+    "link-dir-out",
+    "link-file-out",
+    "link-rel-out",
+    "link-dir-in",
+    "chain1",
+    "dangling-out",
+    "dangling-dir-out",
+    "up",
+    "deep-out",
+    "link-root-abs",
+    "etc",
+  ];
+
+  it("anything that resolves is inside the root, and no file outside is read or written", async () => {
+    const before = await layout.snapshotOutside();
+    const prefixes = ["", "/", `${layout.root}/`, `${layout.base}/`, "./"];
+    const pathArb = fc
+      .tuple(fc.constantFrom(...prefixes), fc.array(fc.constantFrom(...segments), { minLength: 1, maxLength: 7 }))
+      .map(([prefix, parts]) => prefix + parts.join("/"));
+    await fc.assert(
+      fc.asyncProperty(pathArb, async (path) => {
+        const resolved = await ws.resolve(path).catch((error: unknown) => {
+          if (error instanceof ResonError) return undefined;
+          throw error;
+        });
+        if (resolved) {
+          expect(resolved.real === layout.root || resolved.real.startsWith(`${layout.root}/`)).toBe(true);
+        }
+        const read = await ws.readText(path).catch((error: unknown) => {
+          if (error instanceof ResonError) return undefined;
+          throw error;
+        });
+        if (read) expect(read.text).not.toContain(CANARY);
+        await ws.writeText(path, "generated").catch((error: unknown) => {
+          if (!(error instanceof ResonError)) throw error;
+        });
+      }),
+      { numRuns: 300 },
+    );
+    expect(await layout.snapshotOutside()).toEqual(before);
+  });
+
+  it("never throws anything but a ResonError, nor resolves outside, for arbitrary strings", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.string({ unit: "binary", maxLength: 60 }), async (path) => {
+        try {
+          const resolved = await ws.resolve(path);
+          expect(resolved.real === layout.root || resolved.real.startsWith(`${layout.root}/`)).toBe(true);
+        } catch (error) {
+          expect(error).toBeInstanceOf(ResonError);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -178,7 +178,10 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
   if (config.maxOutputTokens) settings.maxTokens = config.maxOutputTokens;
   const provider = await createProvider(settings, {
     retry: config.retry,
-    timeouts: { headersTimeoutMs: config.timeouts.headersMs, idleTimeoutMs: config.timeouts.idleMs },
+    timeouts: {
+      ...(config.timeouts.headersMs ? { headersTimeoutMs: config.timeouts.headersMs } : {}),
+      ...(config.timeouts.idleMs ? { idleTimeoutMs: config.timeouts.idleMs } : {}),
+    },
   });
 
   const tools = new ToolRegistry({ maxOutputChars: config.tools.maxOutputChars });

@@ -25,10 +25,11 @@ const RetrySchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** Unset means the provider's default: 60 s / 90 s for hosted APIs, 300 s / 120 s for local servers. */
 const TimeoutsSchema = Type.Object(
   {
-    headersMs: PositiveInt("wait for response headers"),
-    idleMs: PositiveInt("longest silence between stream chunks"),
+    headersMs: Type.Optional(PositiveInt("wait for response headers")),
+    idleMs: Type.Optional(PositiveInt("longest silence between stream chunks")),
   },
   { additionalProperties: false },
 );
@@ -76,6 +77,6 @@ export const DEFAULT_CONFIG: ResonConfig = {
   maxIterations: 50,
   circuitBreakerThreshold: 3,
   retry: { maxAttempts: 4, baseDelayMs: 500, maxDelayMs: 30_000, maxRetryAfterMs: 60_000 },
-  timeouts: { headersMs: 60_000, idleMs: 90_000 },
+  timeouts: {},
   tools: { commandTimeoutMs: 120_000, maxOutputChars: 50_000 },
 };

@@ -5,7 +5,7 @@ import { open, rename, unlink } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 
 export interface AtomicWriteOptions {
-  /** File mode for a new file; an existing file keeps its mode. */
+  /** Mode of the written file (default 0o644); callers replacing a file pass its old mode. */
   mode?: number;
 }
 

@@ -14,13 +14,14 @@ import type {
 import { abortError, linkedController } from "../core/abort.js";
 import type { ResonError } from "../core/errors.js";
 import { type CallFacts, classifyFailure, timeoutFailure, truncatedFailure } from "./classify.js";
-import { Exchange, type ExchangeListener, withExchange } from "./http-capture.js";
-import type { PiAi } from "./pi.js";
+import { Exchange, type ExchangeListener, forgetExchange, watchExchange } from "./http-capture.js";
+import type { StreamFunction } from "./pi.js";
 import type { ChatStreamEvent, ProviderTimeouts } from "./types.js";
 
 /** Everything about a provider that stays the same from one attempt to the next. */
 export interface AttemptSetup {
-  pi: PiAi;
+  stream: StreamFunction;
+  isContextOverflow: (message: AssistantMessage, contextWindow?: number) => boolean;
   model: Model<Api>;
   call: CallFacts;
   /** pi-ai options without the signal, which is per attempt. */
@@ -43,40 +44,44 @@ export async function runAttempt(
   const link = linkedController(signal);
   const watchdog = new Watchdog(setup.timeouts, () => link.controller.abort());
   const exchange = new Exchange(setup.finishMarker, watchdog);
-  const seen: { partial?: AssistantMessage } = {};
+  const progress: { partial?: AssistantMessage } = {};
   let message: AssistantMessage | undefined;
   try {
     let stream: AssistantMessageEventStream;
     try {
-      stream = withExchange(exchange, () =>
-        setup.pi.streamSimple(setup.model, context, { ...setup.streamOptions, signal: link.signal }),
-      );
+      stream = setup.stream(setup.model, context, {
+        ...setup.streamOptions,
+        signal: link.signal,
+        headers: watchExchange(exchange),
+      });
     } catch (error) {
-      // pi-ai throws only for a setup it cannot run at all (no provider for the api).
+      // pi-ai throws only for a setup it cannot run at all.
       const text = error instanceof Error ? error.message : String(error);
       return failed(classifyFailure(setup.call, { message: text, overflow: false }), undefined);
     }
-    message = await consume(stream, link.signal, watchdog, seen, onEvent);
+    message = await consume(stream, link.signal, watchdog, progress, onEvent);
   } catch (error) {
-    link.controller.abort(); // onEvent threw: stop the request, then let the error through
+    link.controller.abort(); // the caller's onEvent threw: stop the request, let the error through
     throw error;
   } finally {
     watchdog.stop();
     link.dispose();
+    forgetExchange(exchange);
   }
 
-  if (signal?.aborted) return failed(abortError(signal), seen.partial?.usage);
+  if (signal?.aborted) return failed(abortError(signal), progress.partial?.usage);
   if (watchdog.fired) {
-    return failed(timeoutFailure(setup.call, watchdog.fired, watchdog.limitMs()), seen.partial?.usage);
+    return failed(timeoutFailure(setup.call, watchdog.fired, watchdog.limitMs()), progress.partial?.usage);
   }
-  if (!message)
+  if (!message) {
     return failed(classifyFailure(setup.call, { message: "no result", overflow: false }), undefined);
+  }
   if (message.stopReason === "error" || message.stopReason === "aborted") {
     const error = classifyFailure(setup.call, {
       message: message.errorMessage ?? "",
       status: exchange.status,
       retryAfterMs: exchange.retryAfterMs,
-      overflow: setup.pi.isContextOverflow(message, setup.call.contextWindow),
+      overflow: setup.isContextOverflow(message, setup.call.contextWindow),
     });
     return failed(error, message.usage);
   }
@@ -96,7 +101,7 @@ function consume(
   stream: AssistantMessageEventStream,
   signal: AbortSignal,
   watchdog: Watchdog,
-  seen: { partial?: AssistantMessage },
+  progress: { partial?: AssistantMessage },
   onEvent: ((event: ChatStreamEvent) => void) | undefined,
 ): Promise<AssistantMessage | undefined> {
   return new Promise((resolve, reject) => {
@@ -118,7 +123,7 @@ function consume(
         watchdog.onData();
         switch (event.type) {
           case "start":
-            seen.partial = event.partial;
+            progress.partial = event.partial;
             break;
           case "text_delta":
             onEvent?.({ type: "text_delta", delta: event.delta });

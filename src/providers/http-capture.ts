@@ -1,11 +1,12 @@
 // Sees the HTTP exchange underneath pi-ai, which flattens failures into a message string and
 // reads only part of the stream's framing. A pass-through hook on globalThis.fetch (both SDKs
-// call it; pi-ai builds a client per request) finds the attempt in progress through
-// AsyncLocalStorage and records the status and Retry-After, reports when headers and body
-// bytes arrive (the idle watchdog), and watches the raw stream for the protocol's end marker,
-// so a stream cut before the model finished is caught even when pi-ai reports success.
-// Fetches made outside an attempt go straight through.
-import { AsyncLocalStorage } from "node:async_hooks";
+// call it; pi-ai builds a client per request) recognises an attempt's request by a header
+// reson adds through pi-ai's `headers` option and strips before sending. It records the
+// status and Retry-After, reports when headers and body bytes arrive (the idle watchdog), and
+// watches the raw stream for the protocol's end marker, so a stream cut before the model
+// finished is caught even when pi-ai reports success. Other fetches go straight through.
+// (A header rather than AsyncLocalStorage: on Node 20 the latter turns on promise hooks for
+// the whole process, which cost more than everything else here together.)
 import { parseRetryAfter } from "./retry.js";
 
 export interface ExchangeListener {
@@ -15,8 +16,7 @@ export interface ExchangeListener {
 
 /** One model call's HTTP exchange, as far as the hook could see it. */
 export class Exchange {
-  /** The hook has taken this exchange's request (only the first fetch of an attempt is watched). */
-  seen = false;
+  id: string | undefined;
   status: number | undefined;
   retryAfterMs: number | undefined;
   /** The body was streamed through the hook to its end. */
@@ -79,24 +79,41 @@ export class Exchange {
   }
 }
 
-const current = new AsyncLocalStorage<Exchange>();
+const ATTEMPT_HEADER = "x-reson-attempt";
+const pending = new Map<string, Exchange>();
 const hooks = new WeakSet<typeof fetch>();
+let lastId = 0;
 
-/** Runs `start` (which begins the model call) with `exchange` watching its HTTP request. */
-export function withExchange<T>(exchange: Exchange, start: () => T): T {
+/**
+ * Registers `exchange` to be watched; returns the header to send with its request. Call
+ * `forgetExchange` when the attempt is over, whether or not a request was made.
+ */
+export function watchExchange(exchange: Exchange): Record<string, string> {
   installFetchHook();
-  return current.run(exchange, start);
+  const id = String(++lastId);
+  exchange.id = id;
+  pending.set(id, exchange);
+  return { [ATTEMPT_HEADER]: id };
+}
+
+export function forgetExchange(exchange: Exchange): void {
+  if (exchange.id !== undefined) pending.delete(exchange.id);
 }
 
 /** Idempotent; re-installs on top when someone else has replaced globalThis.fetch since. */
 function installFetchHook(): void {
   const inner = globalThis.fetch;
   if (hooks.has(inner)) return;
-  const hooked: typeof fetch = async (input, init) => {
-    const exchange = current.getStore();
-    if (!exchange || exchange.seen) return inner(input, init);
-    exchange.seen = true;
-    return exchange.capture(await inner(input, init));
+  const hooked: typeof fetch = (input, init) => {
+    if (pending.size === 0 || !init?.headers) return inner(input, init);
+    const headers = init.headers instanceof Headers ? init.headers : new Headers(init.headers);
+    const id = headers.get(ATTEMPT_HEADER);
+    if (id === null) return inner(input, init);
+    headers.delete(ATTEMPT_HEADER);
+    const exchange = pending.get(id);
+    pending.delete(id);
+    const request = inner(input, headers === init.headers ? init : { ...init, headers });
+    return exchange ? request.then((response) => exchange.capture(response)) : request;
   };
   hooks.add(hooked);
   globalThis.fetch = hooked;

@@ -1,10 +1,43 @@
-// The one place pi-ai is loaded, lazily: importing it costs more than half a second, and
+// The one place pi-ai is loaded, lazily: importing it costs a few hundred milliseconds, and
 // `reson --version` or `--help` must not pay for it. Everything else imports its types only.
+// The protocol module is loaded directly (a public subpath of pi-ai) rather than through
+// pi-ai's `streamSimple`, whose lazy-loading wrapper re-queues every event of every call.
+import type {
+  Api,
+  AssistantMessageEventStream,
+  Context,
+  Model,
+  SimpleStreamOptions,
+} from "@mariozechner/pi-ai";
+import type { WireApi } from "./catalog.js";
+
 export type PiAi = typeof import("@mariozechner/pi-ai");
 
-let loading: Promise<PiAi> | undefined;
+export type StreamFunction = (
+  model: Model<Api>,
+  context: Context,
+  options: SimpleStreamOptions,
+) => AssistantMessageEventStream;
 
-export function loadPiAi(): Promise<PiAi> {
-  loading ??= import("@mariozechner/pi-ai");
-  return loading;
+export interface PiRuntime {
+  /** pi-ai's main module: the model registry, overflow detection. */
+  pi: PiAi;
+  /** The wire protocol's stream function. */
+  stream: StreamFunction;
+}
+
+let loadingMain: Promise<PiAi> | undefined;
+
+const PROTOCOLS: Record<WireApi, () => Promise<unknown>> = {
+  "openai-completions": async () =>
+    (await import("@mariozechner/pi-ai/openai-completions")).streamSimpleOpenAICompletions,
+  "anthropic-messages": async () => (await import("@mariozechner/pi-ai/anthropic")).streamSimpleAnthropic,
+  "google-generative-ai": async () => (await import("@mariozechner/pi-ai/google")).streamSimpleGoogle,
+};
+
+export async function loadPiAi(api: WireApi): Promise<PiRuntime> {
+  loadingMain ??= import("@mariozechner/pi-ai");
+  const [pi, stream] = await Promise.all([loadingMain, PROTOCOLS[api]()]);
+  // Each protocol's function is typed for its own api; the model passed is always that api's.
+  return { pi, stream: stream as StreamFunction };
 }

@@ -50,7 +50,7 @@ export interface CreateProviderOptions {
 
 /**
  * A provider for `settings`, which must be complete: the key is used as given and never read
- * from the environment (resolveProviderSettings does that). Loads pi-ai on first use.
+ * from the environment (resolveProviderSettings does that). Loads pi-ai (once per process).
  */
 export async function createProvider(
   settings: ProviderSettings,
@@ -68,14 +68,15 @@ export async function createProvider(
       hint: `To use ${settings.provider}, ${keyHint(settings.provider)}.`,
     });
   }
-  const pi = await loadPiAi();
+  const { pi, stream } = await loadPiAi(entry.api);
   const { model, info, maxTokens } = resolveModel(pi, settings);
   const timeouts = {
     ...(entry.registry === undefined ? LOCAL_DEFAULT_TIMEOUTS : DEFAULT_TIMEOUTS),
     ...definedOnly(options.timeouts),
   };
   const setup: AttemptSetup = {
-    pi,
+    stream,
+    isContextOverflow: pi.isContextOverflow,
     model,
     call: {
       provider: settings.provider,
@@ -95,7 +96,7 @@ export async function createProvider(
       ...(settings.reasoning ? { reasoning: settings.reasoning } : {}),
     },
     timeouts,
-    finishMarker: FINISH_MARKERS[model.api as WireApi],
+    finishMarker: FINISH_MARKERS[entry.api],
   };
   return new PiProvider(info, setup, { ...DEFAULT_RETRY_POLICY, ...definedOnly(options.retry) });
 }

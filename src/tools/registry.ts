@@ -50,7 +50,7 @@ export class ToolRegistry {
     if (this.tools.has(tool.name)) {
       throw new ResonError("usage_error", `A tool named ${tool.name} is already registered.`);
     }
-    this.tools.set(tool.name, tool as unknown as ToolDefinition);
+    this.tools.set(tool.name, tool);
     this.table.add(tool.name);
     return this;
   }
@@ -99,6 +99,9 @@ export class ToolRegistry {
     let output: ToolOutput;
     try {
       output = await untilAborted(tool.execute(validated.value, { ...ctx, toolCallId: call.id }), ctx.signal);
+      if (typeof output?.content !== "string") {
+        throw new ResonError("tool_failed", `${tool.name} returned no content (a bug in the tool).`);
+      }
     } catch (thrown) {
       if (ctx.signal.aborted) return this.failed(tool, started, abortError(ctx.signal));
       const error =

@@ -23,8 +23,9 @@ export interface HistoryTextOptions {
 
 /** What the model sees for this result in history: full once, then the short line if asked. */
 export function historyText(result: ToolResult, options: HistoryTextOptions): string {
-  if (options.firstShow || !result.includeOutputOnlyOnce || !result.longTermMemory)
+  if (options.firstShow || !result.includeOutputOnlyOnce || !result.longTermMemory) {
     return toolResultText(result);
+  }
   if (result.ok) return result.longTermMemory;
   const error = errorText(result.error ?? { code: "tool_failed", message: "The tool failed." });
   return `${error}\n${result.longTermMemory}`;

@@ -7,8 +7,9 @@ export class ToolStatsTable {
 
   /** Starts a row at zero so that `snapshot` lists tools that were never called. */
   add(name: string): void {
-    if (!this.byTool.has(name))
+    if (!this.byTool.has(name)) {
       this.byTool.set(name, { calls: 0, successes: 0, failures: 0, totalDurationMs: 0 });
+    }
   }
 
   record(name: string, ok: boolean, durationMs: number, at: number): void {

@@ -49,8 +49,9 @@ function typeName(schema: unknown): string {
   if (Array.isArray(schema.enum)) return schema.enum.map((v) => JSON.stringify(v)).join(" | ");
   if (Array.isArray(schema.anyOf)) return schema.anyOf.map(typeName).join(" | ");
   if (schema.const !== undefined) return JSON.stringify(schema.const);
-  if (typeof schema.type === "string")
+  if (typeof schema.type === "string") {
     return schema.type === "array" ? `${typeName(schema.items)}[]` : schema.type;
+  }
   return "any";
 }
 

@@ -17,8 +17,9 @@ export function normaliseGlob(pattern: string, root: string): string {
       hint: 'Give a pattern such as "**/*.ts".',
     });
   }
-  if (pattern.includes("\0"))
+  if (pattern.includes("\0")) {
     throw new ResonError("tool_invalid_arguments", "The glob pattern contains a NUL byte.");
+  }
   let relative = pattern;
   if (isAbsolute(pattern)) {
     // An absolute pattern inside the root is taken relative to it; anything else is refused.

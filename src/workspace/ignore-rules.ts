@@ -12,13 +12,23 @@ const IGNORE_FILES = [".gitignore", ".ignore", ".rgignore"] as const;
 export interface IgnoreLayer {
   /** The directory the rules belong to, relative to the root ("" for the root). */
   dir: string;
+  /** The rules as text (ignore files joined), kept to derive layers from. */
+  patterns: string;
   rules: Ignore;
 }
 
-/** The rules of one directory, or undefined when it has no ignore file. */
-export async function loadIgnoreLayer(root: string, dir: string): Promise<IgnoreLayer | undefined> {
+/**
+ * The rules of one directory, or undefined when it has no ignore file. `names`, when the
+ * caller has listed the directory already, saves trying files that are not there.
+ */
+export async function loadIgnoreLayer(
+  root: string,
+  dir: string,
+  names?: ReadonlySet<string>,
+): Promise<IgnoreLayer | undefined> {
   const texts: string[] = [];
   for (const name of IGNORE_FILES) {
+    if (names && !names.has(name)) continue;
     // O_NOFOLLOW: an ignore file that is a symlink (maybe to outside the root) is not read.
     const text = await readFile(join(root, dir, name), {
       encoding: "utf8",
@@ -27,14 +37,42 @@ export async function loadIgnoreLayer(root: string, dir: string): Promise<Ignore
     if (text !== undefined) texts.push(text);
   }
   if (texts.length === 0) return undefined;
-  return { dir, rules: ignore().add(texts.join("\n")) };
+  const patterns = texts.join("\n");
+  return { dir, patterns, rules: ignore().add(patterns) };
+}
+
+function relativeTo(layer: IgnoreLayer, path: string): string {
+  return layer.dir === "" ? path : posix.relative(layer.dir, path);
+}
+
+/** A gitignore pattern matching exactly the directory `path`, relative to its layer. */
+function exactDirectory(path: string): string {
+  return `/${path.replace(/[\\*?[\]!#]/g, (c) => `\\${c}`).replace(/ $/, "\\ ")}/`;
+}
+
+/**
+ * The layers to use inside `dir`, a directory the walk enters although some layer ignores
+ * it: the start of a walk the caller named explicitly (as ripgrep searches an ignored path it
+ * is given), or one a deeper ignore file re-includes. Each such layer gets a rule
+ * re-including exactly `dir`, so its rules still apply to what is inside (`*.log`) without
+ * the whole subtree counting as ignored through its parent. Call it for each directory from
+ * the top down.
+ */
+export function admitDirectory(layers: readonly IgnoreLayer[], dir: string): IgnoreLayer[] {
+  return layers.map((layer) => {
+    const own = relativeTo(layer, dir);
+    const below = own !== "" && own !== ".." && !own.startsWith("../");
+    if (!below || !layer.rules.test(`${own}/`).ignored) return layer;
+    const patterns = `${layer.patterns}\n!${exactDirectory(own)}`;
+    return { dir: layer.dir, patterns, rules: ignore().add(patterns) };
+  });
 }
 
 /** Whether `path` (relative to the root) is ignored by the layers of its ancestors. */
 export function isIgnored(layers: readonly IgnoreLayer[], path: string, isDirectory: boolean): boolean {
   for (let i = layers.length - 1; i >= 0; i -= 1) {
     const layer = layers[i]!;
-    const own = layer.dir === "" ? path : posix.relative(layer.dir, path);
+    const own = relativeTo(layer, path);
     const result = layer.rules.test(isDirectory ? `${own}/` : own);
     if (result.ignored) return true;
     if (result.unignored) return false;

@@ -7,7 +7,7 @@
 // seen. Reads open the last component with O_NOFOLLOW and writes rename over it, which
 // closes the window for the last component only; a later issue moves to fd-based walking
 // (openat through /proc/self/fd) to close it for every component, and adds mount checks.
-import { lstat, readlink } from "node:fs/promises";
+import { lstat, readlink, realpath } from "node:fs/promises";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { throwIfAborted } from "../core/abort.js";
 import { ResonError } from "../core/errors.js";
@@ -79,8 +79,9 @@ export function checkPathString(root: string, path: unknown): { absolute: string
       "Paths are relative to the workspace root; the home directory is outside the workspace.",
     );
   }
-  if (Buffer.byteLength(path) > MAX_PATH_BYTES)
+  if (Buffer.byteLength(path) > MAX_PATH_BYTES) {
     throw invalid(path, `it is longer than ${MAX_PATH_BYTES} bytes`);
+  }
   for (const name of path.split("/")) {
     if (Buffer.byteLength(name) > MAX_NAME_BYTES) {
       throw invalid(path, `a name in it is longer than ${MAX_NAME_BYTES} bytes`);
@@ -88,9 +89,31 @@ export function checkPathString(root: string, path: unknown): { absolute: string
   }
   const absolute = resolve(root, path);
   if (!isInside(root, absolute)) {
-    throw outside(path, root, isAbsolute(path) ? "is an absolute path" : "leads (through ..)");
+    throw outside(path, root, isAbsolute(path) ? "is an absolute path" : 'climbs out through ".."');
   }
   return { absolute, relative: relativeToRoot(root, absolute) };
+}
+
+/**
+ * The common case in one system call: a path with no ".." that exists. realpath(3) follows
+ * every link the way the kernel will at use, so the answer is the same as the walk below.
+ * Anything else (missing tail, "..", an error) takes the walk, which explains its refusals.
+ */
+async function resolveExisting(
+  root: string,
+  path: string,
+  lexical: { absolute: string; relative: string },
+): Promise<ResolvedPath | undefined> {
+  if (path.split("/").includes("..")) return undefined;
+  let real: string;
+  try {
+    real = await realpath(lexical.absolute);
+  } catch {
+    return undefined;
+  }
+  if (!isInside(root, real))
+    throw outside(lexical.relative, root, `resolves through a symbolic link to ${real}`);
+  return { relative: lexical.relative, real, exists: true };
 }
 
 /**
@@ -103,6 +126,8 @@ export function checkPathString(root: string, path: unknown): { absolute: string
 export async function resolvePath(root: string, path: unknown, signal?: AbortSignal): Promise<ResolvedPath> {
   throwIfAborted(signal);
   const lexical = checkPathString(root, path);
+  const fast = await resolveExisting(root, path as string, lexical);
+  if (fast) return fast;
   const pending = lexical.relative === "." ? [] : lexical.relative.split("/");
   let current = root;
   let hops = 0;
@@ -116,8 +141,11 @@ export async function resolvePath(root: string, path: unknown, signal?: AbortSig
     const next = join(current, name);
     const info = await lstat(next).catch((error: NodeJS.ErrnoException) => {
       if (error.code === "ENOENT") return undefined;
+      // Whatever went wrong out there (no such directory, no permission), the answer is "outside".
+      if (!isInside(root, current)) {
+        throw outside(lexical.relative, root, `resolves through a symbolic link to ${current}`);
+      }
       if (error.code !== "ENOTDIR") throw error;
-      if (!isInside(root, current)) throw outside(lexical.relative, root, `resolves through a symbolic link to ${current}`);
       throw new ResonError(
         "not_a_directory",
         `${relativeToRoot(root, current)} is a file, not a directory, so ${lexical.relative} cannot exist.`,
@@ -128,11 +156,13 @@ export async function resolvePath(root: string, path: unknown, signal?: AbortSig
       const rest = [name, ...pending].filter((part) => part !== "" && part !== ".");
       // A ".." after a missing name cannot be resolved physically; collapsing it by string
       // could land on an unchecked symlink, so refuse.
-      if (rest.includes(".."))
+      if (rest.includes("..")) {
         throw invalid(lexical.relative, "it goes through a directory that does not exist");
+      }
       const real = join(current, ...rest);
-      if (!isInside(root, real))
+      if (!isInside(root, real)) {
         throw outside(lexical.relative, root, `resolves through a symbolic link to ${real}`);
+      }
       return { relative: lexical.relative, real, exists: false };
     }
     if (info.isSymbolicLink()) {

@@ -79,13 +79,14 @@ export async function searchWithJs(scope: SearchScope, regex: RegExp): Promise<S
     if (scope.filter && !scope.startIsFile && !scope.filter(path)) continue;
     const bytes = await readSearchable(join(scope.root, path), scope.maxFileBytes);
     if (bytes === undefined) continue;
-    const lines = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8").split("\n");
+    const lines = bytes.toString("utf8").split("\n");
     if (lines.at(-1) === "") lines.pop();
     for (let index = 0; index < lines.length; index += 1) {
       const line = lines[index]!;
       if (!regex.test(line)) continue;
-      if (matches.length >= scope.maxMatches)
+      if (matches.length >= scope.maxMatches) {
         return { matches, truncated: true, filesTruncated: walked.truncated, engine: "js" };
+      }
       matches.push({ path, line: index + 1, text: cutLine(line, scope.maxLineChars) });
     }
   }
@@ -93,7 +94,7 @@ export async function searchWithJs(scope: SearchScope, regex: RegExp): Promise<S
 }
 
 /** The file's bytes, or undefined when it is too large, binary, or unreadable (skipped as rg does). */
-async function readSearchable(path: string, maxBytes: number): Promise<Uint8Array | undefined> {
+async function readSearchable(path: string, maxBytes: number): Promise<Buffer | undefined> {
   const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch(
     () => undefined,
   );
@@ -138,6 +139,10 @@ export function searchWithRipgrep(
     "--sort=path",
     "--hidden",
     "--no-require-git",
+    // Only the ignore files inside the tree count, as in the JS walk (ripgrep still reads
+    // those in directories above the workspace root; the JS walk does not).
+    "--no-ignore-exclude",
+    "--no-ignore-global",
     "--no-config",
     "--glob=!.git",
     `--max-filesize=${scope.maxFileBytes}`,

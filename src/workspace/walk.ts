@@ -5,7 +5,7 @@ import type { Dirent } from "node:fs";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { throwIfAborted } from "../core/abort.js";
-import { type IgnoreLayer, isIgnored, loadIgnoreLayer } from "./ignore-rules.js";
+import { admitDirectory, type IgnoreLayer, isIgnored, loadIgnoreLayer } from "./ignore-rules.js";
 
 export interface WalkOptions {
   /** Stop after this many files (default 20,000). */
@@ -34,28 +34,30 @@ export async function walkFiles(root: string, start: string, options: WalkOption
   const files: string[] = [];
   let truncated = false;
 
-  // The rules of the start directory's ancestors apply below it too.
-  const layers: IgnoreLayer[] = [];
+  // The rules of the start directory's ancestors apply below it too, but the start itself
+  // (and the way down to it) is searched even if ignored: the caller named it.
+  let ancestors: IgnoreLayer[] = [];
   const parts = startDir === "" ? [] : startDir.split("/");
-  for (let depth = 0; depth <= parts.length; depth += 1) {
+  for (let depth = 0; depth < parts.length; depth += 1) {
     const layer = await loadIgnoreLayer(root, parts.slice(0, depth).join("/"));
-    if (layer) layers.push(layer);
+    if (layer) ancestors.push(layer);
+    ancestors = admitDirectory(ancestors, parts.slice(0, depth + 1).join("/"));
   }
 
-  const visit = async (dir: string, active: readonly IgnoreLayer[]): Promise<void> => {
+  const visit = async (dir: string, inherited: readonly IgnoreLayer[]): Promise<void> => {
     throwIfAborted(options.signal);
     const entries = await readdir(join(root, dir), { withFileTypes: true }).catch(
       (): Dirent[] => [], // unreadable directories are skipped, as ripgrep does
     );
+    const own = await loadIgnoreLayer(root, dir, new Set(entries.map((entry) => entry.name)));
+    const active = own ? [...inherited, own] : inherited;
     entries.sort((a, b) => compareNames(a.name, b.name));
     for (const entry of entries) {
       if (truncated) return;
       if (entry.name === ".git") continue;
       const path = dir === "" ? entry.name : `${dir}/${entry.name}`;
       if (entry.isDirectory()) {
-        if (isIgnored(active, path, true)) continue;
-        const layer = await loadIgnoreLayer(root, path);
-        await visit(path, layer ? [...active, layer] : active);
+        if (!isIgnored(active, path, true)) await visit(path, admitDirectory(active, path));
         continue;
       }
       if (!entry.isFile() || isIgnored(active, path, false)) continue;
@@ -66,6 +68,6 @@ export async function walkFiles(root: string, start: string, options: WalkOption
       files.push(path);
     }
   };
-  await visit(startDir, layers);
+  await visit(startDir, ancestors);
   return { files, truncated };
 }

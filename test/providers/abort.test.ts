@@ -13,7 +13,7 @@ describe.each(PROTOCOLS)("cancelling over $name", (protocol) => {
   // timeout (5 s) is what proves promptness.
   it("an abort mid-stream ends the call with `aborted`", { timeout: 5_000 }, async () => {
     fake.server.enqueue({ text: LONG_TEXT, chunkDelayMs: 200 });
-    const provider = await providerFor(protocol, fake.server, { timeouts: { idleTimeoutMs: 10_000 } });
+    const provider = await providerFor(protocol, fake.server);
     const controller = new AbortController();
     const onEvent = (event: ChatStreamEvent) => {
       if (event.type === "text_delta") controller.abort();

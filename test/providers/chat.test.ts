@@ -70,6 +70,7 @@ describe.each(PROTOCOLS)("chat over $name", (protocol) => {
     const [request] = fake.server.requests;
     const body = request?.body as Record<string, unknown>;
     const key = protocol.settings(fake.server).apiKey;
+    expect(Object.keys(request?.headers ?? {}).filter((name) => name.startsWith("x-reson"))).toEqual([]);
     if (protocol.protocol === "openai") {
       expect(request?.headers.authorization).toBe(`Bearer ${key}`);
       expect(body.messages).toEqual(

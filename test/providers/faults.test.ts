@@ -1,6 +1,14 @@
 import { describe, expect, it, vi } from "vitest";
 import type { FakeReply } from "../support/fake-model-server.js";
-import { ask, collector, PROTOCOLS, providerFor, rejection, useFakeServer } from "./harness.js";
+import {
+  ask,
+  collector,
+  PROTOCOLS,
+  providerFor,
+  rejection,
+  SHORT_TIMEOUTS,
+  useFakeServer,
+} from "./harness.js";
 
 describe.each(PROTOCOLS)("faults over $name", (protocol) => {
   const fake = useFakeServer();
@@ -76,8 +84,8 @@ describe.each(PROTOCOLS)("faults over $name", (protocol) => {
   it("no response headers fail as provider_timeout, retried", async () => {
     fake.server.enqueue({ fault: "hang" }, { fault: "hang" });
     const provider = await providerFor(protocol, fake.server, {
+      ...SHORT_TIMEOUTS,
       retry: { maxAttempts: 2, baseDelayMs: 5, jitter: 0 },
-      timeouts: { headersTimeoutMs: 300, idleTimeoutMs: 300 },
     });
     const error = await rejection(provider.chat(ask("hi")));
 
@@ -88,7 +96,7 @@ describe.each(PROTOCOLS)("faults over $name", (protocol) => {
 
   it("silence after the first chunk fails as provider_timeout (idle watchdog), then recovers", async () => {
     fake.server.enqueue({ fault: "stall" }, { text: "second try" });
-    const provider = await providerFor(protocol, fake.server);
+    const provider = await providerFor(protocol, fake.server, SHORT_TIMEOUTS);
     const { events, onEvent } = collector();
     const result = await provider.chat(ask("hi"), { onEvent });
 

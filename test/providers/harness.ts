@@ -44,8 +44,17 @@ export const PROTOCOLS: ProtocolCase[] = [
   },
 ];
 
-/** Tiny delays so retry tests take milliseconds; a Retry-After still sets its own wait. */
+/**
+ * Tiny retry delays so retry tests take milliseconds (a Retry-After still sets its own wait);
+ * timeouts long enough that a busy machine never trips them by accident.
+ */
 export const FAST: CreateProviderOptions = {
+  retry: { baseDelayMs: 5, maxDelayMs: 20, jitter: 0 },
+  timeouts: { headersTimeoutMs: 5_000, idleTimeoutMs: 5_000 },
+};
+
+/** For the tests that wait for a watchdog on purpose. */
+export const SHORT_TIMEOUTS: CreateProviderOptions = {
   retry: { baseDelayMs: 5, maxDelayMs: 20, jitter: 0 },
   timeouts: { headersTimeoutMs: 300, idleTimeoutMs: 300 },
 };

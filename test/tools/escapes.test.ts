@@ -29,13 +29,13 @@ const operations: Array<[string, (path: string) => [string, Record<string, unkno
 
 describe.each(operations)("%s refuses every escape", (operation, makeCall) => {
   it.each(escapeCaseNames())("%s", async (name) => {
-    const escape = escapeCases(h.layout).find((c) => c.name === name)!;
-    const [tool, args] = makeCall(escape.path);
+    const exit = escapeCases(h.layout).find((c) => c.name === name)!;
+    const [tool, args] = makeCall(exit.path);
     const call = operation === "grep (js)" ? h.variant({ grepEngine: "js" }) : h.call;
     const before = await h.layout.snapshotOutside();
     const result = await call(tool, args);
     expect(result.ok).toBe(false);
-    expect(result.error?.code).toBe(escape.code);
+    expect(result.error?.code).toBe(exit.code);
     expect(result.content).not.toContain(CANARY);
     expect(JSON.stringify(result.error)).not.toContain(CANARY);
     expect(await h.layout.snapshotOutside()).toEqual(before);
@@ -43,11 +43,14 @@ describe.each(operations)("%s refuses every escape", (operation, makeCall) => {
 });
 
 describe("searching the whole workspace never reaches outside", () => {
-  it.each(["auto", "js"] as const)("grep over the root with engine %s finds nothing behind symlinks", async (engine) => {
-    const result = await h.variant({ grepEngine: engine })("grep", { pattern: "CANARY" });
-    expect(result.ok).toBe(true);
-    expect(result.content).toContain("No matches");
-  });
+  it.each(["auto", "js"] as const)(
+    "grep over the root with engine %s finds nothing behind symlinks",
+    async (engine) => {
+      const result = await h.variant({ grepEngine: engine })("grep", { pattern: "CANARY" });
+      expect(result.ok).toBe(true);
+      expect(result.content).toContain("No matches");
+    },
+  );
 
   it("glob over the root lists no file behind a symlink", async () => {
     const result = await h.call("glob", { pattern: "**/*" });

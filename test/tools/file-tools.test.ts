@@ -44,7 +44,9 @@ describe("list_files", () => {
     await h.layout.link({ "out-link": h.layout.outside });
     const result = await h.call("list_files", {});
     expect(result.ok).toBe(true);
-    expect(result.content).toBe(".env.example\na/\nb.txt\nout-link -> (link to outside the workspace, unusable)");
+    expect(result.content).toBe(
+      ".env.example\na/\nb.txt\nout-link -> (link to outside the workspace, unusable)",
+    );
     expect(result.longTermMemory).toBe("listed . (4 entries)");
   });
 
@@ -64,20 +66,27 @@ describe("read_file", () => {
   it("shows numbered lines and the total", async () => {
     await h.layout.write({ "a.txt": "alpha\nbeta\ngamma\n" });
     const result = await h.call("read_file", { path: "a.txt" });
-    expect(result.content).toBe("     1\talpha\n     2\tbeta\n     3\tgamma\n\n[Lines 1-3 of 3; end of file.]");
+    expect(result.content).toBe(
+      "     1\talpha\n     2\tbeta\n     3\tgamma\n\n[Lines 1-3 of 3; end of file.]",
+    );
     expect(result.longTermMemory).toBe("read a.txt lines 1-3 of 3");
   });
 
   it("reads a range and says how to continue", async () => {
     await h.layout.write({ "a.txt": "1\n2\n3\n4\n5\n6" });
     const result = await h.call("read_file", { path: "a.txt", offset: "2", limit: 2 });
-    expect(result.content).toBe("     2\t2\n     3\t3\n\n[Lines 2-3 of 6. Call read_file with offset=4 to read more.]");
+    expect(result.content).toBe(
+      "     2\t2\n     3\t3\n\n[Lines 2-3 of 6. Call read_file with offset=4 to read more.]",
+    );
   });
 
   it("refuses an offset past the end", async () => {
     await h.layout.write({ "a.txt": "only\n" });
     const result = await h.call("read_file", { path: "a.txt", offset: 5 });
-    expect(result.error).toMatchObject({ code: "tool_invalid_arguments", hint: "Use an offset from 1 to 1." });
+    expect(result.error).toMatchObject({
+      code: "tool_invalid_arguments",
+      hint: "Use an offset from 1 to 1.",
+    });
   });
 
   it("refuses offset 0 at validation", async () => {
@@ -112,7 +121,9 @@ describe("read_file", () => {
 
   it("when truncated centrally, gives the exact offset to continue from", async () => {
     const line = (n: number) => `this is line number ${n} of a long file, padded to be quite wide`;
-    await h.layout.write({ "long.txt": `${Array.from({ length: 3000 }, (_, i) => line(i + 1)).join("\n")}\n` });
+    await h.layout.write({
+      "long.txt": `${Array.from({ length: 3000 }, (_, i) => line(i + 1)).join("\n")}\n`,
+    });
     const first = await h.call("read_file", { path: "long.txt" });
     expect(first.meta.truncated).toBe(true);
     const next = Number(/offset=(\d+) to read more\.\]$/.exec(first.content)?.[1]);
@@ -126,7 +137,11 @@ describe("read_file", () => {
 describe("write_file", () => {
   it("creates a file with its parent folders and reports what it wrote", async () => {
     const result = await h.call("write_file", { path: "src/new/x.ts", content: "a\nb\n" });
-    expect(result).toMatchObject({ ok: true, content: "Created src/new/x.ts: 2 lines (4 bytes).", longTermMemory: "wrote src/new/x.ts (2 lines)" });
+    expect(result).toMatchObject({
+      ok: true,
+      content: "Created src/new/x.ts: 2 lines (4 bytes).",
+      longTermMemory: "wrote src/new/x.ts (2 lines)",
+    });
     expect(await fileText("src/new/x.ts")).toBe("a\nb\n");
   });
 
@@ -146,7 +161,11 @@ describe("write_file", () => {
 describe("edit_file", () => {
   it("replaces a unique match and shows the edited region", async () => {
     await h.layout.write({ "a.ts": "const a = 1;\nconst b = 2;\nconst c = 3;\n" });
-    const result = await h.call("edit_file", { path: "a.ts", old_string: "const b = 2;", new_string: "const b = 20;" });
+    const result = await h.call("edit_file", {
+      path: "a.ts",
+      old_string: "const b = 2;",
+      new_string: "const b = 20;",
+    });
     expect(result.ok).toBe(true);
     expect(result.content).toBe(
       "Edited a.ts: replaced 1 occurrence.\n\n     1\tconst a = 1;\n     2\tconst b = 20;\n     3\tconst c = 3;",
@@ -167,7 +186,11 @@ describe("edit_file", () => {
 
   it("says when old_string matches only with different whitespace", async () => {
     await h.layout.write({ "a.ts": "if (x) {\n\treturn 1;\n}\n" });
-    const result = await h.call("edit_file", { path: "a.ts", old_string: "if (x) {\n    return 1;", new_string: "y" });
+    const result = await h.call("edit_file", {
+      path: "a.ts",
+      old_string: "if (x) {\n    return 1;",
+      new_string: "y",
+    });
     expect(result.error?.code).toBe("edit_no_match");
     expect(result.error?.hint).toContain("whitespace");
   });
@@ -185,7 +208,12 @@ describe("edit_file", () => {
 
   it("replaces every match with replace_all", async () => {
     await h.layout.write({ "a.ts": "x = 1;\ny = 2;\nx = 1;\n" });
-    const result = await h.call("edit_file", { path: "a.ts", old_string: "x = 1;", new_string: "x = 3;", replace_all: "true" });
+    const result = await h.call("edit_file", {
+      path: "a.ts",
+      old_string: "x = 1;",
+      new_string: "x = 3;",
+      replace_all: "true",
+    });
     expect(result.content).toBe("Edited a.ts: replaced 2 occurrences.");
     expect(await fileText("a.ts")).toBe("x = 3;\ny = 2;\nx = 3;\n");
   });
@@ -202,7 +230,11 @@ describe("edit_file", () => {
 
   it("keeps CRLF line endings when the model writes LF", async () => {
     await h.layout.write({ "w.txt": "one\r\ntwo\r\nthree\r\n" });
-    const result = await h.call("edit_file", { path: "w.txt", old_string: "one\ntwo", new_string: "uno\ndos\ntres" });
+    const result = await h.call("edit_file", {
+      path: "w.txt",
+      old_string: "one\ntwo",
+      new_string: "uno\ndos\ntres",
+    });
     expect(result.ok).toBe(true);
     expect(await fileText("w.txt")).toBe("uno\r\ndos\r\ntres\r\nthree\r\n");
   });
@@ -214,8 +246,8 @@ describe("edit_file", () => {
   });
 
   it("fails on a missing file", async () => {
-    expect((await h.call("edit_file", { path: "nope.ts", old_string: "a", new_string: "b" })).error?.code).toBe(
-      "file_not_found",
-    );
+    expect(
+      (await h.call("edit_file", { path: "nope.ts", old_string: "a", new_string: "b" })).error?.code,
+    ).toBe("file_not_found");
   });
 });

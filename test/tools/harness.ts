@@ -1,6 +1,11 @@
 // A registry with the built-in tools over a real temporary workspace, and a one-line way to
 // call a tool the way the loop does.
-import { type BuiltinToolsOptions, createBuiltinTools, ToolRegistry, type ToolResult } from "../../src/tools/index.js";
+import {
+  type BuiltinToolsOptions,
+  createBuiltinTools,
+  ToolRegistry,
+  type ToolResult,
+} from "../../src/tools/index.js";
 import { Workspace, type WorkspaceOptions } from "../../src/workspace/index.js";
 import { makeTempLayout, type TempLayout } from "../workspace/temp-dirs.js";
 

@@ -45,7 +45,11 @@ const echoTool: ToolDefinition<typeof echoParams> = {
   },
 };
 
-function tool(name: string, execute: ToolDefinition["execute"], extra: Partial<ToolDefinition> = {}): ToolDefinition {
+function tool(
+  name: string,
+  execute: ToolDefinition["execute"],
+  extra: Partial<ToolDefinition> = {},
+): ToolDefinition {
   return { name, description: name, parameters: Type.Object({}), readOnly: true, execute, ...extra };
 }
 
@@ -73,7 +77,9 @@ describe("ToolRegistry", () => {
   });
 
   it("answers an unknown tool with tool_not_found listing the available names", async () => {
-    const registry = new ToolRegistry().register(echoTool).register(tool("other", async () => ({ content: "" })));
+    const registry = new ToolRegistry()
+      .register(echoTool)
+      .register(tool("other", async () => ({ content: "" })));
     const result = await call(registry, "ech", {});
     expect(result).toMatchObject({ ok: false, content: "", meta: { tool: "ech", truncated: false } });
     expect(result.error?.code).toBe("tool_not_found");
@@ -82,18 +88,30 @@ describe("ToolRegistry", () => {
 
   it("runs a tool and returns its content, memory line and timing", async () => {
     const result = await call(new ToolRegistry().register(echoTool), "echo", { text: "hi", times: 2 });
-    expect(result).toMatchObject({ ok: true, content: "hihi", longTermMemory: "echoed hi", meta: { tool: "echo" } });
+    expect(result).toMatchObject({
+      ok: true,
+      content: "hihi",
+      longTermMemory: "echoed hi",
+      meta: { tool: "echo" },
+    });
     expect(result.meta.durationMs).toBeGreaterThanOrEqual(0);
     expect(result.error).toBeUndefined();
   });
 
   it("coerces primitive strings the way pi-ai does", async () => {
-    const result = await call(new ToolRegistry().register(echoTool), "echo", { text: 42, times: "3", loud: "true" });
+    const result = await call(new ToolRegistry().register(echoTool), "echo", {
+      text: 42,
+      times: "3",
+      loud: "true",
+    });
     expect(result).toMatchObject({ ok: true, content: "424242" });
   });
 
   it("explains invalid arguments field by field, with what was received and the signature", async () => {
-    const result = await call(new ToolRegistry().register(echoTool), "echo", { times: "many", colour: "red" });
+    const result = await call(new ToolRegistry().register(echoTool), "echo", {
+      times: "many",
+      colour: "red",
+    });
     expect(result.ok).toBe(false);
     expect(result.error?.code).toBe("tool_invalid_arguments");
     const message = result.error?.message ?? "";
@@ -135,12 +153,23 @@ describe("ToolRegistry", () => {
       }),
     );
     const result = await call(registry, "crash", {});
-    expect(result.error).toEqual({ code: "tool_failed", message: "crash failed: cannot read x of undefined" });
+    expect(result.error).toEqual({
+      code: "tool_failed",
+      message: "crash failed: cannot read x of undefined",
+    });
+  });
+
+  it("turns a tool that returns nothing into tool_failed", async () => {
+    const registry = new ToolRegistry().register(tool("empty", async () => undefined as never));
+    expect((await call(registry, "empty", {})).error?.code).toBe("tool_failed");
   });
 
   it("keeps the content of a failure that has output", async () => {
     const registry = new ToolRegistry().register(
-      tool("fails", async () => ({ content: "some output", error: new ResonError("command_failed", "exit 1") })),
+      tool("fails", async () => ({
+        content: "some output",
+        error: new ResonError("command_failed", "exit 1"),
+      })),
     );
     const result = await call(registry, "fails", {});
     expect(result).toMatchObject({ ok: false, content: "some output", error: { code: "command_failed" } });
@@ -171,7 +200,9 @@ describe("ToolRegistry", () => {
   });
 
   it("counts calls, successes, failures and time per tool", async () => {
-    const registry = new ToolRegistry().register(echoTool).register(tool("idle", async () => ({ content: "" })));
+    const registry = new ToolRegistry()
+      .register(echoTool)
+      .register(tool("idle", async () => ({ content: "" })));
     await call(registry, "echo", { text: "a" });
     await call(registry, "echo", { text: "b" });
     await call(registry, "echo", {});
@@ -225,7 +256,9 @@ describe("central truncation", () => {
   });
 
   it("marks a result truncated when the tool cut its own output", async () => {
-    const registry = new ToolRegistry().register(tool("capped", async () => ({ content: "a", truncated: true })));
+    const registry = new ToolRegistry().register(
+      tool("capped", async () => ({ content: "a", truncated: true })),
+    );
     expect((await call(registry, "capped", {})).meta.truncated).toBe(true);
   });
 });
@@ -242,7 +275,9 @@ describe("rendering results for the model", () => {
       content: "",
       error: { code: "edit_no_match", message: "old_string was not found.", hint: "Read the file again." },
     };
-    expect(toolResultText(failed)).toBe("Error [edit_no_match]: old_string was not found.\nHint: Read the file again.");
+    expect(toolResultText(failed)).toBe(
+      "Error [edit_no_match]: old_string was not found.\nHint: Read the file again.",
+    );
   });
 
   it("shows the full output once, then only the long-term line", () => {
@@ -256,7 +291,9 @@ describe("rendering results for the model", () => {
     expect(historyText(result, { firstShow: true })).toBe("a very long page");
     expect(historyText(result, { firstShow: false })).toBe("visited the page");
     const failed: ToolResult = { ...result, ok: false, error: { code: "tool_failed", message: "It broke." } };
-    expect(historyText(failed, { firstShow: false })).toBe("Error [tool_failed]: It broke.\nvisited the page");
+    expect(historyText(failed, { firstShow: false })).toBe(
+      "Error [tool_failed]: It broke.\nvisited the page",
+    );
   });
 
   it("keeps the full output in history when the tool did not ask for once-only", () => {

@@ -1,4 +1,6 @@
+import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Workspace } from "../../src/workspace/index.js";
 import { type Harness, makeHarness } from "./harness.js";
 
 let h: Harness;
@@ -13,6 +15,7 @@ beforeAll(async () => {
     "src/util/strings.ts": "export const todo = 'lowercase todo';\n",
     "src/.gitignore": "generated.ts\n",
     "src/generated.ts": "// TODO generated\n",
+    "src/notes.log": "TODO ignored by the root's *.log\n",
     "dist/main.js": "// TODO built\n",
     "debug.log": "TODO in a log\n",
     "node_modules/pkg/index.js": "// TODO dependency\n",
@@ -73,7 +76,18 @@ describe.each(["auto", "js"] as const)("grep (engine %s)", (engine) => {
     expect((await grep({ pattern: "load", path: "src/load.ts" })).content).toBe(
       "src/load.ts:1: export function load() {",
     );
-    expect((await grep({ pattern: "return", path: "src" })).content).toBe("src/load.ts:2:   return fetchConfig();");
+    expect((await grep({ pattern: "return", path: "src" })).content).toBe(
+      "src/load.ts:2:   return fetchConfig();",
+    );
+  });
+
+  it("searches an ignored folder when pointed at it", async () => {
+    expect((await grep({ pattern: "TODO", path: "node_modules" })).content).toBe(
+      "node_modules/pkg/index.js:1: // TODO dependency",
+    );
+    expect((await grep({ pattern: "TODO", path: "dist/main.js" })).content).toBe(
+      "dist/main.js:1: // TODO built",
+    );
   });
 
   it("filters files with a glob, rg-style", async () => {
@@ -110,12 +124,18 @@ describe.each(["auto", "js"] as const)("grep (engine %s)", (engine) => {
 });
 
 describe("grep engines", () => {
-  it.skipIf(!process.env.PATH?.split(":").some((dir) => dir && require("node:fs").existsSync(`${dir}/rg`)))(
-    "uses ripgrep when it is installed",
-    () => {
-      expect(h.workspace.ripgrep).toBeTruthy();
-    },
-  );
+  // ripgrep is a system package (apt-get install ripgrep); without it "auto" is the JS engine.
+  const hasRipgrep = (process.env.PATH ?? "").split(":").some((dir) => dir !== "" && existsSync(`${dir}/rg`));
+
+  it.skipIf(!hasRipgrep)("uses ripgrep for auto when it is installed, the JS scan for js", async () => {
+    expect((await h.workspace.search("TODO")).engine).toBe("ripgrep");
+    expect((await h.workspace.search("TODO", { engine: "js" })).engine).toBe("js");
+  });
+
+  it("falls back to the JS scan when ripgrep is switched off", async () => {
+    const noRg = await Workspace.open(h.layout.root, { ripgrep: false });
+    expect((await noRg.search("TODO")).engine).toBe("js");
+  });
 
   it("caps the number of matches and says how to narrow", async () => {
     await h.layout.write({ "many.txt": "hit\n".repeat(700) });

@@ -41,7 +41,13 @@ describe("running commands", () => {
   it("runs in the workspace root and returns the exit code as data", async () => {
     const result = await ws.runCommand("pwd; exit 3");
     expect(result.output).toBe(`${layout.root}\n`);
-    expect(result).toMatchObject({ exitCode: 3, signal: null, timedOut: false, aborted: false, truncated: false });
+    expect(result).toMatchObject({
+      exitCode: 3,
+      signal: null,
+      timedOut: false,
+      aborted: false,
+      truncated: false,
+    });
   });
 
   it("merges stdout and stderr in the order they were written", async () => {
@@ -115,9 +121,12 @@ describe("running commands", () => {
   });
 
   it("caps the output, keeping its head and tail with a marker", async () => {
-    const result = await ws.runCommand("printf 'BEGIN'; head -c 100000 /dev/zero | tr '\\0' x; printf 'END'", {
-      maxOutputBytes: 1000,
-    });
+    const result = await ws.runCommand(
+      "printf 'BEGIN'; head -c 100000 /dev/zero | tr '\\0' x; printf 'END'",
+      {
+        maxOutputBytes: 1000,
+      },
+    );
     expect(result.truncated).toBe(true);
     expect(result.outputBytes).toBe(100_008);
     expect(result.output.startsWith("BEGIN")).toBe(true);
@@ -126,7 +135,9 @@ describe("running commands", () => {
   });
 
   it("cuts capped output at character boundaries", async () => {
-    const result = await ws.runCommand("for i in $(seq 1 500); do printf 'é€'; done", { maxOutputBytes: 101 });
+    const result = await ws.runCommand("for i in $(seq 1 500); do printf 'é€'; done", {
+      maxOutputBytes: 101,
+    });
     expect(result.output).not.toContain("\uFFFD");
   });
 });

@@ -73,6 +73,11 @@ export function escapeCases(layout: TempLayout): EscapeCase[] {
 
 /** The case names, for test.each before the temporary folders exist. */
 export function escapeCaseNames(): string[] {
-  const placeholder = { base: "/b", root: "/b/ws", outside: "/b/outside", sibling: "/b/ws-evil" } as TempLayout;
+  const placeholder = {
+    base: "/b",
+    root: "/b/ws",
+    outside: "/b/outside",
+    sibling: "/b/ws-evil",
+  } as TempLayout;
   return escapeCases(placeholder).map((c) => c.name);
 }

@@ -34,7 +34,9 @@ describe("reading text", () => {
   });
 
   it("refuses a binary file with a clear error", async () => {
-    await layout.write({ "img.png": Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]) });
+    await layout.write({
+      "img.png": Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]),
+    });
     const error = await errorOf(ws.readText("img.png"));
     expect(error.code).toBe("file_binary");
     expect(error.message).toContain("img.png");
@@ -100,7 +102,7 @@ describe("writing text", () => {
 describe("listing and stat", () => {
   it("lists entries sorted by name with their kinds", async () => {
     await layout.write({ "b.txt": "", "a/x.txt": "", ".hidden": "" });
-    await layout.link({ "to-a": "a", "out": layout.outside, broken: "missing" });
+    await layout.link({ "to-a": "a", out: layout.outside, broken: "missing" });
     const entries = await ws.list(".");
     expect(entries).toEqual([
       { name: ".hidden", kind: "file" },
@@ -168,6 +170,18 @@ describe("walking", () => {
 
   it("applies the ancestors' rules when starting in a subfolder", async () => {
     expect((await ws.walk("src")).files).toEqual(["src/.gitignore", "src/.ignore", "src/b.ts"]);
+  });
+
+  it("walks a folder it is pointed at even if ignored, still applying file rules inside", async () => {
+    await layout.write({ "build/keep.ts": "", "build/trace.log": "", "build/node_modules/x.js": "" });
+    await writeFile(join(layout.root, ".gitignore"), "build/\n*.log\nnode_modules/\n");
+    expect((await ws.walk("build")).files).toEqual(["build/keep.ts", "build/out.js"]);
+  });
+
+  it("lets a deeper ignore file re-include a folder a shallower one ignores", async () => {
+    await layout.write({ "src/build/kept.ts": "", "src/build/x.log": "", "src/.gitignore": "!build/\n" });
+    expect((await ws.walk("src")).files).toContain("src/build/kept.ts");
+    expect((await ws.walk("src")).files).not.toContain("src/build/x.log");
   });
 
   it("stops at the file cap and says so", async () => {

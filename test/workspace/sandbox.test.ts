@@ -82,8 +82,8 @@ describe("the path sandbox", () => {
   });
 
   it.each(escapeCaseNames())("refuses: %s", async (name) => {
-    const escape = escapeCases(layout).find((c) => c.name === name)!;
-    expect(await codeOf(ws.resolve(escape.path))).toBe(escape.code);
+    const exit = escapeCases(layout).find((c) => c.name === name)!;
+    expect(await codeOf(ws.resolve(exit.path))).toBe(exit.code);
   });
 
   it("says which path was refused and why, with a hint", async () => {
@@ -95,12 +95,12 @@ describe("the path sandbox", () => {
 
   it("never reads or writes through an escape, whatever the operation", async () => {
     const before = await layout.snapshotOutside();
-    for (const escape of escapeCases(layout)) {
-      expect(await codeOf(ws.readText(escape.path))).toBe(escape.code);
-      expect(await codeOf(ws.writeText(escape.path, "PWNED"))).toBe(escape.code);
-      expect(await codeOf(ws.list(escape.path))).toBe(escape.code);
-      expect(await codeOf(ws.stat(escape.path))).toBe(escape.code);
-      expect(await codeOf(ws.walk(escape.path))).toBe(escape.code);
+    for (const exit of escapeCases(layout)) {
+      expect(await codeOf(ws.readText(exit.path))).toBe(exit.code);
+      expect(await codeOf(ws.writeText(exit.path, "PWNED"))).toBe(exit.code);
+      expect(await codeOf(ws.list(exit.path))).toBe(exit.code);
+      expect(await codeOf(ws.stat(exit.path))).toBe(exit.code);
+      expect(await codeOf(ws.walk(exit.path))).toBe(exit.code);
     }
     expect(await layout.snapshotOutside()).toEqual(before);
   });
@@ -144,7 +144,10 @@ describe("the path sandbox under generated paths", () => {
     const before = await layout.snapshotOutside();
     const prefixes = ["", "/", `${layout.root}/`, `${layout.base}/`, "./"];
     const pathArb = fc
-      .tuple(fc.constantFrom(...prefixes), fc.array(fc.constantFrom(...segments), { minLength: 1, maxLength: 7 }))
+      .tuple(
+        fc.constantFrom(...prefixes),
+        fc.array(fc.constantFrom(...segments), { minLength: 1, maxLength: 7 }),
+      )
       .map(([prefix, parts]) => prefix + parts.join("/"));
     await fc.assert(
       fc.asyncProperty(pathArb, async (path) => {

@@ -4,9 +4,9 @@
 import { Type } from "typebox";
 import { abortError } from "../../core/abort.js";
 import { ResonError } from "../../core/errors.js";
+import { DEFAULT_COMMAND_TIMEOUT_MS } from "../../workspace/index.js";
 import type { ToolDefinition } from "../types.js";
 
-export const DEFAULT_COMMAND_TIMEOUT_MS = 120_000;
 export const MAX_COMMAND_TIMEOUT_MS = 600_000;
 /** Kept by the workspace (head and tail); central truncation then cuts to its own limits. */
 const COMMAND_OUTPUT_BYTES = 256 * 1024;

@@ -39,10 +39,12 @@ export const globTool: ToolDefinition<typeof parameters> = {
       };
     }
     const lines = found.paths.slice(0, MAX_RESULTS);
-    if (total > MAX_RESULTS)
+    if (total > MAX_RESULTS) {
       lines.push(`[Showing ${MAX_RESULTS} of ${total} files; narrow the pattern or path.]`);
-    if (found.truncated)
+    }
+    if (found.truncated) {
       lines.push("[The search stopped early: too many files under this path; results may be incomplete.]");
+    }
     return {
       content: lines.join("\n"),
       longTermMemory: `glob ${args.pattern}: ${total} file${total === 1 ? "" : "s"}`,

@@ -65,8 +65,9 @@ export function createGrepTool(options: GrepToolOptions = {}): ToolDefinition<ty
           `[Showing the first ${MAX_MATCHES} matches; narrow the pattern, path or glob to see the others.]`,
         );
       }
-      if (found.filesTruncated)
+      if (found.filesTruncated) {
         lines.push("[The search stopped early: too many files under this path; narrow path.]");
+      }
       return {
         content: lines.join("\n"),
         longTermMemory: summary,

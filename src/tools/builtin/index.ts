@@ -17,7 +17,7 @@ export interface BuiltinToolsOptions {
 }
 
 export function createBuiltinTools(options: BuiltinToolsOptions = {}): ToolDefinition[] {
-  const tools = [
+  return [
     listFilesTool,
     readFileTool,
     writeFileTool,
@@ -28,8 +28,7 @@ export function createBuiltinTools(options: BuiltinToolsOptions = {}): ToolDefin
       options.commandTimeoutMs === undefined ? {} : { defaultTimeoutMs: options.commandTimeoutMs },
     ),
   ];
-  return tools as unknown as ToolDefinition[];
 }
 
-export { DEFAULT_COMMAND_TIMEOUT_MS, MAX_COMMAND_TIMEOUT_MS } from "./execute-command.js";
+export { MAX_COMMAND_TIMEOUT_MS } from "./execute-command.js";
 export { DEFAULT_READ_LIMIT } from "./read-file.js";

@@ -36,8 +36,9 @@ export const readFileTool: ToolDefinition<typeof parameters> = {
     const file = await ctx.workspace.readText(args.path, { signal: ctx.signal });
     const lines = splitLines(file.text.startsWith("\uFEFF") ? file.text.slice(1) : file.text);
     const total = lines.length;
-    if (total === 0)
+    if (total === 0) {
       return { content: `(${file.path} is empty)`, longTermMemory: `read ${file.path} (empty)` };
+    }
     const offset = args.offset ?? 1;
     if (offset > total) {
       throw new ResonError(

@@ -34,6 +34,7 @@ try {
     apiKey,
     maxIterations: steps,
   });
+  const createdAt = performance.now();
   let toolCalls = 0;
   const result = await agent.run(prompt, {
     onEvent: (event) => {
@@ -60,6 +61,8 @@ try {
     maxRssMb: round(ru.maxRSS / 1024),
     heapUsedMb: round(process.memoryUsage().heapUsed / 1048576),
     finalText: result.finalText.slice(0, 200),
+    // Inside loopMs: config, workspace, tools and the provider SDK's first load.
+    createAgentMs: round(createdAt - loopStart),
   };
   process.stdout.write(`BENCH_RESULT ${JSON.stringify(out)}\n`);
   if (!out.finalOk) process.exitCode = 1;

@@ -2,9 +2,27 @@
 import { ResonError } from "../core/errors.js";
 import type { PartialConfig } from "./schema.js";
 
-type Setter = (config: PartialConfig, value: string) => void;
+type Kind = "string" | "integer";
 
-function integer(name: string, raw: string): number {
+/** Each variable and where it lands in the config: [top-level key] or [section, key]. */
+const VARIABLES: ReadonlyArray<readonly [name: string, path: readonly string[], kind: Kind]> = [
+  ["RESON_PROVIDER", ["provider"], "string"],
+  ["RESON_MODEL", ["model"], "string"],
+  ["RESON_BASE_URL", ["baseUrl"], "string"],
+  ["RESON_CONTEXT_WINDOW", ["contextWindow"], "integer"],
+  ["RESON_MAX_ITERATIONS", ["maxIterations"], "integer"],
+  ["RESON_RETRY_MAX_ATTEMPTS", ["retry", "maxAttempts"], "integer"],
+  ["RESON_RETRY_BASE_DELAY_MS", ["retry", "baseDelayMs"], "integer"],
+  ["RESON_RETRY_MAX_DELAY_MS", ["retry", "maxDelayMs"], "integer"],
+  ["RESON_HEADERS_TIMEOUT_MS", ["timeouts", "headersMs"], "integer"],
+  ["RESON_IDLE_TIMEOUT_MS", ["timeouts", "idleMs"], "integer"],
+  ["RESON_COMMAND_TIMEOUT_MS", ["tools", "commandTimeoutMs"], "integer"],
+];
+
+export const CONFIG_ENV_VARS = VARIABLES.map(([name]) => name);
+
+function parse(name: string, raw: string, kind: Kind): string | number {
+  if (kind === "string") return raw;
   const value = Number(raw);
   if (!Number.isInteger(value)) {
     throw new ResonError("config_invalid", `${name}=${JSON.stringify(raw)} is not an integer.`, {
@@ -14,49 +32,19 @@ function integer(name: string, raw: string): number {
   return value;
 }
 
-const SETTERS: Record<string, Setter> = {
-  RESON_PROVIDER: (c, v) => {
-    c.provider = v as PartialConfig["provider"];
-  },
-  RESON_MODEL: (c, v) => {
-    c.model = v;
-  },
-  RESON_BASE_URL: (c, v) => {
-    c.baseUrl = v;
-  },
-  RESON_CONTEXT_WINDOW: (c, v) => {
-    c.contextWindow = integer("RESON_CONTEXT_WINDOW", v);
-  },
-  RESON_MAX_ITERATIONS: (c, v) => {
-    c.maxIterations = integer("RESON_MAX_ITERATIONS", v);
-  },
-  RESON_RETRY_MAX_ATTEMPTS: (c, v) => {
-    c.retry = { ...c.retry, maxAttempts: integer("RESON_RETRY_MAX_ATTEMPTS", v) };
-  },
-  RESON_RETRY_BASE_DELAY_MS: (c, v) => {
-    c.retry = { ...c.retry, baseDelayMs: integer("RESON_RETRY_BASE_DELAY_MS", v) };
-  },
-  RESON_RETRY_MAX_DELAY_MS: (c, v) => {
-    c.retry = { ...c.retry, maxDelayMs: integer("RESON_RETRY_MAX_DELAY_MS", v) };
-  },
-  RESON_HEADERS_TIMEOUT_MS: (c, v) => {
-    c.timeouts = { ...c.timeouts, headersMs: integer("RESON_HEADERS_TIMEOUT_MS", v) };
-  },
-  RESON_IDLE_TIMEOUT_MS: (c, v) => {
-    c.timeouts = { ...c.timeouts, idleMs: integer("RESON_IDLE_TIMEOUT_MS", v) };
-  },
-  RESON_COMMAND_TIMEOUT_MS: (c, v) => {
-    c.tools = { ...c.tools, commandTimeoutMs: integer("RESON_COMMAND_TIMEOUT_MS", v) };
-  },
-};
-
-export const CONFIG_ENV_VARS = Object.keys(SETTERS);
-
 export function configFromEnv(env: NodeJS.ProcessEnv): PartialConfig {
-  const config: PartialConfig = {};
-  for (const [name, set] of Object.entries(SETTERS)) {
+  const config: Record<string, unknown> = {};
+  for (const [name, path, kind] of VARIABLES) {
     const raw = env[name]?.trim();
-    if (raw) set(config, raw);
+    if (!raw) continue;
+    const value = parse(name, raw, kind);
+    const [first, second] = path as [string, string | undefined];
+    if (second === undefined) {
+      config[first] = value;
+      continue;
+    }
+    config[first] = { ...(config[first] as Record<string, unknown> | undefined), [second]: value };
   }
-  return config;
+  // Shape and ranges are checked by the caller against the schema, naming "environment".
+  return config as PartialConfig;
 }

@@ -84,14 +84,19 @@ export interface WarningEvent extends EventBase {
   message: string;
 }
 
-export interface RunEndEvent extends EventBase {
-  type: "run_end";
+/** How a run ended: carried by run_end and returned by Agent.run. */
+export interface RunSummary {
   status: RunStatus;
+  /** The model's final answer; on failure, the last text it produced. */
   finalText: string;
   steps: number;
   usage: Usage;
   durationMs: number;
   error?: SerializedError;
+}
+
+export interface RunEndEvent extends EventBase, RunSummary {
+  type: "run_end";
 }
 
 export type ResonEvent =

@@ -7,7 +7,8 @@
 // seen. Reads open the last component with O_NOFOLLOW and writes rename over it, which
 // closes the window for the last component only; a later issue moves to fd-based walking
 // (openat through /proc/self/fd) to close it for every component, and adds mount checks.
-import { lstat, readlink, realpath } from "node:fs/promises";
+import { realpathSync } from "node:fs";
+import { lstat, readlink } from "node:fs/promises";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { throwIfAborted } from "../core/abort.js";
 import { ResonError } from "../core/errors.js";
@@ -98,16 +99,17 @@ export function checkPathString(root: string, path: unknown): { absolute: string
  * The common case in one system call: a path with no ".." that exists. realpath(3) follows
  * every link the way the kernel will at use, so the answer is the same as the walk below.
  * Anything else (missing tail, "..", an error) takes the walk, which explains its refusals.
+ * Synchronous: a path lookup is cheaper than a round trip through the thread pool.
  */
-async function resolveExisting(
+function resolveExisting(
   root: string,
   path: string,
   lexical: { absolute: string; relative: string },
-): Promise<ResolvedPath | undefined> {
+): ResolvedPath | undefined {
   if (path.split("/").includes("..")) return undefined;
   let real: string;
   try {
-    real = await realpath(lexical.absolute);
+    real = realpathSync.native(lexical.absolute);
   } catch {
     return undefined;
   }
@@ -126,7 +128,7 @@ async function resolveExisting(
 export async function resolvePath(root: string, path: unknown, signal?: AbortSignal): Promise<ResolvedPath> {
   throwIfAborted(signal);
   const lexical = checkPathString(root, path);
-  const fast = await resolveExisting(root, path as string, lexical);
+  const fast = resolveExisting(root, path as string, lexical);
   if (fast) return fast;
   const pending = lexical.relative === "." ? [] : lexical.relative.split("/");
   let current = root;

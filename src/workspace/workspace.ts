@@ -1,8 +1,8 @@
 // The workspace: one root folder and every operation tools may do in it. Each path goes
 // through the sandbox (sandbox.ts) at the moment of use; errors come out as ResonErrors
 // that name the workspace-relative path.
-import { accessSync, constants } from "node:fs";
-import { mkdir, open, readdir, realpath, stat } from "node:fs/promises";
+import { accessSync, closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { mkdir, readdir, realpath, stat } from "node:fs/promises";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { abortError, throwIfAborted } from "../core/abort.js";
 import { writeFileAtomic } from "../core/atomic-write.js";
@@ -30,6 +30,27 @@ import { decodeText, looksBinary } from "./text-file.js";
 import { compareNames, DEFAULT_MAX_WALK_FILES, type WalkResult, walkFiles } from "./walk.js";
 
 export const DEFAULT_MAX_READ_BYTES = 10 * 1024 * 1024;
+
+/**
+ * Reads a file to its end, or to one byte past `maxBytes` (so the caller can tell it is too
+ * large). `expected` is the size fstat gave; a file that grows meanwhile is still read whole.
+ */
+function readUpTo(fd: number, expected: number, maxBytes: number): Buffer {
+  let buffer = Buffer.allocUnsafe(Math.min(expected, maxBytes) + 1);
+  let length = 0;
+  for (;;) {
+    if (length === buffer.length) {
+      if (length > maxBytes) break;
+      const grown = Buffer.allocUnsafe(Math.min(buffer.length * 2, maxBytes + 1));
+      buffer.copy(grown, 0, 0, length);
+      buffer = grown;
+    }
+    const read = readSync(fd, buffer, length, buffer.length - length, null);
+    if (read === 0) break;
+    length += read;
+  }
+  return buffer.subarray(0, length);
+}
 
 export interface WorkspaceOptions {
   /** Largest file `readText` and the JS grep read, in bytes; default 10 MiB. */
@@ -187,13 +208,13 @@ export class Workspace {
     const target = await this.existing(path, options.signal);
     const maxBytes = options.maxBytes ?? this.maxReadBytes;
     return this.guard(target.relative, options.signal, async () => {
-      // O_NOFOLLOW: a symlink swapped in after the check is refused, not followed.
-      const handle = await open(
-        target.real,
-        constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK,
-      );
+      throwIfAborted(options.signal);
+      // Synchronous on purpose: one regular file of at most maxBytes, where four thread-pool
+      // round trips (open, stat, read, close) cost more than the work. O_NOFOLLOW: a symlink
+      // swapped in after the check is refused, not followed; O_NONBLOCK: a FIFO cannot hang us.
+      const fd = openSync(target.real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
       try {
-        const info = await handle.stat();
+        const info = fstatSync(fd);
         if (info.isDirectory()) throw toFsError({ code: "EISDIR" }, target.relative);
         if (!info.isFile()) {
           throw new ResonError("not_a_file", `${target.relative} is not a regular file.`, {
@@ -201,7 +222,7 @@ export class Workspace {
           });
         }
         if (info.size > maxBytes) throw tooLarge(target.relative, info.size, maxBytes);
-        const bytes = await handle.readFile({ signal: options.signal });
+        const bytes = readUpTo(fd, info.size, maxBytes);
         if (bytes.length > maxBytes) throw tooLarge(target.relative, bytes.length, maxBytes);
         if (looksBinary(bytes)) {
           throw new ResonError(
@@ -215,7 +236,7 @@ export class Workspace {
         }
         return { path: target.relative, text: decodeText(bytes), bytes: bytes.length };
       } finally {
-        await handle.close();
+        closeSync(fd);
       }
     });
   }

@@ -210,3 +210,47 @@ describe("parallel read-only tools", () => {
     }
   });
 });
+
+describe("two-layer tool results", () => {
+  it("an output marked includeOutputOnlyOnce is shown in full once, then only as its long-term line", async () => {
+    const { Type } = await import("typebox");
+    const server = await startFakeModelServer({
+      replies: [
+        { toolCalls: [{ name: "fetch_page", arguments: {} }] },
+        { toolCalls: [{ name: "list_files", arguments: { path: "." } }] },
+        { text: "done" },
+      ],
+    });
+    const ws = tempDir();
+    try {
+      const agent = await createAgent({
+        workspace: ws.path,
+        provider: "openai-compatible",
+        baseUrl: server.openaiBaseUrl,
+        env: cleanEnv({ RESON_HOME: ws.path }),
+        tools: [
+          {
+            name: "fetch_page",
+            description: "returns a long page",
+            parameters: Type.Object({}),
+            readOnly: true,
+            execute: async () => ({
+              content: "FULL PAGE BODY ".repeat(50),
+              longTermMemory: "fetched the page (750 chars)",
+              includeOutputOnlyOnce: true,
+            }),
+          },
+        ],
+      });
+      expect((await agent.run("read the page")).status).toBe("completed");
+      const second = JSON.stringify(server.requests[1]!.body);
+      const third = JSON.stringify(server.requests[2]!.body);
+      expect(second).toContain("FULL PAGE BODY");
+      expect(third).not.toContain("FULL PAGE BODY");
+      expect(third).toContain("fetched the page (750 chars)");
+    } finally {
+      await server.close();
+      ws.remove();
+    }
+  });
+});

@@ -20,7 +20,8 @@ describe("loadConfig", () => {
   });
 
   const writeHome = (value: unknown) => writeFileSync(join(home.path, "config.json"), JSON.stringify(value));
-  const writeProject = (value: unknown) => writeFileSync(join(ws.path, ".reson/config.json"), JSON.stringify(value));
+  const writeProject = (value: unknown) =>
+    writeFileSync(join(ws.path, ".reson/config.json"), JSON.stringify(value));
   const load = (env: NodeJS.ProcessEnv = {}, flags = {}) =>
     loadConfig({ workspace: ws.path, env: { RESON_HOME: home.path, ...env }, flags });
 
@@ -57,7 +58,9 @@ describe("loadConfig", () => {
   it("the user's own file and the environment may set baseUrl", async () => {
     writeHome({ baseUrl: "http://127.0.0.1:8000/v1" });
     expect((await load()).config.baseUrl).toBe("http://127.0.0.1:8000/v1");
-    expect((await load({ RESON_BASE_URL: "http://127.0.0.1:9/v1" })).config.baseUrl).toBe("http://127.0.0.1:9/v1");
+    expect((await load({ RESON_BASE_URL: "http://127.0.0.1:9/v1" })).config.baseUrl).toBe(
+      "http://127.0.0.1:9/v1",
+    );
   });
 
   it.each([
@@ -75,7 +78,10 @@ describe("loadConfig", () => {
 
   it("rejects a file that is not JSON, with a hint", async () => {
     writeFileSync(join(home.path, "config.json"), "{ not json");
-    await expect(load()).rejects.toMatchObject({ code: "config_invalid", hint: expect.stringContaining("JSON") });
+    await expect(load()).rejects.toMatchObject({
+      code: "config_invalid",
+      hint: expect.stringContaining("JSON"),
+    });
   });
 
   it("rejects a non-integer environment value, naming the variable", async () => {

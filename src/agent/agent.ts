@@ -1,20 +1,33 @@
 // createAgent: the runtime as a library. Loads the config, resolves the model, opens the
-// workspace and the tools once; each `run` is one loop with its own id and events.
+// workspace, the tools and the store once; each `run` is one loop with its own id and
+// events, persisted step by step so that `resume` can finish it after a crash.
+import { basename } from "node:path";
 import { type LoadedConfig, loadConfig, type PartialConfig } from "../config/index.js";
-import { baselineSystemPrompt } from "../context/index.js";
+import { baselineSystemPrompt, turnsToHistory } from "../context/index.js";
 import { ResonError, toResonError } from "../core/errors.js";
 import { EventBus, type EventListener, type ResonEvent } from "../core/events.js";
 import { ulid } from "../core/ids.js";
+import { emptyUsage } from "../core/usage.js";
 import {
   createProvider,
   type Provider,
   type ProviderName,
   resolveProviderSettings,
 } from "../providers/index.js";
+import {
+  type MessageContext,
+  openStore,
+  projectKey,
+  type SessionRecord,
+  type Store,
+  type TraceRecord,
+} from "../store/index.js";
 import { createBuiltinTools, type ToolDefinition, ToolRegistry } from "../tools/index.js";
 import { Workspace } from "../workspace/index.js";
 import type { AgentHooks } from "./hooks.js";
-import { runLoop } from "./loop.js";
+import { type LoopStart, runLoop } from "./loop.js";
+import { NULL_RECORDER, type RunRecorder, StoreRecorder } from "./recorder.js";
+import { closeOpenToolCalls, planResume } from "./resume.js";
 import type { RunResult } from "./types.js";
 
 export interface AgentOptions {
@@ -23,7 +36,7 @@ export interface AgentOptions {
   provider?: ProviderName;
   model?: string;
   baseUrl?: string;
-  /** Else taken from the provider's usual environment variable. */
+  /** Else taken from the provider's usual environment variable; never stored. */
   apiKey?: string;
   maxIterations?: number;
   /** Any other configuration, with the precedence of flags. */
@@ -34,26 +47,42 @@ export interface AgentOptions {
   /** Appended to the system prompt. */
   instructions?: string;
   env?: NodeJS.ProcessEnv;
+  /** Keep runs in the store so they can be listed and resumed (default true). */
+  persist?: boolean;
+  /** A store to use instead of opening the default one ($RESON_HOME/reson.db or RESON_DATABASE_URL). */
+  store?: Store;
 }
 
 export interface RunOptions {
   signal?: AbortSignal;
   onEvent?: EventListener;
+  /**
+   * Which session the run belongs to: "new" (default), "latest" (the newest session of this
+   * workspace, whose turns become the history), or a session id.
+   */
+  session?: "new" | "latest" | string;
+  /** Envelope facts of the task turn (channel, sender…); default the terminal. */
+  envelope?: Partial<MessageContext>;
 }
 
 export class Agent {
   private readonly bus = new EventBus();
   private readonly hooks: AgentHooks[];
+  readonly projectKey: string;
 
   constructor(
     readonly workspace: Workspace,
     readonly provider: Provider,
     readonly tools: ToolRegistry,
     readonly loaded: LoadedConfig,
+    /** Undefined when runs are not persisted. */
+    readonly store: Store | undefined,
     private readonly options: AgentOptions,
+    private readonly ownsStore: boolean,
   ) {
     this.hooks =
       options.hooks === undefined ? [] : Array.isArray(options.hooks) ? options.hooks : [options.hooks];
+    this.projectKey = projectKey(workspace.root);
   }
 
   /** Receives the events of every run of this agent. */
@@ -63,47 +92,58 @@ export class Agent {
 
   async run(task: string, options: RunOptions = {}): Promise<RunResult> {
     const runId = ulid();
-    const signal = options.signal ?? new AbortController().signal;
-    const bus = new EventBus();
-    bus.subscribe((event) => this.bus.emit(event));
-    if (options.onEvent) bus.subscribe(options.onEvent);
-    const { config } = this.loaded;
-    bus.emit({
-      type: "run_start",
-      runId,
-      step: 0,
-      ts: Date.now(),
-      task,
-      provider: this.provider.model.provider,
-      model: this.provider.model.id,
-      workspace: this.workspace.root,
-      maxIterations: config.maxIterations,
-    });
-    for (const message of this.loaded.warnings)
-      bus.emit({ type: "warning", runId, step: 0, ts: Date.now(), message });
-    return runLoop({
-      runId,
-      task,
-      systemPrompt: baselineSystemPrompt({
-        workspaceRoot: this.workspace.root,
-        platform: `${process.platform} ${process.arch}`,
-        date: new Date().toISOString().slice(0, 10),
-        ...(this.options.instructions ? { instructions: this.options.instructions } : {}),
-      }),
-      provider: this.provider,
-      tools: this.tools,
-      workspace: this.workspace,
-      hooks: this.hooks,
-      limits: {
-        maxIterations: config.maxIterations,
-        circuitBreakerThreshold: config.circuitBreakerThreshold,
-      },
-      bus,
-      signal,
-    });
+    const now = Date.now();
+    const envelope: MessageContext = {
+      receivedAt: now,
+      channel: "cli",
+      chatType: "direct",
+      ...options.envelope,
+    };
+    const { session, isNew } = await this.sessionFor(options.session ?? "new", task, now);
+    const history =
+      isNew || !this.store ? [] : closeOpenToolCalls(turnsToHistory(await this.store.turns.list(session.id)));
+    const trace = this.traceRecord(runId, session.id, task, now);
+    const recorder = this.store
+      ? new StoreRecorder({
+          store: this.store,
+          projectKey: this.projectKey,
+          session,
+          newSession: isNew,
+          trace,
+          resumed: false,
+          nextSeq: isNew ? 0 : await this.store.turns.nextSeq(session.id),
+          nextStepSeq: 0,
+        })
+      : NULL_RECORDER;
+    return this.loop(trace, recorder, { kind: "new", task, envelope, history }, options, false);
   }
 
-  /** The run's events as an async iterable; `result` settles when the run ends. */
+  /**
+   * Continues a run that stopped (crash, Ctrl-C, provider failure) from its last committed
+   * state. `id` is a run or session id, or a unique prefix of one; a session means its newest run.
+   */
+  async resume(id: string, options: Omit<RunOptions, "session" | "envelope"> = {}): Promise<RunResult> {
+    const store = this.requireStore();
+    const trace = await findTrace(store, id);
+    const session = await store.sessions.get(trace.sessionId);
+    if (!session) throw new ResonError("not_found", `The session of run ${trace.id} is missing.`);
+    const plan = await planResume(store, trace, this.tools);
+    const recorder = new StoreRecorder({
+      store,
+      projectKey: this.projectKey,
+      session,
+      newSession: false,
+      trace,
+      resumed: true,
+      nextSeq: plan.nextSeq,
+      nextStepSeq: plan.nextStepSeq,
+      toolStepIds: plan.toolStepIds,
+      ...(plan.modelStepId ? { modelStepId: plan.modelStepId } : {}),
+    });
+    return this.loop(trace, recorder, plan.start, options, true);
+  }
+
+  /** The run events as an async iterable; `result` settles when the run ends. */
   stream(
     task: string,
     options: Omit<RunOptions, "onEvent"> = {},
@@ -139,6 +179,171 @@ export class Agent {
     }
     return { [Symbol.asyncIterator]: iterate, result };
   }
+
+  /** Releases the store (when this agent opened it). */
+  async close(): Promise<void> {
+    if (this.store && this.ownsStore) await this.store.close();
+  }
+
+  private requireStore(): Store {
+    if (!this.store) {
+      throw new ResonError(
+        "usage_error",
+        "This agent does not persist runs, so there is nothing to resume.",
+        {
+          hint: "Create it without `persist: false`.",
+        },
+      );
+    }
+    return this.store;
+  }
+
+  private async sessionFor(
+    choice: string,
+    task: string,
+    now: number,
+  ): Promise<{ session: SessionRecord; isNew: boolean }> {
+    if (this.store && choice === "latest") {
+      const latest = await this.store.sessions.latest(this.projectKey);
+      if (latest) return { session: latest, isNew: false };
+    } else if (this.store && choice !== "new") {
+      const found = await this.store.resolveId(choice);
+      if (found.kind !== "session") throw new ResonError("usage_error", `${choice} is a run, not a session.`);
+      return { session: found.session, isNew: false };
+    }
+    const model = this.provider.model;
+    const session: SessionRecord = {
+      id: ulid(now),
+      projectKey: this.projectKey,
+      workspace: this.workspace.root,
+      title: titleOf(task, this.workspace.root),
+      status: "active",
+      settings: {
+        provider: model.provider,
+        model: model.id,
+        ...(model.baseUrl ? { baseUrl: model.baseUrl } : {}),
+      },
+      usage: emptyUsage(),
+      lastTraceId: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    return { session, isNew: true };
+  }
+
+  private traceRecord(runId: string, sessionId: string, task: string, now: number): TraceRecord {
+    const model = this.provider.model;
+    return {
+      id: runId,
+      sessionId,
+      parentTraceId: null,
+      task,
+      preset: null,
+      provider: model.provider,
+      model: model.id,
+      baseUrl: model.baseUrl || null,
+      status: "running",
+      usage: emptyUsage(),
+      steps: 0,
+      error: null,
+      startedAt: now,
+      endedAt: null,
+      updatedAt: now,
+    };
+  }
+
+  private async loop(
+    trace: TraceRecord,
+    recorder: RunRecorder,
+    start: LoopStart,
+    options: Omit<RunOptions, "session" | "envelope">,
+    resumed: boolean,
+  ): Promise<RunResult> {
+    const signal = options.signal ?? new AbortController().signal;
+    const bus = new EventBus();
+    bus.subscribe((event) => this.bus.emit(event));
+    if (options.onEvent) bus.subscribe(options.onEvent);
+    const { config } = this.loaded;
+    const step = start.kind === "resume" ? start.snapshot.step : 0;
+    bus.emit({
+      type: "run_start",
+      runId: trace.id,
+      sessionId: trace.sessionId,
+      step,
+      ts: Date.now(),
+      task: trace.task,
+      provider: this.provider.model.provider,
+      model: this.provider.model.id,
+      workspace: this.workspace.root,
+      maxIterations: config.maxIterations,
+      resumed,
+    });
+    for (const message of this.loaded.warnings) {
+      bus.emit({ type: "warning", runId: trace.id, step, ts: Date.now(), message });
+    }
+    return runLoop(
+      {
+        runId: trace.id,
+        sessionId: trace.sessionId,
+        systemPrompt: baselineSystemPrompt({
+          workspaceRoot: this.workspace.root,
+          platform: `${process.platform} ${process.arch}`,
+          date: new Date(trace.startedAt).toISOString().slice(0, 10),
+          ...(this.options.instructions ? { instructions: this.options.instructions } : {}),
+        }),
+        provider: this.provider,
+        tools: this.tools,
+        workspace: this.workspace,
+        hooks: this.hooks,
+        limits: {
+          maxIterations: config.maxIterations,
+          circuitBreakerThreshold: config.circuitBreakerThreshold,
+        },
+        bus,
+        signal,
+        recorder,
+      },
+      start,
+    );
+  }
+}
+
+function titleOf(task: string, workspace: string): string {
+  const line = task.trim().split("\n", 1)[0] ?? "";
+  const title = line.length > 80 ? `${line.slice(0, 79)}…` : line;
+  return title || basename(workspace);
+}
+
+/**
+ * A run by id or unique prefix; a session id means the session's newest run. A session and its
+ * first run are made in the same millisecond, so their ids share the 10-character time part: a
+ * short prefix that names only a session and its own runs is read as the session.
+ */
+export async function findTrace(store: Store, id: string): Promise<TraceRecord> {
+  const found = await store.resolveId(id).catch(async (error: unknown) => {
+    const session = await sessionOwningAll(store, error);
+    if (!session) throw error;
+    return { kind: "session" as const, session };
+  });
+  if (found.kind === "trace") return found.trace;
+  const traceId = found.session.lastTraceId;
+  const trace = traceId ? await store.traces.get(traceId) : undefined;
+  if (!trace) throw new ResonError("not_found", `Session ${found.session.id} has no run to resume.`);
+  return trace;
+}
+
+async function sessionOwningAll(store: Store, error: unknown): Promise<SessionRecord | undefined> {
+  if (!(error instanceof ResonError) || error.code !== "ambiguous_id") return undefined;
+  const candidates = (error.details?.candidates ?? []) as Array<{ kind: string; id: string }>;
+  const sessions = candidates.filter((c) => c.kind === "session");
+  if (sessions.length !== 1 || candidates.length > 10) return undefined;
+  const session = await store.sessions.get(sessions[0]!.id);
+  if (!session) return undefined;
+  for (const candidate of candidates.filter((c) => c.kind === "trace")) {
+    const trace = await store.traces.get(candidate.id);
+    if (trace?.sessionId !== session.id) return undefined;
+  }
+  return session;
 }
 
 async function openWorkspace(dir: string): Promise<Workspace> {
@@ -152,6 +357,12 @@ async function openWorkspace(dir: string): Promise<Workspace> {
       details: { path: dir },
     });
   }
+}
+
+/** The store runs go to: RESON_DATABASE_URL, else $RESON_HOME/reson.db. */
+export function openDefaultStore(home: string, env: NodeJS.ProcessEnv = process.env): Promise<Store> {
+  const databaseUrl = env.RESON_DATABASE_URL?.trim();
+  return openStore({ home, ...(databaseUrl ? { databaseUrl } : {}) });
 }
 
 export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
@@ -188,5 +399,8 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
   for (const tool of createBuiltinTools({ commandTimeoutMs: config.tools.commandTimeoutMs }))
     tools.register(tool);
   for (const tool of options.tools ?? []) tools.register(tool);
-  return new Agent(workspace, provider, tools, loaded, options);
+
+  const persist = options.persist ?? true;
+  const store = options.store ?? (persist ? await openDefaultStore(loaded.home, env) : undefined);
+  return new Agent(workspace, provider, tools, loaded, store, options, !options.store);
 }

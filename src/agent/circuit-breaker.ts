@@ -18,6 +18,13 @@ export class CircuitBreaker {
     if (this.recent.length > this.threshold) this.recent.shift();
   }
 
+  /** Back to the state a checkpoint recorded. */
+  restore(consecutive: number, reasons: readonly string[]): void {
+    this.consecutive = consecutive;
+    this.recent.length = 0;
+    this.recent.push(...reasons.slice(-this.threshold));
+  }
+
   get open(): boolean {
     return this.consecutive >= this.threshold;
   }

@@ -1,21 +1,32 @@
 // The ReAct loop: a state machine of four phases per step,
 //   prepare -> call_provider -> dispatch_tools -> finalize,
-// one step per model call. Every transition is an event; the whole control flow is here.
+// one step per model call. Every transition is an event, and every phase that changes the
+// conversation is committed through the recorder before the next one starts, so a run can
+// resume from any point (resume.ts). The whole control flow is in this file.
 
 import { type HistoryEntry, renderHistory } from "../context/index.js";
 import { ResonError, serializeError, toResonError } from "../core/errors.js";
 import type { EventBus, RunStatus, StopReason } from "../core/events.js";
-import { addUsage, emptyUsage, type Usage } from "../core/usage.js";
-import type { ChatRequest, ChatResult, Provider, ToolResultMessage } from "../providers/index.js";
+import { addUsage, emptyUsage } from "../core/usage.js";
+import type {
+  AssistantMessage,
+  ChatRequest,
+  ChatResult,
+  Provider,
+  ToolCall,
+  ToolResultMessage,
+} from "../providers/index.js";
+import type { MessageContext } from "../store/index.js";
 import { historyText, type ToolCallRequest, type ToolRegistry, type ToolResult } from "../tools/index.js";
 import type { Workspace } from "../workspace/index.js";
 import { CircuitBreaker } from "./circuit-breaker.js";
 import type { AgentHooks, ToolCallInfo } from "./hooks.js";
+import type { LoopSnapshot, RunRecorder } from "./recorder.js";
 import type { LoopLimits, RunResult } from "./types.js";
 
 export interface LoopDeps {
   runId: string;
-  task: string;
+  sessionId: string;
   systemPrompt: string;
   provider: Provider;
   tools: ToolRegistry;
@@ -24,37 +35,102 @@ export interface LoopDeps {
   limits: LoopLimits;
   bus: EventBus;
   signal: AbortSignal;
+  recorder: RunRecorder;
 }
 
-interface StepOutcome {
-  chat: ChatResult;
-  results: ToolResult[];
+/** A step whose tool calls were committed but not all their results (a resumed run). */
+export interface PendingStep {
+  message: AssistantMessage;
+  toolCalls: ToolCall[];
+  /** Results committed before the stop: never run again. */
+  done: Map<string, ToolResult>;
+  /** Started but not committed, by a tool with side effects: reported, not re-run. */
+  interrupted: Set<string>;
 }
+
+/** Where a run starts: a new task, or the committed state of a run that stopped. */
+export type LoopStart =
+  | { kind: "new"; task: string; envelope: MessageContext; history: HistoryEntry[] }
+  | {
+      kind: "resume";
+      history: HistoryEntry[];
+      snapshot: LoopSnapshot;
+      /** The run had given its final answer; only the ending was not committed. */
+      finished: boolean;
+      pending?: PendingStep;
+    };
 
 class RunState {
   step = 0;
-  usage: Usage = emptyUsage();
+  /** The last step whose model response is committed: where a resume starts counting. */
+  committedStep = 0;
+  usage = emptyUsage();
   lastText = "";
-  readonly history: HistoryEntry[] = [];
+  history: HistoryEntry[] = [];
   readonly startedAt = Date.now();
+  readonly breaker: CircuitBreaker;
 
-  constructor(readonly deps: LoopDeps) {}
+  constructor(readonly deps: LoopDeps) {
+    this.breaker = new CircuitBreaker(deps.limits.circuitBreakerThreshold);
+  }
 
   emit<T extends { type: string }>(event: T): void {
     this.deps.bus.emit({ ...event, runId: this.deps.runId, step: this.step, ts: Date.now() } as never);
   }
+
+  snapshot(): LoopSnapshot {
+    return {
+      step: this.committedStep,
+      usage: this.usage,
+      lastText: this.lastText,
+      consecutiveFailures: this.breaker.consecutiveFailures,
+      failureReasons: [...this.breaker.reasons],
+    };
+  }
+
+  restore(snapshot: LoopSnapshot): void {
+    this.step = snapshot.step;
+    this.committedStep = snapshot.step;
+    this.usage = snapshot.usage;
+    this.lastText = snapshot.lastText;
+    this.breaker.restore(snapshot.consecutiveFailures, snapshot.failureReasons);
+  }
 }
 
-export async function runLoop(deps: LoopDeps): Promise<RunResult> {
+export async function runLoop(deps: LoopDeps, start: LoopStart): Promise<RunResult> {
   const state = new RunState(deps);
-  const breaker = new CircuitBreaker(deps.limits.circuitBreakerThreshold);
-  state.history.push({ step: 0, message: { role: "user", content: deps.task, timestamp: Date.now() } });
-
+  const { signal } = deps;
   try {
+    state.history = [...start.history];
+    if (start.kind === "new") {
+      state.history.push({
+        step: 0,
+        message: { role: "user", content: start.task, timestamp: start.envelope.receivedAt },
+      });
+      await deps.recorder.runStarted(start.task, start.envelope, state.snapshot());
+    } else {
+      state.restore(start.snapshot);
+      await deps.recorder.runStarted(
+        "",
+        { receivedAt: Date.now(), channel: "cli", chatType: "direct" },
+        state.snapshot(),
+      );
+      if (start.finished) return await finish(state, "completed");
+      if (start.pending) {
+        const { message, toolCalls } = start.pending;
+        state.emit({ type: "phase", phase: "dispatch_tools" });
+        const results = await dispatchTools(state, toolCalls, start.pending);
+        state.emit({ type: "phase", phase: "finalize" });
+        await finalize(state, { message, toolCalls, stopReason: "toolUse", usage: emptyUsage() }, results);
+        if (signal.aborted) return await finish(state, "aborted", abortedError(signal));
+        if (state.breaker.open) return await finish(state, "failed", circuitOpenError(state.breaker));
+      }
+    }
+
     for (;;) {
-      if (deps.signal.aborted) return finish(state, "aborted", abortedError(deps.signal));
+      if (signal.aborted) return await finish(state, "aborted", abortedError(signal));
       if (state.step >= deps.limits.maxIterations) {
-        return finish(state, "failed", maxIterationsError(deps.limits.maxIterations));
+        return await finish(state, "failed", maxIterationsError(deps.limits.maxIterations));
       }
       state.step++;
       state.emit({ type: "step_start" });
@@ -68,18 +144,18 @@ export async function runLoop(deps: LoopDeps): Promise<RunResult> {
       let results: ToolResult[] = [];
       if (chat.toolCalls.length > 0) {
         state.emit({ type: "phase", phase: "dispatch_tools" });
-        results = await dispatchTools(state, chat);
+        results = await dispatchTools(state, chat.toolCalls);
       }
 
       state.emit({ type: "phase", phase: "finalize" });
-      const done = finalize(state, breaker, { chat, results });
-      if (done) return finish(state, "completed");
-      if (deps.signal.aborted) return finish(state, "aborted", abortedError(deps.signal));
-      if (breaker.open) return finish(state, "failed", circuitOpenError(breaker));
+      await finalize(state, chat, results);
+      if (chat.toolCalls.length === 0) return await finish(state, "completed");
+      if (signal.aborted) return await finish(state, "aborted", abortedError(signal));
+      if (state.breaker.open) return await finish(state, "failed", circuitOpenError(state.breaker));
     }
   } catch (error) {
     const failure = toResonError(error);
-    if (failure.code === "aborted" || deps.signal.aborted) return finish(state, "aborted", failure);
+    if (failure.code === "aborted" || signal.aborted) return finish(state, "aborted", failure);
     return finish(state, "failed", failure);
   }
 }
@@ -118,7 +194,14 @@ async function callProvider(state: RunState, request: ChatRequest): Promise<Chat
   });
   state.usage = addUsage(state.usage, chat.usage);
   if (chat.text) state.lastText = chat.text;
+  state.history.push({ step: state.step, message: chat.message });
+  state.committedStep = state.step;
+  await deps.recorder.modelResponded(chat.message, chat.toolCalls.map(toRequest), state.snapshot());
   return chat;
+}
+
+function toRequest(call: ToolCall): ToolCallRequest {
+  return { id: call.id, name: call.name, arguments: call.arguments };
 }
 
 /**
@@ -126,12 +209,12 @@ async function callProvider(state: RunState, request: ChatRequest): Promise<Chat
  * call on its own, so a write is never reordered against the reads around it. Results come
  * back in the model's order.
  */
-async function dispatchTools(state: RunState, chat: ChatResult): Promise<ToolResult[]> {
-  const calls: ToolCallRequest[] = chat.toolCalls.map((c) => ({
-    id: c.id,
-    name: c.name,
-    arguments: c.arguments,
-  }));
+async function dispatchTools(
+  state: RunState,
+  toolCalls: ToolCall[],
+  pending?: PendingStep,
+): Promise<ToolResult[]> {
+  const calls = toolCalls.map(toRequest);
   const results: ToolResult[] = new Array(calls.length);
   let i = 0;
   while (i < calls.length) {
@@ -143,7 +226,7 @@ async function dispatchTools(state: RunState, chat: ChatResult): Promise<ToolRes
     }
     await Promise.all(
       batch.map(async (index) => {
-        results[index] = await runToolCall(state, calls[index]!);
+        results[index] = await runToolCall(state, calls[index]!, pending);
       }),
     );
     i += batch.length;
@@ -155,12 +238,27 @@ function isReadOnly(state: RunState, call: ToolCallRequest): boolean {
   return state.deps.tools.get(call.name)?.readOnly === true;
 }
 
-async function runToolCall(state: RunState, call: ToolCallRequest): Promise<ToolResult> {
+async function runToolCall(
+  state: RunState,
+  call: ToolCallRequest,
+  pending?: PendingStep,
+): Promise<ToolResult> {
   const { deps } = state;
   state.emit({ type: "tool_call", toolCallId: call.id, name: call.name, arguments: call.arguments });
+  const committed = pending?.done.get(call.id);
+  if (committed) {
+    emitResult(state, call, committed);
+    return committed;
+  }
+  if (pending?.interrupted.has(call.id)) {
+    const result = interruptedResult(call.name);
+    await deps.recorder.toolFinished(call, result);
+    emitResult(state, call, result);
+    return result;
+  }
+
   const info: ToolCallInfo = { ...hookInfo(state), tool: deps.tools.get(call.name) };
   const startedAt = Date.now();
-
   let effective = call;
   let result: ToolResult | undefined;
   for (const hooks of deps.hooks) {
@@ -174,16 +272,24 @@ async function runToolCall(state: RunState, call: ToolCallRequest): Promise<Tool
     effective = { ...effective, arguments: decision.arguments };
   }
 
-  result ??= await deps.tools.execute(effective, {
-    workspace: deps.workspace,
-    signal: deps.signal,
-    runId: deps.runId,
-    toolCallId: call.id,
-  });
+  if (!result) {
+    if (info.tool && !info.tool.readOnly) await deps.recorder.toolStarted(call);
+    result = await deps.tools.execute(effective, {
+      workspace: deps.workspace,
+      signal: deps.signal,
+      runId: deps.runId,
+      toolCallId: call.id,
+    });
+  }
   for (const hooks of deps.hooks) {
     if (hooks.afterToolCall) result = (await hooks.afterToolCall(effective, result, info)) ?? result;
   }
+  await deps.recorder.toolFinished(call, result);
+  emitResult(state, call, result);
+  return result;
+}
 
+function emitResult(state: RunState, call: ToolCallRequest, result: ToolResult): void {
   state.emit({
     type: "tool_result",
     toolCallId: call.id,
@@ -194,15 +300,20 @@ async function runToolCall(state: RunState, call: ToolCallRequest): Promise<Tool
     truncated: result.meta.truncated,
     ...(result.error ? { error: result.error } : {}),
   });
-  return result;
 }
 
-/** Records the step; returns true when the model gave its final answer. */
-function finalize(state: RunState, breaker: CircuitBreaker, outcome: StepOutcome): boolean {
-  const { chat, results } = outcome;
-  state.history.push({ step: state.step, message: chat.message });
-  chat.toolCalls.forEach((call, index) => {
+/** Records the tool results and the step's end, and feeds the circuit breaker. */
+async function finalize(
+  state: RunState,
+  chat: Pick<ChatResult, "message" | "toolCalls" | "stopReason" | "usage">,
+  results: ToolResult[],
+): Promise<void> {
+  const messages: ToolResultMessage[] = chat.toolCalls.map((call, index) => {
     const result = results[index]!;
+    const laterText =
+      result.includeOutputOnlyOnce && result.longTermMemory
+        ? historyText(result, { firstShow: false })
+        : undefined;
     const message: ToolResultMessage = {
       role: "toolResult",
       toolCallId: call.id,
@@ -210,17 +321,19 @@ function finalize(state: RunState, breaker: CircuitBreaker, outcome: StepOutcome
       content: [{ type: "text", text: historyText(result, { firstShow: true }) }],
       isError: !result.ok,
       timestamp: Date.now(),
+      // Not sent to the model: what resume needs to render this result as it was.
+      details: laterText === undefined ? { ok: result.ok } : { ok: result.ok, laterText },
     };
     const entry: HistoryEntry = { step: state.step, message };
-    if (result.includeOutputOnlyOnce && result.longTermMemory) {
-      entry.laterText = historyText(result, { firstShow: false });
-    }
+    if (laterText !== undefined) entry.laterText = laterText;
     state.history.push(entry);
+    return message;
   });
 
   const failed = results.length > 0 && results.every((r) => !r.ok);
   const lastError = results.findLast((r) => r.error)?.error;
-  breaker.record(failed, lastError ? `${lastError.code}: ${lastError.message}` : undefined);
+  state.breaker.record(failed, lastError ? `${lastError.code}: ${lastError.message}` : undefined);
+  await state.deps.recorder.stepFinished(messages, state.snapshot());
   state.emit({
     type: "step_end",
     stopReason: chat.stopReason as StopReason,
@@ -228,12 +341,12 @@ function finalize(state: RunState, breaker: CircuitBreaker, outcome: StepOutcome
     usage: chat.usage,
     failed,
   });
-  return chat.toolCalls.length === 0;
 }
 
-function finish(state: RunState, status: RunStatus, error?: ResonError): RunResult {
+async function finish(state: RunState, status: RunStatus, error?: ResonError): Promise<RunResult> {
   const result: RunResult = {
     runId: state.deps.runId,
+    sessionId: state.deps.sessionId,
     status,
     finalText: state.lastText,
     steps: state.step,
@@ -241,6 +354,15 @@ function finish(state: RunState, status: RunStatus, error?: ResonError): RunResu
     durationMs: Date.now() - state.startedAt,
   };
   if (error) result.error = serializeError(error);
+  try {
+    await state.deps.recorder.runEnded(status, state.snapshot(), result.error);
+  } catch (recordError) {
+    // The run's outcome stands; what could not be saved is said, and resume will redo the end.
+    state.emit({
+      type: "warning",
+      message: `Could not save the end of the run: ${toResonError(recordError).message}`,
+    });
+  }
   state.emit({ type: "run_end", ...result });
   return result;
 }
@@ -252,9 +374,25 @@ function hookInfo(state: RunState) {
 function deniedResult(tool: string, reason: string, durationMs: number): ToolResult {
   return {
     ok: false,
-    content: `Error [tool_denied]: ${reason}`,
+    content: "",
     meta: { tool, durationMs, truncated: false },
     error: { code: "tool_denied", message: reason },
+  };
+}
+
+function interruptedResult(tool: string): ToolResult {
+  const message =
+    "This call was interrupted before its result was saved (the process stopped while it ran). " +
+    "It may or may not have taken effect.";
+  return {
+    ok: false,
+    content: "",
+    meta: { tool, durationMs: 0, truncated: false },
+    error: {
+      code: "tool_interrupted",
+      message,
+      hint: "Check the workspace for its effect before running it again.",
+    },
   };
 }
 

@@ -3,6 +3,7 @@ import type { RunSummary } from "../core/events.js";
 
 export interface RunResult extends RunSummary {
   runId: string;
+  sessionId: string;
 }
 
 export interface LoopLimits {

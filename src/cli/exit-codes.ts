@@ -16,6 +16,8 @@ const CONFIG_CODES: ReadonlySet<ErrorCode> = new Set([
   "no_provider_configured",
   "unknown_provider",
   "workspace_invalid",
+  "not_found",
+  "ambiguous_id",
 ]);
 
 export function exitCodeForStatus(status: RunStatus): number {

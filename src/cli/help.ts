@@ -3,12 +3,20 @@
 export const MAIN_HELP = `reson: an agent runtime that works in your folder
 
 Usage:
-  reson run [options] <task...>    run an agent on a task and exit (headless)
-  reson run [options] -            read the task from standard input
-  reson --version                  print the version
-  reson --help                     print this help
+  reson run [options] <task...>      run an agent on a task and exit (headless)
+  reson run [options] -              read the task from standard input
+  reson run --continue [task...]     add a task to this workspace's latest session
+                                     (with no task: finish its latest run)
+  reson resume <id> [options]        continue a run that stopped, from its last committed step
+  reson sessions [-n N] [--json]     list sessions, newest first, and where the data lives
+  reson trace show <id>              print a run as a tree of steps
+  reson trace export <id> [--format json|jsonl] [--output file|-]
+  reson gc --older-than <30d|12h>    remove old runs and their checkpoints
+  reson --version | --help
 
-Run options:
+Ids: a session or run id, or any unique prefix of one.
+
+Run options (also for resume, where they override what the run was started with):
   -w, --workspace <dir>        folder the agent works in (default: current directory)
   -p, --provider <name>        anthropic | openai | google | deepseek | openrouter | ollama | openai-compatible
   -m, --model <id>             model id (default: the provider's default model)
@@ -20,8 +28,10 @@ Run options:
 Provider selection without --provider: the first of ANTHROPIC_API_KEY, OPENAI_API_KEY,
 GEMINI_API_KEY, DEEPSEEK_API_KEY, OPENROUTER_API_KEY that is set, else a local Ollama.
 
-Environment: RESON_HOME (default ~/.reson), RESON_PROVIDER, RESON_MODEL, RESON_BASE_URL,
-RESON_MAX_ITERATIONS. Config files: $RESON_HOME/config.json, <workspace>/.reson/config.json.
+Data: $RESON_HOME/reson.db (RESON_HOME defaults to ~/.reson), or PostgreSQL when
+RESON_DATABASE_URL=postgres://… is set. API keys are never stored.
+Environment: RESON_PROVIDER, RESON_MODEL, RESON_BASE_URL, RESON_MAX_ITERATIONS.
+Config files: $RESON_HOME/config.json, <workspace>/.reson/config.json.
 
 Exit status: 0 completed, 1 the agent failed, 2 usage or configuration error, 130 interrupted.
 `;

@@ -18,12 +18,30 @@ export async function main(argv: string[]): Promise<number> {
     const { runCommand } = await import("./run-command.js");
     return runCommand(rest);
   }
+  if (command === "resume") {
+    const { resumeCommand } = await import("./run-command.js");
+    return resumeCommand(rest);
+  }
+  if (command === "sessions") {
+    const { sessionsCommand } = await import("./store-commands.js");
+    return sessionsCommand(rest);
+  }
+  if (command === "trace") {
+    const { traceCommand } = await import("./store-commands.js");
+    return traceCommand(rest);
+  }
+  if (command === "gc") {
+    const { gcCommand } = await import("./store-commands.js");
+    return gcCommand(rest);
+  }
   if (command === undefined) {
     process.stderr.write(
       `${MAIN_HELP}\nThe interactive terminal is not available yet; use \`reson run "<task>"\`.\n`,
     );
     return EXIT_USAGE;
   }
-  process.stderr.write(`reson: unknown command "${command}". Commands: run. See \`reson --help\`.\n`);
+  process.stderr.write(
+    `reson: unknown command "${command}". Commands: run, resume, sessions, trace, gc. See \`reson --help\`.\n`,
+  );
   return EXIT_USAGE;
 }

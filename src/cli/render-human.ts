@@ -2,6 +2,7 @@
 // per tool call (arguments shortened, outcome, duration), retries, warnings and the closing
 // summary on stderr, so `reson run "…" > answer.txt` keeps just the text.
 import type { ResonEvent, RunEndEvent } from "../core/events.js";
+import { formatCost, formatMs } from "./format.js";
 
 export interface HumanRendererOptions {
   out: NodeJS.WritableStream;
@@ -21,15 +22,6 @@ export function shortenArguments(args: Record<string, unknown>): string {
   });
   const line = parts.join(" ");
   return line.length > ARGS_LINE_CHARS ? `${line.slice(0, ARGS_LINE_CHARS - 1)}…` : line;
-}
-
-function formatMs(ms: number): string {
-  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
-}
-
-function formatCost(usd: number): string {
-  if (usd === 0) return "$0";
-  return usd < 0.01 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
 }
 
 export function humanRenderer(options: HumanRendererOptions): (event: ResonEvent) => void {
@@ -96,9 +88,13 @@ export function humanRenderer(options: HumanRendererOptions): (event: ResonEvent
         endTextLine();
         err.write(`${yellow(`warning: ${event.message}`)}\n`);
         return;
-      case "run_start":
-        err.write(`${dim(`reson · ${event.provider}/${event.model} · ${event.workspace}`)}\n`);
+      case "run_start": {
+        const what = event.resumed
+          ? `resuming run ${event.runId} after step ${event.step}`
+          : `run ${event.runId}`;
+        err.write(`${dim(`reson · ${what} · ${event.provider}/${event.model} · ${event.workspace}`)}\n`);
         return;
+      }
       case "run_end":
         endTextLine();
         err.write(`${summary(event)}\n`);

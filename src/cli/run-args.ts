@@ -1,9 +1,9 @@
-// Parses the arguments of `reson run` into options, or a usage error saying what is wrong.
+// Parses the arguments of `reson run` and `reson resume` into options, or a usage error
+// saying what is wrong.
 import { parseArgs } from "node:util";
 import { ResonError } from "../core/errors.js";
 
-export interface RunArgs {
-  task: string | "-";
+export interface ModelArgs {
   workspace?: string;
   provider?: string;
   model?: string;
@@ -13,6 +13,27 @@ export interface RunArgs {
   json: boolean;
   help: boolean;
 }
+
+export interface RunArgs extends ModelArgs {
+  /** The task; "-" reads it from standard input; empty with --continue resumes. */
+  task: string;
+  continue: boolean;
+}
+
+export interface ResumeArgs extends ModelArgs {
+  id: string;
+}
+
+const MODEL_OPTIONS = {
+  workspace: { type: "string", short: "w" },
+  provider: { type: "string", short: "p" },
+  model: { type: "string", short: "m" },
+  "base-url": { type: "string" },
+  "api-key": { type: "string" },
+  "max-iterations": { type: "string" },
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
 
 function positiveInteger(flag: string, raw: string): number {
   const value = Number(raw);
@@ -25,47 +46,59 @@ function positiveInteger(flag: string, raw: string): number {
   return value;
 }
 
-export function parseRunArgs(argv: string[]): RunArgs {
-  let parsed: ReturnType<typeof parse>;
+function parse<T extends Record<string, { type: "string" | "boolean"; short?: string }>>(
+  argv: string[],
+  extra: T,
+) {
   try {
-    parsed = parse(argv);
+    return parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: { ...MODEL_OPTIONS, ...extra },
+    });
   } catch (error) {
     throw new ResonError("usage_error", (error as Error).message, { hint: "See `reson --help`." });
   }
-  const { values, positionals } = parsed;
-  const task = positionals.join(" ").trim();
-  const help = values.help === true;
-  if (!task && !help) {
-    throw new ResonError("usage_error", "No task given.", {
-      hint: 'Usage: reson run [options] "<task>"  (or "-" to read it from standard input)',
-    });
-  }
-  const args: RunArgs = { task, json: values.json === true, help };
-  if (values.workspace !== undefined) args.workspace = values.workspace;
-  if (values.provider !== undefined) args.provider = values.provider;
-  if (values.model !== undefined) args.model = values.model;
-  if (values["base-url"] !== undefined) args.baseUrl = values["base-url"];
-  if (values["api-key"] !== undefined) args.apiKey = values["api-key"];
-  if (values["max-iterations"] !== undefined) {
+}
+
+function modelArgs(values: Record<string, string | boolean | undefined>): ModelArgs {
+  const args: ModelArgs = { json: values.json === true, help: values.help === true };
+  if (typeof values.workspace === "string") args.workspace = values.workspace;
+  if (typeof values.provider === "string") args.provider = values.provider;
+  if (typeof values.model === "string") args.model = values.model;
+  if (typeof values["base-url"] === "string") args.baseUrl = values["base-url"];
+  if (typeof values["api-key"] === "string") args.apiKey = values["api-key"];
+  if (typeof values["max-iterations"] === "string") {
     args.maxIterations = positiveInteger("--max-iterations", values["max-iterations"]);
   }
   return args;
 }
 
-function parse(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      workspace: { type: "string", short: "w" },
-      provider: { type: "string", short: "p" },
-      model: { type: "string", short: "m" },
-      "base-url": { type: "string" },
-      "api-key": { type: "string" },
-      "max-iterations": { type: "string" },
-      json: { type: "boolean" },
-      help: { type: "boolean", short: "h" },
-    },
-  });
+export function parseRunArgs(argv: string[]): RunArgs {
+  const { values, positionals } = parse(argv, { continue: { type: "boolean", short: "c" } });
+  const task = positionals.join(" ").trim();
+  const args: RunArgs = { ...modelArgs(values), task, continue: values.continue === true };
+  if (!task && !args.help && !args.continue) {
+    throw new ResonError("usage_error", "No task given.", {
+      hint: 'Usage: reson run [options] "<task>"  (or "-" to read it from standard input; --continue to resume)',
+    });
+  }
+  return args;
+}
+
+export function parseResumeArgs(argv: string[]): ResumeArgs {
+  const { values, positionals } = parse(argv, {});
+  const args: ResumeArgs = { ...modelArgs(values), id: positionals[0] ?? "" };
+  if (positionals.length > 1) {
+    throw new ResonError("usage_error", "reson resume takes one id.", {
+      hint: "Usage: reson resume <id-or-prefix>",
+    });
+  }
+  if (!args.id && !args.help) {
+    throw new ResonError("usage_error", "No run or session id given.", {
+      hint: "Usage: reson resume <id-or-prefix>; `reson sessions` lists them.",
+    });
+  }
+  return args;
 }

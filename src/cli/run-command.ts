@@ -1,15 +1,27 @@
-// `reson run`: one headless run in the workspace, streamed to the terminal or as JSON lines.
-// Ctrl-C once cancels the run (the step in flight stops, the run ends "aborted", exit 130);
-// a second Ctrl-C exits at once.
-import { createAgent } from "../agent/index.js";
+// `reson run` and `reson resume`: one headless run in the workspace, streamed to the terminal
+// or as JSON lines. Ctrl-C once cancels the run (the step in flight stops, the run ends
+// "aborted", exit 130); a second Ctrl-C exits at once. Every run is persisted, so a run that
+// stopped for any reason continues with `reson resume <id>` or `reson run --continue`.
+import { realpathSync } from "node:fs";
+import { resolve } from "node:path";
+import {
+  type Agent,
+  type AgentOptions,
+  createAgent,
+  findTrace,
+  openDefaultStore,
+  type RunResult,
+} from "../agent/index.js";
+import { resonHome } from "../config/index.js";
 import { ResonError, toResonError } from "../core/errors.js";
-import type { ResonEvent } from "../core/events.js";
+import type { EventListener } from "../core/events.js";
 import type { ProviderName } from "../providers/index.js";
+import { projectKey, type Store, type TraceRecord } from "../store/index.js";
 import { EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, exitCodeForError, exitCodeForStatus } from "./exit-codes.js";
 import { MAIN_HELP } from "./help.js";
 import { humanRenderer } from "./render-human.js";
 import { jsonRenderer } from "./render-json.js";
-import { parseRunArgs, type RunArgs } from "./run-args.js";
+import { type ModelArgs, parseResumeArgs, parseRunArgs } from "./run-args.js";
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -27,7 +39,7 @@ function keepStdoutForEvents(): void {
   console.debug = toStderr;
 }
 
-function reportError(error: ResonError): void {
+export function reportError(error: ResonError): void {
   process.stderr.write(`reson: ${error.message}\n`);
   if (error.hint) process.stderr.write(`hint: ${error.hint}\n`);
 }
@@ -36,14 +48,27 @@ function useColor(): boolean {
   return process.stderr.isTTY === true && !process.env.NO_COLOR && process.env.TERM !== "dumb";
 }
 
-export async function runCommand(argv: string[]): Promise<number> {
-  let args: RunArgs;
-  try {
-    args = parseRunArgs(argv);
-  } catch (error) {
-    reportError(toResonError(error, "usage_error"));
-    return EXIT_USAGE;
-  }
+function agentOptions(args: ModelArgs, stored?: TraceRecord): AgentOptions {
+  const provider = args.provider ?? stored?.provider;
+  const model = args.model ?? (args.provider ? undefined : stored?.model);
+  const baseUrl = args.baseUrl ?? (args.provider ? undefined : (stored?.baseUrl ?? undefined));
+  return {
+    ...(args.workspace ? { workspace: args.workspace } : {}),
+    ...(provider ? { provider: provider as ProviderName } : {}),
+    ...(model ? { model } : {}),
+    ...(baseUrl ? { baseUrl } : {}),
+    ...(args.apiKey ? { apiKey: args.apiKey } : {}),
+    ...(args.maxIterations ? { maxIterations: args.maxIterations } : {}),
+  };
+}
+
+type Launch = (agent: Agent, signal: AbortSignal, onEvent: EventListener) => Promise<RunResult>;
+
+/** Runs one launch with signal handling, rendering and exit codes common to run and resume. */
+async function execute(
+  args: ModelArgs,
+  prepare: (store: Store) => Promise<{ options: AgentOptions; launch: Launch }>,
+): Promise<number> {
   if (args.help) {
     process.stdout.write(MAIN_HELP);
     return EXIT_OK;
@@ -64,22 +89,20 @@ export async function runCommand(argv: string[]): Promise<number> {
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
 
+  let store: Store | undefined;
+  let agent: Agent | undefined;
   try {
-    const task = args.task === "-" ? await readStdin() : args.task;
-    if (!task) throw new ResonError("usage_error", "The task read from standard input is empty.");
-    const agent = await createAgent({
-      ...(args.workspace ? { workspace: args.workspace } : {}),
-      ...(args.provider ? { provider: args.provider as ProviderName } : {}),
-      ...(args.model ? { model: args.model } : {}),
-      ...(args.baseUrl ? { baseUrl: args.baseUrl } : {}),
-      ...(args.apiKey ? { apiKey: args.apiKey } : {}),
-      ...(args.maxIterations ? { maxIterations: args.maxIterations } : {}),
-    });
+    store = await openDefaultStore(resonHome());
+    const { options, launch } = await prepare(store);
+    agent = await createAgent({ ...options, store });
     if (controller.signal.aborted) return EXIT_INTERRUPTED;
-    const render: (event: ResonEvent) => void = args.json
+    const render: EventListener = args.json
       ? jsonRenderer(process.stdout)
       : humanRenderer({ out: process.stdout, err: process.stderr, color: useColor() });
-    const result = await agent.run(task, { signal: controller.signal, onEvent: render });
+    const result = await launch(agent, controller.signal, render);
+    if (result.status !== "completed" && !args.json) {
+      process.stderr.write(`  continue it with: reson resume ${result.runId}\n`);
+    }
     return exitCodeForStatus(result.status);
   } catch (error) {
     const failure = toResonError(error);
@@ -88,5 +111,69 @@ export async function runCommand(argv: string[]): Promise<number> {
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
+    await store?.close().catch(() => {});
   }
+}
+
+function workspaceKey(workspace: string | undefined): string {
+  try {
+    return projectKey(realpathSync(resolve(workspace ?? process.cwd())));
+  } catch {
+    throw new ResonError(
+      "workspace_invalid",
+      `The workspace folder ${workspace ?? process.cwd()} does not exist.`,
+    );
+  }
+}
+
+export async function runCommand(argv: string[]): Promise<number> {
+  let args: ReturnType<typeof parseRunArgs>;
+  try {
+    args = parseRunArgs(argv);
+  } catch (error) {
+    reportError(toResonError(error, "usage_error"));
+    return EXIT_USAGE;
+  }
+  return execute(args, async (store) => {
+    const task = args.task === "-" ? await readStdin() : args.task;
+    if (args.task === "-" && !task)
+      throw new ResonError("usage_error", "The task read from standard input is empty.");
+    if (!task) {
+      // --continue with no task: finish the newest run of this workspace's newest session.
+      const session = await store.sessions.latest(workspaceKey(args.workspace));
+      if (!session) {
+        throw new ResonError("usage_error", "There is no session to continue in this workspace.", {
+          hint: 'Start one with reson run "<task>"; `reson sessions` lists sessions everywhere.',
+        });
+      }
+      const trace = await findTrace(store, session.id);
+      return {
+        options: agentOptions({ ...args, workspace: args.workspace ?? session.workspace }, trace),
+        launch: (agent, signal, onEvent) => agent.resume(trace.id, { signal, onEvent }),
+      };
+    }
+    return {
+      options: agentOptions(args),
+      launch: (agent, signal, onEvent) =>
+        agent.run(task, { signal, onEvent, session: args.continue ? "latest" : "new" }),
+    };
+  });
+}
+
+export async function resumeCommand(argv: string[]): Promise<number> {
+  let args: ReturnType<typeof parseResumeArgs>;
+  try {
+    args = parseResumeArgs(argv);
+  } catch (error) {
+    reportError(toResonError(error, "usage_error"));
+    return EXIT_USAGE;
+  }
+  return execute(args, async (store) => {
+    const trace = await findTrace(store, args.id);
+    const session = await store.sessions.get(trace.sessionId);
+    return {
+      options: agentOptions({ ...args, workspace: args.workspace ?? session?.workspace }, trace),
+      launch: (agent, signal, onEvent) => agent.resume(trace.id, { signal, onEvent }),
+    };
+  });
 }

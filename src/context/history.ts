@@ -11,14 +11,23 @@ export interface HistoryEntry {
   laterText?: string;
 }
 
-function replaced(message: ToolResultMessage, text: string): ToolResultMessage {
-  return { ...message, content: [{ type: "text", text }] };
+// The short form of a result, made once per entry: the same object every later call, so a
+// wire layer may cache its serialization by identity and the bytes never change.
+const shortForms = new WeakMap<HistoryEntry, ToolResultMessage>();
+
+function shortForm(entry: HistoryEntry, message: ToolResultMessage, text: string): ToolResultMessage {
+  let short = shortForms.get(entry);
+  if (!short) {
+    short = { ...message, content: [{ type: "text", text }] };
+    shortForms.set(entry, short);
+  }
+  return short;
 }
 
 /**
  * The messages for the model call of `step`. Entries from the previous step are shown in
- * full; older tool results with a `laterText` are shown as that line. The same entry renders
- * to the same object every time once it is old, so the bytes stay stable.
+ * full; older tool results with a `laterText` are shown as that line. An entry renders to the
+ * same object every time once it is old, so the bytes stay stable.
  */
 export function renderHistory(entries: readonly HistoryEntry[], step: number): Message[] {
   const out: Message[] = new Array(entries.length);
@@ -26,7 +35,7 @@ export function renderHistory(entries: readonly HistoryEntry[], step: number): M
     const entry = entries[i]!;
     const message = entry.message;
     if (entry.laterText !== undefined && message.role === "toolResult" && entry.step < step - 1) {
-      out[i] = replaced(message, entry.laterText);
+      out[i] = shortForm(entry, message, entry.laterText);
       continue;
     }
     out[i] = message;

@@ -25,6 +25,7 @@ export type ErrorCode =
   | "tool_invalid_arguments"
   | "tool_failed"
   | "tool_denied"
+  | "tool_interrupted"
   | "path_outside_workspace"
   | "path_invalid"
   | "file_not_found"
@@ -36,6 +37,10 @@ export type ErrorCode =
   | "edit_ambiguous"
   | "command_failed"
   | "command_timeout"
+  | "not_found"
+  | "ambiguous_id"
+  | "store_unavailable"
+  | "store_conflict"
   | "internal_error";
 
 export interface ResonErrorOptions {

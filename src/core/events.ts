@@ -17,6 +17,9 @@ interface EventBase {
 
 export interface RunStartEvent extends EventBase {
   type: "run_start";
+  sessionId: string;
+  /** True when the run continues from a committed state (reson resume). */
+  resumed: boolean;
   task: string;
   provider: string;
   model: string;

@@ -14,9 +14,11 @@ import type {
 import { abortError, linkedController } from "../core/abort.js";
 import type { ResonError } from "../core/errors.js";
 import { type CallFacts, classifyFailure, timeoutFailure, truncatedFailure } from "./classify.js";
-import { Exchange, type ExchangeListener, forgetExchange, watchExchange } from "./http-capture.js";
+import { Exchange, forgetExchange, watchExchange } from "./http-capture.js";
 import type { StreamFunction } from "./pi.js";
 import type { ChatStreamEvent, ProviderTimeouts } from "./types.js";
+import { Watchdog } from "./watchdog.js";
+import type { AttemptOutcome } from "./wire.js";
 
 /** Everything about a provider that stays the same from one attempt to the next. */
 export interface AttemptSetup {
@@ -30,10 +32,6 @@ export interface AttemptSetup {
   /** Matches the raw stream's end marker for this protocol; undefined to skip the check. */
   finishMarker: RegExp | undefined;
 }
-
-export type AttemptOutcome =
-  | { ok: true; message: AssistantMessage }
-  | { ok: false; error: ResonError; usage: PiUsage | undefined };
 
 export async function runAttempt(
   setup: AttemptSetup,
@@ -152,50 +150,4 @@ function consume(
       },
     );
   });
-}
-
-/**
- * Two deadlines in turn: the headers must arrive within headersTimeoutMs, then no silence
- * may last longer than idleTimeoutMs (re-armed by every body chunk and every event).
- */
-class Watchdog implements ExchangeListener {
-  fired: "headers" | "idle" | undefined;
-  private phase: "headers" | "idle" = "headers";
-  private timer: NodeJS.Timeout;
-
-  constructor(
-    private readonly timeouts: ProviderTimeouts,
-    private readonly onFire: () => void,
-  ) {
-    this.timer = this.arm(timeouts.headersTimeoutMs);
-  }
-
-  onHeaders(): void {
-    if (this.phase !== "headers") return;
-    this.phase = "idle";
-    clearTimeout(this.timer);
-    this.timer = this.arm(this.timeouts.idleTimeoutMs);
-  }
-
-  onData(): void {
-    if (this.phase === "headers") this.onHeaders();
-    else this.timer.refresh();
-  }
-
-  limitMs(): number {
-    return this.fired === "headers" ? this.timeouts.headersTimeoutMs : this.timeouts.idleTimeoutMs;
-  }
-
-  stop(): void {
-    clearTimeout(this.timer);
-  }
-
-  private arm(ms: number): NodeJS.Timeout {
-    const timer = setTimeout(() => {
-      this.fired = this.phase;
-      this.onFire();
-    }, ms);
-    timer.unref();
-    return timer;
-  }
 }

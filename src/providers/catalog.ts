@@ -18,6 +18,8 @@ export interface ProviderEntry {
   envKey?: string;
   /** A hosted API that refuses requests without a real key. */
   needsKey: boolean;
+  /** Served by reson's own OpenAI client (the native wire), by default; pi-ai serves the rest. */
+  nativeWire?: true;
 }
 
 export const PROVIDER_CATALOG: Readonly<Record<ProviderName, ProviderEntry>> = {
@@ -68,6 +70,7 @@ export const PROVIDER_CATALOG: Readonly<Record<ProviderName, ProviderEntry>> = {
     baseUrl: "http://127.0.0.1:11434/v1",
     defaultModel: "llama3.1",
     needsKey: false,
+    nativeWire: true,
   },
   // Any OpenAI-compatible server. Its key comes from --api-key or RESON_API_KEY, never from
   // OPENAI_API_KEY: that key is only sent when the user chose the `openai` provider.
@@ -77,8 +80,12 @@ export const PROVIDER_CATALOG: Readonly<Record<ProviderName, ProviderEntry>> = {
     defaultModel: "default",
     envKey: "RESON_API_KEY",
     needsKey: false,
+    nativeWire: true,
   },
 };
+
+/** Picks the wire of openai-compatible and ollama ("native" or "pi-ai"); no effect on other providers. */
+export const WIRE_ENV = "RESON_WIRE";
 
 /** The order in which environment keys pick a provider when none is named. */
 export const AUTO_DETECT_ORDER: readonly ProviderName[] = [

@@ -119,6 +119,17 @@ export function truncatedFailure(call: CallFacts): ResonError {
   );
 }
 
+/** The stream broke the protocol (an event that is not JSON, say): retrying would not help. */
+export function malformedFailure(call: CallFacts, detail: string): ResonError {
+  return providerError(
+    call,
+    "provider_bad_response",
+    `${call.provider} (${call.model}) sent a response reson could not read: ${detail}`,
+    `Check the base URL (${call.baseUrl}); if it persists, the server may not be fully compatible.`,
+    {},
+  );
+}
+
 /** The error for a Retry-After longer than reson is willing to wait. */
 export function retryAfterTooLong(error: ResonError, retryAfterMs: number, limitMs: number): ResonError {
   return new ResonError(error.code, error.message, {

@@ -6,6 +6,7 @@ export {
   DUMMY_API_KEY,
   PROVIDER_CATALOG,
   type ProviderEntry,
+  WIRE_ENV,
   type WireApi,
 } from "./catalog.js";
 export { UNKNOWN_MODEL_CONTEXT_WINDOW, UNKNOWN_MODEL_MAX_TOKENS } from "./model.js";
@@ -22,5 +23,11 @@ export {
   type ResolveOptions,
   resolveProviderSettings,
 } from "./resolve.js";
-export { backoffDelayMs, DEFAULT_RETRY_POLICY, isRetryable, parseRetryAfter } from "./retry.js";
+export {
+  backoffDelayMs,
+  DEFAULT_RETRY_POLICY,
+  type HeaderSource,
+  isRetryable,
+  parseRetryAfter,
+} from "./retry.js";
 export * from "./types.js";

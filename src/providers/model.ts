@@ -5,7 +5,7 @@ import type { Api, Model, OpenAICompletionsCompat } from "@mariozechner/pi-ai";
 import { ResonError } from "../core/errors.js";
 import { PROVIDER_CATALOG, type WireApi } from "./catalog.js";
 import type { PiAi } from "./pi.js";
-import type { ModelInfo, ProviderSettings } from "./types.js";
+import type { ModelInfo, ProviderSettings, WireName } from "./types.js";
 
 /** For models pi-ai does not know. */
 export const UNKNOWN_MODEL_CONTEXT_WINDOW = 128_000;
@@ -29,7 +29,15 @@ export interface ResolvedModel {
   maxTokens: number;
 }
 
-export function resolveModel(pi: PiAi, settings: ProviderSettings): ResolvedModel {
+/**
+ * `pi` is needed only for providers with a registry (openai-compatible and ollama have none,
+ * so the native wire resolves its model without loading pi-ai).
+ */
+export function resolveModel(
+  pi: Pick<PiAi, "getModels"> | undefined,
+  settings: ProviderSettings,
+  wire: WireName,
+): ResolvedModel {
   const entry = PROVIDER_CATALOG[settings.provider];
   const id = settings.model || entry.defaultModel;
   const baseUrl = normaliseBaseUrl(entry.api, settings.baseUrl || entry.baseUrl);
@@ -38,9 +46,11 @@ export function resolveModel(pi: PiAi, settings: ProviderSettings): ResolvedMode
       hint: "Pass --base-url http://host:port/v1 (the server's OpenAI-compatible endpoint).",
     });
   }
-  const known = entry.registry
-    ? (pi.getModels(entry.registry) as Model<Api>[]).find((m) => m.id === id)
-    : undefined;
+  if (entry.registry && !pi) throw new Error(`resolveModel: the ${settings.provider} registry needs pi-ai`);
+  const known =
+    entry.registry && pi
+      ? (pi.getModels(entry.registry) as Model<Api>[]).find((m) => m.id === id)
+      : undefined;
   const model: Model<Api> = known
     ? { ...known, api: entry.api, baseUrl, compat: known.api === entry.api ? known.compat : undefined }
     : unknownModel(settings, id, entry.api, baseUrl);
@@ -57,6 +67,7 @@ export function resolveModel(pi: PiAi, settings: ProviderSettings): ResolvedMode
       contextWindow: model.contextWindow,
       maxOutputTokens: maxTokens,
       cost: { ...model.cost },
+      wire,
     },
   };
 }

@@ -28,6 +28,12 @@ export interface PiRuntime {
 
 let loadingMain: Promise<PiAi> | undefined;
 
+/** pi-ai's main module alone: the native wire needs it only to recognise a context overflow. */
+export function loadPiMain(): Promise<PiAi> {
+  loadingMain ??= import("@mariozechner/pi-ai");
+  return loadingMain;
+}
+
 const PROTOCOLS: Record<WireApi, () => Promise<unknown>> = {
   "openai-completions": async () =>
     (await import("@mariozechner/pi-ai/openai-completions")).streamSimpleOpenAICompletions,
@@ -36,8 +42,7 @@ const PROTOCOLS: Record<WireApi, () => Promise<unknown>> = {
 };
 
 export async function loadPiAi(api: WireApi): Promise<PiRuntime> {
-  loadingMain ??= import("@mariozechner/pi-ai");
-  const [pi, stream] = await Promise.all([loadingMain, PROTOCOLS[api]()]);
+  const [pi, stream] = await Promise.all([loadPiMain(), PROTOCOLS[api]()]);
   // Each protocol's function is typed for its own api; the model passed is always that api's.
   return { pi, stream: stream as StreamFunction };
 }

@@ -1,6 +1,7 @@
-// A Provider over pi-ai: `chat` runs attempts until one succeeds, retrying timeouts, rate
-// limits and outages with backoff (Retry-After honoured, and a cap on it), and returns a
-// snapshot of the final message with the usage of every attempt.
+// A Provider: `chat` runs attempts until one succeeds, retrying timeouts, rate limits and
+// outages with backoff (Retry-After honoured, and a cap on it), and returns a snapshot of the
+// final message with the usage of every attempt. The attempts go through a Wire: pi-ai, or
+// for openai-compatible and ollama reson's own OpenAI Chat Completions client.
 import type { AssistantMessage, Context, Usage as PiUsage } from "@mariozechner/pi-ai";
 import { sleep, throwIfAborted } from "../core/abort.js";
 import { ResonError } from "../core/errors.js";
@@ -8,8 +9,9 @@ import type { StopReason } from "../core/events.js";
 import { addUsage, emptyUsage, type Usage } from "../core/usage.js";
 import { type AttemptSetup, runAttempt } from "./attempt.js";
 import { DUMMY_API_KEY, keyHint, PROVIDER_CATALOG, type WireApi } from "./catalog.js";
-import { retryAfterTooLong } from "./classify.js";
+import { type CallFacts, retryAfterTooLong } from "./classify.js";
 import { resolveModel } from "./model.js";
+import { createNativeWire } from "./openai-wire/native.js";
 import { loadPiAi } from "./pi.js";
 import { backoffDelayMs, DEFAULT_RETRY_POLICY, isRetryable, retryAfterOf } from "./retry.js";
 import {
@@ -23,7 +25,13 @@ import {
   type ProviderTimeouts,
   type RetryPolicy,
   type ToolCall,
+  WIRE_NAMES,
+  type WireName,
 } from "./types.js";
+import type { Wire } from "./wire.js";
+
+/** The providers the native wire serves: plain OpenAI-compatible servers, no vendor quirks. */
+const NATIVE_WIRE_PROVIDERS = PROVIDER_NAMES.filter((name) => PROVIDER_CATALOG[name].nativeWire);
 
 /** Hosted APIs answer headers quickly; silences over 90 s mean a dead stream. */
 export const DEFAULT_TIMEOUTS: Readonly<ProviderTimeouts> = {
@@ -50,7 +58,8 @@ export interface CreateProviderOptions {
 
 /**
  * A provider for `settings`, which must be complete: the key is used as given and never read
- * from the environment (resolveProviderSettings does that). Loads pi-ai (once per process).
+ * from the environment (resolveProviderSettings does that). The pi-ai wire loads pi-ai (once
+ * per process); the native wire does not.
  */
 export async function createProvider(
   settings: ProviderSettings,
@@ -62,29 +71,37 @@ export async function createProvider(
     });
   }
   const entry = PROVIDER_CATALOG[settings.provider];
+  const wire = wireFor(settings);
   const apiKey = settings.apiKey || (entry.needsKey ? undefined : DUMMY_API_KEY);
   if (!apiKey) {
     throw new ResonError("no_provider_configured", `No API key for ${settings.provider}.`, {
       hint: `To use ${settings.provider}, ${keyHint(settings.provider)}.`,
     });
   }
-  const { pi, stream } = await loadPiAi(entry.api);
-  const { model, info, maxTokens } = resolveModel(pi, settings);
   const timeouts = {
     ...(entry.registry === undefined ? LOCAL_DEFAULT_TIMEOUTS : DEFAULT_TIMEOUTS),
     ...definedOnly(options.timeouts),
   };
+  const policy = { ...DEFAULT_RETRY_POLICY, ...definedOnly(options.retry) };
+
+  if (wire === "native") {
+    const { info, maxTokens } = resolveModel(undefined, settings, wire);
+    const native = await createNativeWire({
+      model: info,
+      maxTokens,
+      call: callFacts(info, apiKey),
+      timeouts,
+    });
+    return new RetryingProvider(info, native, policy);
+  }
+
+  const { pi, stream } = await loadPiAi(entry.api);
+  const { model, info, maxTokens } = resolveModel(pi, settings, wire);
   const setup: AttemptSetup = {
     stream,
     isContextOverflow: pi.isContextOverflow,
     model,
-    call: {
-      provider: settings.provider,
-      model: info.id,
-      baseUrl: info.baseUrl,
-      contextWindow: info.contextWindow,
-      apiKey,
-    },
+    call: callFacts(info, apiKey),
     streamOptions: {
       apiKey,
       maxRetries: 0,
@@ -98,46 +115,88 @@ export async function createProvider(
     timeouts,
     finishMarker: FINISH_MARKERS[entry.api],
   };
-  return new PiProvider(info, setup, { ...DEFAULT_RETRY_POLICY, ...definedOnly(options.retry) });
+  const piWire: Wire<Context> = {
+    prepare: (request) => ({
+      systemPrompt: request.systemPrompt,
+      messages: request.messages,
+      tools: request.tools,
+    }),
+    attempt: (context, signal, onEvent) => runAttempt(setup, context, signal, onEvent),
+    release: () => {},
+  };
+  return new RetryingProvider(info, piWire, policy);
 }
 
-class PiProvider implements Provider {
+function wireFor(settings: ProviderSettings): WireName {
+  const nativeCapable = PROVIDER_CATALOG[settings.provider].nativeWire === true;
+  const wire = settings.wire ?? (nativeCapable ? "native" : "pi-ai");
+  if (!(WIRE_NAMES as readonly string[]).includes(wire)) {
+    throw new ResonError("config_invalid", `Unknown wire "${wire}".`, {
+      hint: `Use one of: ${WIRE_NAMES.join(", ")}.`,
+    });
+  }
+  if (wire === "native" && !nativeCapable) {
+    throw new ResonError(
+      "config_invalid",
+      `The native wire does not serve the ${settings.provider} provider.`,
+      {
+        hint: `It serves ${NATIVE_WIRE_PROVIDERS.join(" and ")}; use the pi-ai wire (the default) for ${settings.provider}.`,
+      },
+    );
+  }
+  return wire;
+}
+
+function callFacts(info: ModelInfo, apiKey: string): CallFacts {
+  return {
+    provider: info.provider,
+    model: info.id,
+    baseUrl: info.baseUrl,
+    contextWindow: info.contextWindow,
+    apiKey,
+  };
+}
+
+class RetryingProvider<Prepared> implements Provider {
   constructor(
     readonly model: ModelInfo,
-    private readonly setup: AttemptSetup,
+    private readonly wire: Wire<Prepared>,
     private readonly policy: RetryPolicy,
   ) {}
 
   async chat(request: ChatRequest, options: ChatOptions = {}): Promise<ChatResult> {
     const { signal, onEvent } = options;
     throwIfAborted(signal);
-    const context: Context = {
-      systemPrompt: request.systemPrompt,
-      messages: request.messages,
-      tools: request.tools,
-    };
-    let spent = emptyUsage();
-    for (let attempt = 1; ; attempt++) {
-      const outcome = await runAttempt(this.setup, context, signal, onEvent);
-      if (outcome.ok) return toResult(outcome.message, spent, attempt);
-      if (outcome.usage) spent = addUsage(spent, toUsage(outcome.usage));
-      const error = outcome.error;
-      if (error.code === "aborted") throw error;
-      if (!isRetryable(error)) throw withAttempts(error, attempt);
-      const retryAfterMs = retryAfterOf(error);
-      if (retryAfterMs !== undefined && retryAfterMs > this.policy.maxRetryAfterMs) {
-        throw withAttempts(retryAfterTooLong(error, retryAfterMs, this.policy.maxRetryAfterMs), attempt);
+    const prepared = this.wire.prepare(request);
+    try {
+      let spent = emptyUsage();
+      for (let attempt = 1; ; attempt++) {
+        const outcome = await this.wire.attempt(prepared, signal, onEvent);
+        if (outcome.ok) return toResult(outcome.message, spent, attempt);
+        if (outcome.usage) spent = addUsage(spent, toUsage(outcome.usage));
+        const error = outcome.error;
+        if (error.code === "aborted") throw error;
+        if (!isRetryable(error)) throw withAttempts(error, attempt);
+        const retryAfterMs = retryAfterOf(error);
+        if (retryAfterMs !== undefined && retryAfterMs > this.policy.maxRetryAfterMs) {
+          throw withAttempts(retryAfterTooLong(error, retryAfterMs, this.policy.maxRetryAfterMs), attempt);
+        }
+        if (attempt >= this.policy.maxAttempts) throw withAttempts(error, attempt);
+        const delayMs = backoffDelayMs(this.policy, attempt, retryAfterMs);
+        onEvent?.({
+          type: "retry",
+          notice: { attempt, maxAttempts: this.policy.maxAttempts, delayMs, error },
+        });
+        await sleep(delayMs, signal);
       }
-      if (attempt >= this.policy.maxAttempts) throw withAttempts(error, attempt);
-      const delayMs = backoffDelayMs(this.policy, attempt, retryAfterMs);
-      onEvent?.({ type: "retry", notice: { attempt, maxAttempts: this.policy.maxAttempts, delayMs, error } });
-      await sleep(delayMs, signal);
+    } finally {
+      this.wire.release(prepared);
     }
   }
 }
 
 function toResult(final: AssistantMessage, spent: Usage, attempts: number): ChatResult {
-  // pi-ai no longer touches the message after `done`; the copy protects the caller's store
+  // No wire touches the message after its attempt; the copy protects the caller's store
   // from anyone mutating the returned tool calls.
   const message = structuredClone(final);
   let text = "";

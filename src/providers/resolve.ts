@@ -6,14 +6,22 @@
 // openai-compatible takes --api-key or RESON_API_KEY, never OPENAI_API_KEY: that key goes
 // only to the provider the user called `openai` (with whatever base URL they gave it).
 import { ResonError } from "../core/errors.js";
-import { AUTO_DETECT_ORDER, keyHint, OLLAMA_DEFAULT_ORIGIN, PROVIDER_CATALOG } from "./catalog.js";
-import { PROVIDER_NAMES, type ProviderName, type ProviderSettings } from "./types.js";
+import { AUTO_DETECT_ORDER, keyHint, OLLAMA_DEFAULT_ORIGIN, PROVIDER_CATALOG, WIRE_ENV } from "./catalog.js";
+import {
+  PROVIDER_NAMES,
+  type ProviderName,
+  type ProviderSettings,
+  WIRE_NAMES,
+  type WireName,
+} from "./types.js";
 
 export interface ProviderInput {
   provider?: string;
   model?: string;
   baseUrl?: string;
   apiKey?: string;
+  /** "native" or "pi-ai"; else RESON_WIRE for the providers it applies to; else the provider's default. */
+  wire?: string;
 }
 
 export interface ResolveOptions {
@@ -39,9 +47,11 @@ export async function resolveProviderSettings(
   const baseUrl = nonEmpty(input.baseUrl);
   const apiKey = nonEmpty(input.apiKey);
   const provider = nonEmpty(input.provider);
+  const wire = nonEmpty(input.wire);
+  const withWire = (settings: ProviderSettings) => applyWire(settings, wire, env);
 
-  if (provider) return named(parseProviderName(provider), { model, baseUrl, apiKey }, env);
-  if (baseUrl) return named("openai-compatible", { model, baseUrl, apiKey }, env);
+  if (provider) return withWire(named(parseProviderName(provider), { model, baseUrl, apiKey }, env));
+  if (baseUrl) return withWire(named("openai-compatible", { model, baseUrl, apiKey }, env));
   if (apiKey) {
     const guessed = KEY_PREFIXES.find(([prefix]) => apiKey.startsWith(prefix))?.[1];
     if (!guessed) {
@@ -49,16 +59,16 @@ export async function resolveProviderSettings(
         hint: `Name the provider with --provider (${PROVIDER_NAMES.join(", ")}).`,
       });
     }
-    return named(guessed, { model, apiKey }, env);
+    return withWire(named(guessed, { model, apiKey }, env));
   }
   for (const name of AUTO_DETECT_ORDER) {
     const envKey = PROVIDER_CATALOG[name].envKey;
     const key = envKey ? nonEmpty(env[envKey]) : undefined;
-    if (key) return compact({ provider: name, model, apiKey: key });
+    if (key) return withWire(compact({ provider: name, model, apiKey: key }));
   }
   const ollamaOrigin = ollamaOriginFrom(env);
   if (await probe(ollamaOrigin, options)) {
-    return compact({ provider: "ollama", model, baseUrl: `${ollamaOrigin}/v1` });
+    return withWire(compact({ provider: "ollama", model, baseUrl: `${ollamaOrigin}/v1` }));
   }
   throw noProviderError(ollamaOrigin);
 }
@@ -91,6 +101,27 @@ function named(
     });
   }
   return compact({ provider, model: given.model, baseUrl, apiKey });
+}
+
+/**
+ * The wire asked for: given explicitly it always applies (createProvider refuses a wire the
+ * provider lacks); from RESON_WIRE only to the providers that have a choice.
+ */
+function applyWire(
+  settings: ProviderSettings,
+  given: string | undefined,
+  env: NodeJS.ProcessEnv,
+): ProviderSettings {
+  if (given !== undefined) return { ...settings, wire: parseWireName(given, "usage_error") };
+  const fromEnv = nonEmpty(env[WIRE_ENV]);
+  if (fromEnv === undefined || !PROVIDER_CATALOG[settings.provider].nativeWire) return settings;
+  return { ...settings, wire: parseWireName(fromEnv, "config_invalid") };
+}
+
+function parseWireName(name: string, code: "usage_error" | "config_invalid"): WireName {
+  const normalised = name.trim().toLowerCase();
+  if ((WIRE_NAMES as readonly string[]).includes(normalised)) return normalised as WireName;
+  throw new ResonError(code, `Unknown wire "${name}".`, { hint: `Use one of: ${WIRE_NAMES.join(", ")}.` });
 }
 
 /** OLLAMA_HOST as Ollama reads it: "host", "host:port" or a URL; 0.0.0.0 means this machine. */

@@ -39,8 +39,13 @@ export function backoffDelayMs(
   return retryAfterMs !== undefined && retryAfterMs > jittered ? retryAfterMs : jittered;
 }
 
+/** Read access to response headers: a fetch `Headers`, or a wrapper around node's. */
+export interface HeaderSource {
+  get(name: string): string | null;
+}
+
 /** Retry-After (seconds or an HTTP date) or OpenAI's retry-after-ms, in milliseconds. */
-export function parseRetryAfter(headers: Headers, nowMs: number = Date.now()): number | undefined {
+export function parseRetryAfter(headers: HeaderSource, nowMs: number = Date.now()): number | undefined {
   const ms = headers.get("retry-after-ms");
   if (ms !== null && ms.trim() !== "") {
     const value = Number(ms);

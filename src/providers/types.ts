@@ -16,7 +16,14 @@ import type { StopReason } from "../core/events.js";
 import type { Usage } from "../core/usage.js";
 
 export type { AssistantMessage, Message, ThinkingLevel, ToolResultMessage, UserMessage };
-export type ToolCall = PiToolCall;
+
+/**
+ * A tool call as the model made it. When its arguments were not a JSON object (invalid JSON,
+ * often a cut-off answer), the native wire sets `arguments` to {} and keeps the text the
+ * model sent in `rawArguments`, for error messages; it is absent otherwise. Only `arguments`
+ * is ever sent back to a model, so a stored conversation stays valid for every server.
+ */
+export type ToolCall = PiToolCall & { rawArguments?: string };
 
 export const PROVIDER_NAMES = [
   "anthropic",
@@ -28,6 +35,15 @@ export const PROVIDER_NAMES = [
   "openai-compatible",
 ] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
+
+/**
+ * How a provider talks to its server. "native" is reson's own OpenAI Chat Completions client
+ * (incremental request bodies, node:http keep-alive), the default for openai-compatible and
+ * ollama, the only providers it serves. "pi-ai" goes through @mariozechner/pi-ai, the only
+ * wire of every other provider.
+ */
+export const WIRE_NAMES = ["native", "pi-ai"] as const;
+export type WireName = (typeof WIRE_NAMES)[number];
 
 /** What the user asked for (flags, config, environment), before resolution. */
 export interface ProviderSettings {
@@ -41,6 +57,8 @@ export interface ProviderSettings {
   maxTokens?: number;
   /** Thinking effort for reasoning models; off when absent. */
   reasoning?: ThinkingLevel;
+  /** The client to use; "native" for openai-compatible and ollama, "pi-ai" otherwise, when absent. */
+  wire?: WireName;
 }
 
 /** Facts about the model in use. */
@@ -52,6 +70,8 @@ export interface ModelInfo {
   maxOutputTokens: number;
   /** USD per million tokens. */
   cost: { input: number; output: number; cacheRead: number; cacheWrite: number };
+  /** The client in use. */
+  wire: WireName;
 }
 
 export interface ToolSpec {

@@ -137,7 +137,7 @@ describe("usage and configuration errors", () => {
   it("an unknown command or flag exits 2 and says what exists", async () => {
     expect(await runCli(["fly"])).toMatchObject({
       code: 2,
-      stderr: expect.stringContaining("Commands: run"),
+      stderr: expect.stringContaining("Commands: run, resume"),
     });
     const flag = await runCli(["run", "--wings", "x"]);
     expect(flag.code).toBe(2);

@@ -9,32 +9,50 @@ import {
   createProvider,
   type Provider,
   type ProviderSettings,
+  type WireName,
 } from "../../src/providers/index.js";
 import { type FakeModelServer, startFakeModelServer } from "../support/fake-model-server.js";
 
 export interface ProtocolCase {
   name: string;
   protocol: "openai" | "anthropic";
+  wire: WireName;
   settings(server: FakeModelServer): ProviderSettings;
 }
 
 export const OPENAI_KEY = "sk-test-openai-0123456789";
 export const ANTHROPIC_KEY = "sk-ant-test-0123456789";
 
+/** Every wire of every protocol: openai-compatible runs the same tests over both of its wires. */
 export const PROTOCOLS: ProtocolCase[] = [
   {
-    name: "openai-compatible",
+    name: "openai-compatible (native wire)",
     protocol: "openai",
+    wire: "native",
     settings: (server) => ({
       provider: "openai-compatible",
       baseUrl: server.openaiBaseUrl,
       model: "fake-model",
       apiKey: OPENAI_KEY,
+      wire: "native",
+    }),
+  },
+  {
+    name: "openai-compatible (pi-ai wire)",
+    protocol: "openai",
+    wire: "pi-ai",
+    settings: (server) => ({
+      provider: "openai-compatible",
+      baseUrl: server.openaiBaseUrl,
+      model: "fake-model",
+      apiKey: OPENAI_KEY,
+      wire: "pi-ai",
     }),
   },
   {
     name: "anthropic",
     protocol: "anthropic",
+    wire: "pi-ai",
     settings: (server) => ({
       provider: "anthropic",
       baseUrl: server.anthropicBaseUrl,

@@ -1,11 +1,11 @@
 // `reson --version` must not pay for loading pi-ai: inside src/providers only pi.ts may load it
-// (with dynamic imports); every other file imports its types only.
+// (with dynamic imports); every other file, the native wire's included, imports its types only.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 
 const dir = join(import.meta.dirname, "../../src/providers");
-const files = readdirSync(dir).filter((name) => name.endsWith(".ts"));
+const files = readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((name) => name.endsWith(".ts"));
 
 describe("loading pi-ai", () => {
   it.each(files)("%s imports only types from pi-ai", (name) => {

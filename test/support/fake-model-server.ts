@@ -103,6 +103,12 @@ export interface FakeModelServer {
 
 export interface FakeModelServerOptions {
   replies?: FakeReply[];
+  /**
+   * Decides the reply from the request itself (a stateless server): consulted before the
+   * script; returning undefined falls back to the script. Useful when a client may repeat a
+   * request (a run resumed after a crash).
+   */
+  respond?: (request: RecordedRequest) => FakeReply | undefined;
 }
 
 const WIRES: Record<string, { protocol: FakeProtocol; wire: ProtocolWire }> = {
@@ -146,7 +152,7 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
       return;
     }
     const request = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>;
-    const reply = script.shift();
+    const reply = options.respond?.(requests.at(-1)!) ?? script.shift();
     if (reply === undefined) {
       sendJson(res, 500, { error: { message: "fake model server: script exhausted", type: "server_error" } });
       return;

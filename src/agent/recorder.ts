@@ -1,0 +1,280 @@
+// Makes a run durable: every phase of the loop is committed to the store as one atomic batch,
+// so a run killed at any moment resumes from its last committed state (resume.ts) without
+// losing a turn or repeating a tool call whose result was saved.
+import type { SerializedError } from "../core/errors.js";
+import type { RunStatus } from "../core/events.js";
+import { ulid } from "../core/ids.js";
+import { addUsage, type Usage } from "../core/usage.js";
+import type { AssistantMessage, ToolResultMessage } from "../providers/index.js";
+import type { MessageContext, SessionRecord, Store, TraceRecord, WriteOp } from "../store/index.js";
+import type { ToolCallRequest, ToolResult } from "../tools/index.js";
+
+/** The loop's counters after a committed step: with the turns, all resume needs. */
+export interface LoopSnapshot {
+  step: number;
+  usage: Usage;
+  lastText: string;
+  consecutiveFailures: number;
+  failureReasons: string[];
+}
+
+export interface RunRecorder {
+  /** The task turn, the trace and (for a new session) the session, in one batch. */
+  runStarted(task: string, envelope: MessageContext, snapshot: LoopSnapshot): Promise<void>;
+  /** The assistant turn, its model-call step and one pending step per tool call. */
+  modelResponded(message: AssistantMessage, calls: ToolCallRequest[], snapshot: LoopSnapshot): Promise<void>;
+  /** Marks a call as started, before it runs (not needed for read-only tools, which may run again). */
+  toolStarted(call: ToolCallRequest): Promise<void>;
+  toolFinished(call: ToolCallRequest, result: ToolResult): Promise<void>;
+  /** The tool-result turns in the model's order, and the new checkpoint. */
+  stepFinished(results: ToolResultMessage[], snapshot: LoopSnapshot): Promise<void>;
+  runEnded(status: RunStatus, snapshot: LoopSnapshot, error?: SerializedError): Promise<void>;
+}
+
+function subtractUsage(a: Usage, b: Usage): Usage {
+  return {
+    input: Math.max(0, a.input - b.input),
+    output: Math.max(0, a.output - b.output),
+    cacheRead: Math.max(0, a.cacheRead - b.cacheRead),
+    cacheWrite: Math.max(0, a.cacheWrite - b.cacheWrite),
+    totalTokens: Math.max(0, a.totalTokens - b.totalTokens),
+    costUsd: Math.max(0, a.costUsd - b.costUsd),
+  };
+}
+
+/** For runs that are not persisted (library use with `persist: false`). */
+export const NULL_RECORDER: RunRecorder = {
+  runStarted: async () => {},
+  modelResponded: async () => {},
+  toolStarted: async () => {},
+  toolFinished: async () => {},
+  stepFinished: async () => {},
+  runEnded: async () => {},
+};
+
+export interface StoreRecorderInit {
+  store: Store;
+  projectKey: string;
+  session: SessionRecord;
+  /** True when the session is new and must be inserted with the first batch. */
+  newSession: boolean;
+  trace: TraceRecord;
+  /** True when the trace already exists (a resumed run). */
+  resumed: boolean;
+  /** The next free turn seq of the session. */
+  nextSeq: number;
+  /** The next free step seq of the trace. */
+  nextStepSeq: number;
+  /** Step ids of tool calls already in the store (resumed mid-step), by tool call id. */
+  toolStepIds?: Map<string, string>;
+  /** Step id of the model call those tool calls belong to. */
+  modelStepId?: string;
+}
+
+export class StoreRecorder implements RunRecorder {
+  private seq: number;
+  private stepSeq: number;
+  private modelStepId: string | undefined;
+  private readonly toolStepIds: Map<string, string>;
+  /** The session's usage from its other runs; this run's usage is added at every checkpoint. */
+  private readonly otherRunsUsage: Usage;
+
+  constructor(private readonly init: StoreRecorderInit) {
+    this.seq = init.nextSeq;
+    this.stepSeq = init.nextStepSeq;
+    this.modelStepId = init.modelStepId;
+    this.toolStepIds = init.toolStepIds ?? new Map();
+    this.otherRunsUsage = init.resumed
+      ? subtractUsage(init.session.usage, init.trace.usage)
+      : init.session.usage;
+  }
+
+  private get traceId(): string {
+    return this.init.trace.id;
+  }
+
+  private turn(
+    role: "user" | "assistant" | "toolResult",
+    content: unknown,
+    step: number,
+    envelope?: MessageContext,
+  ) {
+    const now = Date.now();
+    return {
+      op: "appendTurn" as const,
+      turn: {
+        id: ulid(now),
+        sessionId: this.init.session.id,
+        seq: this.seq++,
+        role,
+        content,
+        envelope: envelope ?? null,
+        traceId: this.traceId,
+        step,
+        createdAt: now,
+      },
+    };
+  }
+
+  private checkpoint(snapshot: LoopSnapshot): WriteOp[] {
+    const now = Date.now();
+    return [
+      {
+        op: "putCheckpoint",
+        checkpoint: { traceId: this.traceId, step: snapshot.step, state: snapshot, updatedAt: now },
+      },
+      {
+        op: "updateTrace",
+        id: this.traceId,
+        patch: { steps: snapshot.step, usage: snapshot.usage, updatedAt: now },
+      },
+      {
+        op: "updateSession",
+        id: this.init.session.id,
+        patch: { updatedAt: now, usage: addUsage(this.otherRunsUsage, snapshot.usage) },
+      },
+    ];
+  }
+
+  async runStarted(task: string, envelope: MessageContext, snapshot: LoopSnapshot): Promise<void> {
+    const ops: WriteOp[] = [];
+    if (this.init.newSession) ops.push({ op: "insertSession", session: this.init.session });
+    if (this.init.resumed) {
+      ops.push({
+        op: "updateTrace",
+        id: this.traceId,
+        patch: { status: "running", endedAt: null, error: null },
+      });
+    } else {
+      ops.push({ op: "insertTrace", trace: this.init.trace });
+      ops.push(
+        this.turn("user", { role: "user", content: task, timestamp: envelope.receivedAt }, 0, envelope),
+      );
+    }
+    ops.push({
+      op: "updateSession",
+      id: this.init.session.id,
+      patch: { status: "active", lastTraceId: this.traceId, updatedAt: Date.now() },
+    });
+    ops.push(...this.checkpoint(snapshot));
+    await this.init.store.apply(ops);
+  }
+
+  async modelResponded(
+    message: AssistantMessage,
+    calls: ToolCallRequest[],
+    snapshot: LoopSnapshot,
+  ): Promise<void> {
+    const now = Date.now();
+    const modelStepId = ulid(now);
+    this.modelStepId = modelStepId;
+    this.toolStepIds.clear();
+    const ops: WriteOp[] = [
+      this.turn("assistant", message, snapshot.step),
+      {
+        op: "insertStep",
+        step: {
+          id: modelStepId,
+          traceId: this.traceId,
+          parentId: null,
+          seq: this.stepSeq++,
+          kind: "model_call",
+          status: "done",
+          data: {
+            step: snapshot.step,
+            stopReason: message.stopReason,
+            usage: message.usage,
+            model: message.model,
+          },
+          createdAt: now,
+          updatedAt: now,
+        },
+      },
+    ];
+    for (const call of calls) {
+      const id = ulid(now);
+      this.toolStepIds.set(call.id, id);
+      ops.push({
+        op: "insertStep",
+        step: {
+          id,
+          traceId: this.traceId,
+          parentId: modelStepId,
+          seq: this.stepSeq++,
+          kind: "tool_call",
+          status: "pending",
+          data: { toolCallId: call.id, name: call.name, arguments: call.arguments },
+          createdAt: now,
+          updatedAt: now,
+        },
+      });
+    }
+    ops.push(...this.checkpoint(snapshot));
+    await this.init.store.apply(ops);
+  }
+
+  async toolStarted(call: ToolCallRequest): Promise<void> {
+    const id = this.toolStepIds.get(call.id);
+    if (!id) return;
+    await this.init.store.apply([
+      { op: "updateStep", id, patch: { status: "running", updatedAt: Date.now() } },
+    ]);
+  }
+
+  async toolFinished(call: ToolCallRequest, result: ToolResult): Promise<void> {
+    const id = this.toolStepIds.get(call.id);
+    const ops: WriteOp[] = [
+      {
+        op: "recordToolCall",
+        projectKey: this.init.projectKey,
+        tool: call.name,
+        ok: result.ok,
+        durationMs: result.meta.durationMs,
+        at: Date.now(),
+      },
+    ];
+    if (id) {
+      ops.push({
+        op: "updateStep",
+        id,
+        patch: {
+          status: result.ok ? "done" : "failed",
+          data: { toolCallId: call.id, name: call.name, arguments: call.arguments, result },
+          updatedAt: Date.now(),
+        },
+      });
+    }
+    await this.init.store.apply(ops);
+  }
+
+  async stepFinished(results: ToolResultMessage[], snapshot: LoopSnapshot): Promise<void> {
+    const ops: WriteOp[] = results.map((message) => this.turn("toolResult", message, snapshot.step));
+    ops.push(...this.checkpoint(snapshot));
+    await this.init.store.apply(ops);
+  }
+
+  async runEnded(status: RunStatus, snapshot: LoopSnapshot, error?: SerializedError): Promise<void> {
+    const now = Date.now();
+    const session = this.init.session;
+    await this.init.store.apply([
+      ...this.checkpoint(snapshot),
+      {
+        op: "updateTrace",
+        id: this.traceId,
+        patch: {
+          status,
+          error: error ?? null,
+          endedAt: now,
+          updatedAt: now,
+          usage: snapshot.usage,
+          steps: snapshot.step,
+        },
+      },
+      {
+        op: "updateSession",
+        id: session.id,
+        patch: { status, updatedAt: now },
+      },
+    ]);
+  }
+}

@@ -1,0 +1,234 @@
+// The commands that read and tidy the store: `reson sessions`, `reson trace show|export`,
+// `reson gc`. Each opens the store ($RESON_HOME/reson.db or RESON_DATABASE_URL), answers,
+// and closes it.
+import { writeFileSync } from "node:fs";
+import { type ParseArgsConfig, parseArgs } from "node:util";
+import { findTrace, openDefaultStore } from "../agent/index.js";
+import { resonHome } from "../config/index.js";
+import { ResonError, toResonError } from "../core/errors.js";
+import {
+  parseDuration,
+  type StepRecord,
+  type Store,
+  type TraceRecord,
+  type TurnRecord,
+} from "../store/index.js";
+import { EXIT_OK, EXIT_USAGE, exitCodeForError } from "./exit-codes.js";
+import { formatAgo, formatBytes, formatCost, formatMs, formatTokens, table } from "./format.js";
+import { reportError } from "./run-command.js";
+
+type Values = Record<string, string | boolean | undefined>;
+
+async function withStore(
+  argv: string[],
+  options: ParseArgsConfig["options"],
+  body: (store: Store, values: Values, positionals: string[]) => Promise<number>,
+): Promise<number> {
+  let parsed: { values: Values; positionals: string[] };
+  try {
+    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true }) as typeof parsed;
+  } catch (error) {
+    reportError(new ResonError("usage_error", (error as Error).message, { hint: "See `reson --help`." }));
+    return EXIT_USAGE;
+  }
+  let store: Store | undefined;
+  try {
+    store = await openDefaultStore(resonHome());
+    return await body(store, parsed.values, parsed.positionals);
+  } catch (error) {
+    const failure = toResonError(error);
+    reportError(failure);
+    return exitCodeForError(failure.code);
+  } finally {
+    await store?.close().catch(() => {});
+  }
+}
+
+export function sessionsCommand(argv: string[]): Promise<number> {
+  return withStore(
+    argv,
+    { limit: { type: "string", short: "n" }, json: { type: "boolean" } },
+    async (store, values) => {
+      const limit = values.limit === undefined ? 20 : Number(values.limit);
+      if (!Number.isInteger(limit) || limit < 1)
+        throw new ResonError("usage_error", "--limit must be a whole number.");
+      const sessions = await store.sessions.list({ limit });
+      if (values.json) {
+        for (const session of sessions) process.stdout.write(`${JSON.stringify(session)}\n`);
+        return EXIT_OK;
+      }
+      const size = await store.sizeBytes();
+      if (sessions.length === 0) {
+        process.stdout.write(`No sessions yet. Data: ${store.location} (${formatBytes(size)})\n`);
+        return EXIT_OK;
+      }
+      const rows = [["ID", "STATUS", "UPDATED", "TOKENS", "COST", "WORKSPACE", "TITLE"]];
+      for (const s of sessions) {
+        rows.push([
+          s.id,
+          s.status,
+          formatAgo(s.updatedAt),
+          formatTokens(s.usage.totalTokens),
+          formatCost(s.usage.costUsd),
+          s.workspace,
+          s.title,
+        ]);
+      }
+      process.stdout.write(`${table(rows)}\n`);
+      process.stdout.write(
+        `\n${sessions.length} session${sessions.length === 1 ? "" : "s"} shown (newest first); any unique id prefix works. ` +
+          `Data: ${store.location} (${formatBytes(size)}).\n`,
+      );
+      return EXIT_OK;
+    },
+  );
+}
+
+interface ToolStepData {
+  name: string;
+  arguments: Record<string, unknown>;
+  result?: { ok: boolean; meta?: { durationMs: number }; error?: { code: string; message: string } };
+}
+
+interface ModelStepData {
+  step: number;
+  stopReason: string;
+  usage?: { input: number; output: number; totalTokens: number };
+}
+
+function oneLine(text: string, max: number): string {
+  const line = text.replace(/\s+/g, " ").trim();
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+function argsLine(args: Record<string, unknown>): string {
+  return oneLine(
+    Object.entries(args)
+      .map(([k, v]) => `${k}=${typeof v === "string" ? JSON.stringify(oneLine(v, 40)) : JSON.stringify(v)}`)
+      .join(" "),
+    100,
+  );
+}
+
+function assistantText(turns: TurnRecord[], step: number): string {
+  const turn = turns.find((t) => t.role === "assistant" && t.step === step);
+  const content =
+    (turn?.content as { content?: Array<{ type: string; text?: string }> } | undefined)?.content ?? [];
+  return content
+    .filter((b) => b.type === "text")
+    .map((b) => b.text ?? "")
+    .join("");
+}
+
+/** A run as a readable tree: the model calls, and under each its tool calls and outcomes. */
+export function renderTraceTree(trace: TraceRecord, steps: StepRecord[], turns: TurnRecord[]): string {
+  const lines = [
+    `run ${trace.id} · ${trace.status} · ${trace.provider}/${trace.model} · ${trace.steps} steps · ` +
+      `${formatTokens(trace.usage.totalTokens)} tokens · ${formatCost(trace.usage.costUsd)}` +
+      (trace.endedAt ? ` · ${formatMs(trace.endedAt - trace.startedAt)}` : ""),
+    `session ${trace.sessionId}${trace.parentTraceId ? ` · parent run ${trace.parentTraceId}` : ""}`,
+    `task: ${oneLine(trace.task, 200)}`,
+  ];
+  if (trace.error) lines.push(`error [${trace.error.code}]: ${oneLine(trace.error.message, 200)}`);
+  const roots = steps.filter((s) => s.parentId === null);
+  roots.forEach((root, i) => {
+    const lastRoot = i === roots.length - 1;
+    const data = root.data as ModelStepData;
+    const usage = data.usage ? ` · ${data.usage.input} in / ${data.usage.output} out` : "";
+    const text = assistantText(turns, data.step);
+    lines.push(`${lastRoot ? "└─" : "├─"} step ${data.step} · model ${data.stopReason}${usage}`);
+    const pad = lastRoot ? "   " : "│  ";
+    if (text) lines.push(`${pad}   "${oneLine(text, 100)}"`);
+    const children = steps.filter((s) => s.parentId === root.id);
+    children.forEach((child, j) => {
+      const tool = child.data as ToolStepData;
+      const result = tool.result;
+      const outcome = result
+        ? result.ok
+          ? `✓ ${formatMs(result.meta?.durationMs ?? 0)}`
+          : `✗ ${result.error?.code ?? "failed"}: ${oneLine(result.error?.message ?? "", 80)}`
+        : `… ${child.status}`;
+      lines.push(
+        `${pad}${j === children.length - 1 ? "└─" : "├─"} ${tool.name} ${argsLine(tool.arguments)} ${outcome}`,
+      );
+    });
+  });
+  return lines.join("\n");
+}
+
+export function traceCommand(argv: string[]): Promise<number> {
+  const [sub, ...rest] = argv;
+  if (sub !== "show" && sub !== "export") {
+    reportError(
+      new ResonError("usage_error", `Unknown trace command ${JSON.stringify(sub ?? "")}.`, {
+        hint: "Use `reson trace show <id>` or `reson trace export <id> --format json|jsonl [--output file]`.",
+      }),
+    );
+    return Promise.resolve(EXIT_USAGE);
+  }
+  const options = {
+    format: { type: "string", short: "f" },
+    output: { type: "string", short: "o" },
+  } as const;
+  return withStore(rest, options, async (store, values, positionals) => {
+    const id = positionals[0];
+    if (!id)
+      throw new ResonError("usage_error", `No run id given.`, { hint: `Usage: reson trace ${sub} <id>` });
+    const trace = await findTrace(store, id);
+    const [steps, allTurns] = await Promise.all([
+      store.steps.list(trace.id),
+      store.turns.list(trace.sessionId),
+    ]);
+    const turns = allTurns.filter((t) => t.traceId === trace.id);
+    if (sub === "show") {
+      process.stdout.write(`${renderTraceTree(trace, steps, turns)}\n`);
+      return EXIT_OK;
+    }
+    const format = (values.format as string | undefined) ?? "json";
+    if (format !== "json" && format !== "jsonl") {
+      throw new ResonError("usage_error", `Unknown format ${JSON.stringify(format)}.`, {
+        hint: "Use json or jsonl.",
+      });
+    }
+    const text =
+      format === "json"
+        ? `${JSON.stringify({ trace, steps, turns }, null, 2)}\n`
+        : [
+            { record: "trace", ...trace },
+            ...steps.map((step) => ({ record: "step", ...step })),
+            ...turns.map((turn) => ({ record: "turn", ...turn })),
+          ]
+            .map((record) => JSON.stringify(record))
+            .join("\n")
+            .concat("\n");
+    const output = (values.output as string | undefined) ?? `trace-${trace.id}.${format}`;
+    if (output === "-") {
+      process.stdout.write(text);
+      return EXIT_OK;
+    }
+    writeFileSync(output, text);
+    process.stderr.write(`wrote ${output} (${formatBytes(Buffer.byteLength(text))})\n`);
+    return EXIT_OK;
+  });
+}
+
+export function gcCommand(argv: string[]): Promise<number> {
+  return withStore(argv, { "older-than": { type: "string" } }, async (store, values) => {
+    const raw = values["older-than"];
+    if (typeof raw !== "string") {
+      throw new ResonError("usage_error", "Say how old data must be to go.", {
+        hint: "Usage: reson gc --older-than 30d",
+      });
+    }
+    const before = Date.now() - parseDuration(raw);
+    const sizeBefore = await store.sizeBytes();
+    const report = await store.gc(before);
+    const sizeAfter = await store.sizeBytes();
+    process.stdout.write(
+      `removed ${report.traces} runs (${report.steps} steps, ${report.checkpoints} checkpoints), ` +
+        `${report.sessions} sessions and ${report.turns} turns older than ${raw}; ` +
+        `${store.location}: ${formatBytes(sizeBefore)} -> ${formatBytes(sizeAfter)}\n`,
+    );
+    return EXIT_OK;
+  });
+}

@@ -1,0 +1,112 @@
+// The PostgreSQL schema, one migration per change. Ids use the "C" collation so a prefix is a
+// plain byte range of the primary key; epoch ms are BIGINT. The payloads a model sees again
+// (content, data, state) are `json`, which keeps the text exactly as written (key order,
+// \u0000 escapes) so an old turn renders to the same bytes; small structured columns are JSONB.
+import type { Migration } from "../migration.js";
+
+export const POSTGRES_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "sessions, turns, traces, steps, checkpoints, tool stats, features",
+    sql: `
+CREATE TABLE sessions (
+  id text COLLATE "C" PRIMARY KEY,
+  project_key text NOT NULL,
+  workspace text NOT NULL,
+  title text NOT NULL,
+  status text NOT NULL,
+  settings jsonb NOT NULL,
+  usage jsonb NOT NULL,
+  last_trace_id text COLLATE "C",
+  created_at bigint NOT NULL,
+  updated_at bigint NOT NULL
+);
+CREATE INDEX sessions_by_updated ON sessions (updated_at DESC, id DESC);
+CREATE INDEX sessions_by_project ON sessions (project_key, updated_at DESC, id DESC);
+
+CREATE TABLE turns (
+  id text COLLATE "C" PRIMARY KEY,
+  session_id text COLLATE "C" NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+  seq integer NOT NULL,
+  role text NOT NULL,
+  content json NOT NULL,
+  metadata jsonb,
+  trace_id text COLLATE "C",
+  step integer,
+  created_at bigint NOT NULL
+);
+CREATE UNIQUE INDEX turns_by_session_seq ON turns (session_id, seq);
+
+CREATE TABLE traces (
+  id text COLLATE "C" PRIMARY KEY,
+  session_id text COLLATE "C" NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+  parent_trace_id text COLLATE "C" REFERENCES traces (id) ON DELETE SET NULL,
+  task text NOT NULL,
+  preset text,
+  provider text NOT NULL,
+  model text NOT NULL,
+  base_url text,
+  status text NOT NULL,
+  usage jsonb NOT NULL,
+  steps integer NOT NULL,
+  error jsonb,
+  started_at bigint NOT NULL,
+  ended_at bigint,
+  updated_at bigint NOT NULL
+);
+CREATE INDEX traces_by_session ON traces (session_id, started_at, id);
+CREATE INDEX traces_by_parent ON traces (parent_trace_id) WHERE parent_trace_id IS NOT NULL;
+CREATE INDEX traces_by_ended ON traces (ended_at) WHERE ended_at IS NOT NULL;
+
+CREATE TABLE steps (
+  id text COLLATE "C" PRIMARY KEY,
+  trace_id text COLLATE "C" NOT NULL REFERENCES traces (id) ON DELETE CASCADE,
+  parent_id text COLLATE "C",
+  seq integer NOT NULL,
+  kind text NOT NULL,
+  status text NOT NULL,
+  data json NOT NULL,
+  created_at bigint NOT NULL,
+  updated_at bigint NOT NULL
+);
+CREATE INDEX steps_by_trace ON steps (trace_id, seq);
+
+CREATE TABLE checkpoints (
+  trace_id text COLLATE "C" PRIMARY KEY REFERENCES traces (id) ON DELETE CASCADE,
+  step integer NOT NULL,
+  state json NOT NULL,
+  updated_at bigint NOT NULL
+);
+
+CREATE TABLE tool_stats (
+  project_key text NOT NULL,
+  tool text NOT NULL,
+  calls bigint NOT NULL,
+  successes bigint NOT NULL,
+  failures bigint NOT NULL,
+  total_duration_ms bigint NOT NULL,
+  last_call_at bigint,
+  PRIMARY KEY (project_key, tool)
+);
+
+-- What the server offers beyond the contract (pgvector), checked on every open.
+CREATE TABLE store_features (
+  name text PRIMARY KEY,
+  enabled boolean NOT NULL,
+  checked_at bigint NOT NULL
+);
+`,
+  },
+];
+
+/** The tables of the store, for sizeBytes. */
+export const POSTGRES_TABLES = [
+  "schema_migrations",
+  "store_features",
+  "sessions",
+  "turns",
+  "traces",
+  "steps",
+  "checkpoints",
+  "tool_stats",
+];

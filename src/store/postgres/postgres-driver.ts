@@ -1,0 +1,251 @@
+// The shared store on PostgreSQL: a pool of connections, each batch in BEGIN … COMMIT on one
+// client, named prepared statements, migrations under an advisory lock, pgvector when the
+// server has it.
+import type pg from "pg";
+import { ResonError } from "../../core/errors.js";
+import {
+  type Driver,
+  type FailureReason,
+  type Statement,
+  StatementFailed,
+  type TransactOptions,
+} from "../driver.js";
+import { assertKnownVersion, pendingMigrations } from "../migration.js";
+import type { Row, SqlValue } from "../records.js";
+import { SqlStore } from "../sql-store.js";
+import type { Store, StoreFeatures } from "../types.js";
+import { type DatabaseUrl, parseDatabaseUrl } from "./database-url.js";
+import { POSTGRES_MIGRATIONS, POSTGRES_TABLES } from "./migrations.js";
+
+const OID_INT8 = 20;
+const OID_JSON = 114;
+const OID_JSONB = 3802;
+/** Key of the advisory lock that serialises migrations ("reson" in ASCII). */
+const MIGRATION_LOCK = "491328728942";
+/** A batch that lost a serialization race or a deadlock is retried this often in all. */
+const MAX_ATTEMPTS = 3;
+
+function errorCode(error: unknown): string {
+  return error instanceof Error && "code" in error && typeof error.code === "string" ? error.code : "";
+}
+
+function reasonOf(error: unknown): FailureReason {
+  const code = errorCode(error);
+  if (code === "23505") return "duplicate";
+  if (code === "23503") return "missing_reference";
+  return "other";
+}
+
+/** serialization_failure, deadlock_detected: the server rolled the transaction back whole. */
+function isRetryable(error: unknown): boolean {
+  const code = errorCode(error instanceof StatementFailed ? error.cause : error);
+  return code === "40001" || code === "40P01";
+}
+
+function hintFor(code: string): string {
+  if (code === "28P01" || code === "28000") return "Check the user and password in RESON_DATABASE_URL.";
+  if (code === "3D000") return "Create the database first (createdb), or fix its name in RESON_DATABASE_URL.";
+  if (code === "42501") return "The role needs the right to create tables in its schema for the first open.";
+  return "Check that PostgreSQL is running and that RESON_DATABASE_URL points at it.";
+}
+
+function unavailable(url: DatabaseUrl, error: unknown): ResonError {
+  if (error instanceof ResonError) return error;
+  const message = url.scrub(error instanceof Error ? error.message : String(error));
+  const code = errorCode(error);
+  return new ResonError("store_unavailable", `PostgreSQL at ${url.shown} cannot be used: ${message}`, {
+    hint: hintFor(code),
+    details: code ? { code } : undefined,
+  });
+}
+
+/** Rolls back; a client that cannot even do that is broken and must not go back to the pool. */
+async function rollback(client: pg.PoolClient): Promise<Error | undefined> {
+  try {
+    await client.query("ROLLBACK");
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error : new Error(String(error));
+  }
+}
+
+class PostgresDriver implements Driver {
+  readonly kind = "postgres";
+  readonly location: string;
+  readonly features: StoreFeatures;
+  readonly #pool: pg.Pool;
+  readonly #url: DatabaseUrl;
+  readonly #named = new Map<string, { name: string; text: string }>();
+
+  constructor(pool: pg.Pool, url: DatabaseUrl, features: StoreFeatures) {
+    this.#pool = pool;
+    this.#url = url;
+    this.location = url.shown;
+    this.features = features;
+  }
+
+  /** A named statement, so each connection parses and plans it once. */
+  #prepared(sql: string, values: SqlValue[]): pg.QueryConfig<SqlValue[]> {
+    let named = this.#named.get(sql);
+    if (!named) {
+      let n = 0;
+      named = { name: `reson_${this.#named.size + 1}`, text: sql.replace(/\?/g, () => `$${++n}`) };
+      this.#named.set(sql, named);
+    }
+    return { ...named, values };
+  }
+
+  async query(sql: string, params: SqlValue[]): Promise<Row[]> {
+    try {
+      return (await this.#pool.query<Row>(this.#prepared(sql, params))).rows;
+    } catch (error) {
+      throw unavailable(this.#url, error);
+    }
+  }
+
+  async transact(statements: readonly Statement[], options: TransactOptions = {}): Promise<number[]> {
+    for (let attempt = 1; ; attempt++) {
+      let client: pg.PoolClient;
+      try {
+        client = await this.#pool.connect();
+      } catch (error) {
+        throw unavailable(this.#url, error);
+      }
+      let broken: Error | undefined;
+      try {
+        await client.query(options.consistent ? "BEGIN ISOLATION LEVEL REPEATABLE READ" : "BEGIN");
+        const changes: number[] = [];
+        for (const [index, statement] of statements.entries()) {
+          let count: number;
+          try {
+            count = (await client.query(this.#prepared(statement.sql, statement.params))).rowCount ?? 0;
+          } catch (error) {
+            throw new StatementFailed(index, reasonOf(error), error);
+          }
+          if (statement.mustChangeOne && count !== 1) {
+            throw new StatementFailed(index, "missing_row", new Error(`${count} rows changed`));
+          }
+          changes.push(count);
+        }
+        await client.query("COMMIT");
+        return changes;
+      } catch (error) {
+        broken = await rollback(client);
+        if (isRetryable(error) && attempt < MAX_ATTEMPTS) continue;
+        if (error instanceof StatementFailed) throw error;
+        throw unavailable(this.#url, error);
+      } finally {
+        client.release(broken);
+      }
+    }
+  }
+
+  async reclaim(): Promise<void> {
+    // Autovacuum gives the space of deleted rows back to the tables; nothing to ask for.
+  }
+
+  async sizeBytes(): Promise<number> {
+    const names = POSTGRES_TABLES.map((name) => `'${name}'`).join(", ");
+    const rows = await this.query(
+      `SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0)::bigint AS bytes
+       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+       WHERE n.nspname = current_schema() AND c.relkind = 'r' AND c.relname IN (${names})`,
+      [],
+    );
+    return Number(rows[0]?.bytes ?? 0);
+  }
+
+  async close(): Promise<void> {
+    await this.#pool.end();
+  }
+}
+
+/** Enables pgvector where the server has it and this role may; its absence is not an error. */
+async function enableVector(client: pg.PoolClient): Promise<boolean> {
+  const { rows } = await client.query<{ installed: boolean; available: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector') AS installed,
+            EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector') AS available`,
+  );
+  const found = rows[0];
+  if (found?.installed) return true;
+  if (!found?.available) return false;
+  await client.query("SAVEPOINT enable_vector");
+  try {
+    await client.query("CREATE EXTENSION IF NOT EXISTS vector");
+    await client.query("RELEASE SAVEPOINT enable_vector");
+    return true;
+  } catch {
+    // Installed on the server but this role may not create it: run without vectors until a
+    // superuser runs CREATE EXTENSION vector; the next open sees it.
+    await client.query("ROLLBACK TO SAVEPOINT enable_vector");
+    return false;
+  }
+}
+
+/** Applies missing migrations and records the features, one opener at a time. */
+async function migrate(pool: pg.Pool, url: DatabaseUrl): Promise<StoreFeatures> {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    await client.query("BEGIN");
+    await client.query(`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`);
+    await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version integer PRIMARY KEY, name text NOT NULL, applied_at bigint NOT NULL)`);
+    const { rows } = await client.query<{ version: number }>(
+      "SELECT COALESCE(MAX(version), 0) AS version FROM schema_migrations",
+    );
+    const current = Number(rows[0]?.version ?? 0);
+    assertKnownVersion(current, POSTGRES_MIGRATIONS, url.shown);
+    for (const migration of pendingMigrations(POSTGRES_MIGRATIONS, current)) {
+      await client.query(migration.sql);
+      await client.query("INSERT INTO schema_migrations (version, name, applied_at) VALUES ($1, $2, $3)", [
+        migration.version,
+        migration.name,
+        Date.now(),
+      ]);
+    }
+    const vector = await enableVector(client);
+    await client.query(
+      `INSERT INTO store_features (name, enabled, checked_at) VALUES ('vector', $1, $2)
+       ON CONFLICT (name) DO UPDATE SET enabled = excluded.enabled, checked_at = excluded.checked_at
+       WHERE store_features.enabled IS DISTINCT FROM excluded.enabled`,
+      [vector, Date.now()],
+    );
+    await client.query("COMMIT");
+    return { vector };
+  } catch (error) {
+    broken = await rollback(client);
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}
+
+export async function openPostgresStore(databaseUrl: string): Promise<Store> {
+  const url = parseDatabaseUrl(databaseUrl);
+  const { default: postgres } = await import("pg");
+  const types = new postgres.TypeOverrides();
+  // Epoch ms and counters fit a double exactly; the default would give strings.
+  types.setTypeParser(OID_INT8, Number);
+  // JSON stays text, parsed by records.ts as for SQLite, so both backends read alike.
+  types.setTypeParser(OID_JSON, (text: string) => text);
+  types.setTypeParser(OID_JSONB, (text: string) => text);
+  const pool = new postgres.Pool({
+    connectionString: databaseUrl,
+    types,
+    max: 10,
+    connectionTimeoutMillis: 10_000,
+    idleTimeoutMillis: 30_000,
+    application_name: "reson",
+  });
+  // An idle connection the server dropped emits "error" on the pool; without a listener that
+  // would crash the process. The pool discards the client, the next query gets a fresh one.
+  pool.on("error", () => {});
+  try {
+    const features = await migrate(pool, url);
+    return new SqlStore(new PostgresDriver(pool, url, features));
+  } catch (error) {
+    await pool.end();
+    throw unavailable(url, error);
+  }
+}

@@ -1,0 +1,217 @@
+// The store contract over a Driver: repositories, atomic batches, id prefixes and gc, written
+// once for both backends so they keep the same semantics (the contract suite checks both).
+import { ResonError } from "../core/errors.js";
+import { type Driver, type Statement, StatementFailed } from "./driver.js";
+import { resolveIdPrefix } from "./id-prefix.js";
+import {
+  CHECKPOINTS,
+  columnList,
+  fromRow,
+  type Row,
+  SESSIONS,
+  type SqlValue,
+  STEPS,
+  type Table,
+  TOOL_STATS,
+  TRACES,
+  TURNS,
+} from "./records.js";
+import type {
+  CheckpointRepository,
+  GcReport,
+  IdMatch,
+  SessionRepository,
+  StepRepository,
+  Store,
+  StoreFeatures,
+  ToolStatsRepository,
+  TraceRepository,
+  TurnRepository,
+  WriteOp,
+} from "./types.js";
+import { batchError, planWrite } from "./write-plan.js";
+
+function select<R>(table: Table<R>, rest: string): string {
+  return `SELECT ${columnList(table)} FROM ${table.name} ${rest}`;
+}
+
+function limitClause(limit: number | undefined, params: SqlValue[]): string {
+  if (limit === undefined) return "";
+  if (!Number.isSafeInteger(limit) || limit < 0) {
+    throw new ResonError("usage_error", `A list limit must be a whole number ≥ 0, not ${limit}.`);
+  }
+  params.push(limit);
+  return " LIMIT ?";
+}
+
+// A trace gc may delete: it ended before the cutoff and is not running (a crashed run stays
+// "running" until it is resumed or marked, and must never lose its steps).
+const OLD_TRACES =
+  "SELECT id FROM traces WHERE ended_at IS NOT NULL AND ended_at < ? AND status <> 'running'";
+// A session gc may delete: no trace left and not touched since the cutoff.
+const EMPTY_SESSIONS =
+  "SELECT id FROM sessions WHERE updated_at < ? AND NOT EXISTS (SELECT 1 FROM traces WHERE traces.session_id = sessions.id)";
+
+function gcStatements(before: number): Statement[] {
+  return [
+    { sql: `DELETE FROM steps WHERE trace_id IN (${OLD_TRACES})`, params: [before] },
+    { sql: `DELETE FROM checkpoints WHERE trace_id IN (${OLD_TRACES})`, params: [before] },
+    { sql: `DELETE FROM traces WHERE id IN (${OLD_TRACES})`, params: [before] },
+    // A session whose newest trace went points at the newest one left (or none).
+    {
+      sql: `UPDATE sessions SET last_trace_id = (SELECT t.id FROM traces t WHERE t.session_id = sessions.id
+          ORDER BY t.started_at DESC, t.id DESC LIMIT 1)
+        WHERE last_trace_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM traces t WHERE t.id = sessions.last_trace_id)`,
+      params: [],
+    },
+    { sql: `DELETE FROM turns WHERE session_id IN (${EMPTY_SESSIONS})`, params: [before] },
+    { sql: `DELETE FROM sessions WHERE id IN (${EMPTY_SESSIONS})`, params: [before] },
+  ];
+}
+
+export class SqlStore implements Store {
+  readonly kind: "sqlite" | "postgres";
+  readonly location: string;
+  readonly features: StoreFeatures;
+  readonly sessions: SessionRepository;
+  readonly turns: TurnRepository;
+  readonly traces: TraceRepository;
+  readonly steps: StepRepository;
+  readonly checkpoints: CheckpointRepository;
+  readonly toolStats: ToolStatsRepository;
+  readonly #driver: Driver;
+  #closed = false;
+
+  constructor(driver: Driver) {
+    this.#driver = driver;
+    this.kind = driver.kind;
+    this.location = driver.location;
+    this.features = driver.features;
+    const all = <R>(table: Table<R>, rest: string, params: SqlValue[]) => this.#all(table, rest, params);
+    const one = async <R>(table: Table<R>, rest: string, params: SqlValue[]): Promise<R | undefined> =>
+      (await all(table, rest, params))[0];
+
+    this.sessions = {
+      get: (id) => one(SESSIONS, "WHERE id = ?", [id]),
+      list: async (options = {}) => {
+        const params: SqlValue[] = [];
+        let where = "";
+        if (options.projectKey !== undefined) {
+          where = "WHERE project_key = ? ";
+          params.push(options.projectKey);
+        }
+        const limit = limitClause(options.limit, params);
+        return all(SESSIONS, `${where}ORDER BY updated_at DESC, id DESC${limit}`, params);
+      },
+      latest: (projectKey) =>
+        one(SESSIONS, "WHERE project_key = ? ORDER BY updated_at DESC, id DESC LIMIT 1", [projectKey]),
+    };
+    this.turns = {
+      list: async (sessionId, options = {}) => {
+        const params: SqlValue[] = [sessionId, options.afterSeq ?? -1];
+        const limit = limitClause(options.limit, params);
+        return all(TURNS, `WHERE session_id = ? AND seq > ? ORDER BY seq${limit}`, params);
+      },
+      nextSeq: async (sessionId) => {
+        const rows = await this.#query("SELECT MAX(seq) AS last FROM turns WHERE session_id = ?", [
+          sessionId,
+        ]);
+        const last = rows[0]?.last;
+        return last === null || last === undefined ? 0 : Number(last) + 1;
+      },
+    };
+    this.traces = {
+      get: (id) => one(TRACES, "WHERE id = ?", [id]),
+      listBySession: (sessionId) => all(TRACES, "WHERE session_id = ? ORDER BY started_at, id", [sessionId]),
+      children: (parentTraceId) =>
+        all(TRACES, "WHERE parent_trace_id = ? ORDER BY started_at, id", [parentTraceId]),
+    };
+    this.steps = {
+      list: (traceId) => all(STEPS, "WHERE trace_id = ? ORDER BY seq, id", [traceId]),
+    };
+    this.checkpoints = {
+      get: (traceId) => one(CHECKPOINTS, "WHERE trace_id = ?", [traceId]),
+    };
+    this.toolStats = {
+      list: (projectKey) => all(TOOL_STATS, "WHERE project_key = ? ORDER BY tool", [projectKey]),
+    };
+  }
+
+  #ensureOpen(): void {
+    if (this.#closed) {
+      throw new ResonError("store_unavailable", `The store at ${this.location} is closed.`, {
+        hint: "Open the store again with openStore().",
+      });
+    }
+  }
+
+  #query(sql: string, params: SqlValue[]): Promise<Row[]> {
+    this.#ensureOpen();
+    return this.#driver.query(sql, params);
+  }
+
+  async #all<R>(table: Table<R>, rest: string, params: SqlValue[]): Promise<R[]> {
+    const rows = await this.#query(select(table, rest), params);
+    return rows.map((row) => fromRow(table, row));
+  }
+
+  async apply(ops: readonly WriteOp[]): Promise<void> {
+    this.#ensureOpen();
+    const statements: Statement[] = [];
+    const opOf: number[] = [];
+    ops.forEach((op, index) => {
+      const statement = planWrite(op);
+      if (!statement) return;
+      statements.push(statement);
+      opOf.push(index);
+    });
+    if (statements.length === 0) return;
+    try {
+      await this.#driver.transact(statements);
+    } catch (error) {
+      if (!(error instanceof StatementFailed)) throw error;
+      throw batchError(ops, opOf[error.index] ?? -1, error.reason, error.cause);
+    }
+  }
+
+  async resolveId(prefix: string): Promise<IdMatch> {
+    // Ids are ULIDs of one fixed alphabet, so "starts with" is a range scan of the primary key.
+    const range = "WHERE id >= ? AND id <= ? ORDER BY id LIMIT ?";
+    return resolveIdPrefix(prefix, (lowest, highest, limit) =>
+      Promise.all([
+        this.#all(SESSIONS, range, [lowest, highest, limit]),
+        this.#all(TRACES, range, [lowest, highest, limit]),
+      ]),
+    );
+  }
+
+  async gc(before: number): Promise<GcReport> {
+    this.#ensureOpen();
+    if (!Number.isSafeInteger(before)) {
+      throw new ResonError("usage_error", `gc needs a cutoff in epoch milliseconds, not ${before}.`);
+    }
+    let changed: number[];
+    try {
+      changed = await this.#driver.transact(gcStatements(before), { consistent: true });
+    } catch (error) {
+      if (!(error instanceof StatementFailed)) throw error;
+      throw new ResonError("store_unavailable", `gc failed and deleted nothing: ${error.message}`, {
+        cause: error.cause,
+      });
+    }
+    const [steps = 0, checkpoints = 0, traces = 0, , turns = 0, sessions = 0] = changed;
+    if (traces > 0 || sessions > 0) await this.#driver.reclaim();
+    return { sessions, traces, steps, checkpoints, turns };
+  }
+
+  async sizeBytes(): Promise<number> {
+    this.#ensureOpen();
+    return this.#driver.sizeBytes();
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#driver.close();
+  }
+}

@@ -1,0 +1,200 @@
+// The embedded store: one SQLite file in WAL mode, safe for several reson processes at once.
+// better-sqlite3 is synchronous, so a transaction runs start to end without yielding to the
+// event loop; nothing else of this process can slip into it.
+import { open, stat } from "node:fs/promises";
+import { setTimeout as sleep } from "node:timers/promises";
+import type BetterSqlite3 from "better-sqlite3";
+import { ResonError } from "../../core/errors.js";
+import { type Driver, type FailureReason, type Statement, StatementFailed } from "../driver.js";
+import { assertKnownVersion, pendingMigrations } from "../migration.js";
+import type { Row, SqlValue } from "../records.js";
+import { SqlStore } from "../sql-store.js";
+import type { Store, StoreFeatures } from "../types.js";
+import { SQLITE_MIGRATIONS } from "./migrations.js";
+
+/**
+ * How long a writer waits for another process's write to finish. SQLite's own busy handler
+ * waits first (blocking, fine-grained); if SQLite still answers SQLITE_BUSY without having
+ * waited (it does in a few WAL cases), the transaction is tried again, until this is used up.
+ */
+const BUSY_TIMEOUT_MS = 5_000;
+
+function errorCode(error: unknown): string {
+  return error instanceof Error && "code" in error && typeof error.code === "string" ? error.code : "";
+}
+
+function isBusy(error: unknown): boolean {
+  const code = errorCode(error);
+  return code === "SQLITE_BUSY" || code.startsWith("SQLITE_BUSY_");
+}
+
+function reasonOf(error: unknown): FailureReason {
+  const code = errorCode(error);
+  if (code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY") return "duplicate";
+  if (code === "SQLITE_CONSTRAINT_FOREIGNKEY") return "missing_reference";
+  return "other";
+}
+
+function unavailable(path: string, error: unknown): ResonError {
+  if (error instanceof ResonError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  if (isBusy(error)) {
+    return new ResonError(
+      "store_unavailable",
+      `The database at ${path} stayed locked by another process for more than ${BUSY_TIMEOUT_MS / 1000} s.`,
+      { hint: "Another reson process is holding a long write; try again.", cause: error },
+    );
+  }
+  return new ResonError("store_unavailable", `The database at ${path} cannot be used: ${message}`, {
+    hint: "Check that the file is a reson database and is readable and writable, or set RESON_HOME to use another folder.",
+    details: { code: errorCode(error) || undefined },
+    cause: error,
+  });
+}
+
+/** Runs `attempt`, trying again while the database is busy, within BUSY_TIMEOUT_MS. */
+async function whileBusy<T>(attempt: () => T): Promise<T> {
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+  for (;;) {
+    try {
+      return attempt();
+    } catch (error) {
+      if (!isBusy(error) || Date.now() >= deadline) throw error;
+      await sleep(5 + Math.floor(Math.random() * 20));
+    }
+  }
+}
+
+class SqliteDriver implements Driver {
+  readonly kind = "sqlite";
+  readonly location: string;
+  readonly features: StoreFeatures = { vector: false };
+  readonly #db: BetterSqlite3.Database;
+  readonly #statements = new Map<string, BetterSqlite3.Statement<SqlValue[]>>();
+
+  constructor(db: BetterSqlite3.Database, path: string) {
+    this.#db = db;
+    this.location = path;
+  }
+
+  #prepare(sql: string): BetterSqlite3.Statement<SqlValue[]> {
+    let statement = this.#statements.get(sql);
+    if (!statement) {
+      statement = this.#db.prepare<SqlValue[]>(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  async query(sql: string, params: SqlValue[]): Promise<Row[]> {
+    try {
+      return await whileBusy(() => this.#prepare(sql).all(...params) as Row[]);
+    } catch (error) {
+      throw unavailable(this.location, error);
+    }
+  }
+
+  async transact(statements: readonly Statement[]): Promise<number[]> {
+    const body = this.#db.transaction(() =>
+      statements.map((statement, index) => {
+        let changes: number;
+        try {
+          changes = this.#prepare(statement.sql).run(...statement.params).changes;
+        } catch (error) {
+          if (isBusy(error)) throw error;
+          throw new StatementFailed(index, reasonOf(error), error);
+        }
+        if (statement.mustChangeOne && changes !== 1) {
+          throw new StatementFailed(index, "missing_row", new Error(`${changes} rows changed`));
+        }
+        return changes;
+      }),
+    );
+    try {
+      // BEGIN IMMEDIATE takes the write lock up front: a transaction that has begun never
+      // fails halfway with SQLITE_BUSY, and a busy BEGIN is simply tried again.
+      return await whileBusy(() => body.immediate());
+    } catch (error) {
+      if (error instanceof StatementFailed) throw error;
+      throw unavailable(this.location, error);
+    }
+  }
+
+  async reclaim(): Promise<void> {
+    try {
+      await whileBusy(() => this.#db.pragma("incremental_vacuum"));
+      // Let the file shrink now rather than at the next automatic checkpoint.
+      this.#db.pragma("wal_checkpoint(TRUNCATE)");
+    } catch (error) {
+      throw unavailable(this.location, error);
+    }
+  }
+
+  async sizeBytes(): Promise<number> {
+    let total = 0;
+    for (const suffix of ["", "-wal"]) {
+      try {
+        total += (await stat(this.location + suffix)).size;
+      } catch (error) {
+        if (errorCode(error) !== "ENOENT") throw unavailable(this.location, error);
+      }
+    }
+    return total;
+  }
+
+  async close(): Promise<void> {
+    this.#statements.clear();
+    this.#db.close();
+  }
+}
+
+function configure(db: BetterSqlite3.Database): void {
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  // Only takes effect on a new, empty file; lets gc give pages back (see reclaim).
+  db.pragma("auto_vacuum = INCREMENTAL");
+  db.pragma("journal_mode = WAL");
+  // Under WAL, NORMAL writes every commit to the WAL file before COMMIT returns, so a
+  // committed step survives the process being killed (the data is in the OS's hands); it
+  // skips the fsync per commit, so a power loss or OS crash may lose the last few commits,
+  // never the integrity of the file. FULL would cost an fsync on every loop step.
+  db.pragma("synchronous = NORMAL");
+  db.pragma("foreign_keys = ON");
+}
+
+async function migrate(db: BetterSqlite3.Database, path: string): Promise<void> {
+  const version = () => Number(db.pragma("user_version", { simple: true }));
+  assertKnownVersion(version(), SQLITE_MIGRATIONS, path);
+  if (pendingMigrations(SQLITE_MIGRATIONS, version()).length === 0) return;
+  const record = `INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`;
+  const apply = db.transaction(() => {
+    // Read again under the write lock: another process may have migrated meanwhile.
+    const current = version();
+    assertKnownVersion(current, SQLITE_MIGRATIONS, path);
+    db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT`);
+    for (const migration of pendingMigrations(SQLITE_MIGRATIONS, current)) {
+      db.exec(migration.sql);
+      db.prepare(record).run(migration.version, migration.name, Date.now());
+      db.pragma(`user_version = ${migration.version}`);
+    }
+  });
+  await whileBusy(() => apply.immediate());
+}
+
+export async function openSqliteStore(path: string): Promise<Store> {
+  const { default: Database } = await import("better-sqlite3");
+  let db: BetterSqlite3.Database | undefined;
+  try {
+    // Sessions hold prompts and tool output: the file (and its -wal, -shm, which SQLite
+    // creates with the same mode) is for its owner only.
+    await (await open(path, "a", 0o600)).close();
+    db = new Database(path);
+    const opened = db;
+    await whileBusy(() => configure(opened));
+    await migrate(opened, path);
+    return new SqlStore(new SqliteDriver(opened, path));
+  } catch (error) {
+    db?.close();
+    throw unavailable(path, error);
+  }
+}

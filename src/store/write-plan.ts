@@ -1,0 +1,178 @@
+// Turns the operations of a batch into SQL statements (one per operation), and a failed
+// statement back into an error that names the operation and the record.
+import { ResonError } from "../core/errors.js";
+import type { FailureReason, Statement } from "./driver.js";
+import {
+  CHECKPOINTS,
+  patchToColumns,
+  SESSIONS,
+  type SqlValue,
+  STEPS,
+  type Table,
+  TRACES,
+  TURNS,
+  toRow,
+} from "./records.js";
+import type { SessionRecord, TraceRecord, WriteOp } from "./types.js";
+
+type Patchable<R, Fixed extends keyof R> = Exclude<keyof R & string, Fixed>;
+
+const SESSION_PATCH: readonly Patchable<SessionRecord, "id" | "projectKey" | "createdAt">[] = [
+  "workspace",
+  "title",
+  "status",
+  "settings",
+  "usage",
+  "lastTraceId",
+  "updatedAt",
+];
+const TRACE_PATCH: readonly Patchable<TraceRecord, "id" | "sessionId" | "startedAt">[] = [
+  "parentTraceId",
+  "task",
+  "preset",
+  "provider",
+  "model",
+  "baseUrl",
+  "status",
+  "usage",
+  "steps",
+  "error",
+  "endedAt",
+  "updatedAt",
+];
+const STEP_PATCH: readonly ("status" | "data" | "updatedAt")[] = ["status", "data", "updatedAt"];
+
+function insert<R>(table: Table<R>, record: R): Statement {
+  const { columns, values } = toRow(table, record);
+  return {
+    sql: `INSERT INTO ${table.name} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`,
+    params: values,
+  };
+}
+
+/** An UPDATE of the patched fields; undefined when the patch sets nothing. */
+function update<R, K extends keyof R & string>(
+  table: Table<R>,
+  key: string,
+  id: string,
+  patch: Partial<Pick<R, K>>,
+  allowed: readonly K[],
+): Statement | undefined {
+  const { columns, values } = patchToColumns(table, patch, allowed);
+  if (columns.length === 0) return undefined;
+  return {
+    sql: `UPDATE ${table.name} SET ${columns.map((c) => `${c} = ?`).join(", ")} WHERE ${key} = ?`,
+    params: [...values, id],
+    mustChangeOne: true,
+  };
+}
+
+const PUT_CHECKPOINT = `INSERT INTO checkpoints (trace_id, step, state, updated_at) VALUES (?, ?, ?, ?)
+  ON CONFLICT (trace_id) DO UPDATE SET step = excluded.step, state = excluded.state, updated_at = excluded.updated_at`;
+
+// max() differs between the dialects (SQLite's is scalar, PostgreSQL has GREATEST), so CASE.
+const RECORD_TOOL_CALL = `INSERT INTO tool_stats
+  (project_key, tool, calls, successes, failures, total_duration_ms, last_call_at) VALUES (?, ?, 1, ?, ?, ?, ?)
+  ON CONFLICT (project_key, tool) DO UPDATE SET
+    calls = tool_stats.calls + 1,
+    successes = tool_stats.successes + excluded.successes,
+    failures = tool_stats.failures + excluded.failures,
+    total_duration_ms = tool_stats.total_duration_ms + excluded.total_duration_ms,
+    last_call_at = CASE WHEN tool_stats.last_call_at IS NULL OR excluded.last_call_at > tool_stats.last_call_at
+      THEN excluded.last_call_at ELSE tool_stats.last_call_at END`;
+
+/** The statement that carries out one operation; undefined for an empty patch (nothing to do). */
+export function planWrite(op: WriteOp): Statement | undefined {
+  switch (op.op) {
+    case "insertSession":
+      return insert(SESSIONS, op.session);
+    case "updateSession":
+      return update(SESSIONS, "id", op.id, op.patch, SESSION_PATCH);
+    case "appendTurn":
+      return insert(TURNS, op.turn);
+    case "insertTrace":
+      return insert(TRACES, op.trace);
+    case "updateTrace":
+      return update(TRACES, "id", op.id, op.patch, TRACE_PATCH);
+    case "insertStep":
+      return insert(STEPS, op.step);
+    case "updateStep":
+      return update(STEPS, "id", op.id, op.patch, STEP_PATCH);
+    case "putCheckpoint": {
+      const { values } = toRow(CHECKPOINTS, op.checkpoint);
+      return { sql: PUT_CHECKPOINT, params: values };
+    }
+    case "recordToolCall": {
+      const params: SqlValue[] = [
+        op.projectKey,
+        op.tool,
+        op.ok ? 1 : 0,
+        op.ok ? 0 : 1,
+        // Durations come from performance.now() differences: whole milliseconds are enough.
+        Math.max(0, Math.round(op.durationMs)),
+        op.at,
+      ];
+      return { sql: RECORD_TOOL_CALL, params };
+    }
+  }
+}
+
+/** What the operation was about, in words, for an error message. */
+function subject(op: WriteOp, reason: FailureReason): string {
+  switch (op.op) {
+    case "insertSession":
+      return reason === "duplicate" ? `session ${op.session.id} already exists` : `session ${op.session.id}`;
+    case "updateSession":
+      return `no session ${op.id}`;
+    case "appendTurn":
+      if (reason === "duplicate")
+        return `turn ${op.turn.seq} of session ${op.turn.sessionId} is already stored`;
+      return `session ${op.turn.sessionId} does not exist`;
+    case "insertTrace":
+      if (reason === "duplicate") return `trace ${op.trace.id} already exists`;
+      return op.trace.parentTraceId
+        ? `session ${op.trace.sessionId} or parent trace ${op.trace.parentTraceId} does not exist`
+        : `session ${op.trace.sessionId} does not exist`;
+    case "updateTrace":
+      return `no trace ${op.id}`;
+    case "insertStep":
+      if (reason === "duplicate") return `step ${op.step.id} already exists`;
+      return `trace ${op.step.traceId} does not exist`;
+    case "updateStep":
+      return `no step ${op.id}`;
+    case "putCheckpoint":
+      return `trace ${op.checkpoint.traceId} does not exist`;
+    case "recordToolCall":
+      return `tool ${op.tool}`;
+  }
+}
+
+/** The error of a batch whose operation `index` failed; nothing of the batch was stored. */
+export function batchError(
+  ops: readonly WriteOp[],
+  index: number,
+  reason: FailureReason,
+  cause: unknown,
+): ResonError {
+  const op = ops[index];
+  const hint = "Nothing of this batch was stored.";
+  if (!op) return new ResonError("store_unavailable", "The store refused a batch.", { hint, cause });
+  const where = `${op.op} (operation ${index + 1} of ${ops.length})`;
+  const details = { op: op.op, index };
+  if (reason === "duplicate") {
+    return new ResonError("store_conflict", `${where} was refused: ${subject(op, reason)}.`, {
+      hint,
+      details,
+      cause,
+    });
+  }
+  if (reason === "missing_reference" || reason === "missing_row") {
+    return new ResonError("not_found", `${where} was refused: ${subject(op, reason)}.`, {
+      hint,
+      details,
+      cause,
+    });
+  }
+  const message = cause instanceof Error ? cause.message : String(cause);
+  return new ResonError("store_unavailable", `${where} failed: ${message}`, { hint, details, cause });
+}

@@ -1,0 +1,180 @@
+// End to end: runs are persisted by default; sessions, traces, export, continue, resume and gc
+// work on them from the CLI, and no API key ever reaches the database.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { cleanEnv, parseEvents, runCli, type TempDir, tempDir } from "../support/cli.js";
+import { type FakeModelServer, startFakeModelServer } from "../support/fake-model-server.js";
+
+describe("sessions, traces and resume from the CLI", () => {
+  let server: FakeModelServer;
+  let ws: TempDir;
+  let home: TempDir;
+  beforeEach(async () => {
+    server = await startFakeModelServer();
+    ws = tempDir();
+    home = tempDir();
+  });
+  afterEach(async () => {
+    await server.close();
+    ws.remove();
+    home.remove();
+  });
+
+  const env = () => cleanEnv({ RESON_HOME: home.path, RESON_RETRY_MAX_ATTEMPTS: "1" });
+  const model = () => [
+    "--provider",
+    "openai-compatible",
+    "--base-url",
+    server.openaiBaseUrl,
+    "--model",
+    "fake-model",
+  ];
+  const cli = (args: string[]) => runCli(args, { cwd: ws.path, env: env() });
+
+  async function firstRun(): Promise<{ runId: string; sessionId: string }> {
+    server.enqueue(
+      { text: "Writing.", toolCalls: [{ name: "write_file", arguments: { path: "a.txt", content: "A" } }] },
+      { text: "Wrote a.txt." },
+    );
+    const result = await cli([
+      "run",
+      "--json",
+      ...model(),
+      "--api-key",
+      "sk-secret-never-stored",
+      "write a.txt",
+    ]);
+    expect(result.code).toBe(0);
+    const start = parseEvents(result.stdout)[0]!;
+    expect(start).toMatchObject({ type: "run_start", resumed: false });
+    return { runId: start.runId as string, sessionId: start.sessionId as string };
+  }
+
+  it("reson sessions lists the run's session with its workspace, title and usage", async () => {
+    const { sessionId } = await firstRun();
+    const result = await cli(["sessions"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(sessionId);
+    expect(result.stdout).toContain("write a.txt");
+    expect(result.stdout).toContain(ws.path);
+    expect(result.stdout).toContain("completed");
+    expect(result.stdout).toContain(join(home.path, "reson.db"));
+    const json = await cli(["sessions", "--json"]);
+    expect(JSON.parse(json.stdout.split("\n")[0]!)).toMatchObject({ id: sessionId, workspace: ws.path });
+  });
+
+  it("reson trace show prints the run as a tree, found by a short prefix", async () => {
+    const { runId } = await firstRun();
+    const result = await cli(["trace", "show", runId.slice(0, 10).toLowerCase()]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`run ${runId} · completed`);
+    expect(result.stdout).toMatch(/step 1 · model toolUse/);
+    expect(result.stdout).toMatch(/└─ write_file path="a.txt" content="A" ✓/);
+    expect(result.stdout).toMatch(/step 2 · model stop/);
+  });
+
+  it("reson trace export writes json and jsonl files", async () => {
+    const { runId } = await firstRun();
+    const json = await cli([
+      "trace",
+      "export",
+      runId,
+      "--format",
+      "json",
+      "--output",
+      join(ws.path, "t.json"),
+    ]);
+    expect(json.code).toBe(0);
+    const doc = JSON.parse(readFileSync(join(ws.path, "t.json"), "utf8")) as {
+      trace: { id: string };
+      steps: unknown[];
+      turns: unknown[];
+    };
+    expect(doc.trace.id).toBe(runId);
+    expect(doc.steps).toHaveLength(3);
+    expect(doc.turns).toHaveLength(4);
+    const jsonl = await cli(["trace", "export", runId, "--format", "jsonl", "--output", "-"]);
+    const records = jsonl.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { record: string });
+    expect(records.map((r) => r.record)).toEqual([
+      "trace",
+      "step",
+      "step",
+      "step",
+      "turn",
+      "turn",
+      "turn",
+      "turn",
+    ]);
+  });
+
+  it("never writes the API key to the database", async () => {
+    await firstRun();
+    const bytes = readFileSync(join(home.path, "reson.db"));
+    expect(bytes.includes(Buffer.from("sk-secret-never-stored"))).toBe(false);
+  });
+
+  it("run --continue adds a task to the latest session, with the earlier turns as history", async () => {
+    const { sessionId } = await firstRun();
+    server.enqueue({ text: "It says A." });
+    const result = await cli(["run", "--json", "--continue", ...model(), "what is in a.txt?"]);
+    expect(result.code).toBe(0);
+    expect(parseEvents(result.stdout)[0]).toMatchObject({ sessionId });
+    const sent = JSON.stringify(server.requests.at(-1)!.body);
+    expect(sent).toContain("write a.txt");
+    expect(sent).toContain("what is in a.txt?");
+  });
+
+  it("a failed run is resumed with the settings it was started with, and completes", async () => {
+    server.enqueue(
+      { toolCalls: [{ name: "write_file", arguments: { path: "b.txt", content: "B" } }] },
+      { fault: "http", status: 503 },
+    );
+    const failed = await cli(["run", "--json", ...model(), "write b.txt"]);
+    expect(failed.code).toBe(1);
+    const end = parseEvents(failed.stdout).at(-1)!;
+    expect(end).toMatchObject({ status: "failed", error: { code: "provider_unavailable" } });
+
+    server.enqueue({ text: "b.txt is written." });
+    const resumed = await cli(["resume", (end.runId as string).slice(0, 8), "--json"]);
+    expect(resumed.code).toBe(0);
+    const events = parseEvents(resumed.stdout);
+    expect(events[0]).toMatchObject({ type: "run_start", resumed: true, step: 1, model: "fake-model" });
+    expect(events.filter((e) => e.type === "tool_call")).toHaveLength(0);
+    expect(events.at(-1)).toMatchObject({ status: "completed", finalText: "b.txt is written.", steps: 2 });
+    expect(readFileSync(join(ws.path, "b.txt"), "utf8")).toBe("B");
+  });
+
+  it("run --continue with no task finishes the latest run of this workspace", async () => {
+    server.enqueue({ fault: "http", status: 503 });
+    expect((await cli(["run", "--json", ...model(), "say hi"])).code).toBe(1);
+    server.enqueue({ text: "hi" });
+    const result = await cli(["run", "--continue", "--json"]);
+    expect(result.code).toBe(0);
+    expect(parseEvents(result.stdout).at(-1)).toMatchObject({ status: "completed", finalText: "hi" });
+  });
+
+  it("an unknown or too short id exits 2 and says what to do", async () => {
+    await firstRun();
+    const unknown = await cli(["resume", "ZZZZZZZZ"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/hint: .*sessions/);
+    const short = await cli(["resume", "01"]);
+    expect(short.code).toBe(2);
+    expect(short.stderr).toContain("too short");
+  });
+
+  it("reson gc removes old runs and says how much", async () => {
+    await firstRun();
+    await new Promise((r) => setTimeout(r, 20));
+    const result = await cli(["gc", "--older-than", "0s"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/removed 1 runs/);
+    const after = await cli(["sessions"]);
+    expect(after.stdout).toContain("No sessions yet");
+    expect((await cli(["gc"])).code).toBe(2);
+  });
+});

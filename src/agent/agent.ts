@@ -140,7 +140,9 @@ export class Agent {
       toolStepIds: plan.toolStepIds,
       ...(plan.modelStepId ? { modelStepId: plan.modelStepId } : {}),
     });
-    return this.loop(trace, recorder, plan.start, options, true);
+    // The run keeps the limit it was started with, unless this agent was given one.
+    const maxIterations = this.options.maxIterations ?? plan.start.snapshot.maxIterations;
+    return this.loop(trace, recorder, plan.start, options, true, maxIterations);
   }
 
   /** The run events as an async iterable; `result` settles when the run ends. */
@@ -258,12 +260,14 @@ export class Agent {
     start: LoopStart,
     options: Omit<RunOptions, "session" | "envelope">,
     resumed: boolean,
+    maxIterationsOverride?: number,
   ): Promise<RunResult> {
     const signal = options.signal ?? new AbortController().signal;
     const bus = new EventBus();
     bus.subscribe((event) => this.bus.emit(event));
     if (options.onEvent) bus.subscribe(options.onEvent);
     const { config } = this.loaded;
+    const maxIterations = maxIterationsOverride ?? config.maxIterations;
     const step = start.kind === "resume" ? start.snapshot.step : 0;
     bus.emit({
       type: "run_start",
@@ -275,7 +279,7 @@ export class Agent {
       provider: this.provider.model.provider,
       model: this.provider.model.id,
       workspace: this.workspace.root,
-      maxIterations: config.maxIterations,
+      maxIterations,
       resumed,
     });
     for (const message of this.loaded.warnings) {
@@ -296,7 +300,7 @@ export class Agent {
         workspace: this.workspace,
         hooks: this.hooks,
         limits: {
-          maxIterations: config.maxIterations,
+          maxIterations,
           circuitBreakerThreshold: config.circuitBreakerThreshold,
         },
         bus,

@@ -85,6 +85,7 @@ class RunState {
       lastText: this.lastText,
       consecutiveFailures: this.breaker.consecutiveFailures,
       failureReasons: [...this.breaker.reasons],
+      maxIterations: this.deps.limits.maxIterations,
     };
   }
 

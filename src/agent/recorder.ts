@@ -16,6 +16,8 @@ export interface LoopSnapshot {
   lastText: string;
   consecutiveFailures: number;
   failureReasons: string[];
+  /** The run's limit, kept so a resumed run keeps it unless told otherwise. */
+  maxIterations?: number;
 }
 
 export interface RunRecorder {

@@ -148,6 +148,21 @@ describe("sessions, traces and resume from the CLI", () => {
     expect(readFileSync(join(ws.path, "b.txt"), "utf8")).toBe("B");
   });
 
+  it("a resumed run keeps the iteration limit it was started with", async () => {
+    server.enqueue(
+      { toolCalls: [{ name: "list_files", arguments: { path: "." } }] },
+      { fault: "http", status: 503 },
+    );
+    const failed = await cli(["run", "--json", ...model(), "--max-iterations", "3", "list"]);
+    const runId = parseEvents(failed.stdout)[0]!.runId as string;
+    server.enqueue({ toolCalls: [{ name: "list_files", arguments: { path: "." } }] });
+    server.enqueue({ toolCalls: [{ name: "list_files", arguments: { path: "." } }] });
+    const resumed = await cli(["resume", runId, "--json"]);
+    const events = parseEvents(resumed.stdout);
+    expect(events[0]).toMatchObject({ maxIterations: 3 });
+    expect(events.at(-1)).toMatchObject({ status: "failed", steps: 3, error: { code: "max_iterations" } });
+  });
+
   it("run --continue with no task finishes the latest run of this workspace", async () => {
     server.enqueue({ fault: "http", status: 503 });
     expect((await cli(["run", "--json", ...model(), "say hi"])).code).toBe(1);

@@ -3,7 +3,7 @@
 // events, persisted step by step so that `resume` can finish it after a crash.
 import { basename } from "node:path";
 import { type LoadedConfig, loadConfig, type PartialConfig } from "../config/index.js";
-import { baselineSystemPrompt, turnsToHistory } from "../context/index.js";
+import { assembleSystemPrompt, loadInstructions, turnsToHistory } from "../context/index.js";
 import { ResonError, toResonError } from "../core/errors.js";
 import { EventBus, type EventListener, type ResonEvent } from "../core/events.js";
 import { ulid } from "../core/ids.js";
@@ -24,6 +24,7 @@ import {
 } from "../store/index.js";
 import { createBuiltinTools, type ToolDefinition, ToolRegistry } from "../tools/index.js";
 import { Workspace } from "../workspace/index.js";
+import { memoryArtifacts, storeArtifacts } from "./artifacts.js";
 import type { AgentHooks } from "./hooks.js";
 import { type LoopStart, runLoop } from "./loop.js";
 import { NULL_RECORDER, type RunRecorder, StoreRecorder } from "./recorder.js";
@@ -79,6 +80,8 @@ export class Agent {
     readonly store: Store | undefined,
     private readonly options: AgentOptions,
     private readonly ownsStore: boolean,
+    /** Writes compaction summaries (config `summaryModel`); the main provider by default. */
+    readonly summaryProvider: Provider = provider,
   ) {
     this.hooks =
       options.hooks === undefined ? [] : Array.isArray(options.hooks) ? options.hooks : [options.hooks];
@@ -282,19 +285,29 @@ export class Agent {
       maxIterations,
       resumed,
     });
-    for (const message of this.loaded.warnings) {
+    const instructions = await loadInstructions({
+      workspaceRoot: this.workspace.root,
+      home: this.loaded.home,
+      signal,
+    });
+    for (const message of [...this.loaded.warnings, ...instructions.warnings]) {
       bus.emit({ type: "warning", runId: trace.id, step, ts: Date.now(), message });
     }
+    const system = assembleSystemPrompt({
+      baseline: {
+        workspaceRoot: this.workspace.root,
+        platform: `${process.platform} ${process.arch}`,
+        date: new Date(trace.startedAt).toISOString().slice(0, 10),
+        ...(this.options.instructions ? { instructions: this.options.instructions } : {}),
+      },
+      instructions: instructions.files,
+    });
     return runLoop(
       {
         runId: trace.id,
         sessionId: trace.sessionId,
-        systemPrompt: baselineSystemPrompt({
-          workspaceRoot: this.workspace.root,
-          platform: `${process.platform} ${process.arch}`,
-          date: new Date(trace.startedAt).toISOString().slice(0, 10),
-          ...(this.options.instructions ? { instructions: this.options.instructions } : {}),
-        }),
+        systemPrompt: system.text,
+        systemManifest: system.manifest,
         provider: this.provider,
         tools: this.tools,
         workspace: this.workspace,
@@ -306,6 +319,9 @@ export class Agent {
         bus,
         signal,
         recorder,
+        summaryProvider: this.summaryProvider,
+        budgetRatio: config.contextBudgetRatio,
+        artifacts: this.store ? storeArtifacts(this.store) : memoryArtifacts(),
       },
       start,
     );
@@ -391,13 +407,18 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
   );
   if (config.contextWindow) settings.contextWindow = config.contextWindow;
   if (config.maxOutputTokens) settings.maxTokens = config.maxOutputTokens;
-  const provider = await createProvider(settings, {
+  const providerOptions = {
     retry: config.retry,
     timeouts: {
       ...(config.timeouts.headersMs ? { headersTimeoutMs: config.timeouts.headersMs } : {}),
       ...(config.timeouts.idleMs ? { idleTimeoutMs: config.timeouts.idleMs } : {}),
     },
-  });
+  };
+  const provider = await createProvider(settings, providerOptions);
+  const summaryProvider =
+    config.summaryModel && config.summaryModel !== provider.model.id
+      ? await createProvider({ ...settings, model: config.summaryModel }, providerOptions)
+      : provider;
 
   const tools = new ToolRegistry({ maxOutputChars: config.tools.maxOutputChars });
   for (const tool of createBuiltinTools({ commandTimeoutMs: config.tools.commandTimeoutMs }))
@@ -406,5 +427,5 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
 
   const persist = options.persist ?? true;
   const store = options.store ?? (persist ? await openDefaultStore(loaded.home, env) : undefined);
-  return new Agent(workspace, provider, tools, loaded, store, options, !options.store);
+  return new Agent(workspace, provider, tools, loaded, store, options, !options.store, summaryProvider);
 }

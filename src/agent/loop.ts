@@ -4,7 +4,7 @@
 // conversation is committed through the recorder before the next one starts, so a run can
 // resume from any point (resume.ts). The whole control flow is in this file.
 
-import { type HistoryEntry, renderHistory } from "../context/index.js";
+import { applyGoalView, type HistoryEntry, type ManifestEntry } from "../context/index.js";
 import { ResonError, serializeError, toResonError } from "../core/errors.js";
 import type { EventBus, RunStatus, StopReason } from "../core/events.js";
 import { addUsage, emptyUsage } from "../core/usage.js";
@@ -15,11 +15,27 @@ import type {
   Provider,
   ToolCall,
   ToolResultMessage,
+  ToolSpec,
 } from "../providers/index.js";
 import type { MessageContext } from "../store/index.js";
-import { historyText, type ToolCallRequest, type ToolRegistry, type ToolResult } from "../tools/index.js";
+import {
+  type ArtifactMeta,
+  type ArtifactPage,
+  type GoalChange,
+  GoalTree,
+  historyText,
+  type ToolCallRequest,
+  type ToolRegistry,
+  type ToolResult,
+} from "../tools/index.js";
 import type { Workspace } from "../workspace/index.js";
 import { CircuitBreaker } from "./circuit-breaker.js";
+import {
+  type ContextInput,
+  ContextManager,
+  type ContextState,
+  type PreparedRequest,
+} from "./context-manager.js";
 import type { AgentHooks, ToolCallInfo } from "./hooks.js";
 import type { LoopSnapshot, RunRecorder } from "./recorder.js";
 import type { LoopLimits, RunResult } from "./types.js";
@@ -28,6 +44,8 @@ export interface LoopDeps {
   runId: string;
   sessionId: string;
   systemPrompt: string;
+  /** Which sections the system prompt holds, from which files (recorded with every call). */
+  systemManifest?: ManifestEntry[];
   provider: Provider;
   tools: ToolRegistry;
   workspace: Workspace;
@@ -36,6 +54,17 @@ export interface LoopDeps {
   bus: EventBus;
   signal: AbortSignal;
   recorder: RunRecorder;
+  /** Writes compaction summaries; may be the main provider. */
+  summaryProvider: Provider;
+  /** Share of the context window a request may fill. */
+  budgetRatio: number;
+  /** Where outputs too large for the context are kept (absent: they are only cut). */
+  artifacts?: ArtifactKeeper;
+}
+
+export interface ArtifactKeeper {
+  save(content: string, meta: ArtifactMeta & { runId: string }): Promise<string>;
+  read(id: string, offset: number, limit: number): Promise<ArtifactPage | undefined>;
 }
 
 /** A step whose tool calls were committed but not all their results (a resumed run). */
@@ -54,6 +83,8 @@ export type LoopStart =
   | {
       kind: "resume";
       history: HistoryEntry[];
+      /** Index in history of this run's task. */
+      taskIndex: number;
       snapshot: LoopSnapshot;
       /** The run had given its final answer; only the ending was not committed. */
       finished: boolean;
@@ -67,11 +98,62 @@ class RunState {
   usage = emptyUsage();
   lastText = "";
   history: HistoryEntry[] = [];
+  /** Index in history of this run's task: pinned, never compacted away. */
+  taskIndex = 0;
+  task = "";
+  /** The tool specs of the run, one array for every call (estimates and caches key on it). */
+  readonly toolSpecs: ToolSpec[];
   readonly startedAt = Date.now();
   readonly breaker: CircuitBreaker;
+  readonly context: ContextManager;
+  /** The plan: the goal tree, and which goal each step served. */
+  goals: GoalTree;
+  stepGoals: Record<number, string> = {};
+  /** The goal focused when the current step began: its messages are tagged with it. */
+  stepGoal: string | undefined;
 
-  constructor(readonly deps: LoopDeps) {
+  constructor(
+    readonly deps: LoopDeps,
+    initialContext?: ContextState,
+  ) {
+    this.goals = this.observedGoals();
     this.breaker = new CircuitBreaker(deps.limits.circuitBreakerThreshold);
+    this.toolSpecs = deps.tools.specs();
+    this.context = new ContextManager(
+      {
+        provider: deps.provider,
+        summaryProvider: deps.summaryProvider,
+        budgetRatio: deps.budgetRatio,
+        signal: deps.signal,
+        emit: (event) => this.emit(event),
+        addUsage: (usage) => {
+          this.usage = addUsage(this.usage, usage);
+        },
+        onCompacted: (compaction, info) =>
+          deps.recorder.compacted(
+            compaction,
+            { ...info, model: deps.summaryProvider.model.id },
+            this.snapshot(),
+          ),
+      },
+      initialContext,
+    );
+  }
+
+  /** A goal tree whose every change is an event. */
+  observedGoals(json?: unknown): GoalTree {
+    const options = { currentStep: () => this.step };
+    const tree = json === undefined ? new GoalTree(options) : GoalTree.fromJSON(json, options);
+    const emitChanges = (changes: GoalChange[]) => {
+      for (const change of changes) this.emit({ type: "goal_changed", change, tree: tree.render() });
+      return changes;
+    };
+    for (const method of ["add", "done", "abandon", "focus", "ensureRoot"] as const) {
+      const original = tree[method].bind(tree) as (...args: unknown[]) => GoalChange[];
+      (tree as unknown as Record<string, unknown>)[method] = (...args: unknown[]) =>
+        emitChanges(original(...args));
+    }
+    return tree;
   }
 
   emit<T extends { type: string }>(event: T): void {
@@ -86,12 +168,17 @@ class RunState {
       consecutiveFailures: this.breaker.consecutiveFailures,
       failureReasons: [...this.breaker.reasons],
       maxIterations: this.deps.limits.maxIterations,
+      context: this.context.state,
+      goals: this.goals.toJSON(),
+      stepGoals: this.stepGoals,
     };
   }
 
   restore(snapshot: LoopSnapshot): void {
     this.step = snapshot.step;
     this.committedStep = snapshot.step;
+    if (snapshot.goals) this.goals = this.observedGoals(snapshot.goals);
+    this.stepGoals = { ...snapshot.stepGoals };
     this.usage = snapshot.usage;
     this.lastText = snapshot.lastText;
     this.breaker.restore(snapshot.consecutiveFailures, snapshot.failureReasons);
@@ -99,11 +186,13 @@ class RunState {
 }
 
 export async function runLoop(deps: LoopDeps, start: LoopStart): Promise<RunResult> {
-  const state = new RunState(deps);
+  const state = new RunState(deps, start.kind === "resume" ? start.snapshot.context : undefined);
   const { signal } = deps;
   try {
     state.history = [...start.history];
     if (start.kind === "new") {
+      state.task = start.task;
+      state.taskIndex = state.history.length;
       state.history.push({
         step: 0,
         message: { role: "user", content: start.task, timestamp: start.envelope.receivedAt },
@@ -111,6 +200,15 @@ export async function runLoop(deps: LoopDeps, start: LoopStart): Promise<RunResu
       await deps.recorder.runStarted(start.task, start.envelope, state.snapshot());
     } else {
       state.restore(start.snapshot);
+      state.taskIndex = start.taskIndex;
+      const taskMessage = state.history[start.taskIndex]?.message;
+      state.task =
+        taskMessage?.role === "user" && typeof taskMessage.content === "string" ? taskMessage.content : "";
+      // Messages of this run are tagged with the goal their step served.
+      for (const entry of state.history.slice(start.taskIndex)) {
+        const goalId = state.stepGoals[entry.step];
+        if (goalId && entry.step > 0) entry.goalId = goalId;
+      }
       await deps.recorder.runStarted(
         "",
         { receivedAt: Date.now(), channel: "cli", chatType: "direct" },
@@ -136,11 +234,7 @@ export async function runLoop(deps: LoopDeps, start: LoopStart): Promise<RunResu
       state.step++;
       state.emit({ type: "step_start" });
 
-      state.emit({ type: "phase", phase: "prepare" });
-      const request = await prepare(state);
-
-      state.emit({ type: "phase", phase: "call_provider" });
-      const chat = await callProvider(state, request);
+      const chat = await callProvider(state);
 
       let results: ToolResult[] = [];
       if (chat.toolCalls.length > 0) {
@@ -161,23 +255,75 @@ export async function runLoop(deps: LoopDeps, start: LoopStart): Promise<RunResu
   }
 }
 
-async function prepare(state: RunState): Promise<ChatRequest> {
-  const { deps } = state;
-  let request: ChatRequest = {
-    systemPrompt: deps.systemPrompt,
-    messages: renderHistory(state.history, state.step),
-    tools: deps.tools.specs(),
+function contextInput(state: RunState): ContextInput {
+  const goals = state.goals;
+  return {
+    history: state.history,
+    taskIndex: state.taskIndex,
+    systemPrompt: state.deps.systemPrompt,
+    tools: state.toolSpecs,
+    step: state.step,
+    view: (entries) => applyGoalView(entries, goals),
+    ...(goals.size > 0 ? { volatile: `Goals (→ marks the focused one):\n${goals.render()}` } : {}),
   };
-  for (const hooks of deps.hooks) {
-    if (hooks.transformContext) request = await hooks.transformContext(request, hookInfo(state));
-  }
-  return request;
 }
 
-async function callProvider(state: RunState, request: ChatRequest): Promise<ChatResult> {
+async function prepare(state: RunState): Promise<{ prepared: PreparedRequest; request: ChatRequest }> {
+  const prepared = await state.context.prepare(contextInput(state));
+  let request = prepared.request;
+  for (const hooks of state.deps.hooks) {
+    if (hooks.transformContext) request = await hooks.transformContext(request, hookInfo(state));
+  }
+  return { prepared, request };
+}
+
+/**
+ * One model call. A context-overflow error from the provider leads to one compaction and one
+ * retry; a second overflow fails the run with that code.
+ */
+async function callProvider(state: RunState): Promise<ChatResult> {
   const { deps } = state;
-  const chat = await deps.provider.chat(request, {
-    signal: deps.signal,
+  state.stepGoal = state.goals.focused()?.id;
+  state.emit({ type: "phase", phase: "prepare" });
+  let { prepared, request } = await prepare(state);
+  state.emit({ type: "phase", phase: "call_provider" });
+  let chat: ChatResult;
+  try {
+    chat = await chatOnce(state, request);
+  } catch (error) {
+    if (!(error instanceof ResonError) || error.code !== "provider_context_overflow") throw error;
+    try {
+      await state.context.compact(contextInput(state), "overflow");
+    } catch (compactError) {
+      // Nothing could be compacted: the provider's own verdict is the clearer error.
+      if (compactError instanceof ResonError && compactError.code === "context_exhausted") throw error;
+      throw compactError;
+    }
+    ({ prepared, request } = await prepare(state));
+    chat = await chatOnce(state, request);
+  }
+  const reported = chat.usage.input + chat.usage.cacheRead + chat.usage.cacheWrite;
+  if (reported > 0 && request === prepared.request)
+    state.context.estimator.observe(prepared.rawTokens, reported);
+  state.usage = addUsage(state.usage, chat.usage);
+  if (chat.text) state.lastText = chat.text;
+  state.history.push(tagged(state, { step: state.step, message: chat.message }));
+  state.committedStep = state.step;
+  await deps.recorder.modelResponded(chat.message, chat.toolCalls.map(toRequest), state.snapshot(), {
+    estTokens: prepared.estTokens,
+    budgetTokens: prepared.budgetTokens,
+    messages: request.messages.length,
+    sections: deps.systemManifest ?? [],
+    trimmedUpTo: state.context.state.trimUpTo,
+    compactions: state.context.state.compaction?.count ?? 0,
+    goal: state.stepGoal ?? null,
+  });
+  return chat;
+}
+
+function chatOnce(state: RunState, request: ChatRequest): Promise<ChatResult> {
+  return state.deps.provider.chat(request, {
+    signal: state.deps.signal,
     onEvent: (event) => {
       if (event.type === "text_delta") state.emit({ type: "text_delta", delta: event.delta });
       else if (event.type === "thinking_delta") state.emit({ type: "thinking_delta", delta: event.delta });
@@ -193,12 +339,6 @@ async function callProvider(state: RunState, request: ChatRequest): Promise<Chat
       }
     },
   });
-  state.usage = addUsage(state.usage, chat.usage);
-  if (chat.text) state.lastText = chat.text;
-  state.history.push({ step: state.step, message: chat.message });
-  state.committedStep = state.step;
-  await deps.recorder.modelResponded(chat.message, chat.toolCalls.map(toRequest), state.snapshot());
-  return chat;
 }
 
 function toRequest(call: ToolCall): ToolCallRequest {
@@ -275,11 +415,20 @@ async function runToolCall(
 
   if (!result) {
     if (info.tool && !info.tool.readOnly) await deps.recorder.toolStarted(call);
+    const artifacts = deps.artifacts;
     result = await deps.tools.execute(effective, {
       workspace: deps.workspace,
       signal: deps.signal,
       runId: deps.runId,
       toolCallId: call.id,
+      goals: state.goals,
+      ...(artifacts
+        ? {
+            saveArtifact: (content: string, meta: ArtifactMeta) =>
+              artifacts.save(content, { ...meta, runId: deps.runId }),
+            readArtifact: (id: string, offset: number, limit: number) => artifacts.read(id, offset, limit),
+          }
+        : {}),
     });
   }
   for (const hooks of deps.hooks) {
@@ -288,6 +437,13 @@ async function runToolCall(
   await deps.recorder.toolFinished(call, result);
   emitResult(state, call, result);
   return result;
+}
+
+/** Tags an entry with the goal its step served (and remembers it for a resumed run). */
+function tagged(state: RunState, entry: HistoryEntry): HistoryEntry {
+  if (state.stepGoal === undefined) return entry;
+  state.stepGoals[state.step] = state.stepGoal;
+  return { ...entry, goalId: state.stepGoal };
 }
 
 function emitResult(state: RunState, call: ToolCallRequest, result: ToolResult): void {
@@ -323,9 +479,13 @@ async function finalize(
       isError: !result.ok,
       timestamp: Date.now(),
       // Not sent to the model: what resume needs to render this result as it was.
-      details: laterText === undefined ? { ok: result.ok } : { ok: result.ok, laterText },
+      details: {
+        ok: result.ok,
+        ...(laterText === undefined ? {} : { laterText }),
+        ...(result.longTermMemory ? { longTermMemory: result.longTermMemory } : {}),
+      },
     };
-    const entry: HistoryEntry = { step: state.step, message };
+    const entry: HistoryEntry = tagged(state, { step: state.step, message });
     if (laterText !== undefined) entry.laterText = laterText;
     state.history.push(entry);
     return message;

@@ -1,6 +1,8 @@
 // Makes a run durable: every phase of the loop is committed to the store as one atomic batch,
 // so a run killed at any moment resumes from its last committed state (resume.ts) without
 // losing a turn or repeating a tool call whose result was saved.
+
+import type { Compaction } from "../context/index.js";
 import type { SerializedError } from "../core/errors.js";
 import type { RunStatus } from "../core/events.js";
 import { ulid } from "../core/ids.js";
@@ -8,6 +10,7 @@ import { addUsage, type Usage } from "../core/usage.js";
 import type { AssistantMessage, ToolResultMessage } from "../providers/index.js";
 import type { MessageContext, SessionRecord, Store, TraceRecord, WriteOp } from "../store/index.js";
 import type { ToolCallRequest, ToolResult } from "../tools/index.js";
+import type { ContextState } from "./context-manager.js";
 
 /** The loop's counters after a committed step: with the turns, all resume needs. */
 export interface LoopSnapshot {
@@ -18,13 +21,38 @@ export interface LoopSnapshot {
   failureReasons: string[];
   /** The run's limit, kept so a resumed run keeps it unless told otherwise. */
   maxIterations?: number;
+  /** Trim point and compaction summary, so a resumed run sees what the model saw. */
+  context?: ContextState;
+  /** The goal tree (GoalTree.toJSON) and the goal each step served. */
+  goals?: unknown;
+  stepGoals?: Record<number, string>;
+}
+
+/** What the context looked like for a model call (stored with its step). */
+export interface CallContextInfo {
+  estTokens: number;
+  budgetTokens: number;
+  messages: number;
+  /** The system prompt's sections: source file, sizes, hash, cut or not. */
+  sections: unknown[];
+  trimmedUpTo: number;
+  compactions: number;
+  /** The goal the call served. */
+  goal: string | null;
 }
 
 export interface RunRecorder {
   /** The task turn, the trace and (for a new session) the session, in one batch. */
   runStarted(task: string, envelope: MessageContext, snapshot: LoopSnapshot): Promise<void>;
   /** The assistant turn, its model-call step and one pending step per tool call. */
-  modelResponded(message: AssistantMessage, calls: ToolCallRequest[], snapshot: LoopSnapshot): Promise<void>;
+  modelResponded(
+    message: AssistantMessage,
+    calls: ToolCallRequest[],
+    snapshot: LoopSnapshot,
+    context?: CallContextInfo,
+  ): Promise<void>;
+  /** A compaction, as a step of the trace, with the checkpoint that carries it. */
+  compacted(compaction: Compaction, info: CompactionInfo, snapshot: LoopSnapshot): Promise<void>;
   /** Marks a call as started, before it runs (not needed for read-only tools, which may run again). */
   toolStarted(call: ToolCallRequest): Promise<void>;
   toolFinished(call: ToolCallRequest, result: ToolResult): Promise<void>;
@@ -44,10 +72,18 @@ function subtractUsage(a: Usage, b: Usage): Usage {
   };
 }
 
+export interface CompactionInfo {
+  reason: string;
+  beforeTokens: number;
+  afterTokens: number;
+  model: string;
+}
+
 /** For runs that are not persisted (library use with `persist: false`). */
 export const NULL_RECORDER: RunRecorder = {
   runStarted: async () => {},
   modelResponded: async () => {},
+  compacted: async () => {},
   toolStarted: async () => {},
   toolFinished: async () => {},
   stepFinished: async () => {},
@@ -213,6 +249,27 @@ export class StoreRecorder implements RunRecorder {
     }
     ops.push(...this.checkpoint(snapshot));
     await this.init.store.apply(ops);
+  }
+
+  async compacted(compaction: Compaction, info: CompactionInfo, snapshot: LoopSnapshot): Promise<void> {
+    const now = Date.now();
+    await this.init.store.apply([
+      {
+        op: "insertStep",
+        step: {
+          id: ulid(now),
+          traceId: this.traceId,
+          parentId: null,
+          seq: this.stepSeq++,
+          kind: "compaction",
+          status: "done",
+          data: { step: snapshot.step, ...info, upTo: compaction.upTo, summary: compaction.summary },
+          createdAt: now,
+          updatedAt: now,
+        },
+      },
+      ...this.checkpoint(snapshot),
+    ]);
   }
 
   async toolStarted(call: ToolCallRequest): Promise<void> {

@@ -93,7 +93,7 @@ export async function planResume(store: Store, trace: TraceRecord, tools: ToolRe
 
   const lastIndex = lastAssistantIndex(current);
   const plan: ResumePlan = {
-    start: { kind: "resume", history, snapshot, finished: false },
+    start: { kind: "resume", history, taskIndex: earlier.length, snapshot, finished: false },
     nextSeq,
     nextStepSeq,
     toolStepIds: new Map(),

@@ -225,7 +225,8 @@ export function gcCommand(argv: string[]): Promise<number> {
     const report = await store.gc(before);
     const sizeAfter = await store.sizeBytes();
     process.stdout.write(
-      `removed ${report.traces} runs (${report.steps} steps, ${report.checkpoints} checkpoints), ` +
+      `removed ${report.traces} runs (${report.steps} steps, ${report.checkpoints} checkpoints, ` +
+        `${report.artifacts} artifacts), ` +
         `${report.sessions} sessions and ${report.turns} turns older than ${raw}; ` +
         `${store.location}: ${formatBytes(sizeBefore)} -> ${formatBytes(sizeAfter)}\n`,
     );

@@ -2,7 +2,7 @@
 import { ResonError } from "../core/errors.js";
 import type { PartialConfig } from "./schema.js";
 
-type Kind = "string" | "integer";
+type Kind = "string" | "integer" | "number";
 
 /** Each variable and where it lands in the config: [top-level key] or [section, key]. */
 const VARIABLES: ReadonlyArray<readonly [name: string, path: readonly string[], kind: Kind]> = [
@@ -10,6 +10,8 @@ const VARIABLES: ReadonlyArray<readonly [name: string, path: readonly string[], 
   ["RESON_MODEL", ["model"], "string"],
   ["RESON_BASE_URL", ["baseUrl"], "string"],
   ["RESON_CONTEXT_WINDOW", ["contextWindow"], "integer"],
+  ["RESON_SUMMARY_MODEL", ["summaryModel"], "string"],
+  ["RESON_CONTEXT_BUDGET_RATIO", ["contextBudgetRatio"], "number"],
   ["RESON_MAX_ITERATIONS", ["maxIterations"], "integer"],
   ["RESON_RETRY_MAX_ATTEMPTS", ["retry", "maxAttempts"], "integer"],
   ["RESON_RETRY_BASE_DELAY_MS", ["retry", "baseDelayMs"], "integer"],
@@ -24,6 +26,7 @@ export const CONFIG_ENV_VARS = VARIABLES.map(([name]) => name);
 function parse(name: string, raw: string, kind: Kind): string | number {
   if (kind === "string") return raw;
   const value = Number(raw);
+  if (kind === "number" && Number.isFinite(value)) return value;
   if (!Number.isInteger(value)) {
     throw new ResonError("config_invalid", `${name}=${JSON.stringify(raw)} is not an integer.`, {
       hint: `Set ${name} to a whole number or unset it.`,

@@ -49,6 +49,10 @@ const topLevel = {
   /** Overrides the model registry's context window. */
   contextWindow: Type.Optional(PositiveInt("context window in tokens")),
   maxOutputTokens: Type.Optional(PositiveInt("max output tokens per model call")),
+  /** The model that writes compaction summaries (same provider); default the main model. */
+  summaryModel: Type.Optional(Type.String({ minLength: 1 })),
+  /** Share of the context window a request may fill before trimming and compaction. */
+  contextBudgetRatio: Type.Number({ exclusiveMinimum: 0, maximum: 1 }),
   maxIterations: PositiveInt("model calls allowed in one run"),
   /** Consecutive failed steps that stop a run. */
   circuitBreakerThreshold: PositiveInt("consecutive failed steps before the run stops"),
@@ -75,6 +79,7 @@ export type ResonConfig = Static<typeof ConfigSchema>;
 
 export const DEFAULT_CONFIG: ResonConfig = {
   maxIterations: 50,
+  contextBudgetRatio: 0.85,
   circuitBreakerThreshold: 3,
   retry: { maxAttempts: 4, baseDelayMs: 500, maxDelayMs: 30_000, maxRetryAfterMs: 60_000 },
   timeouts: {},

@@ -9,6 +9,11 @@ export interface HistoryEntry {
   step: number;
   /** For a tool result shown only once: the line that replaces it in later calls. */
   laterText?: string;
+  /**
+   * The goal focused when the step that added this entry started (none for the task, or
+   * before any goal exists): when that goal closes, the goal view shows its summary instead.
+   */
+  goalId?: string;
 }
 
 // The short form of a result, made once per entry: the same object every later call, so a

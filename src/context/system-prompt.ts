@@ -1,5 +1,12 @@
-// The system baseline: the first and most stable part of what the model sees. It must
-// render the same bytes for the whole run, so prompt caches keep hitting.
+// The system prompt: the first and most stable part of what the model sees, in the fixed
+// order baseline -> core skill -> AGENTS.md (user-level, then git root -> workspace) ->
+// SOUL.md -> USER.md -> retrieved memory. Each section is headed by the file it came from, so
+// the model knows where a rule was written. Rendering is a pure function of its inputs
+// (same inputs, same bytes), so provider prompt caches keep hitting; the goal tree and the
+// history are volatile and go after it, in the messages.
+import { basename } from "node:path";
+import type { InstructionFile } from "./instructions.js";
+import { type ManifestEntry, type ManifestEntryInput, manifestEntry } from "./manifest.js";
 
 export interface BaselineInput {
   workspaceRoot: string;
@@ -30,4 +37,81 @@ export function baselineSystemPrompt(input: BaselineInput): string {
   ];
   if (input.instructions?.trim()) lines.push("", "Additional instructions:", input.instructions.trim());
   return lines.join("\n");
+}
+
+export interface CoreSkillInput {
+  path: string;
+  text: string;
+}
+
+export interface SystemPromptInput {
+  baseline: BaselineInput;
+  coreSkill?: CoreSkillInput;
+  /** From loadInstructions, in its order (AGENTS.md user then project levels, SOUL.md, USER.md). */
+  instructions: readonly InstructionFile[];
+  /** Retrieved memory and experiences, already rendered; empty or absent: no section. */
+  memory?: string;
+}
+
+export interface SystemPrompt {
+  text: string;
+  /** One entry per section, in order; the sections joined by SECTION_SEPARATOR make `text`. */
+  manifest: ManifestEntry[];
+}
+
+export const SECTION_SEPARATOR = "\n\n";
+
+const KIND_ORDER = { agents: 0, soul: 1, user: 2 } as const;
+
+const INSTRUCTIONS_NOTE =
+  "Instruction files follow, each under a heading naming it. Follow them; where two AGENTS.md files " +
+  "disagree, the one nearer the workspace wins.";
+
+export function assembleSystemPrompt(input: SystemPromptInput): SystemPrompt {
+  const sections: ManifestEntry[] = [];
+  const texts: string[] = [];
+  const add = (entry: ManifestEntryInput) => {
+    texts.push(entry.text);
+    sections.push(manifestEntry(entry));
+  };
+
+  // A stable sort keeps loadInstructions' order within a kind (user level, then root -> workspace).
+  const instructions = [...input.instructions].sort((a, b) => KIND_ORDER[a.kind] - KIND_ORDER[b.kind]);
+  const baseline = baselineSystemPrompt(input.baseline);
+  add({
+    section: "baseline",
+    text: instructions.length > 0 ? `${baseline}\n\n${INSTRUCTIONS_NOTE}` : baseline,
+  });
+
+  const skill = input.coreSkill?.text.trim();
+  if (input.coreSkill && skill)
+    add({
+      section: "core-skill",
+      source: input.coreSkill.path,
+      text: `# Core skill (${input.coreSkill.path})\n\n${skill}`,
+    });
+
+  for (const file of instructions) {
+    const body = file.text.trim();
+    if (!body) continue;
+    add({
+      section: file.kind,
+      source: file.path,
+      text: `${instructionHeading(file)}\n\n${body}`,
+      rawChars: file.rawChars,
+      truncated: file.truncated,
+    });
+  }
+
+  const memory = input.memory?.trim();
+  if (memory) add({ section: "memory", text: `# Relevant memory and experiences\n\n${memory}` });
+
+  return { text: texts.join(SECTION_SEPARATOR), manifest: sections };
+}
+
+function instructionHeading(file: InstructionFile): string {
+  const name = basename(file.path);
+  const where = file.scope === "user" ? "user-level" : "project";
+  const cut = file.truncated ? "; cut to fit, see the marker" : "";
+  return `# ${name} (${where}: ${file.path}${cut})`;
 }

@@ -82,6 +82,36 @@ export interface StepEndEvent extends EventBase {
   failed: boolean;
 }
 
+/** Old tool outputs were replaced by their long-term lines to fit the budget. */
+export interface ContextTrimmedEvent extends EventBase {
+  type: "context_trimmed";
+  /** History entries before this index now show their short form. */
+  trimmedUpTo: number;
+  beforeTokens: number;
+  afterTokens: number;
+  budgetTokens: number;
+}
+
+/** The oldest part of the history was replaced by a structured summary. */
+export interface ContextCompactedEvent extends EventBase {
+  type: "context_compacted";
+  reason: "budget" | "overflow" | "manual";
+  /** History entries the summary stands for. */
+  compactedEntries: number;
+  beforeTokens: number;
+  afterTokens: number;
+  budgetTokens: number;
+  summaryModel: string;
+  summaryChars: number;
+}
+
+/** The goal tree changed (a goal added, closed or focused); `tree` is its rendered form. */
+export interface GoalChangedEvent extends EventBase {
+  type: "goal_changed";
+  change: { type: "goal_added" | "goal_closed" | "goal_focused"; [key: string]: unknown };
+  tree: string;
+}
+
 export interface WarningEvent extends EventBase {
   type: "warning";
   message: string;
@@ -113,6 +143,9 @@ export type ResonEvent =
   | ToolResultEvent
   | StepEndEvent
   | WarningEvent
+  | ContextTrimmedEvent
+  | ContextCompactedEvent
+  | GoalChangedEvent
   | RunEndEvent;
 
 export type ResonEventType = ResonEvent["type"];

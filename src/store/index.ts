@@ -1,6 +1,7 @@
-// The store module: sessions, turns, traces, steps, checkpoints and tool statistics behind one
-// contract (types.ts), kept in one SQLite file by default or in PostgreSQL when a database URL
-// is given. Drivers load only when a store is opened, so importing this module costs nothing.
+// The store module: sessions, turns, traces, steps, checkpoints, artifacts and tool statistics
+// behind one contract (types.ts), kept in one SQLite file by default or in PostgreSQL when a
+// database URL is given. Drivers load only when a store is opened, so importing this module
+// costs nothing.
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { ResonError } from "../core/errors.js";

@@ -3,6 +3,7 @@
 // of SQLite and PostgreSQL cannot drift apart.
 import { ResonError } from "../core/errors.js";
 import type {
+  ArtifactRecord,
   CheckpointRecord,
   MessageContext,
   SessionRecord,
@@ -103,6 +104,21 @@ export const CHECKPOINTS: Table<CheckpointRecord> = {
     step: ["step", "int"],
     state: ["state", "json"],
     updatedAt: ["updated_at", "int"],
+  },
+};
+
+// Content is JSON text (a JSON string), not raw text: PostgreSQL's text cannot hold \u0000,
+// which command output may contain, and this way both backends keep it exactly.
+export const ARTIFACTS: Table<ArtifactRecord> = {
+  name: "artifacts",
+  fields: {
+    id: ["id", "text"],
+    traceId: ["trace_id", "text"],
+    toolCallId: ["tool_call_id", "text"],
+    name: ["name", "text"],
+    content: ["content", "json"],
+    chars: ["chars", "int"],
+    createdAt: ["created_at", "int"],
   },
 };
 

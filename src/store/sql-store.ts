@@ -4,6 +4,7 @@ import { ResonError } from "../core/errors.js";
 import { type Driver, type Statement, StatementFailed } from "./driver.js";
 import { resolveIdPrefix } from "./id-prefix.js";
 import {
+  ARTIFACTS,
   CHECKPOINTS,
   columnList,
   fromRow,
@@ -17,6 +18,8 @@ import {
   TURNS,
 } from "./records.js";
 import type {
+  ArtifactPage,
+  ArtifactRepository,
   CheckpointRepository,
   GcReport,
   IdMatch,
@@ -54,6 +57,7 @@ const EMPTY_SESSIONS =
 
 function gcStatements(before: number): Statement[] {
   return [
+    { sql: `DELETE FROM artifacts WHERE trace_id IN (${OLD_TRACES})`, params: [before] },
     { sql: `DELETE FROM steps WHERE trace_id IN (${OLD_TRACES})`, params: [before] },
     { sql: `DELETE FROM checkpoints WHERE trace_id IN (${OLD_TRACES})`, params: [before] },
     { sql: `DELETE FROM traces WHERE id IN (${OLD_TRACES})`, params: [before] },
@@ -69,6 +73,14 @@ function gcStatements(before: number): Statement[] {
   ];
 }
 
+/** Lines offset..offset+limit-1 of `content`; a final newline ends the last line, not a new one. */
+function pageOf(content: string, offset: number, limit: number): ArtifactPage {
+  if (content === "") return { text: "", totalLines: 0 };
+  const lines = content.split("\n");
+  if (lines.at(-1) === "") lines.pop();
+  return { text: lines.slice(offset - 1, offset - 1 + limit).join("\n"), totalLines: lines.length };
+}
+
 export class SqlStore implements Store {
   readonly kind: "sqlite" | "postgres";
   readonly location: string;
@@ -78,6 +90,7 @@ export class SqlStore implements Store {
   readonly traces: TraceRepository;
   readonly steps: StepRepository;
   readonly checkpoints: CheckpointRepository;
+  readonly artifacts: ArtifactRepository;
   readonly toolStats: ToolStatsRepository;
   readonly #driver: Driver;
   #closed = false;
@@ -131,6 +144,26 @@ export class SqlStore implements Store {
     };
     this.checkpoints = {
       get: (traceId) => one(CHECKPOINTS, "WHERE trace_id = ?", [traceId]),
+    };
+    this.artifacts = {
+      get: (id) => one(ARTIFACTS, "WHERE id = ?", [id]),
+      read: async (id, offset, limit) => {
+        for (const [name, value] of [
+          ["offset", offset],
+          ["limit", limit],
+        ] as const) {
+          if (!Number.isSafeInteger(value) || value < 1) {
+            throw new ResonError(
+              "usage_error",
+              `An artifact ${name} must be a whole number ≥ 1, not ${value}.`,
+            );
+          }
+        }
+        const rows = await this.#query("SELECT content FROM artifacts WHERE id = ?", [id]);
+        const row = rows[0];
+        if (!row) return undefined;
+        return pageOf(JSON.parse(String(row.content)) as string, offset, limit);
+      },
     };
     this.toolStats = {
       list: (projectKey) => all(TOOL_STATS, "WHERE project_key = ? ORDER BY tool", [projectKey]),
@@ -199,9 +232,9 @@ export class SqlStore implements Store {
         cause: error.cause,
       });
     }
-    const [steps = 0, checkpoints = 0, traces = 0, , turns = 0, sessions = 0] = changed;
+    const [artifacts = 0, steps = 0, checkpoints = 0, traces = 0, , turns = 0, sessions = 0] = changed;
     if (traces > 0 || sessions > 0) await this.#driver.reclaim();
-    return { sessions, traces, steps, checkpoints, turns };
+    return { sessions, traces, steps, checkpoints, artifacts, turns };
   }
 
   async sizeBytes(): Promise<number> {

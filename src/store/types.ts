@@ -11,7 +11,7 @@ export type EpochMs = number;
 export type SessionStatus = "active" | "completed" | "failed" | "aborted";
 export type TraceStatus = "running" | "completed" | "failed" | "aborted";
 export type TurnRole = "user" | "assistant" | "toolResult";
-export type StepKind = "model_call" | "tool_call";
+export type StepKind = "model_call" | "tool_call" | "compaction";
 export type StepStatus = "pending" | "running" | "done" | "failed" | "interrupted";
 
 /** What a session was started with; API keys are never stored. */
@@ -113,6 +113,30 @@ export interface CheckpointRecord {
   updatedAt: EpochMs;
 }
 
+/**
+ * A tool output too large for the context, kept whole so the model can page through it
+ * (read_artifact); the result in history names it.
+ */
+export interface ArtifactRecord {
+  id: string;
+  traceId: string;
+  toolCallId: string;
+  /** The tool that produced it. */
+  name: string;
+  content: string;
+  /** content.length. */
+  chars: number;
+  createdAt: EpochMs;
+}
+
+/** Lines of an artifact, as ArtifactRepository.read gives them. */
+export interface ArtifactPage {
+  /** Lines offset..min(offset+limit-1, totalLines) joined by "\n"; "" past the end. */
+  text: string;
+  /** Lines of the whole content ("\n"-separated; a final newline ends the last line). */
+  totalLines: number;
+}
+
 export interface ToolStatsRecord {
   projectKey: string;
   tool: string;
@@ -137,6 +161,8 @@ export type WriteOp =
   | { op: "insertStep"; step: StepRecord }
   | { op: "updateStep"; id: string; patch: Partial<Pick<StepRecord, "status" | "data" | "updatedAt">> }
   | { op: "putCheckpoint"; checkpoint: CheckpointRecord }
+  /** Stores an artifact; the same id again replaces it. */
+  | { op: "putArtifact"; artifact: ArtifactRecord }
   | {
       op: "recordToolCall";
       projectKey: string;
@@ -180,6 +206,12 @@ export interface CheckpointRepository {
   get(traceId: string): Promise<CheckpointRecord | undefined>;
 }
 
+export interface ArtifactRepository {
+  get(id: string): Promise<ArtifactRecord | undefined>;
+  /** Lines `offset` (1-based) onwards, at most `limit`; undefined for an unknown id. */
+  read(id: string, offset: number, limit: number): Promise<ArtifactPage | undefined>;
+}
+
 export interface ToolStatsRepository {
   list(projectKey: string): Promise<ToolStatsRecord[]>;
 }
@@ -192,6 +224,7 @@ export interface GcReport {
   traces: number;
   steps: number;
   checkpoints: number;
+  artifacts: number;
   turns: number;
 }
 
@@ -211,6 +244,7 @@ export interface Store {
   readonly traces: TraceRepository;
   readonly steps: StepRepository;
   readonly checkpoints: CheckpointRepository;
+  readonly artifacts: ArtifactRepository;
   readonly toolStats: ToolStatsRepository;
   /** Applies every operation in one transaction: all or nothing. */
   apply(ops: readonly WriteOp[]): Promise<void>;
@@ -219,7 +253,10 @@ export interface Store {
    * ResonError "not_found"; several: "ambiguous_id" listing them.
    */
   resolveId(prefix: string): Promise<IdMatch>;
-  /** Deletes traces (with steps and checkpoints) that ended before `before`, and sessions left empty. */
+  /**
+   * Deletes traces (with steps, checkpoints and artifacts) that ended before `before`, and
+   * sessions left empty.
+   */
   gc(before: EpochMs): Promise<GcReport>;
   sizeBytes(): Promise<number>;
   close(): Promise<void>;

@@ -3,6 +3,7 @@
 import { ResonError } from "../core/errors.js";
 import type { FailureReason, Statement } from "./driver.js";
 import {
+  ARTIFACTS,
   CHECKPOINTS,
   patchToColumns,
   SESSIONS,
@@ -13,7 +14,7 @@ import {
   TURNS,
   toRow,
 } from "./records.js";
-import type { SessionRecord, TraceRecord, WriteOp } from "./types.js";
+import type { ArtifactRecord, SessionRecord, TraceRecord, WriteOp } from "./types.js";
 
 type Patchable<R, Fixed extends keyof R> = Exclude<keyof R & string, Fixed>;
 
@@ -67,6 +68,25 @@ function update<R, K extends keyof R & string>(
   };
 }
 
+const ARTIFACT_UPDATES = ["trace_id", "tool_call_id", "name", "content", "chars", "created_at"]
+  .map((column) => `${column} = excluded.${column}`)
+  .join(", ");
+
+/** An upsert of the artifact; its content must be a string and `chars` its length. */
+function putArtifact(artifact: ArtifactRecord): Statement {
+  if (typeof artifact.content !== "string" || artifact.chars !== artifact.content.length) {
+    throw new ResonError(
+      "internal_error",
+      "artifacts.content must be a string of artifacts.chars characters.",
+      {
+        hint: "This is a bug in the caller of the store: the record does not match its type.",
+      },
+    );
+  }
+  const { sql, params } = insert(ARTIFACTS, artifact);
+  return { sql: `${sql} ON CONFLICT (id) DO UPDATE SET ${ARTIFACT_UPDATES}`, params };
+}
+
 const PUT_CHECKPOINT = `INSERT INTO checkpoints (trace_id, step, state, updated_at) VALUES (?, ?, ?, ?)
   ON CONFLICT (trace_id) DO UPDATE SET step = excluded.step, state = excluded.state, updated_at = excluded.updated_at`;
 
@@ -102,6 +122,8 @@ export function planWrite(op: WriteOp): Statement | undefined {
       const { values } = toRow(CHECKPOINTS, op.checkpoint);
       return { sql: PUT_CHECKPOINT, params: values };
     }
+    case "putArtifact":
+      return putArtifact(op.artifact);
     case "recordToolCall": {
       const params: SqlValue[] = [
         op.projectKey,
@@ -142,6 +164,8 @@ function subject(op: WriteOp, reason: FailureReason): string {
       return `no step ${op.id}`;
     case "putCheckpoint":
       return `trace ${op.checkpoint.traceId} does not exist`;
+    case "putArtifact":
+      return `trace ${op.artifact.traceId} does not exist`;
     case "recordToolCall":
       return `tool ${op.tool}`;
   }

@@ -2,6 +2,15 @@
 // truncation, statistics), the rendering of results for history, and the built-in tools.
 export type { BuiltinToolsOptions } from "./builtin/index.js";
 export { createBuiltinTools, DEFAULT_READ_LIMIT, MAX_COMMAND_TIMEOUT_MS } from "./builtin/index.js";
+export type {
+  Goal,
+  GoalChange,
+  GoalRenderOptions,
+  GoalStatus,
+  GoalTreeJSON,
+  GoalTreeOptions,
+} from "./goal-tree.js";
+export { GoalTree, ROOT_TITLE_CHARS } from "./goal-tree.js";
 export type { ToolRegistryOptions } from "./registry.js";
 export { ToolRegistry } from "./registry.js";
 export type { HistoryTextOptions } from "./render.js";
@@ -9,6 +18,8 @@ export { errorText, historyText, toolResultText } from "./render.js";
 export type { TruncatedText, TruncateOptions, TruncationLimits } from "./truncate.js";
 export { DEFAULT_TRUNCATION_LIMITS, truncateOutput } from "./truncate.js";
 export type {
+  ArtifactMeta,
+  ArtifactPage,
   ToolCallRequest,
   ToolContext,
   ToolDefinition,

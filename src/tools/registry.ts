@@ -1,10 +1,12 @@
 // The tool registry: what tools there are, what the provider is told about them, and the
-// one path every call takes: look up -> validate -> execute -> truncate -> time -> count.
+// one path every call takes: look up -> validate -> execute -> truncate (keeping a cut output
+// whole as an artifact where the run can) -> time -> count.
 // `execute` never throws for a tool-level problem; everything becomes a ToolResult.
 import { performance } from "node:perf_hooks";
 import type { TSchema } from "typebox";
 import { abortError } from "../core/abort.js";
 import { ResonError, serializeError } from "../core/errors.js";
+import { splitLines } from "./builtin/numbered-lines.js";
 import { ToolStatsTable } from "./stats.js";
 import { DEFAULT_TRUNCATION_LIMITS, type TruncationLimits, truncateOutput } from "./truncate.js";
 import type {
@@ -15,6 +17,7 @@ import type {
   ToolResult,
   ToolSpec,
   ToolStats,
+  TruncationInfo,
 } from "./types.js";
 import { validateArguments } from "./validation.js";
 
@@ -26,17 +29,27 @@ export interface ToolRegistryOptions {
   maxOutputLines?: number;
   /** Central truncation: characters kept of a tool's output; default 50,000. */
   maxOutputChars?: number;
+  /**
+   * Where the run can keep artifacts (ToolContext.saveArtifact): outputs longer than this
+   * (or than the line limit) are cut to it and saved whole; default maxOutputChars.
+   */
+  artifactThresholdChars?: number;
 }
 
 export class ToolRegistry {
   private readonly tools = new Map<string, ToolDefinition>();
   private readonly table = new ToolStatsTable();
   private readonly limits: TruncationLimits;
+  private readonly artifactLimits: TruncationLimits;
 
   constructor(options: ToolRegistryOptions = {}) {
     this.limits = {
       maxLines: options.maxOutputLines ?? DEFAULT_TRUNCATION_LIMITS.maxLines,
       maxChars: options.maxOutputChars ?? DEFAULT_TRUNCATION_LIMITS.maxChars,
+    };
+    this.artifactLimits = {
+      maxLines: this.limits.maxLines,
+      maxChars: Math.min(this.limits.maxChars, options.artifactThresholdChars ?? this.limits.maxChars),
     };
   }
 
@@ -117,17 +130,43 @@ export class ToolRegistry {
       return this.failed(tool, started, error);
     }
 
-    const cut = truncateOutput(output.content, this.limits, {
-      mode: tool.truncation ?? "head",
-      ...(output.truncationHint === undefined ? {} : { hint: output.truncationHint }),
-    });
+    const save = tool.saveOverflowAsArtifact === false ? undefined : ctx.saveArtifact;
+    const options = { mode: tool.truncation ?? "head", hint: output.truncationHint } as const;
+    let cut = truncateOutput(output.content, save ? this.artifactLimits : this.limits, options);
+    let artifactId: string | undefined;
+    if (cut.truncated && save) {
+      try {
+        artifactId = await untilAborted(
+          save(output.content, { tool: tool.name, toolCallId: call.id }),
+          ctx.signal,
+        );
+        cut = truncateOutput(output.content, this.artifactLimits, {
+          mode: options.mode,
+          hint: artifactHint(output.content, artifactId),
+        });
+      } catch (thrown) {
+        if (ctx.signal.aborted) return this.failed(tool, started, abortError(ctx.signal));
+        // Not fatal: the result is cut as it would be without artifacts, and says why.
+        cut = truncateOutput(output.content, this.limits, {
+          mode: options.mode,
+          hint: unsavedHint(output.truncationHint, thrown),
+        });
+      }
+    }
     const result = this.finish(tool.name, started, {
       ok: output.error === undefined,
       content: cut.text,
       truncated: cut.truncated || output.truncated === true,
       error: output.error,
     });
-    if (output.longTermMemory !== undefined) result.longTermMemory = output.longTermMemory;
+    if (artifactId !== undefined) result.meta.artifactId = artifactId;
+    if (output.longTermMemory !== undefined) {
+      // The short line that stays in history still names where the whole output is.
+      result.longTermMemory =
+        artifactId === undefined
+          ? output.longTermMemory
+          : `${output.longTermMemory} [full output: artifact ${artifactId}]`;
+    }
     if (output.includeOutputOnlyOnce) result.includeOutputOnlyOnce = true;
     return result;
   }
@@ -151,6 +190,28 @@ export class ToolRegistry {
     if (outcome.error) result.error = serializeError(outcome.error);
     return result;
   }
+}
+
+/** The marker's hint for an output kept whole as artifact `id`: its size and where to read on. */
+function artifactHint(content: string, id: string): (cut: TruncationInfo) => string {
+  const lines = splitLines(content).length;
+  return (cut) =>
+    `Full output (${lines} line${lines === 1 ? "" : "s"}, ${content.length} chars) saved as artifact ${id}; ` +
+    `page through it with read_artifact {"id": "${id}", "offset": ${cut.shownLines + 1}}.`;
+}
+
+/** The tool's own hint (or the usual advice) and why the artifact was not saved. */
+function unsavedHint(hint: ToolOutput["truncationHint"], thrown: unknown): (cut: TruncationInfo) => string {
+  const why = `The full output could not be saved as an artifact (${thrown instanceof Error ? thrown.message : String(thrown)}).`;
+  return (cut) => {
+    const own =
+      hint === undefined
+        ? "Ask for less at a time to see the rest."
+        : typeof hint === "function"
+          ? hint(cut)
+          : hint;
+    return `${own} ${why}`;
+  };
 }
 
 /**

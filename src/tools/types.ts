@@ -4,12 +4,35 @@
 import type { Static, TSchema } from "typebox";
 import type { ResonError, SerializedError } from "../core/errors.js";
 import type { Workspace } from "../workspace/index.js";
+import type { GoalTree } from "./goal-tree.js";
 
 export interface ToolContext {
   workspace: Workspace;
   signal: AbortSignal;
   runId: string;
   toolCallId: string;
+  /** The run's goal tree, for the `goal` tool; absent where a run keeps no goals. */
+  goals?: GoalTree;
+  /**
+   * Keeps an output too large for the context whole, as an artifact the model can page
+   * through with read_artifact; resolves to its id. Absent: large outputs are only cut.
+   */
+  saveArtifact?: (content: string, meta: ArtifactMeta) => Promise<string>;
+  /** Lines `offset` (1-based) onwards, at most `limit`, of an artifact; undefined for an unknown id. */
+  readArtifact?: (id: string, offset: number, limit: number) => Promise<ArtifactPage | undefined>;
+}
+
+/** Which call an artifact came from. */
+export interface ArtifactMeta {
+  tool: string;
+  toolCallId: string;
+}
+
+/** A page of an artifact's lines. */
+export interface ArtifactPage {
+  /** The lines of the page joined by "\n" ("" when `offset` is past the end). */
+  text: string;
+  totalLines: number;
 }
 
 /** What a tool's execute returns (a failure without useful output is a thrown ResonError). */
@@ -57,6 +80,11 @@ export interface ToolDefinition<S extends TSchema = TSchema> {
   editableParams?: string[];
   /** Default "head"; "head_and_tail" for outputs whose end matters (command output). */
   truncation?: TruncationMode;
+  /**
+   * Default true: an output the registry must cut is kept whole as an artifact when the run
+   * can store them. False for tools whose output can be read again by range (read_file).
+   */
+  saveOverflowAsArtifact?: boolean;
   execute(args: Static<S>, ctx: ToolContext): Promise<ToolOutput>;
 }
 
@@ -64,6 +92,8 @@ export interface ToolResultMeta {
   tool: string;
   durationMs: number;
   truncated: boolean;
+  /** The artifact that keeps the whole output, when it was cut and saved. */
+  artifactId?: string;
 }
 
 export interface ToolResult {

@@ -7,7 +7,7 @@ import { ResonError } from "../../src/core/errors.js";
 import { ulid } from "../../src/core/ids.js";
 import type { Store, WriteOp } from "../../src/store/index.js";
 import { type BuiltStore, buildStore } from "./built-store.js";
-import { OTHER_PROJECT, PROJECT, session, step, T0, trace, turn } from "./fixtures.js";
+import { artifact, OTHER_PROJECT, PROJECT, session, step, T0, trace, turn } from "./fixtures.js";
 
 export interface StoreTarget {
   /** Opens a store on this database (each call a new connection to the same data). */
@@ -65,6 +65,18 @@ export function runWorker(
     child.once("error", reject);
     child.once("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
+}
+
+/** A store opened on a schema-1 database: its session is there and artifacts can be stored. */
+export async function expectUpgraded(store: Store, sessionId: string, title: string): Promise<void> {
+  expect((await store.sessions.get(sessionId))?.title).toBe(title);
+  const t = trace(sessionId);
+  const a = artifact(t.id, { content: "nul \u0000 survives" });
+  await store.apply([
+    { op: "insertTrace", trace: t },
+    { op: "putArtifact", artifact: a },
+  ]);
+  expect(await store.artifacts.get(a.id)).toEqual(a);
 }
 
 const TRICKY_JSON = {
@@ -393,6 +405,85 @@ export function storeContract(fresh: () => Promise<StoreTarget>): void {
     });
   });
 
+  describe("artifacts", () => {
+    async function traceStored(): Promise<string> {
+      const s = session();
+      const t = trace(s.id);
+      await store.apply([
+        { op: "insertSession", session: s },
+        { op: "insertTrace", trace: t },
+      ]);
+      return t.id;
+    }
+
+    it("an artifact reads back exactly, odd characters and all; an unknown id is undefined", async () => {
+      const traceId = await traceStored();
+      const content = `${JSON.stringify(TRICKY_JSON)}\nnul \u0000 here\n中文 😀 \ud800 lone\r\n`;
+      const a = artifact(traceId, { content, toolCallId: "call-9", name: "grep", createdAt: T0 + 3 });
+      await store.apply([{ op: "putArtifact", artifact: a }]);
+      expect(await store.artifacts.get(a.id)).toEqual(a);
+      expect(await store.artifacts.get(ulid())).toBeUndefined();
+      expect(await store.artifacts.read(ulid(), 1, 10)).toBeUndefined();
+    });
+
+    it("read pages through the lines from a 1-based offset, with the total line count", async () => {
+      const traceId = await traceStored();
+      const lines = Array.from({ length: 10 }, (_, i) => `line ${i + 1}`);
+      const a = artifact(traceId, { content: `${lines.join("\n")}\n` });
+      await store.apply([{ op: "putArtifact", artifact: a }]);
+      expect(await store.artifacts.read(a.id, 1, 3)).toEqual({
+        text: "line 1\nline 2\nline 3",
+        totalLines: 10,
+      });
+      expect(await store.artifacts.read(a.id, 9, 5)).toEqual({ text: "line 9\nline 10", totalLines: 10 });
+      expect(await store.artifacts.read(a.id, 11, 5)).toEqual({ text: "", totalLines: 10 });
+      expect((await rejection(store.artifacts.read(a.id, 0, 5))).code).toBe("usage_error");
+      expect((await rejection(store.artifacts.read(a.id, 1, 1.5))).code).toBe("usage_error");
+
+      const blank = artifact(traceId, { content: "a\n\nb\n\n" });
+      const empty = artifact(traceId, { content: "" });
+      await store.apply([
+        { op: "putArtifact", artifact: blank },
+        { op: "putArtifact", artifact: empty },
+      ]);
+      expect(await store.artifacts.read(blank.id, 1, 2)).toEqual({ text: "a\n", totalLines: 4 });
+      expect(await store.artifacts.read(blank.id, 4, 1)).toEqual({ text: "", totalLines: 4 });
+      expect(await store.artifacts.read(empty.id, 1, 1)).toEqual({ text: "", totalLines: 0 });
+    });
+
+    it("putArtifact of the same id replaces it; of a missing trace or a wrong size is refused", async () => {
+      const traceId = await traceStored();
+      const first = artifact(traceId);
+      await store.apply([{ op: "putArtifact", artifact: first }]);
+      const again = artifact(traceId, { id: first.id, content: "replaced" });
+      await store.apply([{ op: "putArtifact", artifact: again }]);
+      expect(await store.artifacts.get(first.id)).toEqual(again);
+
+      const orphan = await rejection(store.apply([{ op: "putArtifact", artifact: artifact(ulid()) }]));
+      expect(orphan.code).toBe("not_found");
+      expect(orphan.message).toContain("putArtifact (operation 1 of 1)");
+      const wrong = artifact(traceId, { content: "four", chars: 5 });
+      const error = await rejection(store.apply([{ op: "putArtifact", artifact: wrong }]));
+      expect(error.code).toBe("internal_error");
+      expect(await store.artifacts.get(wrong.id)).toBeUndefined();
+    });
+
+    it("a 2 MB artifact round-trips and its last page reads", async () => {
+      const traceId = await traceStored();
+      const line = 'output with 中文, 😀, "quotes" and \\ backslashes';
+      const count = Math.ceil(2_000_000 / (line.length + 1));
+      const a = artifact(traceId, {
+        content: Array.from({ length: count }, (_, i) => `${i + 1} ${line}`).join("\n"),
+      });
+      await store.apply([{ op: "putArtifact", artifact: a }]);
+      expect((await store.artifacts.get(a.id))?.content).toBe(a.content);
+      expect(await store.artifacts.read(a.id, count, 10)).toEqual({
+        text: `${count} ${line}`,
+        totalLines: count,
+      });
+    });
+  });
+
   describe("tool statistics", () => {
     it("add up calls, successes, failures and time per project and tool", async () => {
       const call = (
@@ -449,11 +540,12 @@ export function storeContract(fresh: () => Promise<StoreTarget>): void {
           { op: "insertStep", step: step(t.id, 0) },
           { op: "putCheckpoint", checkpoint: { traceId: t.id, step: 0, state: {}, updatedAt: T0 } },
           { op: "recordToolCall", projectKey: PROJECT, tool: "grep", ok: true, durationMs: 1, at: T0 },
+          { op: "putArtifact", artifact: artifact(t.id, { id: "01ARTIFACT00000000000000000" }) },
           { op: "appendTurn", turn: turn(s.id, 0) },
         ]),
       );
       expect(error.code).toBe("store_conflict");
-      expect(error.message).toContain("appendTurn (operation 7 of 7)");
+      expect(error.message).toContain("appendTurn (operation 8 of 8)");
       expect(error.hint).toContain("Nothing of this batch was stored");
       expect(await store.sessions.get(s.id)).toBeUndefined();
       expect(await store.turns.list(s.id)).toEqual([]);
@@ -461,6 +553,7 @@ export function storeContract(fresh: () => Promise<StoreTarget>): void {
       expect(await store.steps.list(t.id)).toEqual([]);
       expect(await store.checkpoints.get(t.id)).toBeUndefined();
       expect(await store.toolStats.list(PROJECT)).toEqual([]);
+      expect(await store.artifacts.get("01ARTIFACT00000000000000000")).toBeUndefined();
     });
 
     it("an empty batch and an empty patch change nothing", async () => {
@@ -632,6 +725,8 @@ export function storeContract(fresh: () => Promise<StoreTarget>): void {
       const runningTrace = trace(running.id, { status: "running", startedAt: T0, endedAt: null });
       const empty = session({ updatedAt: T0 });
       const recentEmpty = session({ updatedAt: T0 + 2_000 });
+      // Two of the old trace, one of the old failed one: gone; of running and recent traces: kept.
+      const artifacts = [oldTrace, oldTrace, mixedOld, runningTrace, mixedNew].map((t) => artifact(t.id));
       await store.apply([
         ...[old, mixed, running, empty, recentEmpty].map(
           (s): WriteOp => ({ op: "insertSession", session: s }),
@@ -654,9 +749,17 @@ export function storeContract(fresh: () => Promise<StoreTarget>): void {
         ...[0, 1, 2].map((seq): WriteOp => ({ op: "appendTurn", turn: turn(mixed.id, seq) })),
         { op: "appendTurn", turn: turn(empty.id, 0) },
         { op: "appendTurn", turn: turn(running.id, 0) },
+        ...artifacts.map((a): WriteOp => ({ op: "putArtifact", artifact: a })),
       ]);
 
-      expect(await store.gc(cutoff)).toEqual({ sessions: 2, traces: 2, steps: 5, checkpoints: 2, turns: 3 });
+      expect(await store.gc(cutoff)).toEqual({
+        sessions: 2,
+        traces: 2,
+        steps: 5,
+        checkpoints: 2,
+        artifacts: 3,
+        turns: 3,
+      });
 
       expect(await store.sessions.get(old.id)).toBeUndefined();
       expect(await store.sessions.get(empty.id)).toBeUndefined();
@@ -679,8 +782,18 @@ export function storeContract(fresh: () => Promise<StoreTarget>): void {
       expect(await store.checkpoints.get(runningTrace.id)).toBeDefined();
       expect(await store.turns.list(running.id)).toHaveLength(1);
       expect(await store.sessions.get(recentEmpty.id)).toEqual(recentEmpty);
+      for (const [index, a] of artifacts.entries()) {
+        expect(await store.artifacts.get(a.id)).toEqual(index < 3 ? undefined : a);
+      }
 
-      expect(await store.gc(cutoff)).toEqual({ sessions: 0, traces: 0, steps: 0, checkpoints: 0, turns: 0 });
+      expect(await store.gc(cutoff)).toEqual({
+        sessions: 0,
+        traces: 0,
+        steps: 0,
+        checkpoints: 0,
+        artifacts: 0,
+        turns: 0,
+      });
     });
   });
 

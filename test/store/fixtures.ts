@@ -1,7 +1,13 @@
 // Records for store tests: valid by default, any field overridable, ids fresh ULIDs.
 import { ulid } from "../../src/core/ids.js";
 import { emptyUsage } from "../../src/core/usage.js";
-import type { SessionRecord, StepRecord, TraceRecord, TurnRecord } from "../../src/store/index.js";
+import type {
+  ArtifactRecord,
+  SessionRecord,
+  StepRecord,
+  TraceRecord,
+  TurnRecord,
+} from "../../src/store/index.js";
 
 export const PROJECT = "a".repeat(64);
 export const OTHER_PROJECT = "b".repeat(64);
@@ -72,5 +78,19 @@ export function step(traceId: string, seq: number, overrides: Partial<StepRecord
     createdAt: T0 + seq,
     updatedAt: T0 + seq,
     ...overrides,
+  };
+}
+
+export function artifact(traceId: string, overrides: Partial<ArtifactRecord> = {}): ArtifactRecord {
+  const content = overrides.content ?? Array.from({ length: 5 }, (_, i) => `output line ${i + 1}`).join("\n");
+  return {
+    id: ulid(),
+    traceId,
+    toolCallId: "call-1",
+    name: "execute_command",
+    createdAt: T0,
+    ...overrides,
+    content,
+    chars: overrides.chars ?? content.length,
   };
 }

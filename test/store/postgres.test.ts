@@ -7,7 +7,9 @@ import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/index.js";
-import { rejection, type StoreTarget, storeContract } from "./contract.js";
+import { POSTGRES_MIGRATIONS } from "../../src/store/postgres/migrations.js";
+import { expectUpgraded, rejection, type StoreTarget, storeContract } from "./contract.js";
+import { session } from "./fixtures.js";
 import { postgresAvailability, startTestPostgres, type TestPostgres } from "./postgres-server.js";
 
 const availability = postgresAvailability();
@@ -112,7 +114,31 @@ describe.skipIf(skip)("PostgreSQL store", () => {
       const stores = await Promise.all(Array.from({ length: 6 }, () => openStore({ home, databaseUrl })));
       await Promise.all(stores.map((s) => s.close()));
       const rows = await sql<{ version: number }>(databaseUrl, "SELECT version FROM schema_migrations");
-      expect(rows.map((r) => r.version)).toEqual([1]);
+      expect(rows.map((r) => r.version).sort()).toEqual([1, 2]);
+    });
+
+    it("a database of schema 1 (before artifacts) is migrated on open and keeps its data", async () => {
+      const databaseUrl = await server!.createDatabase();
+      const v1 = POSTGRES_MIGRATIONS.find((m) => m.version === 1)!;
+      const s = session();
+      await sql(
+        databaseUrl,
+        `${v1.sql};
+        CREATE TABLE schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at bigint NOT NULL);
+        INSERT INTO schema_migrations VALUES (1, 'v1', 0);
+        INSERT INTO sessions VALUES ('${s.id}', '${s.projectKey}', '/w', 'kept', 'active', '{}', '{}', NULL, 0, 0);`,
+      );
+      const store = await openStore({ home, databaseUrl });
+      try {
+        await expectUpgraded(store, s.id, "kept");
+      } finally {
+        await store.close();
+      }
+      const rows = await sql<{ version: number }>(
+        databaseUrl,
+        "SELECT version FROM schema_migrations ORDER BY version",
+      );
+      expect(rows.map((r) => r.version)).toEqual([1, 2]);
     });
 
     it("records whether pgvector is available, and enables it when it is", async () => {

@@ -6,9 +6,10 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/index.js";
+import { SQLITE_MIGRATIONS } from "../../src/store/sqlite/migrations.js";
 import { type BuiltStore, buildStore } from "./built-store.js";
-import { rejection, runWorker, type StoreTarget, storeContract } from "./contract.js";
-import { PROJECT } from "./fixtures.js";
+import { expectUpgraded, rejection, runWorker, type StoreTarget, storeContract } from "./contract.js";
+import { PROJECT, session } from "./fixtures.js";
 
 async function sqliteTarget(): Promise<StoreTarget> {
   const base = await mkdtemp(join(tmpdir(), "reson-store-"));
@@ -56,6 +57,41 @@ describe("SQLite file", () => {
       expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
       expect(db.pragma("auto_vacuum", { simple: true })).toBe(2);
       db.close();
+    } finally {
+      await rm(base, { recursive: true, force: true });
+    }
+  });
+
+  it("a database of schema 1 (before artifacts) is migrated on open and keeps its data", async () => {
+    const base = await mkdtemp(join(tmpdir(), "reson-store-"));
+    try {
+      const s = session();
+      const db = new Database(join(base, "reson.db"));
+      const v1 = SQLITE_MIGRATIONS.find((m) => m.version === 1)!;
+      db.exec(v1.sql);
+      db.exec(
+        "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT",
+      );
+      db.prepare("INSERT INTO schema_migrations VALUES (1, ?, 0)").run(v1.name);
+      db.pragma("user_version = 1");
+      db.prepare("INSERT INTO sessions VALUES (?, ?, ?, ?, 'active', '{}', '{}', NULL, 0, 0)").run(
+        s.id,
+        s.projectKey,
+        s.workspace,
+        s.title,
+      );
+      db.close();
+      const store = await openStore({ home: base });
+      try {
+        await expectUpgraded(store, s.id, s.title);
+      } finally {
+        await store.close();
+      }
+      const after = new Database(join(base, "reson.db"));
+      expect(after.prepare("SELECT version FROM schema_migrations ORDER BY version").pluck().all()).toEqual([
+        1, 2,
+      ]);
+      after.close();
     } finally {
       await rm(base, { recursive: true, force: true });
     }

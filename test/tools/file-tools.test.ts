@@ -33,6 +33,8 @@ describe("the built-in tool set", () => {
       glob: { readOnly: true, args: ["pattern", "path"] },
       grep: { readOnly: true, args: ["pattern", "path", "glob"] },
       execute_command: { readOnly: false, args: ["command", "timeout_ms"] },
+      goal: { readOnly: false, args: ["action", "title", "parent", "id", "summary", "reason"] },
+      read_artifact: { readOnly: true, args: ["id", "offset", "limit"] },
     });
     for (const t of tools) expect(t.description.length).toBeGreaterThan(80);
   });

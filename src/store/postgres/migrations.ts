@@ -97,6 +97,22 @@ CREATE TABLE store_features (
 );
 `,
   },
+  {
+    version: 2,
+    name: "artifacts",
+    sql: `
+CREATE TABLE artifacts (
+  id text COLLATE "C" PRIMARY KEY,
+  trace_id text COLLATE "C" NOT NULL REFERENCES traces (id) ON DELETE CASCADE,
+  tool_call_id text NOT NULL,
+  name text NOT NULL,
+  content json NOT NULL,
+  chars bigint NOT NULL,
+  created_at bigint NOT NULL
+);
+CREATE INDEX artifacts_by_trace ON artifacts (trace_id);
+`,
+  },
 ];
 
 /** The tables of the store, for sizeBytes. */
@@ -108,5 +124,6 @@ export const POSTGRES_TABLES = [
   "traces",
   "steps",
   "checkpoints",
+  "artifacts",
   "tool_stats",
 ];

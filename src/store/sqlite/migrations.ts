@@ -88,4 +88,20 @@ CREATE TABLE tool_stats (
 ) STRICT;
 `,
   },
+  {
+    version: 2,
+    name: "artifacts",
+    sql: `
+CREATE TABLE artifacts (
+  id TEXT PRIMARY KEY,
+  trace_id TEXT NOT NULL REFERENCES traces (id) ON DELETE CASCADE,
+  tool_call_id TEXT NOT NULL,
+  name TEXT NOT NULL,
+  content TEXT NOT NULL,
+  chars INTEGER NOT NULL,
+  created_at INTEGER NOT NULL
+) STRICT;
+CREATE INDEX artifacts_by_trace ON artifacts (trace_id);
+`,
+  },
 ];

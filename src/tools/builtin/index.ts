@@ -1,11 +1,13 @@
-// The built-in tools for files and commands (skill, goal, subagent and ask_human come with
-// their own modules in later issues).
+// The built-in tools: files and commands, the goal tree, and paging through artifacts
+// (skill, subagent and ask_human come with their own modules in later issues).
 import type { ToolDefinition } from "../types.js";
 import { editFileTool } from "./edit-file.js";
 import { createExecuteCommandTool } from "./execute-command.js";
 import { globTool } from "./glob.js";
+import { goalTool } from "./goal.js";
 import { createGrepTool } from "./grep.js";
 import { listFilesTool } from "./list-files.js";
+import { readArtifactTool } from "./read-artifact.js";
 import { readFileTool } from "./read-file.js";
 import { writeFileTool } from "./write-file.js";
 
@@ -27,8 +29,10 @@ export function createBuiltinTools(options: BuiltinToolsOptions = {}): ToolDefin
     createExecuteCommandTool(
       options.commandTimeoutMs === undefined ? {} : { defaultTimeoutMs: options.commandTimeoutMs },
     ),
+    goalTool,
+    readArtifactTool,
   ];
 }
 
 export { MAX_COMMAND_TIMEOUT_MS } from "./execute-command.js";
-export { DEFAULT_READ_LIMIT } from "./read-file.js";
+export { DEFAULT_READ_LIMIT } from "./line-range.js";

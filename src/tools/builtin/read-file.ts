@@ -1,23 +1,14 @@
 // read_file: a text file, or a range of its lines, with line numbers.
 import { Type } from "typebox";
-import { ResonError } from "../../core/errors.js";
 import type { ToolDefinition } from "../types.js";
+import { DEFAULT_READ_LIMIT, limitParameter, offsetParameter, pageEnd, pageFooter } from "./line-range.js";
 import { numberedLines, splitLines } from "./numbered-lines.js";
-
-export const DEFAULT_READ_LIMIT = 2000;
 
 const parameters = Type.Object(
   {
     path: Type.String({ description: "File path relative to the workspace root." }),
-    offset: Type.Optional(
-      Type.Integer({ minimum: 1, description: "First line to return, 1-based; default 1." }),
-    ),
-    limit: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        description: `How many lines to return at most; default ${DEFAULT_READ_LIMIT}.`,
-      }),
-    ),
+    offset: offsetParameter,
+    limit: limitParameter,
   },
   { additionalProperties: false },
 );
@@ -32,6 +23,8 @@ export const readFileTool: ToolDefinition<typeof parameters> = {
     "cut. Binary files are refused.",
   parameters,
   readOnly: true,
+  // The file is there to read again by range: an artifact would only copy it.
+  saveOverflowAsArtifact: false,
   async execute(args, ctx) {
     const file = await ctx.workspace.readText(args.path, { signal: ctx.signal });
     const lines = splitLines(file.text.startsWith("\uFEFF") ? file.text.slice(1) : file.text);
@@ -40,18 +33,8 @@ export const readFileTool: ToolDefinition<typeof parameters> = {
       return { content: `(${file.path} is empty)`, longTermMemory: `read ${file.path} (empty)` };
     }
     const offset = args.offset ?? 1;
-    if (offset > total) {
-      throw new ResonError(
-        "tool_invalid_arguments",
-        `offset ${offset} is past the end of ${file.path}, which has ${total} line${total === 1 ? "" : "s"}.`,
-        { hint: `Use an offset from 1 to ${total}.`, details: { field: "offset" } },
-      );
-    }
-    const last = Math.min(total, offset + (args.limit ?? DEFAULT_READ_LIMIT) - 1);
-    const footer =
-      last < total
-        ? `[Lines ${offset}-${last} of ${total}. Call read_file with offset=${last + 1} to read more.]`
-        : `[Lines ${offset}-${last} of ${total}; end of file.]`;
+    const last = pageEnd(offset, args.limit ?? DEFAULT_READ_LIMIT, total, file.path);
+    const footer = pageFooter(offset, last, total, (next) => `Call read_file with offset=${next}`, "file");
     return {
       content: `${numberedLines(lines, offset, last)}\n\n${footer}`,
       longTermMemory: `read ${file.path} lines ${offset}-${last} of ${total}`,

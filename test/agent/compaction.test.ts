@@ -31,13 +31,11 @@ const SUMMARY = "## Goal\nRead the notes.\n## Progress\nRead several notes; each
 describe("context budget", () => {
   let server: FakeModelServer;
   let ws: TempDir;
-  let overflowOnce: Set<number>;
   let steps: number;
   let thinking: string;
 
   beforeEach(() => {
     ws = tempDir();
-    overflowOnce = new Set();
     steps = 12;
     thinking = "Reading the next note.";
     for (let i = 1; i <= 60; i++)

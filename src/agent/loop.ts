@@ -179,6 +179,7 @@ class RunState {
     this.committedStep = snapshot.step;
     if (snapshot.goals) this.goals = this.observedGoals(snapshot.goals);
     this.stepGoals = { ...snapshot.stepGoals };
+    this.stepGoal = this.stepGoals[snapshot.step];
     this.usage = snapshot.usage;
     this.lastText = snapshot.lastText;
     this.breaker.restore(snapshot.consecutiveFailures, snapshot.failureReasons);
@@ -356,6 +357,14 @@ async function dispatchTools(
   pending?: PendingStep,
 ): Promise<ToolResult[]> {
   const calls = toolCalls.map(toRequest);
+  // Acting before planning: the task becomes the root goal, and this step serves it.
+  if (state.goals.size === 0 && calls.some((call) => call.name !== "goal")) {
+    state.goals.ensureRoot(state.task);
+    state.stepGoal = state.goals.focused()?.id;
+    const last = state.history.at(-1);
+    if (last?.message.role === "assistant" && state.stepGoal) last.goalId = state.stepGoal;
+    if (state.stepGoal) state.stepGoals[state.step] = state.stepGoal;
+  }
   const results: ToolResult[] = new Array(calls.length);
   let i = 0;
   while (i < calls.length) {

@@ -202,6 +202,7 @@ export class StoreRecorder implements RunRecorder {
     message: AssistantMessage,
     calls: ToolCallRequest[],
     snapshot: LoopSnapshot,
+    context?: CallContextInfo,
   ): Promise<void> {
     const now = Date.now();
     const modelStepId = ulid(now);
@@ -223,6 +224,7 @@ export class StoreRecorder implements RunRecorder {
             stopReason: message.stopReason,
             usage: message.usage,
             model: message.model,
+            ...(context ? { context } : {}),
           },
           createdAt: now,
           updatedAt: now,

@@ -9,7 +9,8 @@ Usage:
                                      (with no task: finish its latest run)
   reson resume <id> [options]        continue a run that stopped, from its last committed step
   reson sessions [-n N] [--json]     list sessions, newest first, and where the data lives
-  reson trace show <id>              print a run as a tree of steps
+  reson trace show <id> [--context]  print a run as a tree of steps (--context: what each
+                                     model call saw: sections, files, sizes, hashes)
   reson trace export <id> [--format json|jsonl] [--output file|-]
   reson gc --older-than <30d|12h>    remove old runs and their checkpoints
   reson --version | --help

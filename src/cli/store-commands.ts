@@ -94,6 +94,55 @@ interface ModelStepData {
   step: number;
   stopReason: string;
   usage?: { input: number; output: number; totalTokens: number };
+  context?: {
+    estTokens: number;
+    budgetTokens: number;
+    messages: number;
+    trimmedUpTo: number;
+    compactions: number;
+    goal: string | null;
+    sections: Array<{
+      section: string;
+      source: string | null;
+      injectedChars: number;
+      truncated: boolean;
+      sha256: string;
+    }>;
+  };
+}
+
+interface CompactionStepData {
+  step: number;
+  reason: string;
+  beforeTokens: number;
+  afterTokens: number;
+  model: string;
+  summary: string;
+}
+
+function contextLines(
+  pad: string,
+  context: NonNullable<ModelStepData["context"]>,
+  withSections: boolean,
+): string[] {
+  const facts = [
+    `context ${formatTokens(context.estTokens)} / ${formatTokens(context.budgetTokens)} tokens (estimated)`,
+    `${context.messages} messages`,
+    ...(context.trimmedUpTo > 0 ? [`outputs before entry ${context.trimmedUpTo} trimmed`] : []),
+    ...(context.compactions > 0
+      ? [`${context.compactions} compaction${context.compactions === 1 ? "" : "s"}`]
+      : []),
+    ...(context.goal ? [`goal ${context.goal}`] : []),
+  ];
+  const lines = [`${pad}   ${facts.join(" · ")}`];
+  if (!withSections) return lines;
+  for (const section of context.sections) {
+    lines.push(
+      `${pad}     ${section.section}${section.source ? ` (${section.source})` : ""}: ${section.injectedChars} chars` +
+        `${section.truncated ? ", cut" : ""} · sha256 ${section.sha256.slice(0, 12)}`,
+    );
+  }
+  return lines;
 }
 
 function oneLine(text: string, max: number): string {
@@ -121,7 +170,12 @@ function assistantText(turns: TurnRecord[], step: number): string {
 }
 
 /** A run as a readable tree: the model calls, and under each its tool calls and outcomes. */
-export function renderTraceTree(trace: TraceRecord, steps: StepRecord[], turns: TurnRecord[]): string {
+export function renderTraceTree(
+  trace: TraceRecord,
+  steps: StepRecord[],
+  turns: TurnRecord[],
+  options: { context?: boolean } = {},
+): string {
   const lines = [
     `run ${trace.id} · ${trace.status} · ${trace.provider}/${trace.model} · ${trace.steps} steps · ` +
       `${formatTokens(trace.usage.totalTokens)} tokens · ${formatCost(trace.usage.costUsd)}` +
@@ -133,11 +187,21 @@ export function renderTraceTree(trace: TraceRecord, steps: StepRecord[], turns: 
   const roots = steps.filter((s) => s.parentId === null);
   roots.forEach((root, i) => {
     const lastRoot = i === roots.length - 1;
+    const pad = lastRoot ? "   " : "│  ";
+    if (root.kind === "compaction") {
+      const c = root.data as CompactionStepData;
+      lines.push(
+        `${lastRoot ? "└─" : "├─"} compaction (${c.reason}) by ${c.model}: ` +
+          `${formatTokens(c.beforeTokens)} -> ${formatTokens(c.afterTokens)} tokens`,
+      );
+      if (options.context) lines.push(`${pad}   "${oneLine(c.summary, 160)}"`);
+      return;
+    }
     const data = root.data as ModelStepData;
     const usage = data.usage ? ` · ${data.usage.input} in / ${data.usage.output} out` : "";
     const text = assistantText(turns, data.step);
     lines.push(`${lastRoot ? "└─" : "├─"} step ${data.step} · model ${data.stopReason}${usage}`);
-    const pad = lastRoot ? "   " : "│  ";
+    if (data.context) lines.push(...contextLines(pad, data.context, options.context === true));
     if (text) lines.push(`${pad}   "${oneLine(text, 100)}"`);
     const children = steps.filter((s) => s.parentId === root.id);
     children.forEach((child, j) => {
@@ -169,6 +233,7 @@ export function traceCommand(argv: string[]): Promise<number> {
   const options = {
     format: { type: "string", short: "f" },
     output: { type: "string", short: "o" },
+    context: { type: "boolean" },
   } as const;
   return withStore(rest, options, async (store, values, positionals) => {
     const id = positionals[0];
@@ -181,7 +246,7 @@ export function traceCommand(argv: string[]): Promise<number> {
     ]);
     const turns = allTurns.filter((t) => t.traceId === trace.id);
     if (sub === "show") {
-      process.stdout.write(`${renderTraceTree(trace, steps, turns)}\n`);
+      process.stdout.write(`${renderTraceTree(trace, steps, turns, { context: values.context === true })}\n`);
       return EXIT_OK;
     }
     const format = (values.format as string | undefined) ?? "json";

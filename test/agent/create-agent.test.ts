@@ -41,6 +41,11 @@ describe("createAgent", () => {
     expect(readFileSync(join(ws.path, "a.txt"), "utf8")).toBe("A");
     expect(events[0]).toMatchObject({ type: "run_start", runId: result.runId, model: "fake-model" });
     expect(events.at(-1)).toMatchObject({ type: "run_end", status: "completed" });
+    // The model acted before planning: the task became the focused root goal.
+    expect(events.find((e) => e.type === "goal_changed")).toMatchObject({
+      change: { type: "goal_added", goal: { id: "g1", title: "write a.txt" } },
+    });
+    expect(JSON.stringify(server.requests[1]!.body)).toContain("→ [ ] g1 write a.txt");
     const phases = events.filter((e) => e.type === "phase").map((e) => (e as { phase: string }).phase);
     expect(phases).toEqual([
       "prepare",
@@ -248,6 +253,36 @@ describe("two-layer tool results", () => {
       expect(second).toContain("FULL PAGE BODY");
       expect(third).not.toContain("FULL PAGE BODY");
       expect(third).toContain("fetched the page (750 chars)");
+    } finally {
+      await server.close();
+      ws.remove();
+    }
+  });
+});
+
+describe("prompt caching", () => {
+  it("for Anthropic, the stable system prompt carries the cache mark and the goal tree stays out of it", async () => {
+    const server = await startFakeModelServer({
+      replies: [{ toolCalls: [{ name: "list_files", arguments: { path: "." } }] }, { text: "done" }],
+    });
+    const ws = tempDir();
+    try {
+      const agent = await createAgent({
+        workspace: ws.path,
+        provider: "anthropic",
+        baseUrl: server.anthropicBaseUrl,
+        apiKey: "sk-ant-test",
+        env: cleanEnv({ RESON_HOME: join(ws.path, ".home") }),
+        persist: false,
+      });
+      expect((await agent.run("look around")).status).toBe("completed");
+      const first = server.requests[0]!.body as { system: Array<{ text: string; cache_control?: unknown }> };
+      const second = server.requests[1]!.body as { system: Array<{ text: string; cache_control?: unknown }> };
+      expect(first.system.at(-1)!.cache_control).toEqual({ type: "ephemeral" });
+      // Byte-identical system prompt on both calls, although the goal tree appeared in between.
+      expect(JSON.stringify(second.system)).toBe(JSON.stringify(first.system));
+      expect(JSON.stringify(second.system)).not.toContain("g1");
+      expect(JSON.stringify(server.requests[1]!.body)).toContain("→ [ ] g1 look around");
     } finally {
       await server.close();
       ws.remove();

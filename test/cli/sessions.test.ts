@@ -72,6 +72,17 @@ describe("sessions, traces and resume from the CLI", () => {
     expect(result.stdout).toMatch(/step 1 · model toolUse/);
     expect(result.stdout).toMatch(/└─ write_file path="a.txt" content="A" ✓/);
     expect(result.stdout).toMatch(/step 2 · model stop/);
+    expect(result.stdout).toMatch(/context [\d,]+ \/ [\d,]+ tokens \(estimated\) · \d+ messages · goal g1/);
+  });
+
+  it("reson trace show --context lists the sections each call saw, with their files and hashes", async () => {
+    const { writeFileSync } = await import("node:fs");
+    writeFileSync(join(ws.path, "AGENTS.md"), "Always run the tests.\n");
+    const { runId } = await firstRun();
+    const result = await cli(["trace", "show", runId, "--context"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(join(ws.path, "AGENTS.md"));
+    expect(result.stdout).toMatch(/sha256 [0-9a-f]{12}/);
   });
 
   it("reson trace export writes json and jsonl files", async () => {

@@ -1,0 +1,102 @@
+// The data of the permission engine: rules as parsed from settings, the merged policy,
+// the context a decision is made in, and the decision itself (the decision trace).
+
+export const PERMISSION_MODES = ["default", "acceptEdits", "plan", "dontAsk", "bypass"] as const;
+export type PermissionMode = (typeof PERMISSION_MODES)[number];
+
+export const RULE_LISTS = ["deny", "ask", "allow"] as const;
+export type RuleList = (typeof RULE_LISTS)[number];
+export type Behavior = "allow" | "ask" | "deny";
+
+/** Where rules come from, highest precedence first. */
+export const SOURCE_KINDS = ["flags", "local", "project", "user"] as const;
+export type SourceKind = (typeof SOURCE_KINDS)[number];
+
+export interface RuleSource {
+  kind: SourceKind;
+  /** The settings file, absent for flags. */
+  file?: string;
+  /** The folder a `/path` rule is anchored at: the project root, or $RESON_HOME for user settings. */
+  root: string;
+}
+
+/** What a rule's specifier constrains. */
+export type RuleMatcher =
+  | { kind: "any" }
+  | { kind: "command"; pattern: string; regex: RegExp }
+  | { kind: "path"; pattern: string };
+
+export interface Rule {
+  /** The rule exactly as written, e.g. `Bash(npm run test:*)`. */
+  text: string;
+  list: RuleList;
+  source: RuleSource;
+  /** 1-based line of the rule in its settings file, when found. */
+  line?: number;
+  /** The reson tools the rule covers (a Claude Code name may cover several). */
+  tools: readonly string[];
+  /** Set when the tool name itself is a glob (`mcp__*`); matched instead of `tools`. */
+  toolPattern?: RegExp;
+  matcher: RuleMatcher;
+}
+
+export interface PolicyWarning {
+  message: string;
+  /** `flags`, or the settings file the problem is in. */
+  source: string;
+  line?: number;
+  rule?: string;
+}
+
+export interface Policy {
+  mode: PermissionMode;
+  /** Which source set the mode, or `built-in` when none did. */
+  modeSource: string;
+  rules: readonly Rule[];
+  warnings: readonly PolicyWarning[];
+}
+
+export interface EvaluationContext {
+  workspaceRoot: string;
+  /** The user's home directory, for `~` in rules and the critical-path guard. */
+  userHome: string;
+  /** Overrides the policy's mode (e.g. `/permissions mode plan` mid-session). */
+  mode?: PermissionMode;
+  /** More tool names to treat as read-only (e.g. tools registered with `readOnly`). */
+  readOnlyTools?: readonly string[];
+}
+
+export interface ToolCall {
+  tool: string;
+  arguments: unknown;
+}
+
+export interface DecidingRule {
+  text: string;
+  list: RuleList;
+  /** `flags`, or `file:line`. */
+  source: string;
+}
+
+/** Why a decision came out as it did, for the trace and for the user. */
+export type DecidedBy =
+  | "rule" // an allow/ask/deny rule
+  | "read_only" // a read-only tool or a built-in read-only command
+  | "mode" // the mode's default for calls no rule matched
+  | "guard"; // a protected path, a critical rm, or a command that could not be parsed
+
+export interface Decision {
+  behavior: Behavior;
+  reason: string;
+  decidedBy: DecidedBy;
+  rule?: DecidingRule;
+  /** Set when the mode's default (or a mode's structural limit) decided. */
+  modeDefault?: PermissionMode;
+  /** For execute_command: one decision per subcommand or redirect target, in order. */
+  parts?: PartDecision[];
+}
+
+export interface PartDecision extends Decision {
+  /** The subcommand as matched (wrappers stripped), or `> target` for a redirect. */
+  part: string;
+}

@@ -2,6 +2,7 @@
 // own settings, shell start-up files, credentials) and recursive deletion of critical paths
 // (root, top-level folders, home, the workspace and its parents) are always asked.
 import { basename, isAbsolute, relative, resolve, sep } from "node:path";
+import { hasSubstitutionMark } from "./shell-parse.js";
 
 /** Folders whose contents are protected, at any depth. */
 export const PROTECTED_DIRS: readonly string[] = [
@@ -81,9 +82,14 @@ const GLOB_CHARS = /[*?[]/;
  * Why deleting `target` recursively (from `cwd`) is critical, or undefined.
  * `cwd` undefined means an earlier `cd` went somewhere we cannot know.
  */
-export function criticalTargetReason(target: string, cwd: string | undefined, ctx: PathContext): string | undefined {
+export function criticalTargetReason(
+  target: string,
+  cwd: string | undefined,
+  ctx: PathContext,
+): string | undefined {
   const unexpanded = target.replace(/^\$\{HOME\}|^\$HOME(?![A-Za-z0-9_])/, "~");
-  if (/[$`\u0000]/.test(unexpanded)) return `${target} depends on a variable or substitution`;
+  if (/[$`]/.test(unexpanded) || hasSubstitutionMark(unexpanded))
+    return `${target} depends on a variable or substitution`;
   if (cwd === undefined && !isAbsolute(unexpanded) && !unexpanded.startsWith("~"))
     return `${target} is relative to a directory reached by cd that reson cannot know`;
   const base = cwd ?? ctx.workspaceRoot;
@@ -177,7 +183,9 @@ export function commandWriteTargets(args: readonly string[]): string[] {
       return positional.slice(-1);
     }
     case "sed":
-      return rest.some((arg) => /^(-i|--in-place)/.test(arg) || /^-[a-zA-Z]*i/.test(arg)) ? positional.slice(1) : [];
+      return rest.some((arg) => /^(-i|--in-place)/.test(arg) || /^-[a-zA-Z]*i/.test(arg))
+        ? positional.slice(1)
+        : [];
     case "dd":
       return rest.filter((arg) => arg.startsWith("of=")).map((arg) => arg.slice(3));
     default:

@@ -43,7 +43,12 @@ function anchored(base: string, glob: string): CompiledPattern {
 }
 
 /** Whether absolute `path` matches the rule's path pattern. */
-export function matchesPathPattern(path: string, pattern: string, list: RuleList, anchors: PathAnchors): boolean {
+export function matchesPathPattern(
+  path: string,
+  pattern: string,
+  list: RuleList,
+  anchors: PathAnchors,
+): boolean {
   const { base, globs } = compile(pattern, list, anchors);
   const rel = relative(base, path);
   if (rel.startsWith("..") || isAbsolute(rel)) return false;

@@ -115,7 +115,12 @@ function isReadOnlyGit(args: readonly string[]): boolean {
     case "reflog":
       return rest.length === 0 || rest[0] === "show";
     case "config":
-      return rest.some((arg) => /^(--get|--get-all|--get-regexp|--list|-l)$/.test(arg)) && !rest.some((arg) => /^(--add|--unset|--unset-all|--replace-all|--edit|-e|--rename-section|--remove-section)$/.test(arg));
+      return (
+        rest.some((arg) => /^(--get|--get-all|--get-regexp|--list|-l)$/.test(arg)) &&
+        !rest.some((arg) =>
+          /^(--add|--unset|--unset-all|--replace-all|--edit|-e|--rename-section|--remove-section)$/.test(arg),
+        )
+      );
     default:
       return false;
   }

@@ -23,7 +23,10 @@ export function parseRule(
   if (rawSpecifier !== undefined && specifier === "")
     return { ok: false, warning: `rule "${text}" has an empty specifier; write ${name} to cover every call` };
   if (CLAUDE_ONLY_TOOLS.includes(name))
-    return { ok: false, warning: `rule "${text}" names ${name}, a Claude Code tool reson does not have; ignored` };
+    return {
+      ok: false,
+      warning: `rule "${text}" names ${name}, a Claude Code tool reson does not have; ignored`,
+    };
 
   const any = specifier === undefined || specifier === "*";
   if (name.includes("*")) {
@@ -39,13 +42,22 @@ export function parseRule(
   }
 
   const mapping = CLAUDE_TOOL_NAMES[name];
-  const tools = mapping ? (any ? mapping.bare : [...mapping.scoped, ...(list === "deny" ? (mapping.denyAlso ?? []) : [])]) : [name];
+  const tools = mapping
+    ? any
+      ? mapping.bare
+      : [...mapping.scoped, ...(list === "deny" ? (mapping.denyAlso ?? []) : [])]
+    : [name];
   const canonical = mapping?.bare[0] ?? name;
   let warning: string | undefined;
   if (!mapping && !knownTools.includes(name) && !name.startsWith("mcp__"))
     warning = `rule "${text}" names an unknown tool "${name}"; it will match only a tool registered under that name`;
 
-  if (any) return { ok: true, rule: { text, list, source, tools, matcher: { kind: "any" } }, ...(warning ? { warning } : {}) };
+  if (any)
+    return {
+      ok: true,
+      rule: { text, list, source, tools, matcher: { kind: "any" } },
+      ...(warning ? { warning } : {}),
+    };
 
   let matcher: RuleMatcher;
   if (canonical === COMMAND_TOOL) {
@@ -63,4 +75,10 @@ export function parseRule(
 
 export function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** Where a rule came from: `flags`, or `file:line`. */
+export function ruleSourceLabel(rule: Rule): string {
+  if (rule.source.kind === "flags" || !rule.source.file) return rule.source.kind;
+  return rule.line ? `${rule.source.file}:${rule.line}` : rule.source.file;
 }

@@ -119,7 +119,8 @@ function parseInto(source: string, nested: boolean, depth: number, out: ParsedCo
       const close = source.indexOf("'", i + 1);
       if (close < 0) {
         out.problems.push("a single quote is not closed");
-        return endCommand();
+        endCommand();
+        return;
       }
       raw += source.slice(i, close + 1);
       value += source.slice(i + 1, close);
@@ -164,7 +165,8 @@ function parseInto(source: string, nested: boolean, depth: number, out: ParsedCo
       }
       if (!closed) {
         out.problems.push("a double quote is not closed");
-        return endCommand();
+        endCommand();
+        return;
       }
       raw += source.slice(i, j + 1);
       value += text;
@@ -176,7 +178,8 @@ function parseInto(source: string, nested: boolean, depth: number, out: ParsedCo
       const end = matchParen(source, i + 1);
       if (end < 0) {
         out.problems.push("a $( substitution is not closed");
-        return endCommand();
+        endCommand();
+        return;
       }
       if (source[i + 2] === "(") {
         // Arithmetic $((…)): no command runs unless it holds a substitution itself.
@@ -195,7 +198,8 @@ function parseInto(source: string, nested: boolean, depth: number, out: ParsedCo
       const end = matchBacktick(source, i);
       if (end < 0) {
         out.problems.push("a backtick substitution is not closed");
-        return endCommand();
+        endCommand();
+        return;
       }
       nestedSource(source.slice(i + 1, end));
       raw += source.slice(i, end + 1);
@@ -246,7 +250,8 @@ function parseInto(source: string, nested: boolean, depth: number, out: ParsedCo
       const end = matchParen(source, i + 1);
       if (end < 0) {
         out.problems.push("a process substitution is not closed");
-        return endCommand();
+        endCommand();
+        return;
       }
       nestedSource(source.slice(i + 2, end));
       raw += source.slice(i, end + 1);

@@ -91,7 +91,13 @@ function stripOne(name: string, rest: ShellWord[], assignments: string[]): Shell
       while (k < values.length) {
         const v = values[k]!;
         if (v === "-s" || v === "-k" || v === "--signal" || v === "--kill-after") k += 2;
-        else if (/^(--signal=|--kill-after=|-s|-k)/.test(v) || v === "--preserve-status" || v === "--foreground" || v === "-v" || v === "--verbose")
+        else if (
+          /^(--signal=|--kill-after=|-s|-k)/.test(v) ||
+          v === "--preserve-status" ||
+          v === "--foreground" ||
+          v === "-v" ||
+          v === "--verbose"
+        )
           k += 1;
         else break;
       }
@@ -108,7 +114,15 @@ function stripOne(name: string, rest: ShellWord[], assignments: string[]): Shell
       let k = 0;
       while (k < values.length) {
         const v = values[k]!;
-        if (v === "-i" || v === "-0" || v === "--ignore-environment" || v === "--null" || v === "-" || v === "--") k += 1;
+        if (
+          v === "-i" ||
+          v === "-0" ||
+          v === "--ignore-environment" ||
+          v === "--null" ||
+          v === "-" ||
+          v === "--"
+        )
+          k += 1;
         else if (v === "-u" || v === "--unset") k += 2;
         else if (v.startsWith("--unset=") || /^-u./.test(v)) k += 1;
         else if (ASSIGNMENT.test(rest[k]!.raw)) {

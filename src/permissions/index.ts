@@ -1,0 +1,19 @@
+// Public surface of the permissions module: the pure rule engine (rules, modes, evaluate),
+// the settings loader, and the policy description for `/permissions`.
+export { commandPatternRegex } from "./command-pattern.js";
+export { evaluate } from "./evaluate.js";
+export { PROTECTED_DIRS, PROTECTED_FILES, protectedPathReason } from "./guards.js";
+export { type OfferOptions, parseMode, toolsOfferedInMode } from "./modes.js";
+export { type CreatePolicyOptions, createPolicy, describePolicy, type PolicySource } from "./policy.js";
+export { isReadOnlyCommand } from "./read-only-commands.js";
+export { type ParsedRule, parseRule, ruleSourceLabel } from "./rule.js";
+export {
+  defaultUserHome,
+  type LoadPermissionSettingsOptions,
+  loadPermissionSettings,
+  type PermissionFlags,
+  settingsFiles,
+} from "./settings.js";
+export { type ParsedCommandLine, parseCommandLine } from "./shell-parse.js";
+export { CLAUDE_TOOL_NAMES, KNOWN_TOOLS, READ_ONLY_TOOLS, WRITE_TOOLS } from "./tool-names.js";
+export * from "./types.js";

@@ -1,0 +1,122 @@
+// Reading the permission settings: flags > <workspace>/.reson/settings.local.json >
+// <workspace>/.reson/settings.json > $RESON_HOME/settings.json, each in Claude Code's shape
+// `{"permissions": {"allow": [], "ask": [], "deny": [], "defaultMode": "…"}}`.
+import { readFile } from "node:fs/promises";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { resonHome } from "../config/index.js";
+import { createPolicy, type PolicySource } from "./policy.js";
+import { escapeRegex } from "./rule.js";
+import type { Policy, PolicyWarning, RuleSource } from "./types.js";
+
+export interface PermissionFlags {
+  allow?: readonly string[];
+  ask?: readonly string[];
+  deny?: readonly string[];
+  mode?: string;
+}
+
+export interface LoadPermissionSettingsOptions {
+  workspaceRoot: string;
+  /** $RESON_HOME, the folder holding the user's settings.json; defaults to resonHome(). */
+  home?: string;
+  flags?: PermissionFlags;
+  knownTools?: readonly string[];
+  signal?: AbortSignal;
+}
+
+export function settingsFiles(
+  workspaceRoot: string,
+  home: string,
+): { kind: RuleSource["kind"]; file: string; root: string }[] {
+  return [
+    { kind: "local", file: join(workspaceRoot, ".reson", "settings.local.json"), root: workspaceRoot },
+    { kind: "project", file: join(workspaceRoot, ".reson", "settings.json"), root: workspaceRoot },
+    { kind: "user", file: join(home, "settings.json"), root: home },
+  ];
+}
+
+export async function loadPermissionSettings(options: LoadPermissionSettingsOptions): Promise<Policy> {
+  const home = options.home ?? resonHome();
+  const sources: PolicySource[] = [];
+  const readWarnings: PolicyWarning[] = [];
+  const flags = options.flags ?? {};
+  sources.push({
+    source: { kind: "flags", root: options.workspaceRoot },
+    permissions: {
+      ...(flags.allow ? { allow: flags.allow } : {}),
+      ...(flags.ask ? { ask: flags.ask } : {}),
+      ...(flags.deny ? { deny: flags.deny } : {}),
+      ...(flags.mode !== undefined ? { defaultMode: flags.mode } : {}),
+    },
+  });
+  for (const { kind, file, root } of settingsFiles(options.workspaceRoot, home)) {
+    let text: string;
+    try {
+      text = await readFile(file, {
+        encoding: "utf8",
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+    } catch (error) {
+      if (isNotFound(error)) continue;
+      if (options.signal?.aborted) throw error;
+      readWarnings.push({ source: file, message: `cannot read the settings file: ${messageOf(error)}` });
+      continue;
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      readWarnings.push({
+        source: file,
+        message: `not valid JSON, so none of its permission rules apply: ${messageOf(error)}`,
+        ...jsonErrorLine(text, error),
+      });
+      continue;
+    }
+    if (typeof json !== "object" || json === null || Array.isArray(json)) {
+      readWarnings.push({ source: file, message: "the settings file must hold a JSON object; ignored" });
+      continue;
+    }
+    sources.push({
+      source: { kind, file, root },
+      permissions: (json as Record<string, unknown>).permissions,
+      text,
+    });
+  }
+  const policy = createPolicy(sources, options.knownTools ? { knownTools: options.knownTools } : {});
+  return { ...policy, warnings: [...readWarnings, ...policy.warnings] };
+}
+
+/** The user's home folder, for `~` in rules and guards. */
+export function defaultUserHome(): string {
+  return homedir();
+}
+
+function jsonErrorLine(text: string, error: unknown): { line?: number } {
+  const message = messageOf(error);
+  const explicit = /line (\d+)/.exec(message);
+  if (explicit) return { line: Number(explicit[1]) };
+  const position = /position (\d+)/.exec(message);
+  if (position) return { line: text.slice(0, Number(position[1])).split("\n").length };
+  if (/end of JSON input/.test(message)) return { line: text.trimEnd().split("\n").length };
+  // Node 20 names neither line nor position, only the token and the text around it.
+  const token = /Unexpected token '(.)'/.exec(message)?.[1];
+  const around = /(?:\.\.\.)?"([\s\S]*?)(?:\.\.\.)?" is not valid JSON/.exec(message)?.[1];
+  if (token === undefined || around === undefined) return {};
+  const aroundAt = text.indexOf(around);
+  if (aroundAt < 0) return {};
+  const before = message.includes(`..."${around}`) ? 10 : 0;
+  const candidates = [...around.matchAll(new RegExp(escapeRegex(token), "g"))].map((m) => m.index ?? 0);
+  const best = candidates.sort((a, b) => Math.abs(a - before) - Math.abs(b - before))[0];
+  if (best === undefined) return {};
+  return { line: text.slice(0, aroundAt + best).split("\n").length };
+}
+
+function isNotFound(error: unknown): boolean {
+  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "ENOENT";
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -33,12 +33,14 @@ describe("context budget", () => {
   let ws: TempDir;
   let steps: number;
   let thinking: string;
+  let planning = false;
 
   beforeEach(() => {
     ws = tempDir();
     steps = 12;
     thinking = "Reading the next note.";
-    for (let i = 1; i <= 60; i++)
+    planning = false;
+    for (let i = 1; i <= 63; i++)
       writeFileSync(join(ws.path, `note${i}.txt`), `${`note ${i}: `.padEnd(60, "x")}\n`.repeat(300));
   });
   afterEach(async () => {
@@ -55,7 +57,25 @@ describe("context budget", () => {
         const extra = respondExtra?.(request);
         if (extra) return extra;
         if (isSummaryRequest(request)) return { text: SUMMARY, usage: usageFor(request) };
-        if (toolResults(request) > 0) done++;
+        const seen = toolResults(request);
+        if (seen > 0) done++;
+        // Plan first: an approach that fails (abandoned with its reason), then the real goal.
+        if (planning && seen === 0) {
+          return {
+            toolCalls: [{ name: "goal", arguments: { action: "add", title: "APPROACH-GREP" }, id: "p1" }],
+            usage: usageFor(request),
+          };
+        }
+        if (planning && done === 1) {
+          const args = { action: "abandon", id: "g1", reason: "REASON-GREP-MISSES-FILES" };
+          return { toolCalls: [{ name: "goal", arguments: args, id: "p2" }], usage: usageFor(request) };
+        }
+        if (planning && done === 2) {
+          return {
+            toolCalls: [{ name: "goal", arguments: { action: "add", title: "READ-EVERY-NOTE" }, id: "p3" }],
+            usage: usageFor(request),
+          };
+        }
         if (done >= steps) return { text: "FINISHED", usage: usageFor(request) };
         return {
           text: thinking,
@@ -78,8 +98,9 @@ describe("context budget", () => {
     });
 
   it("trims old outputs, then compacts with the summary model, and keeps every request under budget", async () => {
+    planning = true;
     await start();
-    steps = 60;
+    steps = 63;
     // The model thinks aloud at every step: text that trimming does not remove.
     thinking = `Planning the next read. ${"The notes repeat themselves but I must read each one. ".repeat(30)}`;
     const agent = await agentWith({
@@ -108,6 +129,11 @@ describe("context budget", () => {
       expect(JSON.stringify(request.body)).toContain("Read note1.txt to note60.txt");
     const after = work.filter((r) => JSON.stringify(r.body).includes("Summary of the earlier part"));
     expect(after.length).toBeGreaterThan(0);
+    // After compaction, the focused goal and the reason the first approach failed stay in view.
+    for (const request of after) {
+      expect(JSON.stringify(request.body)).toContain("→ [ ] g2 READ-EVERY-NOTE");
+      expect(JSON.stringify(request.body)).toContain("REASON-GREP-MISSES-FILES");
+    }
   });
 
   it("a provider overflow leads to exactly one compaction and a successful retry", async () => {

@@ -289,3 +289,45 @@ describe("prompt caching", () => {
     }
   });
 });
+
+describe("instruction files in the request", () => {
+  it("sends baseline, AGENTS.md, SOUL.md and USER.md in order, an oversized file cut with a marker and a warning", async () => {
+    const server = await startFakeModelServer({ replies: [{ text: "ok" }] });
+    const ws = tempDir();
+    try {
+      const { mkdirSync, writeFileSync } = await import("node:fs");
+      mkdirSync(join(ws.path, ".git"));
+      writeFileSync(
+        join(ws.path, "AGENTS.md"),
+        `RULE-ONE: run the tests.\n${"filler line of project rules\n".repeat(1500)}RULE-LAST\n`,
+      );
+      writeFileSync(join(ws.path, "SOUL.md"), "SOUL-TEXT: be terse.\n");
+      writeFileSync(join(ws.path, "USER.md"), "USER-TEXT: prefers TypeScript.\n");
+      const agent = await createAgent({
+        workspace: ws.path,
+        provider: "openai-compatible",
+        baseUrl: server.openaiBaseUrl,
+        env: cleanEnv({ RESON_HOME: join(ws.path, ".home") }),
+        persist: false,
+      });
+      const warnings: string[] = [];
+      await agent.run("hi", { onEvent: (e) => e.type === "warning" && warnings.push(e.message) });
+      const body = server.requests[0]!.body as { messages: Array<{ role: string; content: string }> };
+      const system = body.messages.find((m) => m.role === "system")!.content;
+      const order = [
+        "You are reson",
+        "RULE-ONE",
+        "characters cut from",
+        "RULE-LAST",
+        "SOUL-TEXT",
+        "USER-TEXT",
+      ].map((s) => system.indexOf(s));
+      expect(order.every((index) => index >= 0)).toBe(true);
+      expect([...order].sort((a, b) => a - b)).toEqual(order);
+      expect(warnings.join("\n")).toContain("AGENTS.md");
+    } finally {
+      await server.close();
+      ws.remove();
+    }
+  });
+});

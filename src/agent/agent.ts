@@ -52,6 +52,8 @@ export interface AgentOptions {
   persist?: boolean;
   /** A store to use instead of opening the default one ($RESON_HOME/reson.db or RESON_DATABASE_URL). */
   store?: Store;
+  /** Which tools the model is offered (e.g. plan mode offers no write tools); default all. */
+  offerTool?: (name: string) => boolean;
 }
 
 export interface RunOptions {
@@ -322,6 +324,7 @@ export class Agent {
         summaryProvider: this.summaryProvider,
         budgetRatio: config.contextBudgetRatio,
         artifacts: this.store ? storeArtifacts(this.store) : memoryArtifacts(),
+        ...(this.options.offerTool ? { offerTool: this.options.offerTool } : {}),
       },
       start,
     );

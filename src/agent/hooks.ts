@@ -9,10 +9,11 @@ export interface HookInfo {
   signal: AbortSignal;
 }
 
+/** `record`: why, for the trace (e.g. which permission rule from which file decided). */
 export type ToolCallDecision =
-  | { action: "allow" }
-  | { action: "deny"; reason: string }
-  | { action: "modify"; arguments: Record<string, unknown> };
+  | { action: "allow"; record?: Record<string, unknown> | object }
+  | { action: "deny"; reason: string; record?: Record<string, unknown> | object }
+  | { action: "modify"; arguments: Record<string, unknown>; record?: Record<string, unknown> | object };
 
 export interface ToolCallInfo extends HookInfo {
   /** Undefined when the model named a tool that does not exist. */

@@ -60,6 +60,8 @@ export interface LoopDeps {
   budgetRatio: number;
   /** Where outputs too large for the context are kept (absent: they are only cut). */
   artifacts?: ArtifactKeeper;
+  /** Which tools the model is offered (plan mode offers no write tools at all). */
+  offerTool?: (name: string) => boolean;
 }
 
 export interface ArtifactKeeper {
@@ -118,7 +120,8 @@ class RunState {
   ) {
     this.goals = this.observedGoals();
     this.breaker = new CircuitBreaker(deps.limits.circuitBreakerThreshold);
-    this.toolSpecs = deps.tools.specs();
+    const offer = deps.offerTool;
+    this.toolSpecs = offer ? deps.tools.specs().filter((spec) => offer(spec.name)) : deps.tools.specs();
     this.context = new ContextManager(
       {
         provider: deps.provider,
@@ -411,9 +414,11 @@ async function runToolCall(
   const startedAt = Date.now();
   let effective = call;
   let result: ToolResult | undefined;
+  let permission: object | undefined;
   for (const hooks of deps.hooks) {
     if (!hooks.beforeToolCall) continue;
     const decision = await hooks.beforeToolCall(effective, info);
+    if (decision?.record) permission = decision.record;
     if (!decision || decision.action === "allow") continue;
     if (decision.action === "deny") {
       result = deniedResult(call.name, decision.reason, Date.now() - startedAt);
@@ -443,8 +448,8 @@ async function runToolCall(
   for (const hooks of deps.hooks) {
     if (hooks.afterToolCall) result = (await hooks.afterToolCall(effective, result, info)) ?? result;
   }
-  await deps.recorder.toolFinished(call, result);
-  emitResult(state, call, result);
+  await deps.recorder.toolFinished(call, result, permission);
+  emitResult(state, call, result, permission);
   return result;
 }
 
@@ -455,9 +460,10 @@ function tagged(state: RunState, entry: HistoryEntry): HistoryEntry {
   return { ...entry, goalId: state.stepGoal };
 }
 
-function emitResult(state: RunState, call: ToolCallRequest, result: ToolResult): void {
+function emitResult(state: RunState, call: ToolCallRequest, result: ToolResult, permission?: object): void {
   state.emit({
     type: "tool_result",
+    ...(permission ? { permission } : {}),
     toolCallId: call.id,
     name: call.name,
     ok: result.ok,

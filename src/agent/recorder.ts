@@ -55,7 +55,8 @@ export interface RunRecorder {
   compacted(compaction: Compaction, info: CompactionInfo, snapshot: LoopSnapshot): Promise<void>;
   /** Marks a call as started, before it runs (not needed for read-only tools, which may run again). */
   toolStarted(call: ToolCallRequest): Promise<void>;
-  toolFinished(call: ToolCallRequest, result: ToolResult): Promise<void>;
+  /** `permission`: the record of the decision that let it run (or not). */
+  toolFinished(call: ToolCallRequest, result: ToolResult, permission?: object): Promise<void>;
   /** The tool-result turns in the model's order, and the new checkpoint. */
   stepFinished(results: ToolResultMessage[], snapshot: LoopSnapshot): Promise<void>;
   runEnded(status: RunStatus, snapshot: LoopSnapshot, error?: SerializedError): Promise<void>;
@@ -282,7 +283,7 @@ export class StoreRecorder implements RunRecorder {
     ]);
   }
 
-  async toolFinished(call: ToolCallRequest, result: ToolResult): Promise<void> {
+  async toolFinished(call: ToolCallRequest, result: ToolResult, permission?: object): Promise<void> {
     const id = this.toolStepIds.get(call.id);
     const ops: WriteOp[] = [
       {
@@ -300,7 +301,13 @@ export class StoreRecorder implements RunRecorder {
         id,
         patch: {
           status: result.ok ? "done" : "failed",
-          data: { toolCallId: call.id, name: call.name, arguments: call.arguments, result },
+          data: {
+            toolCallId: call.id,
+            name: call.name,
+            arguments: call.arguments,
+            result,
+            ...(permission ? { permission } : {}),
+          },
           updatedAt: Date.now(),
         },
       });

@@ -25,6 +25,9 @@ Run options (also for resume, where they override what the run was started with)
       --api-key <key>          API key (default: the provider's environment variable; prefer that)
       --max-iterations <n>     model calls allowed in the run (default 50)
       --json                   print one JSON event per line on stdout instead of text
+      --permission-mode <m>    default | acceptEdits (headless default) | plan | dontAsk | bypass
+      --allow <rule>           allow calls matching a rule, e.g. 'Bash(npm test:*)' (repeatable)
+      --deny <rule>            deny calls matching a rule (repeatable)
 
 Provider selection without --provider: the first of ANTHROPIC_API_KEY, OPENAI_API_KEY,
 GEMINI_API_KEY, DEEPSEEK_API_KEY, OPENROUTER_API_KEY that is set, else a local Ollama.

@@ -10,6 +10,9 @@ export interface ModelArgs {
   baseUrl?: string;
   apiKey?: string;
   maxIterations?: number;
+  permissionMode?: string;
+  allow: string[];
+  deny: string[];
   json: boolean;
   help: boolean;
 }
@@ -31,6 +34,9 @@ const MODEL_OPTIONS = {
   "base-url": { type: "string" },
   "api-key": { type: "string" },
   "max-iterations": { type: "string" },
+  "permission-mode": { type: "string" },
+  allow: { type: "string", multiple: true },
+  deny: { type: "string", multiple: true },
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
@@ -62,8 +68,18 @@ function parse<T extends Record<string, { type: "string" | "boolean"; short?: st
   }
 }
 
-function modelArgs(values: Record<string, string | boolean | undefined>): ModelArgs {
-  const args: ModelArgs = { json: values.json === true, help: values.help === true };
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
+}
+
+function modelArgs(values: Record<string, string | boolean | string[] | undefined>): ModelArgs {
+  const args: ModelArgs = {
+    json: values.json === true,
+    help: values.help === true,
+    allow: strings(values.allow),
+    deny: strings(values.deny),
+  };
+  if (typeof values["permission-mode"] === "string") args.permissionMode = values["permission-mode"];
   if (typeof values.workspace === "string") args.workspace = values.workspace;
   if (typeof values.provider === "string") args.provider = values.provider;
   if (typeof values.model === "string") args.model = values.model;

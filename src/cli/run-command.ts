@@ -3,6 +3,7 @@
 // "aborted", exit 130); a second Ctrl-C exits at once. Every run is persisted, so a run that
 // stopped for any reason continues with `reson resume <id>` or `reson run --continue`.
 import { realpathSync } from "node:fs";
+import { homedir } from "node:os";
 import { resolve } from "node:path";
 import {
   type Agent,
@@ -15,6 +16,13 @@ import {
 import { resonHome } from "../config/index.js";
 import { ResonError, toResonError } from "../core/errors.js";
 import type { EventListener } from "../core/events.js";
+import {
+  loadPermissionSettings,
+  PERMISSION_MODES,
+  PermissionGate,
+  parseMode,
+  toolsOfferedInMode,
+} from "../permissions/index.js";
 import type { ProviderName } from "../providers/index.js";
 import { projectKey, type Store, type TraceRecord } from "../store/index.js";
 import { EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, exitCodeForError, exitCodeForStatus } from "./exit-codes.js";
@@ -94,7 +102,8 @@ async function execute(
   try {
     store = await openDefaultStore(resonHome());
     const { options, launch } = await prepare(store);
-    agent = await createAgent({ ...options, store });
+    const permissions = await permissionOptions(args, options.workspace);
+    agent = await createAgent({ ...options, ...permissions, store });
     if (controller.signal.aborted) return EXIT_INTERRUPTED;
     const render: EventListener = args.json
       ? jsonRenderer(process.stdout)
@@ -113,6 +122,48 @@ async function execute(
     process.off("SIGTERM", onSignal);
     await store?.close().catch(() => {});
   }
+}
+
+/**
+ * The permission gate of a headless run: rules from flags and settings files, mode
+ * acceptEdits unless a flag or a settings file says otherwise, and no one to ask, so a call
+ * that would need approval is denied with the flag or rule that allows it.
+ */
+async function permissionOptions(
+  args: ModelArgs,
+  workspace: string | undefined,
+): Promise<Pick<AgentOptions, "hooks" | "offerTool">> {
+  let workspaceRoot: string;
+  try {
+    workspaceRoot = realpathSync(resolve(workspace ?? process.cwd()));
+  } catch {
+    return {}; // createAgent reports the missing workspace
+  }
+  if (args.permissionMode !== undefined && parseMode(args.permissionMode) === undefined) {
+    throw new ResonError("usage_error", `Unknown permission mode ${JSON.stringify(args.permissionMode)}.`, {
+      hint: `Use one of: ${PERMISSION_MODES.join(", ")}.`,
+    });
+  }
+  let policy = await loadPermissionSettings({
+    workspaceRoot,
+    home: resonHome(),
+    flags: {
+      allow: args.allow,
+      deny: args.deny,
+      ...(args.permissionMode ? { mode: args.permissionMode } : {}),
+    },
+  });
+  if (policy.modeSource === "built-in")
+    policy = { ...policy, mode: "acceptEdits", modeSource: "headless default" };
+  for (const warning of policy.warnings) {
+    const where = warning.line ? `${warning.source}:${warning.line}` : warning.source;
+    process.stderr.write(`warning: ${where}: ${warning.message}\n`);
+  }
+  const gate = new PermissionGate({ policy, workspaceRoot, userHome: homedir(), home: resonHome() });
+  return {
+    hooks: gate.hooks(),
+    offerTool: (name) => toolsOfferedInMode(gate.currentMode, [name], { policy }).length > 0,
+  };
 }
 
 function workspaceKey(workspace: string | undefined): string {

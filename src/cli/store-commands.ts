@@ -87,6 +87,7 @@ export function sessionsCommand(argv: string[]): Promise<number> {
 interface ToolStepData {
   name: string;
   arguments: Record<string, unknown>;
+  permission?: { behavior: string; by: string; rule?: string; source?: string; mode: string; asked?: string };
   result?: { ok: boolean; meta?: { durationMs: number }; error?: { code: string; message: string } };
 }
 
@@ -212,8 +213,15 @@ export function renderTraceTree(
           ? `✓ ${formatMs(result.meta?.durationMs ?? 0)}`
           : `✗ ${result.error?.code ?? "failed"}: ${oneLine(result.error?.message ?? "", 80)}`
         : `… ${child.status}`;
+      const permission = tool.permission;
+      const by = permission?.rule
+        ? `rule ${permission.rule} (${permission.source})`
+        : `${permission?.by} (mode ${permission?.mode})`;
+      const why = permission
+        ? ` · ${permission.behavior === "allow" ? "allowed" : "denied"} by ${by}${permission.asked ? `, user: ${permission.asked}` : ""}`
+        : "";
       lines.push(
-        `${pad}${j === children.length - 1 ? "└─" : "├─"} ${tool.name} ${argsLine(tool.arguments)} ${outcome}`,
+        `${pad}${j === children.length - 1 ? "└─" : "├─"} ${tool.name} ${argsLine(tool.arguments)} ${outcome}${why}`,
       );
     });
   });

@@ -71,6 +71,8 @@ export interface ToolResultEvent extends EventBase {
   durationMs: number;
   truncated: boolean;
   error?: SerializedError;
+  /** Why the call was allowed or denied (which rule from which file, or which mode default). */
+  permission?: object;
 }
 
 export interface StepEndEvent extends EventBase {

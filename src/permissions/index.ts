@@ -2,6 +2,14 @@
 // the settings loader, and the policy description for `/permissions`.
 export { commandPatternRegex } from "./command-pattern.js";
 export { evaluate } from "./evaluate.js";
+export {
+  type DecisionRecord,
+  type PermissionAnswer,
+  PermissionGate,
+  type PermissionGateOptions,
+  type PermissionPrompt,
+  suggestedRule,
+} from "./gate.js";
 export { PROTECTED_DIRS, PROTECTED_FILES, protectedPathReason } from "./guards.js";
 export { type OfferOptions, parseMode, toolsOfferedInMode } from "./modes.js";
 export { type CreatePolicyOptions, createPolicy, describePolicy, type PolicySource } from "./policy.js";

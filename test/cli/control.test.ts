@@ -102,7 +102,7 @@ describe("how a run stops", () => {
       toolCalls: [{ name: "execute_command", arguments: { command: "trap '' TERM INT; sleep 30" } }],
     });
     let signals = 0;
-    const result = await run(["wait"], {
+    const result = await run(["--allow", "execute_command", "wait"], {
       onStdout: (chunk, child) => {
         if (signals === 0 && chunk.includes('"tool_call"')) {
           signals++;

@@ -88,6 +88,8 @@ describe("crash safety", () => {
 
   const args = () => [
     "--json",
+    "--allow",
+    "execute_command",
     "--provider",
     "openai-compatible",
     "--base-url",

@@ -1,0 +1,202 @@
+// The permission gate: the rule engine as the loop's beforeToolCall hook. Every call is
+// evaluated against the policy; "ask" goes to the user through `promptUser` (given by the
+// terminal), or, in a headless run, is denied with the flag or rule that would allow it. The
+// decision, and the rule and file behind it, are recorded with the call.
+import { mkdir, readFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import type { AgentHooks, ToolCallDecision } from "../agent/index.js";
+import { writeFileAtomic } from "../core/atomic-write.js";
+import { evaluate } from "./evaluate.js";
+import { parseRule } from "./rule.js";
+import type { Decision, PermissionMode, Policy, Rule } from "./types.js";
+
+export type PermissionAnswer =
+  | { kind: "allow_once" }
+  | { kind: "allow_session" }
+  /** Also written to .reson/settings.local.json. */
+  | { kind: "allow_project" }
+  /** Also written to $RESON_HOME/settings.json. */
+  | { kind: "allow_user" }
+  | { kind: "deny"; note?: string }
+  /** Run with these arguments instead (only the tool's editableParams may differ). */
+  | { kind: "edit"; arguments: Record<string, unknown> };
+
+export interface PermissionPrompt {
+  tool: string;
+  arguments: Record<string, unknown>;
+  decision: Decision;
+  /** The rule an "allow always" answer would add. */
+  suggestedRule: string;
+  editableParams: readonly string[];
+}
+
+export interface PermissionGateOptions {
+  policy: Policy;
+  workspaceRoot: string;
+  userHome: string;
+  /** $RESON_HOME, where "allow always for me" rules go. */
+  home: string;
+  /** Asks the user; absent in a headless run, where "ask" becomes deny. */
+  promptUser?: (prompt: PermissionPrompt) => Promise<PermissionAnswer>;
+  /** More tools to treat as read-only (registered with readOnly). */
+  readOnlyTools?: readonly string[];
+}
+
+/** What the trace keeps of a decision. */
+export interface DecisionRecord {
+  behavior: "allow" | "deny";
+  by: string;
+  reason: string;
+  rule?: string;
+  source?: string;
+  mode: PermissionMode;
+  asked?: PermissionAnswer["kind"];
+}
+
+function quoteForShell(text: string): string {
+  return `'${text.replaceAll("'", "'\\''")}'`;
+}
+
+/** The narrowest rule that would allow this exact call. */
+export function suggestedRule(tool: string, args: Record<string, unknown>): string {
+  if (tool === "execute_command" && typeof args.command === "string") {
+    // A compound command needs every part allowed; one exact rule would not cover it.
+    return /&&|\|\||[;|&\n`]|\$\(/.test(args.command) ? tool : `execute_command(${args.command})`;
+  }
+  if (typeof args.path === "string") return `${tool}(${args.path})`;
+  return tool;
+}
+
+async function appendAllowRule(file: string, rule: string): Promise<void> {
+  let settings: Record<string, unknown> = {};
+  try {
+    settings = JSON.parse(await readFile(file, "utf8")) as Record<string, unknown>;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+  const permissions = (settings.permissions ?? {}) as Record<string, unknown>;
+  const allow = Array.isArray(permissions.allow) ? [...permissions.allow] : [];
+  if (!allow.includes(rule)) allow.push(rule);
+  settings.permissions = { ...permissions, allow };
+  await mkdir(dirname(file), { recursive: true });
+  await writeFileAtomic(file, `${JSON.stringify(settings, null, 2)}\n`);
+}
+
+export class PermissionGate {
+  private policy: Policy;
+  private mode: PermissionMode;
+
+  constructor(private readonly options: PermissionGateOptions) {
+    this.policy = options.policy;
+    this.mode = options.policy.mode;
+  }
+
+  get currentMode(): PermissionMode {
+    return this.mode;
+  }
+
+  get currentPolicy(): Policy {
+    return this.policy;
+  }
+
+  setMode(mode: PermissionMode): void {
+    this.mode = mode;
+  }
+
+  /** Adds an allow rule for the rest of this session (not written anywhere). */
+  allowForSession(text: string): Rule | undefined {
+    const parsed = parseRule(text, "allow", { kind: "flags", root: this.options.workspaceRoot });
+    if (!parsed.ok) return undefined;
+    this.policy = { ...this.policy, rules: [...this.policy.rules, parsed.rule] };
+    return parsed.rule;
+  }
+
+  decide(tool: string, args: Record<string, unknown>): Decision {
+    return evaluate({ tool, arguments: args }, this.policy, {
+      workspaceRoot: this.options.workspaceRoot,
+      userHome: this.options.userHome,
+      mode: this.mode,
+      ...(this.options.readOnlyTools ? { readOnlyTools: this.options.readOnlyTools } : {}),
+    });
+  }
+
+  private record(
+    decision: Decision,
+    behavior: "allow" | "deny",
+    asked?: PermissionAnswer["kind"],
+  ): DecisionRecord {
+    return {
+      behavior,
+      by: decision.decidedBy,
+      reason: decision.reason,
+      ...(decision.rule ? { rule: decision.rule.text, source: decision.rule.source } : {}),
+      mode: this.mode,
+      ...(asked ? { asked } : {}),
+    };
+  }
+
+  private headlessDenial(tool: string, args: Record<string, unknown>, decision: Decision): string {
+    const rule = suggestedRule(tool, args);
+    return (
+      `${decision.reason} This run cannot ask for approval (headless). Allow it with ` +
+      `--allow ${quoteForShell(rule)}, a rule in .reson/settings.json, or --permission-mode bypass.`
+    );
+  }
+
+  /** The loop hook. */
+  hooks(): AgentHooks {
+    return {
+      beforeToolCall: async (call, info): Promise<ToolCallDecision | undefined> => {
+        // A tool that does not exist runs nothing: the registry tells the model which exist.
+        if (!info.tool) return undefined;
+        const decision = this.decide(call.name, call.arguments);
+        if (decision.behavior === "allow") return { action: "allow", record: this.record(decision, "allow") };
+        if (decision.behavior === "deny") {
+          return { action: "deny", reason: decision.reason, record: this.record(decision, "deny") };
+        }
+        const prompt = this.options.promptUser;
+        if (!prompt) {
+          return {
+            action: "deny",
+            reason: this.headlessDenial(call.name, call.arguments, decision),
+            record: this.record(decision, "deny"),
+          };
+        }
+        const rule = suggestedRule(call.name, call.arguments);
+        const answer = await prompt({
+          tool: call.name,
+          arguments: call.arguments,
+          decision,
+          suggestedRule: rule,
+          editableParams: info.tool?.editableParams ?? [],
+        });
+        const record = (behavior: "allow" | "deny") => this.record(decision, behavior, answer.kind);
+        switch (answer.kind) {
+          case "allow_once":
+            return { action: "allow", record: record("allow") };
+          case "allow_session":
+            this.allowForSession(rule);
+            return { action: "allow", record: record("allow") };
+          case "allow_project":
+            this.allowForSession(rule);
+            await appendAllowRule(join(this.options.workspaceRoot, ".reson", "settings.local.json"), rule);
+            return { action: "allow", record: record("allow") };
+          case "allow_user":
+            this.allowForSession(rule);
+            await appendAllowRule(join(this.options.home, "settings.json"), rule);
+            return { action: "allow", record: record("allow") };
+          case "edit":
+            return { action: "modify", arguments: answer.arguments, record: record("allow") };
+          case "deny":
+            return {
+              action: "deny",
+              reason: answer.note
+                ? `The user denied this call: ${answer.note}`
+                : "The user denied this call.",
+              record: record("deny"),
+            };
+        }
+      },
+    };
+  }
+}

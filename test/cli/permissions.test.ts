@@ -1,0 +1,132 @@
+// End to end: the permission gate of headless runs. acceptEdits by default, commands only
+// when a rule allows them (or they are read-only), plan mode offers no write tools, rules
+// from settings files with file and line, and the decision behind every call in the trace.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { cleanEnv, parseEvents, runCli, type TempDir, tempDir } from "../support/cli.js";
+import { type FakeModelServer, startFakeModelServer } from "../support/fake-model-server.js";
+
+describe("permissions in headless runs", () => {
+  let server: FakeModelServer;
+  let ws: TempDir;
+  let home: TempDir;
+  beforeEach(async () => {
+    server = await startFakeModelServer();
+    ws = tempDir();
+    home = tempDir();
+  });
+  afterEach(async () => {
+    await server.close();
+    ws.remove();
+    home.remove();
+  });
+
+  const run = (args: string[]) =>
+    runCli(
+      ["run", "--json", "--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, ...args],
+      {
+        cwd: ws.path,
+        env: cleanEnv({ RESON_HOME: home.path }),
+      },
+    );
+  const results = (stdout: string) => parseEvents(stdout).filter((e) => e.type === "tool_result");
+
+  it("by default edits are free, read-only commands run, and other commands are denied with the flag that allows them", async () => {
+    server.enqueue(
+      {
+        toolCalls: [
+          { name: "write_file", arguments: { path: "a.txt", content: "A" } },
+          { name: "execute_command", arguments: { command: "ls" } },
+          { name: "execute_command", arguments: { command: "touch made.txt" } },
+        ],
+      },
+      { text: "done" },
+    );
+    const result = await run(["do things"]);
+    expect(result.code).toBe(0);
+    const [write, ls, touch] = results(result.stdout);
+    expect(write).toMatchObject({ ok: true, permission: { behavior: "allow", mode: "acceptEdits" } });
+    expect(ls).toMatchObject({ ok: true, permission: { behavior: "allow" } });
+    expect(touch).toMatchObject({ ok: false, error: { code: "tool_denied" } });
+    expect((touch!.error as { message: string }).message).toContain(
+      "--allow 'execute_command(touch made.txt)'",
+    );
+    expect(existsSync(join(ws.path, "made.txt"))).toBe(false);
+    expect(JSON.stringify(server.requests[1]!.body)).toContain("--allow");
+  });
+
+  it("--allow lets a command run and the trace names the rule and its source", async () => {
+    server.enqueue(
+      { toolCalls: [{ name: "execute_command", arguments: { command: "touch made.txt" } }] },
+      { text: "ok" },
+    );
+    const result = await run(["--allow", "Bash(touch:*)", "make it"]);
+    expect(result.code).toBe(0);
+    expect(results(result.stdout)[0]).toMatchObject({
+      ok: true,
+      permission: { behavior: "allow", rule: "Bash(touch:*)", source: "flags" },
+    });
+    expect(existsSync(join(ws.path, "made.txt"))).toBe(true);
+    const runId = parseEvents(result.stdout)[0]!.runId as string;
+    const show = await runCli(["trace", "show", runId], {
+      cwd: ws.path,
+      env: cleanEnv({ RESON_HOME: home.path }),
+    });
+    expect(show.stdout).toContain("allowed by rule Bash(touch:*) (flags)");
+  });
+
+  it("plan mode offers no write tools and refuses commands that write", async () => {
+    writeFileSync(join(ws.path, "keep.txt"), "original\n");
+    server.enqueue(
+      { toolCalls: [{ name: "execute_command", arguments: { command: "echo changed > keep.txt" } }] },
+      { text: "planned" },
+    );
+    const result = await run(["--permission-mode", "plan", "--allow", "execute_command", "plan it"]);
+    expect(result.code).toBe(0);
+    const offered = (server.requests[0]!.body as { tools: Array<{ function: { name: string } }> }).tools.map(
+      (t) => t.function.name,
+    );
+    expect(offered).toContain("read_file");
+    expect(offered).not.toContain("write_file");
+    expect(offered).not.toContain("edit_file");
+    expect(results(result.stdout)[0]).toMatchObject({ ok: false, error: { code: "tool_denied" } });
+    expect(readFileSync(join(ws.path, "keep.txt"), "utf8")).toBe("original\n");
+  });
+
+  it("a deny rule in .reson/settings.json wins over an allow flag, and a bad rule warns with file and line", async () => {
+    mkdirSync(join(ws.path, ".reson"));
+    writeFileSync(
+      join(ws.path, ".reson/settings.json"),
+      JSON.stringify({ permissions: { deny: ["Write(secret.txt)", "Bash("] } }, null, 2),
+    );
+    server.enqueue(
+      { toolCalls: [{ name: "write_file", arguments: { path: "secret.txt", content: "x" } }] },
+      { text: "ok" },
+    );
+    const result = await run(["--allow", "Write", "write the secret"]);
+    expect(result.code).toBe(0);
+    expect(results(result.stdout)[0]).toMatchObject({
+      ok: false,
+      permission: { behavior: "deny", rule: "Write(secret.txt)" },
+    });
+    expect(existsSync(join(ws.path, "secret.txt"))).toBe(false);
+    expect(result.stderr).toMatch(/warning: .*\.reson\/settings\.json:\d+: .*Bash\(/);
+  });
+
+  it("writing a protected path such as .env needs approval, so a headless run denies it", async () => {
+    server.enqueue(
+      { toolCalls: [{ name: "write_file", arguments: { path: ".env", content: "A=1" } }] },
+      { text: "ok" },
+    );
+    const result = await run(["write env"]);
+    expect(results(result.stdout)[0]).toMatchObject({ ok: false, error: { code: "tool_denied" } });
+    expect(existsSync(join(ws.path, ".env"))).toBe(false);
+  });
+
+  it("an unknown --permission-mode exits 2 naming the modes", async () => {
+    const result = await run(["--permission-mode", "yolo", "x"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("acceptEdits");
+  });
+});

@@ -22,7 +22,7 @@ import {
   type Store,
   type TraceRecord,
 } from "../store/index.js";
-import { createBuiltinTools, type ToolDefinition, ToolRegistry } from "../tools/index.js";
+import { createBuiltinTools, orderByUse, type ToolDefinition, ToolRegistry } from "../tools/index.js";
 import { Workspace } from "../workspace/index.js";
 import { memoryArtifacts, storeArtifacts } from "./artifacts.js";
 import type { AgentHooks } from "./hooks.js";
@@ -71,6 +71,8 @@ export interface RunOptions {
 export class Agent {
   private readonly bus = new EventBus();
   private readonly hooks: AgentHooks[];
+  /** Per session, the order tools are offered in (most used in this project first), fixed. */
+  private readonly toolOrders = new Map<string, readonly string[]>();
   readonly projectKey: string;
 
   constructor(
@@ -190,6 +192,15 @@ export class Agent {
   /** Releases the store (when this agent opened it). */
   async close(): Promise<void> {
     if (this.store && this.ownsStore) await this.store.close();
+  }
+
+  private async toolOrder(sessionId: string): Promise<readonly string[]> {
+    let order = this.toolOrders.get(sessionId);
+    if (!order) {
+      order = this.store ? orderByUse(await this.store.toolStats.list(this.projectKey)) : [];
+      this.toolOrders.set(sessionId, order);
+    }
+    return order;
   }
 
   private requireStore(): Store {
@@ -325,6 +336,7 @@ export class Agent {
         budgetRatio: config.contextBudgetRatio,
         artifacts: this.store ? storeArtifacts(this.store) : memoryArtifacts(),
         ...(this.options.offerTool ? { offerTool: this.options.offerTool } : {}),
+        toolOrder: await this.toolOrder(trace.sessionId),
       },
       start,
     );

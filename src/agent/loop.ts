@@ -62,6 +62,8 @@ export interface LoopDeps {
   artifacts?: ArtifactKeeper;
   /** Which tools the model is offered (plan mode offers no write tools at all). */
   offerTool?: (name: string) => boolean;
+  /** The order tools are offered in (most used first), fixed for the session. */
+  toolOrder?: readonly string[];
 }
 
 export interface ArtifactKeeper {
@@ -121,7 +123,8 @@ class RunState {
     this.goals = this.observedGoals();
     this.breaker = new CircuitBreaker(deps.limits.circuitBreakerThreshold);
     const offer = deps.offerTool;
-    this.toolSpecs = offer ? deps.tools.specs().filter((spec) => offer(spec.name)) : deps.tools.specs();
+    const specs = deps.tools.specs(deps.toolOrder);
+    this.toolSpecs = offer ? specs.filter((spec) => offer(spec.name)) : specs;
     this.context = new ContextManager(
       {
         provider: deps.provider,
@@ -290,6 +293,12 @@ async function callProvider(state: RunState): Promise<ChatResult> {
   state.stepGoal = state.goals.focused()?.id;
   state.emit({ type: "phase", phase: "prepare" });
   let { prepared, request } = await prepare(state);
+  state.emit({
+    type: "context_usage",
+    estTokens: prepared.estTokens,
+    budgetTokens: prepared.budgetTokens,
+    windowTokens: deps.provider.model.contextWindow,
+  });
   state.emit({ type: "phase", phase: "call_provider" });
   let chat: ChatResult;
   try {
@@ -448,7 +457,12 @@ async function runToolCall(
   for (const hooks of deps.hooks) {
     if (hooks.afterToolCall) result = (await hooks.afterToolCall(effective, result, info)) ?? result;
   }
-  await deps.recorder.toolFinished(call, result, permission);
+  // What ran: after an edit by the user (or a hook), the changed arguments are recorded.
+  await deps.recorder.toolFinished(
+    effective === call ? call : { ...call, arguments: effective.arguments },
+    result,
+    permission,
+  );
   emitResult(state, call, result, permission);
   return result;
 }

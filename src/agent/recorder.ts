@@ -293,6 +293,7 @@ export class StoreRecorder implements RunRecorder {
         ok: result.ok,
         durationMs: result.meta.durationMs,
         at: Date.now(),
+        ...(result.ok || result.error === undefined ? {} : { errorCode: result.error.code }),
       },
     ];
     if (id) {

@@ -3,6 +3,9 @@
 export const MAIN_HELP = `reson: an agent runtime that works in your folder
 
 Usage:
+  reson [options]                    interactive terminal in this folder (/help inside lists
+                                     the slash commands; permission mode default: asks)
+  reson --continue [options]         reopen this workspace's latest session interactively
   reson run [options] <task...>      run an agent on a task and exit (headless)
   reson run [options] -              read the task from standard input
   reson run --continue [task...]     add a task to this workspace's latest session
@@ -12,6 +15,8 @@ Usage:
   reson trace show <id> [--context]  print a run as a tree of steps (--context: what each
                                      model call saw: sections, files, sizes, hashes)
   reson trace export <id> [--format json|jsonl] [--output file|-]
+  reson tools [--json] [-w dir]      per-tool statistics of this project: calls, ok %, failures
+                                     by code, p50/p95 duration, health flags
   reson gc --older-than <30d|12h>    remove old runs and their checkpoints
   reson --version | --help
 

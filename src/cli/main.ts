@@ -30,18 +30,21 @@ export async function main(argv: string[]): Promise<number> {
     const { traceCommand } = await import("./store-commands.js");
     return traceCommand(rest);
   }
+  if (command === "tools") {
+    const { toolsCommand } = await import("./tools-command.js");
+    return toolsCommand(rest);
+  }
   if (command === "gc") {
     const { gcCommand } = await import("./store-commands.js");
     return gcCommand(rest);
   }
-  if (command === undefined) {
-    process.stderr.write(
-      `${MAIN_HELP}\nThe interactive terminal is not available yet; use \`reson run "<task>"\`.\n`,
-    );
-    return EXIT_USAGE;
+  if (command === undefined || command.startsWith("-")) {
+    // `reson`, `reson --continue`, `reson -w dir -m model`: the interactive terminal.
+    const { replCommand } = await import("./repl.js");
+    return replCommand(argv);
   }
   process.stderr.write(
-    `reson: unknown command "${command}". Commands: run, resume, sessions, trace, gc. See \`reson --help\`.\n`,
+    `reson: unknown command "${command}". Commands: run, resume, sessions, trace, tools, gc (or none, for the interactive terminal). See \`reson --help\`.\n`,
   );
   return EXIT_USAGE;
 }

@@ -84,6 +84,14 @@ export interface StepEndEvent extends EventBase {
   failed: boolean;
 }
 
+/** How full the context of this step's model call is (estimated), before the call. */
+export interface ContextUsageEvent extends EventBase {
+  type: "context_usage";
+  estTokens: number;
+  budgetTokens: number;
+  windowTokens: number;
+}
+
 /** Old tool outputs were replaced by their long-term lines to fit the budget. */
 export interface ContextTrimmedEvent extends EventBase {
   type: "context_trimmed";
@@ -145,6 +153,7 @@ export type ResonEvent =
   | ToolResultEvent
   | StepEndEvent
   | WarningEvent
+  | ContextUsageEvent
   | ContextTrimmedEvent
   | ContextCompactedEvent
   | GoalChangedEvent

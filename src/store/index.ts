@@ -10,6 +10,7 @@ import type { Store } from "./types.js";
 export { parseDuration } from "./duration.js";
 export { MIN_PREFIX_CHARS } from "./id-prefix.js";
 export { projectKey } from "./project-key.js";
+export { percentile, TOOL_DURATION_SAMPLES, UNKNOWN_ERROR_CODE } from "./tool-stats.js";
 export type * from "./types.js";
 
 export interface OpenStoreOptions {

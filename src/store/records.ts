@@ -122,7 +122,10 @@ export const ARTIFACTS: Table<ArtifactRecord> = {
   },
 };
 
-export const TOOL_STATS: Table<ToolStatsRecord> = {
+/** The counters of a tool_stats row; codes and percentiles come from their own tables. */
+export type ToolStatsCounters = Omit<ToolStatsRecord, "failuresByCode" | "p50Ms" | "p95Ms">;
+
+export const TOOL_STATS: Table<ToolStatsCounters> = {
   name: "tool_stats",
   fields: {
     projectKey: ["project_key", "text"],

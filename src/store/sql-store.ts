@@ -17,6 +17,7 @@ import {
   TRACES,
   TURNS,
 } from "./records.js";
+import { percentile } from "./tool-stats.js";
 import type {
   ArtifactPage,
   ArtifactRepository,
@@ -27,6 +28,7 @@ import type {
   StepRepository,
   Store,
   StoreFeatures,
+  ToolStatsRecord,
   ToolStatsRepository,
   TraceRepository,
   TurnRepository,
@@ -166,7 +168,7 @@ export class SqlStore implements Store {
       },
     };
     this.toolStats = {
-      list: (projectKey) => all(TOOL_STATS, "WHERE project_key = ? ORDER BY tool", [projectKey]),
+      list: (projectKey) => this.#toolStats(projectKey),
     };
   }
 
@@ -188,15 +190,55 @@ export class SqlStore implements Store {
     return rows.map((row) => fromRow(table, row));
   }
 
+  async #toolStats(projectKey: string): Promise<ToolStatsRecord[]> {
+    const [counters, failures, samples] = await Promise.all([
+      this.#all(TOOL_STATS, "WHERE project_key = ? ORDER BY tool", [projectKey]),
+      this.#query(
+        "SELECT tool, code, failures FROM tool_failures WHERE project_key = ? ORDER BY tool, code",
+        [projectKey],
+      ),
+      this.#query("SELECT tool, duration_ms FROM tool_durations WHERE project_key = ?", [projectKey]),
+    ]);
+    const codes = new Map<string, Record<string, number>>();
+    for (const row of failures) {
+      const tool = String(row.tool);
+      const byCode = codes.get(tool) ?? {};
+      byCode[String(row.code)] = Number(row.failures);
+      codes.set(tool, byCode);
+    }
+    const durations = new Map<string, number[]>();
+    for (const row of samples) {
+      const tool = String(row.tool);
+      const list = durations.get(tool) ?? [];
+      list.push(Number(row.duration_ms));
+      durations.set(tool, list);
+    }
+    return counters.map((c) => {
+      const sorted = (durations.get(c.tool) ?? []).sort((a, b) => a - b);
+      return {
+        projectKey: c.projectKey,
+        tool: c.tool,
+        calls: c.calls,
+        successes: c.successes,
+        failures: c.failures,
+        failuresByCode: codes.get(c.tool) ?? {},
+        totalDurationMs: c.totalDurationMs,
+        p50Ms: percentile(sorted, 50),
+        p95Ms: percentile(sorted, 95),
+        lastCallAt: c.lastCallAt,
+      };
+    });
+  }
+
   async apply(ops: readonly WriteOp[]): Promise<void> {
     this.#ensureOpen();
     const statements: Statement[] = [];
     const opOf: number[] = [];
     ops.forEach((op, index) => {
-      const statement = planWrite(op);
-      if (!statement) return;
-      statements.push(statement);
-      opOf.push(index);
+      for (const statement of planWrite(op)) {
+        statements.push(statement);
+        opOf.push(index);
+      }
     });
     if (statements.length === 0) return;
     try {

@@ -143,7 +143,20 @@ export interface ToolStatsRecord {
   calls: number;
   successes: number;
   failures: number;
+  /**
+   * Failures per error code (ResonError codes such as "tool_failed", "invalid_arguments");
+   * one recorded without a code counts under UNKNOWN_ERROR_CODE ("unknown"). Failures recorded before schema 3
+   * have no code, so the counts may add up to less than `failures`.
+   */
+  failuresByCode: Record<string, number>;
   totalDurationMs: number;
+  /**
+   * Median and 95th percentile (nearest rank) of the last TOOL_DURATION_SAMPLES durations:
+   * exact over that window, so they follow the tool's recent behaviour. Null when no sample
+   * is kept (only calls recorded before schema 3).
+   */
+  p50Ms: number | null;
+  p95Ms: number | null;
   lastCallAt: EpochMs | null;
 }
 
@@ -170,6 +183,8 @@ export type WriteOp =
       ok: boolean;
       durationMs: number;
       at: EpochMs;
+      /** Why a failed call failed (its error's code); ignored when ok. */
+      errorCode?: string;
     };
 
 export interface ListOptions {

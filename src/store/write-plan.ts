@@ -7,13 +7,13 @@ import {
   CHECKPOINTS,
   patchToColumns,
   SESSIONS,
-  type SqlValue,
   STEPS,
   type Table,
   TRACES,
   TURNS,
   toRow,
 } from "./records.js";
+import { recordToolCallStatements } from "./tool-stats.js";
 import type { ArtifactRecord, SessionRecord, TraceRecord, WriteOp } from "./types.js";
 
 type Patchable<R, Fixed extends keyof R> = Exclude<keyof R & string, Fixed>;
@@ -90,19 +90,14 @@ function putArtifact(artifact: ArtifactRecord): Statement {
 const PUT_CHECKPOINT = `INSERT INTO checkpoints (trace_id, step, state, updated_at) VALUES (?, ?, ?, ?)
   ON CONFLICT (trace_id) DO UPDATE SET step = excluded.step, state = excluded.state, updated_at = excluded.updated_at`;
 
-// max() differs between the dialects (SQLite's is scalar, PostgreSQL has GREATEST), so CASE.
-const RECORD_TOOL_CALL = `INSERT INTO tool_stats
-  (project_key, tool, calls, successes, failures, total_duration_ms, last_call_at) VALUES (?, ?, 1, ?, ?, ?, ?)
-  ON CONFLICT (project_key, tool) DO UPDATE SET
-    calls = tool_stats.calls + 1,
-    successes = tool_stats.successes + excluded.successes,
-    failures = tool_stats.failures + excluded.failures,
-    total_duration_ms = tool_stats.total_duration_ms + excluded.total_duration_ms,
-    last_call_at = CASE WHEN tool_stats.last_call_at IS NULL OR excluded.last_call_at > tool_stats.last_call_at
-      THEN excluded.last_call_at ELSE tool_stats.last_call_at END`;
+/** The statements that carry out one operation; none for an empty patch (nothing to do). */
+export function planWrite(op: WriteOp): Statement[] {
+  if (op.op === "recordToolCall") return recordToolCallStatements(op);
+  const statement = planOne(op);
+  return statement ? [statement] : [];
+}
 
-/** The statement that carries out one operation; undefined for an empty patch (nothing to do). */
-export function planWrite(op: WriteOp): Statement | undefined {
+function planOne(op: Exclude<WriteOp, { op: "recordToolCall" }>): Statement | undefined {
   switch (op.op) {
     case "insertSession":
       return insert(SESSIONS, op.session);
@@ -124,18 +119,6 @@ export function planWrite(op: WriteOp): Statement | undefined {
     }
     case "putArtifact":
       return putArtifact(op.artifact);
-    case "recordToolCall": {
-      const params: SqlValue[] = [
-        op.projectKey,
-        op.tool,
-        op.ok ? 1 : 0,
-        op.ok ? 0 : 1,
-        // Durations come from performance.now() differences: whole milliseconds are enough.
-        Math.max(0, Math.round(op.durationMs)),
-        op.at,
-      ];
-      return { sql: RECORD_TOOL_CALL, params };
-    }
   }
 }
 

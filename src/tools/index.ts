@@ -12,7 +12,7 @@ export type {
 } from "./goal-tree.js";
 export { GoalTree, ROOT_TITLE_CHARS } from "./goal-tree.js";
 export type { ToolRegistryOptions } from "./registry.js";
-export { ToolRegistry } from "./registry.js";
+export { orderByUse, ToolRegistry } from "./registry.js";
 export type { HistoryTextOptions } from "./render.js";
 export { errorText, historyText, toolResultText } from "./render.js";
 export type { TruncatedText, TruncateOptions, TruncationLimits } from "./truncate.js";

@@ -81,12 +81,29 @@ export class ToolRegistry {
     return [...this.tools.values()];
   }
 
-  specs(): ToolSpec[] {
-    return this.list().map((tool) => ({
+  /**
+   * What the provider is told about the tools. With `order` (tool names, e.g. from
+   * `orderByUse`), the named tools come first in that order, then the others in registration
+   * order; unknown and repeated names are skipped. Keep one order for a whole session, so the
+   * tools part of the prompt stays byte-identical and prompt caches keep hitting.
+   */
+  specs(order?: readonly string[]): ToolSpec[] {
+    return this.ordered(order).map((tool) => ({
       name: tool.name,
       description: tool.description,
       parameters: tool.parameters,
     }));
+  }
+
+  private ordered(order: readonly string[] | undefined): ToolDefinition[] {
+    if (!order || order.length === 0) return this.list();
+    const first: ToolDefinition[] = [];
+    for (const name of new Set(order)) {
+      const tool = this.tools.get(name);
+      if (tool) first.push(tool);
+    }
+    const named = new Set(first);
+    return [...first, ...this.list().filter((tool) => !named.has(tool))];
   }
 
   /** Per-tool statistics since the registry was made (a copy). */
@@ -234,4 +251,23 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
       },
     );
   });
+}
+
+/**
+ * Tool names by use, for `ToolRegistry.specs(order)`: most calls first; ties by the latest
+ * call, then by name, so the same statistics always give the same order. Tools never called
+ * are left out (specs puts them after, in registration order).
+ */
+export function orderByUse(
+  stats: ReadonlyArray<{ tool: string; calls: number; lastCallAt?: number | null }>,
+): string[] {
+  return stats
+    .filter((s) => s.calls > 0)
+    .sort(
+      (a, b) =>
+        b.calls - a.calls ||
+        (b.lastCallAt ?? 0) - (a.lastCallAt ?? 0) ||
+        (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0),
+    )
+    .map((s) => s.tool);
 }

@@ -510,7 +510,10 @@ export function storeContract(fresh: () => Promise<StoreTarget>): void {
           calls: 1,
           successes: 0,
           failures: 1,
+          failuresByCode: { unknown: 1 },
           totalDurationMs: 30,
+          p50Ms: 30,
+          p95Ms: 30,
           lastCallAt: T0 + 2,
         },
         {
@@ -519,12 +522,78 @@ export function storeContract(fresh: () => Promise<StoreTarget>): void {
           calls: 3,
           successes: 2,
           failures: 1,
+          failuresByCode: { unknown: 1 },
           totalDurationMs: 12 + 8 + 5,
+          p50Ms: 8,
+          p95Ms: 12,
           lastCallAt: T0 + 5,
         },
       ]);
       expect(await store.toolStats.list(OTHER_PROJECT)).toHaveLength(1);
       expect(await store.toolStats.list("e".repeat(64))).toEqual([]);
+    });
+
+    const recorded = (
+      tool: string,
+      ok: boolean,
+      durationMs: number,
+      errorCode?: string,
+      projectKey = PROJECT,
+    ): WriteOp => ({
+      op: "recordToolCall",
+      projectKey,
+      tool,
+      ok,
+      durationMs,
+      at: T0,
+      ...(errorCode === undefined ? {} : { errorCode }),
+    });
+
+    it("count failures by error code, per project and tool; a success's code is ignored", async () => {
+      await store.apply([
+        recorded("execute_command", false, 5, "tool_failed"),
+        recorded("execute_command", false, 5, "timeout"),
+        recorded("execute_command", true, 5, "tool_failed"),
+        recorded("grep", false, 5, "invalid_arguments"),
+      ]);
+      await store.apply([
+        recorded("execute_command", false, 5, "tool_failed"),
+        recorded("execute_command", false, 5),
+        recorded("execute_command", false, 5, "tool_failed", OTHER_PROJECT),
+      ]);
+      const stats = await store.toolStats.list(PROJECT);
+      expect(stats.map((s) => [s.tool, s.calls, s.failures, s.failuresByCode])).toEqual([
+        ["execute_command", 5, 4, { tool_failed: 2, timeout: 1, unknown: 1 }],
+        ["grep", 1, 1, { invalid_arguments: 1 }],
+      ]);
+      expect((await store.toolStats.list(OTHER_PROJECT))[0]?.failuresByCode).toEqual({ tool_failed: 1 });
+    });
+
+    it("give p50 and p95 by nearest rank over a known distribution, in any recording order", async () => {
+      // 1..100 ms, shuffled deterministically, over several batches.
+      const durations = Array.from({ length: 100 }, (_, i) => ((i * 37) % 100) + 1);
+      for (let i = 0; i < durations.length; i += 25) {
+        await store.apply(durations.slice(i, i + 25).map((d) => recorded("grep", true, d)));
+      }
+      await store.apply([recorded("glob", true, 7), recorded("grep", true, 1, undefined, OTHER_PROJECT)]);
+      const [glob, grep] = await store.toolStats.list(PROJECT);
+      expect(grep).toMatchObject({ calls: 100, totalDurationMs: 5050, p50Ms: 50, p95Ms: 95 });
+      expect(glob).toMatchObject({ calls: 1, p50Ms: 7, p95Ms: 7 });
+    });
+
+    it("compute percentiles over the last 200 calls only, while the counters keep everything", async () => {
+      // 50 slow calls first, then 200 of 1..200 ms: the slow ones fall out of the window.
+      await store.apply(Array.from({ length: 50 }, () => recorded("execute_command", true, 60_000)));
+      for (let i = 0; i < 200; i += 50) {
+        await store.apply(Array.from({ length: 50 }, (_, j) => recorded("execute_command", true, i + j + 1)));
+      }
+      const [stats] = await store.toolStats.list(PROJECT);
+      expect(stats).toMatchObject({
+        calls: 250,
+        totalDurationMs: 50 * 60_000 + 20_100,
+        p50Ms: 100,
+        p95Ms: 190,
+      });
     });
   });
 
@@ -890,7 +959,10 @@ export function storeContract(fresh: () => Promise<StoreTarget>): void {
           calls: workers * batches,
           successes: (workers * batches * 3) / 4,
           failures: (workers * batches) / 4,
+          failuresByCode: { unknown: (workers * batches) / 4 },
           totalDurationMs: workers * batches * 2,
+          p50Ms: 2,
+          p95Ms: 2,
         }),
       ]);
       expect(await target.integrity()).toBe("ok");

@@ -89,9 +89,61 @@ describe("SQLite file", () => {
       }
       const after = new Database(join(base, "reson.db"));
       expect(after.prepare("SELECT version FROM schema_migrations ORDER BY version").pluck().all()).toEqual([
-        1, 2,
+        1, 2, 3,
       ]);
       after.close();
+    } finally {
+      await rm(base, { recursive: true, force: true });
+    }
+  });
+
+  it("tool statistics of schema 2 keep their counters after the upgrade, and gain codes and percentiles", async () => {
+    const base = await mkdtemp(join(tmpdir(), "reson-store-"));
+    try {
+      const db = new Database(join(base, "reson.db"));
+      db.exec(
+        "CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT",
+      );
+      for (const m of SQLITE_MIGRATIONS.filter((m) => m.version <= 2)) {
+        db.exec(m.sql);
+        db.prepare("INSERT INTO schema_migrations VALUES (?, ?, 0)").run(m.version, m.name);
+      }
+      db.pragma("user_version = 2");
+      db.prepare("INSERT INTO tool_stats VALUES (?, 'grep', 4, 3, 1, 40, 1000)").run(PROJECT);
+      db.close();
+      const store = await openStore({ home: base });
+      try {
+        expect(await store.toolStats.list(PROJECT)).toEqual([
+          {
+            projectKey: PROJECT,
+            tool: "grep",
+            calls: 4,
+            successes: 3,
+            failures: 1,
+            failuresByCode: {},
+            totalDurationMs: 40,
+            p50Ms: null,
+            p95Ms: null,
+            lastCallAt: 1000,
+          },
+        ]);
+        await store.apply([
+          {
+            op: "recordToolCall",
+            projectKey: PROJECT,
+            tool: "grep",
+            ok: false,
+            durationMs: 9,
+            at: 2000,
+            errorCode: "tool_failed",
+          },
+        ]);
+        expect(await store.toolStats.list(PROJECT)).toEqual([
+          expect.objectContaining({ calls: 5, failures: 2, failuresByCode: { tool_failed: 1 }, p50Ms: 9 }),
+        ]);
+      } finally {
+        await store.close();
+      }
     } finally {
       await rm(base, { recursive: true, force: true });
     }

@@ -113,6 +113,28 @@ CREATE TABLE artifacts (
 CREATE INDEX artifacts_by_trace ON artifacts (trace_id);
 `,
   },
+  {
+    version: 3,
+    name: "tool failures by code, tool duration samples",
+    sql: `
+CREATE TABLE tool_failures (
+  project_key text NOT NULL,
+  tool text NOT NULL,
+  code text NOT NULL,
+  failures bigint NOT NULL,
+  PRIMARY KEY (project_key, tool, code)
+);
+
+-- The last TOOL_DURATION_SAMPLES durations per project and tool, numbered by call count.
+CREATE TABLE tool_durations (
+  project_key text NOT NULL,
+  tool text NOT NULL,
+  seq bigint NOT NULL,
+  duration_ms bigint NOT NULL,
+  PRIMARY KEY (project_key, tool, seq)
+);
+`,
+  },
 ];
 
 /** The tables of the store, for sizeBytes. */
@@ -126,4 +148,6 @@ export const POSTGRES_TABLES = [
   "checkpoints",
   "artifacts",
   "tool_stats",
+  "tool_failures",
+  "tool_durations",
 ];

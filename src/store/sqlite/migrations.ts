@@ -104,4 +104,26 @@ CREATE TABLE artifacts (
 CREATE INDEX artifacts_by_trace ON artifacts (trace_id);
 `,
   },
+  {
+    version: 3,
+    name: "tool failures by code, tool duration samples",
+    sql: `
+CREATE TABLE tool_failures (
+  project_key TEXT NOT NULL,
+  tool TEXT NOT NULL,
+  code TEXT NOT NULL,
+  failures INTEGER NOT NULL,
+  PRIMARY KEY (project_key, tool, code)
+) STRICT;
+
+-- The last TOOL_DURATION_SAMPLES durations per project and tool, numbered by call count.
+CREATE TABLE tool_durations (
+  project_key TEXT NOT NULL,
+  tool TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  duration_ms INTEGER NOT NULL,
+  PRIMARY KEY (project_key, tool, seq)
+) STRICT;
+`,
+  },
 ];

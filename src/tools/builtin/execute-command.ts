@@ -53,6 +53,8 @@ export function createExecuteCommandTool(
       "or tokens). Prefer the file tools for reading, searching and editing files.",
     parameters,
     readOnly: false,
+    // The user may change the command before it runs (the permission prompt's "edit").
+    editableParams: ["command"],
     truncation: "head_and_tail",
     async execute(args, ctx) {
       const timeoutMs = args.timeout_ms ?? defaultTimeoutMs;

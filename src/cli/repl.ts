@@ -1,0 +1,515 @@
+// `reson` with no subcommand: the interactive terminal. One readline interface reads tasks,
+// slash commands and permission answers; each task is a run in the same session, streamed as
+// it arrives; Ctrl-C cancels the run in flight, twice at an empty prompt (or Ctrl-D) exits.
+// Everything is in the store as it happens, so `reson --continue` reopens the session.
+import { realpathSync } from "node:fs";
+import { homedir } from "node:os";
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import {
+  type Agent,
+  type AgentOptions,
+  createAgent,
+  openDefaultStore,
+  type RunResult,
+} from "../agent/index.js";
+import { resonHome } from "../config/index.js";
+import { ResonError, toResonError } from "../core/errors.js";
+import type { ContextUsageEvent, EventListener, ResonEvent } from "../core/events.js";
+import { addUsage, emptyUsage, type Usage } from "../core/usage.js";
+import {
+  describePolicy,
+  loadPermissionSettings,
+  PERMISSION_MODES,
+  PermissionGate,
+  parseMode,
+  toolsOfferedInMode,
+} from "../permissions/index.js";
+import type { ProviderName } from "../providers/index.js";
+import { projectKey, type Store } from "../store/index.js";
+import { EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, exitCodeForError } from "./exit-codes.js";
+import { formatCost, formatTokens } from "./format.js";
+import { MAIN_HELP } from "./help.js";
+import { humanRenderer } from "./render-human.js";
+import { LineReader, Spinner } from "./repl-input.js";
+import { askPermission } from "./repl-permission.js";
+import { reportError } from "./run-command.js";
+import { sessionsCommand } from "./store-commands.js";
+
+interface ReplArgs {
+  workspace?: string;
+  provider?: string;
+  model?: string;
+  baseUrl?: string;
+  apiKey?: string;
+  maxIterations?: number;
+  permissionMode?: string;
+  allow: string[];
+  deny: string[];
+  continue: boolean;
+  help: boolean;
+}
+
+function parseReplArgs(argv: string[]): ReplArgs {
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        workspace: { type: "string", short: "w" },
+        provider: { type: "string", short: "p" },
+        model: { type: "string", short: "m" },
+        "base-url": { type: "string" },
+        "api-key": { type: "string" },
+        "max-iterations": { type: "string" },
+        "permission-mode": { type: "string" },
+        allow: { type: "string", multiple: true },
+        deny: { type: "string", multiple: true },
+        continue: { type: "boolean", short: "c" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+  } catch (error) {
+    throw new ResonError("usage_error", (error as Error).message, { hint: "See `reson --help`." });
+  }
+  const { values, positionals } = parsed;
+  if (positionals.length > 0) {
+    throw new ResonError("usage_error", `reson: unknown command "${positionals[0]}".`, {
+      hint: 'Commands: run, resume, sessions, trace, gc; `reson` alone opens the interactive terminal; `reson run "<task>"` runs one task.',
+    });
+  }
+  const text = (key: string) => (typeof values[key] === "string" ? (values[key] as string) : undefined);
+  const list = (key: string) => (Array.isArray(values[key]) ? (values[key] as string[]) : []);
+  const maxIterations = text("max-iterations");
+  const iterations = maxIterations === undefined ? undefined : Number(maxIterations);
+  if (iterations !== undefined && (!Number.isInteger(iterations) || iterations < 1)) {
+    throw new ResonError("usage_error", `--max-iterations must be a whole number of 1 or more.`);
+  }
+  const args: ReplArgs = {
+    allow: list("allow"),
+    deny: list("deny"),
+    continue: values.continue === true,
+    help: values.help === true,
+  };
+  const set = <K extends keyof ReplArgs>(key: K, value: ReplArgs[K] | undefined) => {
+    if (value !== undefined) args[key] = value;
+  };
+  set("workspace", text("workspace"));
+  set("provider", text("provider"));
+  set("model", text("model"));
+  set("baseUrl", text("base-url"));
+  set("apiKey", text("api-key"));
+  set("permissionMode", text("permission-mode"));
+  set("maxIterations", iterations);
+  return args;
+}
+
+const SLASH_HELP = `Commands:
+  /help                  this list
+  /model [id]            show the model; with an id, use that model for the next tasks
+  /goal                  the goal tree of the last run
+  /context               context use of the last model call and its system prompt sections
+  /cost                  tokens and cost of this session
+  /sessions              recent sessions
+  /resume <id>           continue a run that stopped
+  /permissions           rules in force and where each came from
+  /permissions mode <m>  switch mode: ${PERMISSION_MODES.join(" | ")}
+  /clear                 start a new session for the next task
+  /exit                  leave (the session is saved; \`reson --continue\` reopens it)
+Not available yet: /compact, /skills, /skill.
+Anything else is a task for the agent. Ctrl-C cancels a running task; Ctrl-C twice or Ctrl-D exits.
+`;
+
+const COMMANDS = [
+  "/help",
+  "/model",
+  "/goal",
+  "/context",
+  "/cost",
+  "/sessions",
+  "/resume",
+  "/permissions",
+  "/clear",
+  "/exit",
+];
+
+interface SectionData {
+  section: string;
+  source: string | null;
+  injectedChars: number;
+  truncated: boolean;
+  sha256: string;
+}
+
+/** The REPL's state across tasks. */
+class Repl {
+  agent!: Agent;
+  /** The session the next task joins: "new" or a session id. */
+  session = "new";
+  sessionUsage: Usage = emptyUsage();
+  lastRunId: string | undefined;
+  lastGoalTree: string | undefined;
+  lastContext: ContextUsageEvent | undefined;
+  model = "";
+  controller: AbortController | undefined;
+  interruptsAtPrompt = 0;
+  exiting = false;
+  readonly spinner: Spinner;
+  readonly reader: LineReader;
+  readonly color: boolean;
+  private midLine = false;
+
+  constructor(
+    readonly args: ReplArgs,
+    readonly store: Store,
+    readonly gate: PermissionGate,
+    readonly workspaceRoot: string,
+  ) {
+    const tty = process.stdin.isTTY === true && process.stdout.isTTY === true;
+    this.color = tty && !process.env.NO_COLOR && process.env.TERM !== "dumb";
+    this.spinner = new Spinner(tty && process.stderr.isTTY ? process.stderr : undefined);
+    this.reader = new LineReader({
+      input: process.stdin,
+      output: process.stdout,
+      terminal: tty,
+      onInterrupt: () => this.interrupt(),
+    });
+  }
+
+  write(text: string): void {
+    this.spinner.stop();
+    process.stdout.write(text);
+  }
+
+  dim(text: string): string {
+    return this.color ? `\u001b[2m${text}\u001b[0m` : text;
+  }
+
+  interrupt(): void {
+    if (this.controller) {
+      if (this.controller.signal.aborted) {
+        this.write("\nreson: interrupted again, exiting now.\n");
+        process.exit(EXIT_INTERRUPTED);
+      }
+      this.write("\n^C cancelling the step in flight…\n");
+      this.controller.abort(new ResonError("aborted", "Interrupted by Ctrl-C."));
+      // A permission prompt waiting for an answer gives up (the call is denied).
+      if (this.reader.waiting) this.reader.cancelRead(null);
+      return;
+    }
+    if (this.reader.currentLine) {
+      this.reader.clearLine();
+      this.interruptsAtPrompt = 0;
+      return;
+    }
+    this.interruptsAtPrompt++;
+    if (this.interruptsAtPrompt >= 2) {
+      this.exiting = true;
+      this.reader.cancelRead(null);
+      return;
+    }
+    this.write("\n(press Ctrl-C again or Ctrl-D to exit)\n");
+    this.reader.cancelRead("");
+  }
+
+  async createAgent(model?: string): Promise<void> {
+    const args = this.args;
+    const options: AgentOptions = {
+      workspace: this.workspaceRoot,
+      ...(args.provider ? { provider: args.provider as ProviderName } : {}),
+      ...(model ? { model } : {}),
+      ...(args.baseUrl ? { baseUrl: args.baseUrl } : {}),
+      ...(args.apiKey ? { apiKey: args.apiKey } : {}),
+      ...(args.maxIterations ? { maxIterations: args.maxIterations } : {}),
+    };
+    const gate = this.gate;
+    const policy = gate.currentPolicy;
+    this.agent = await createAgent({
+      ...options,
+      store: this.store,
+      hooks: gate.hooks(),
+      offerTool: (name) => toolsOfferedInMode(gate.currentMode, [name], { policy }).length > 0,
+    });
+    this.model = `${this.agent.provider.model.provider}/${this.agent.provider.model.id}`;
+  }
+
+  /** Renders a run's events: the shared human renderer, a spinner, and what /goal, /context keep. */
+  listener(): EventListener {
+    const render = humanRenderer({ out: process.stdout, err: process.stdout, color: this.color });
+    return (event: ResonEvent) => {
+      this.spinner.stop();
+      switch (event.type) {
+        case "run_start":
+          this.session = event.sessionId;
+          this.lastRunId = event.runId;
+          return;
+        case "goal_changed":
+          this.lastGoalTree = event.tree;
+          break;
+        case "context_usage":
+          this.lastContext = event;
+          break;
+        case "run_end":
+          this.sessionUsage = addUsage(this.sessionUsage, event.usage);
+          break;
+      }
+      render(event);
+      if (event.type === "text_delta") this.midLine = !event.delta.endsWith("\n");
+      if (event.type === "tool_result" || event.type === "run_end") this.midLine = false;
+      if (this.midLine) return;
+      if (event.type === "phase" && event.phase === "call_provider") this.spinner.start("thinking…");
+      if (event.type === "tool_call") this.spinner.start(`${event.name}…`);
+    };
+  }
+
+  async launch(start: (signal: AbortSignal, onEvent: EventListener) => Promise<RunResult>): Promise<void> {
+    const controller = new AbortController();
+    this.controller = controller;
+    this.midLine = false;
+    try {
+      await start(controller.signal, this.listener());
+    } catch (error) {
+      this.spinner.stop();
+      reportError(toResonError(error));
+    } finally {
+      this.spinner.stop();
+      this.controller = undefined;
+    }
+    if (this.midLine) this.write("\n");
+    this.write(`${this.dim(await this.statusLine())}\n`);
+  }
+
+  async statusLine(): Promise<string> {
+    const context = this.lastContext;
+    const used =
+      context && context.windowTokens > 0
+        ? `context ${Math.round((100 * context.estTokens) / context.windowTokens)}% of ${formatTokens(context.windowTokens)}`
+        : "context —";
+    const usage = await this.usage();
+    return `${this.model} · ${used} · ${formatTokens(usage.totalTokens)} tokens · ${formatCost(usage.costUsd)} this session`;
+  }
+
+  /** The session's usage as the store has it (includes earlier REPLs), else what this one saw. */
+  async usage(): Promise<Usage> {
+    if (this.session === "new") return this.sessionUsage;
+    const record = await this.store.sessions.get(this.session).catch(() => undefined);
+    return record && record.usage.totalTokens >= this.sessionUsage.totalTokens
+      ? record.usage
+      : this.sessionUsage;
+  }
+
+  async runTask(task: string): Promise<void> {
+    const session = this.session;
+    await this.launch((signal, onEvent) => this.agent.run(task, { session, signal, onEvent }));
+  }
+
+  /** Handles a slash command; false means exit. */
+  async command(line: string): Promise<boolean> {
+    const [name = "", ...rest] = line.trim().split(/\s+/);
+    const arg = rest.join(" ");
+    switch (name) {
+      case "/help":
+        this.write(SLASH_HELP);
+        return true;
+      case "/exit":
+      case "/quit":
+        return false;
+      case "/model":
+        if (!arg) {
+          this.write(`model: ${this.model}\n`);
+          return true;
+        }
+        try {
+          await this.createAgent(arg);
+          this.write(`model: ${this.model} (for the next tasks)\n`);
+        } catch (error) {
+          reportError(toResonError(error));
+        }
+        return true;
+      case "/goal":
+        this.write(this.lastGoalTree ? `${this.lastGoalTree}\n` : "No goal tree yet in this session.\n");
+        return true;
+      case "/context":
+        await this.showContext();
+        return true;
+      case "/cost": {
+        const usage = await this.usage();
+        this.write(
+          `session ${this.session === "new" ? "(new)" : this.session}: ${formatTokens(usage.totalTokens)} tokens ` +
+            `(input ${formatTokens(usage.input)}, output ${formatTokens(usage.output)}, cache read ${formatTokens(usage.cacheRead)}) · ${formatCost(usage.costUsd)}\n`,
+        );
+        return true;
+      }
+      case "/sessions":
+        await sessionsCommand(["-n", "10"]);
+        return true;
+      case "/resume":
+        if (!arg) {
+          this.write("Usage: /resume <id>  (`/sessions` lists them)\n");
+          return true;
+        }
+        await this.launch((signal, onEvent) => this.agent.resume(arg, { signal, onEvent }));
+        return true;
+      case "/permissions":
+        this.permissions(rest);
+        return true;
+      case "/clear":
+        this.session = "new";
+        this.sessionUsage = emptyUsage();
+        this.lastGoalTree = undefined;
+        this.lastContext = undefined;
+        this.write("The next task starts a new session.\n");
+        return true;
+      case "/compact":
+      case "/skills":
+      case "/skill":
+        this.write(`${name} is not available yet.\n`);
+        return true;
+      default:
+        this.write(`Unknown command ${name}. Commands: ${COMMANDS.join(", ")}.\n`);
+        return true;
+    }
+  }
+
+  permissions(rest: string[]): void {
+    if (rest[0] === "mode") {
+      const mode = parseMode(rest[1] ?? "");
+      if (!mode) {
+        this.write(`Usage: /permissions mode <${PERMISSION_MODES.join(" | ")}>\n`);
+        return;
+      }
+      this.gate.setMode(mode);
+      this.write(`Permission mode: ${mode}\n`);
+      return;
+    }
+    this.write(`${describePolicy(this.gate.currentPolicy)}\n`);
+    if (this.gate.currentMode !== this.gate.currentPolicy.mode)
+      this.write(`Mode now: ${this.gate.currentMode} (set in this session)\n`);
+  }
+
+  async showContext(): Promise<void> {
+    const context = this.lastContext;
+    if (!context || !this.lastRunId) {
+      this.write("No model call yet in this session.\n");
+      return;
+    }
+    this.write(
+      `context ${formatTokens(context.estTokens)} tokens (estimated) · budget ${formatTokens(context.budgetTokens)} · window ${formatTokens(context.windowTokens)}\n`,
+    );
+    const steps = await this.store.steps.list(this.lastRunId);
+    const last = steps.filter((s) => s.kind === "model_call").at(-1);
+    const sections = (last?.data as { context?: { sections?: SectionData[] } } | undefined)?.context
+      ?.sections;
+    if (!sections) return;
+    this.write("system prompt sections:\n");
+    for (const s of sections) {
+      this.write(
+        `  ${s.section}${s.source ? ` (${s.source})` : ""}: ${s.injectedChars} chars${s.truncated ? ", cut" : ""} · sha256 ${s.sha256.slice(0, 12)}\n`,
+      );
+    }
+  }
+
+  async loop(): Promise<void> {
+    for (;;) {
+      const line = await this.reader.read("reson> ");
+      if (line === null || this.exiting) return;
+      const text = line.trim();
+      if (!text) continue;
+      this.interruptsAtPrompt = 0;
+      if (text.startsWith("/")) {
+        if (!(await this.command(text))) return;
+        continue;
+      }
+      await this.runTask(text);
+    }
+  }
+}
+
+export async function replCommand(argv: string[]): Promise<number> {
+  let args: ReplArgs;
+  try {
+    args = parseReplArgs(argv);
+  } catch (error) {
+    reportError(toResonError(error, "usage_error"));
+    return EXIT_USAGE;
+  }
+  if (args.help) {
+    process.stdout.write(MAIN_HELP);
+    return EXIT_OK;
+  }
+  let store: Store | undefined;
+  let repl: Repl | undefined;
+  try {
+    let workspaceRoot: string;
+    try {
+      workspaceRoot = realpathSync(resolve(args.workspace ?? process.cwd()));
+    } catch {
+      throw new ResonError(
+        "workspace_invalid",
+        `The workspace folder ${args.workspace ?? process.cwd()} does not exist.`,
+      );
+    }
+    if (args.permissionMode !== undefined && parseMode(args.permissionMode) === undefined) {
+      throw new ResonError("usage_error", `Unknown permission mode ${JSON.stringify(args.permissionMode)}.`, {
+        hint: `Use one of: ${PERMISSION_MODES.join(", ")}.`,
+      });
+    }
+    store = await openDefaultStore(resonHome());
+    const policy = await loadPermissionSettings({
+      workspaceRoot,
+      home: resonHome(),
+      flags: {
+        allow: args.allow,
+        deny: args.deny,
+        ...(args.permissionMode ? { mode: args.permissionMode } : {}),
+      },
+    });
+    for (const warning of policy.warnings) {
+      const where = warning.line ? `${warning.source}:${warning.line}` : warning.source;
+      process.stderr.write(`warning: ${where}: ${warning.message}\n`);
+    }
+    const ask = (prompt: Parameters<typeof askPermission>[0]) => {
+      const current = repl;
+      if (!current) return Promise.resolve({ kind: "deny" as const });
+      current.spinner.stop();
+      return askPermission(prompt, {
+        write: (text) => current.write(text),
+        read: (question) => current.reader.read(question),
+      });
+    };
+    const gate = new PermissionGate({
+      policy,
+      workspaceRoot,
+      userHome: homedir(),
+      home: resonHome(),
+      promptUser: ask,
+    });
+    repl = new Repl(args, store, gate, workspaceRoot);
+    if (args.continue) {
+      const latest = await store.sessions.latest(projectKey(workspaceRoot));
+      if (latest) repl.session = latest.id;
+    }
+    const continuing = repl.session !== "new";
+    await repl.createAgent(args.model);
+    repl.write(
+      `${repl.dim(`reson · ${repl.model} · ${workspaceRoot} · permissions ${gate.currentMode}`)}\n` +
+        `${repl.dim(continuing ? `continuing session ${repl.session}` : "new session")} · /help for commands, /exit to leave\n`,
+    );
+    if (args.continue && !continuing)
+      repl.write("No earlier session in this workspace; starting a new one.\n");
+    await repl.loop();
+    if (repl.session !== "new") {
+      repl.write(`Session ${repl.session} saved; reopen it with \`reson --continue\`.\n`);
+    }
+    return EXIT_OK;
+  } catch (error) {
+    const failure = toResonError(error);
+    reportError(failure);
+    return exitCodeForError(failure.code);
+  } finally {
+    repl?.reader.close();
+    await store?.close().catch(() => {});
+  }
+}

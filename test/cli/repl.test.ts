@@ -1,0 +1,227 @@
+// End to end: the interactive terminal (`reson` with no subcommand) driven through pipes, as
+// a user would type: tasks stream their answer and tool lines, permission prompts take each
+// answer, slash commands answer, Ctrl-C cancels a run, and `reson --continue` reopens it.
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { CLI, cleanEnv, type TempDir, tempDir } from "../support/cli.js";
+import { type FakeModelServer, startFakeModelServer } from "../support/fake-model-server.js";
+
+interface Session {
+  child: ChildProcess;
+  /** stdout and stderr, interleaved as they arrived. */
+  readonly output: string;
+  send(line: string): void;
+  /** Resolves when `text` appears in the output after `from` (default: anywhere). */
+  waitFor(text: string | RegExp, from?: number): Promise<number>;
+  exited: Promise<number | null>;
+}
+
+function startRepl(args: string[], cwd: string, env: NodeJS.ProcessEnv): Session {
+  const child = spawn(process.execPath, [CLI, ...args], { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
+  let output = "";
+  const waiters = new Set<() => void>();
+  const onData = (chunk: string) => {
+    output += chunk;
+    for (const check of [...waiters]) check();
+  };
+  child.stdout!.setEncoding("utf8").on("data", onData);
+  child.stderr!.setEncoding("utf8").on("data", onData);
+  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+  return {
+    child,
+    get output() {
+      return output;
+    },
+    send: (line) => child.stdin!.write(`${line}\n`),
+    waitFor: (text, from = 0) =>
+      new Promise((resolve, reject) => {
+        const check = () => {
+          const rest = output.slice(from);
+          const at = typeof text === "string" ? rest.indexOf(text) : rest.search(text);
+          if (at < 0) return;
+          waiters.delete(check);
+          clearTimeout(timer);
+          resolve(from + at + 1);
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(new Error(`timed out waiting for ${String(text)}; output:\n${output}`));
+        }, 15_000);
+        waiters.add(check);
+        check();
+      }),
+    exited,
+  };
+}
+
+/** All the text the model was sent in a request (system, messages, tool results). */
+function requestText(body: unknown): string {
+  return JSON.stringify(body);
+}
+
+describe("the interactive terminal", () => {
+  let server: FakeModelServer;
+  let ws: TempDir;
+  let home: TempDir;
+  let repl: Session | undefined;
+
+  beforeEach(async () => {
+    server = await startFakeModelServer();
+    ws = tempDir();
+    home = tempDir();
+  });
+  afterEach(async () => {
+    if (repl && repl.child.exitCode === null) repl.child.kill("SIGKILL");
+    repl = undefined;
+    await server.close();
+    ws.remove();
+    home.remove();
+  });
+
+  const open = (...extra: string[]) => {
+    repl = startRepl(
+      [
+        "--provider",
+        "openai-compatible",
+        "--base-url",
+        server.openaiBaseUrl,
+        "--model",
+        "fake-model",
+        ...extra,
+      ],
+      ws.path,
+      cleanEnv({ RESON_HOME: home.path }),
+    );
+    return repl;
+  };
+
+  it("streams the answer, one line per tool call, and a status line; slash commands answer", async () => {
+    server.enqueue(
+      {
+        text: "Setting a goal.",
+        toolCalls: [{ name: "goal", arguments: { action: "add", title: "COUNT-THE-FILES" } }],
+      },
+      { text: "Listing files.", toolCalls: [{ name: "list_files", arguments: { path: "." } }] },
+      { text: "There are no files here." },
+    );
+    const r = open();
+    await r.waitFor("reson> ");
+    r.send("how many files are there?");
+    let at = await r.waitFor("There are no files here.");
+    expect(r.output).toContain("Listing files.");
+    expect(r.output).toMatch(/✓ list_files path="\."/);
+    at = await r.waitFor(/fake-model · context \d+% of [\d,]+ · [\d,]+ tokens · \$[\d.]+ this session/, at);
+
+    r.send("/goal");
+    at = await r.waitFor("COUNT-THE-FILES", at);
+    r.send("/cost");
+    at = await r.waitFor(/session \w+: [\d,]+ tokens \(input/, at);
+    r.send("/context");
+    at = await r.waitFor(/context [\d,]+ tokens \(estimated\) · budget/, at);
+    r.send("/permissions");
+    at = await r.waitFor("Mode: default", at);
+    r.send("/permissions mode plan");
+    at = await r.waitFor("Permission mode: plan", at);
+    r.send("/compact");
+    at = await r.waitFor("/compact is not available yet.", at);
+    r.send("/frobnicate");
+    at = await r.waitFor("Unknown command /frobnicate. Commands: /help, /model", at);
+    r.send("/help");
+    at = await r.waitFor("/resume <id>", at);
+    r.send("/model");
+    at = await r.waitFor("model: openai-compatible/fake-model", at);
+    r.send("/exit");
+    await r.waitFor("reson --continue", at);
+    expect(await r.exited).toBe(0);
+    expect(server.requests).toHaveLength(3);
+  });
+
+  it("asks before a command and takes y, n, a note with m, and an edited command with e", async () => {
+    const touch = (file: string) => ({
+      toolCalls: [{ name: "execute_command", arguments: { command: `touch ${file}` } }],
+    });
+    server.enqueue(touch("yes.txt"), touch("no.txt"), touch("noted.txt"), touch("edit.txt"), { text: "ok" });
+    const r = open();
+    await r.waitFor("reson> ");
+    r.send("make some files");
+
+    let at = await r.waitFor("allow? [y/s/p/u/n/m/e]");
+    expect(r.output).toContain('? execute_command command="touch yes.txt"');
+    r.send("y");
+    at = await r.waitFor("allow? [y/s/p/u/n/m/e]", at);
+    expect(existsSync(join(ws.path, "yes.txt"))).toBe(true);
+    r.send("n");
+    at = await r.waitFor("allow? [y/s/p/u/n/m/e]", at);
+    r.send("m");
+    at = await r.waitFor("note to the model: ", at);
+    r.send("use the fixtures folder instead");
+    at = await r.waitFor("allow? [y/s/p/u/n/m/e]", at);
+    // The note reached the model with the denied call's result.
+    expect(requestText(server.requests.at(-1)?.body)).toContain(
+      "The user denied this call: use the fixtures folder instead",
+    );
+    r.send("e");
+    at = await r.waitFor("new command (empty keeps it): ", at);
+    r.send("touch edited.txt");
+    await r.waitFor(/this session/, at);
+    expect(existsSync(join(ws.path, "edited.txt"))).toBe(true);
+    expect(existsSync(join(ws.path, "no.txt"))).toBe(false);
+    expect(existsSync(join(ws.path, "noted.txt"))).toBe(false);
+    expect(existsSync(join(ws.path, "edit.txt"))).toBe(false);
+    expect(requestText(server.requests[2]?.body)).toContain("The user denied this call.");
+    r.child.stdin!.end(); // Ctrl-D
+    expect(await r.exited).toBe(0);
+  });
+
+  it("Ctrl-C cancels a slow reply and returns to the prompt; the next task works", async () => {
+    const long = Array.from({ length: 200 }, (_, i) => `word${i}`).join(" ");
+    server.enqueue({ text: long, chunkDelayMs: 50 }, { text: "Second answer." });
+    const r = open();
+    await r.waitFor("reson> ");
+    r.send("talk slowly");
+    let at = await r.waitFor("word3");
+    r.child.kill("SIGINT");
+    at = await r.waitFor("interrupted", at);
+    at = await r.waitFor("reson> ", at);
+    expect(r.output).not.toContain("word199");
+    r.send("answer quickly");
+    at = await r.waitFor("Second answer.", at);
+    // The second task continues the same session: it sees the first one.
+    expect(requestText(server.requests.at(-1)?.body)).toContain("talk slowly");
+    r.send("/exit");
+    expect(await r.exited).toBe(0);
+  });
+
+  it("Ctrl-C twice at an empty prompt exits", async () => {
+    const r = open();
+    await r.waitFor("reson> ");
+    r.child.kill("SIGINT");
+    const at = await r.waitFor("press Ctrl-C again");
+    await r.waitFor("reson> ", at);
+    r.child.kill("SIGINT");
+    expect(await r.exited).toBe(0);
+  });
+
+  it("/exit, then `reson --continue` reopens the session: its turns are the next task's history", async () => {
+    server.enqueue({ text: "First answer." }, { text: "Second answer." });
+    const first = open();
+    await first.waitFor("reson> ");
+    first.send("remember the word PAPAYA");
+    await first.waitFor("First answer.");
+    first.send("/exit");
+    expect(await first.exited).toBe(0);
+
+    const second = open("--continue");
+    await second.waitFor("continuing session");
+    second.send("what was the word?");
+    await second.waitFor("Second answer.");
+    const body = requestText(server.requests.at(-1)?.body);
+    expect(body).toContain("remember the word PAPAYA");
+    expect(body).toContain("First answer.");
+    second.send("/exit");
+    expect(await second.exited).toBe(0);
+    expect(readFileSync(join(home.path, "reson.db")).length).toBeGreaterThan(0);
+  });
+});

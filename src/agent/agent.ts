@@ -3,11 +3,21 @@
 // events, persisted step by step so that `resume` can finish it after a crash.
 import { basename } from "node:path";
 import { type LoadedConfig, loadConfig, type PartialConfig } from "../config/index.js";
-import { assembleSystemPrompt, loadInstructions, turnsToHistory } from "../context/index.js";
+import {
+  assembleSystemPrompt,
+  type HistoryEntry,
+  loadInstructions,
+  RequestEstimator,
+  SUMMARY_SYSTEM_PROMPT,
+  summaryEntry,
+  summaryRequestText,
+  transcriptOf,
+  turnsToHistory,
+} from "../context/index.js";
 import { ResonError, toResonError } from "../core/errors.js";
 import { EventBus, type EventListener, type ResonEvent } from "../core/events.js";
 import { ulid } from "../core/ids.js";
-import { emptyUsage } from "../core/usage.js";
+import { addUsage, emptyUsage } from "../core/usage.js";
 import {
   createProvider,
   type Provider,
@@ -107,8 +117,7 @@ export class Agent {
       ...options.envelope,
     };
     const { session, isNew } = await this.sessionFor(options.session ?? "new", task, now);
-    const history =
-      isNew || !this.store ? [] : closeOpenToolCalls(turnsToHistory(await this.store.turns.list(session.id)));
+    const history = isNew || !this.store ? [] : await this.sessionHistory(session);
     const trace = this.traceRecord(runId, session.id, task, now);
     const recorder = this.store
       ? new StoreRecorder({
@@ -192,6 +201,80 @@ export class Agent {
   /** Releases the store (when this agent opened it). */
   async close(): Promise<void> {
     if (this.store && this.ownsStore) await this.store.close();
+  }
+
+  /** A session's turns as the next run sees them: after a /compact, the summary and what followed. */
+  private async sessionHistory(session: SessionRecord): Promise<HistoryEntry[]> {
+    const turns = await this.requireStore().turns.list(session.id);
+    const compaction = session.settings.compaction;
+    if (!compaction) return closeOpenToolCalls(turnsToHistory(turns));
+    const kept = closeOpenToolCalls(turnsToHistory(turns.filter((t) => t.seq >= compaction.upToSeq)));
+    return [summaryEntry({ upTo: 0, summary: compaction.summary, count: compaction.count }), ...kept];
+  }
+
+  /**
+   * Summarises a session's history so far with the summary model (the terminal's /compact):
+   * later runs of the session see the summary instead of the turns before it, except the
+   * newest `keepTurns`. The turns themselves stay in the store.
+   */
+  async compactSession(
+    sessionId: string,
+    options: { focus?: string; keepTurns?: number; signal?: AbortSignal } = {},
+  ): Promise<{ turns: number; summaryChars: number; beforeTokens: number; afterTokens: number }> {
+    const store = this.requireStore();
+    const session = await store.sessions.get(sessionId);
+    if (!session) throw new ResonError("not_found", `No session ${sessionId}.`);
+    const turns = await store.turns.list(sessionId);
+    const previous = session.settings.compaction;
+    const from = previous?.upToSeq ?? 0;
+        // Keep the newest task and what followed it; cut before a user turn, so that a tool call
+    // never loses its result.
+    let cut = Math.max(from, turns.length - (options.keepTurns ?? 1));
+    while (cut > from && turns[cut]?.role !== "user") cut--;
+    const part = turns.filter((t) => t.seq >= from && t.seq < cut);
+    if (part.length === 0)
+      throw new ResonError("usage_error", "There is nothing to compact yet in this session.");
+    const before = await this.sessionHistory(session);
+    const estimator = new RequestEstimator();
+    const size = (entries: HistoryEntry[]) =>
+      entries.reduce((n, e) => n + estimator.messageTokens(e.message), 0);
+    const chat = await this.summaryProvider.chat(
+      {
+        systemPrompt: SUMMARY_SYSTEM_PROMPT,
+        messages: [
+          {
+            role: "user",
+            content: summaryRequestText(transcriptOf(turnsToHistory(part), previous?.summary), options.focus),
+            timestamp: Date.now(),
+          },
+        ],
+        tools: [],
+      },
+      options.signal ? { signal: options.signal } : {},
+    );
+    const summary = chat.text.trim();
+    if (!summary)
+      throw new ResonError("provider_bad_response", "The summary model returned an empty summary.");
+    const compaction = {
+      upToSeq: turns[cut]?.seq ?? turns.length,
+      summary,
+      count: (previous?.count ?? 0) + 1,
+    };
+    const settings = { ...session.settings, compaction };
+    await store.apply([
+      {
+        op: "updateSession",
+        id: session.id,
+        patch: { settings, usage: addUsage(session.usage, chat.usage), updatedAt: Date.now() },
+      },
+    ]);
+    const after = await this.sessionHistory({ ...session, settings });
+    return {
+      turns: part.length,
+      summaryChars: summary.length,
+      beforeTokens: size(before),
+      afterTokens: size(after),
+    };
   }
 
   private async toolOrder(sessionId: string): Promise<readonly string[]> {

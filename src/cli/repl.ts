@@ -116,9 +116,10 @@ const SLASH_HELP = `Commands:
   /resume <id>           continue a run that stopped
   /permissions           rules in force and where each came from
   /permissions mode <m>  switch mode: ${PERMISSION_MODES.join(" | ")}
+    /compact [focus]       summarise the session so far (the newest turns stay whole)
   /clear                 start a new session for the next task
   /exit                  leave (the session is saved; \`reson --continue\` reopens it)
-Not available yet: /compact, /skills, /skill.
+Not available yet: /skills, /skill (they come with skills).
 Anything else is a task for the agent. Ctrl-C cancels a running task; Ctrl-C twice or Ctrl-D exits.
 `;
 
@@ -131,6 +132,7 @@ const COMMANDS = [
   "/sessions",
   "/resume",
   "/permissions",
+  "/compact",
   "/clear",
   "/exit",
 ];
@@ -363,6 +365,8 @@ class Repl {
         this.write("The next task starts a new session.\n");
         return true;
       case "/compact":
+        await this.compact(arg);
+        return true;
       case "/skills":
       case "/skill":
         this.write(`${name} is not available yet.\n`);
@@ -370,6 +374,22 @@ class Repl {
       default:
         this.write(`Unknown command ${name}. Commands: ${COMMANDS.join(", ")}.\n`);
         return true;
+    }
+  }
+
+  async compact(focus: string): Promise<void> {
+    if (this.session === "new") {
+      this.write("Nothing to compact: this session has no turns yet.\n");
+      return;
+    }
+    try {
+      const done = await this.agent.compactSession(this.session, focus ? { focus } : {});
+      this.write(
+        `Compacted ${done.turns} turns into a ${done.summaryChars}-character summary; ` +
+          `the history the next task sees: ${formatTokens(done.beforeTokens)} -> ${formatTokens(done.afterTokens)} tokens (estimated).\n`,
+      );
+    } catch (error) {
+      reportError(toResonError(error));
     }
   }
 

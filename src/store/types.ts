@@ -19,6 +19,8 @@ export interface SessionSettings {
   provider: string;
   model: string;
   baseUrl?: string;
+  /** A manual compaction (/compact): turns before `upToSeq` are seen as this summary by later runs. */
+  compaction?: { upToSeq: number; summary: string; count: number };
 }
 
 export interface SessionRecord {

@@ -124,8 +124,8 @@ describe("the interactive terminal", () => {
     at = await r.waitFor("Mode: default", at);
     r.send("/permissions mode plan");
     at = await r.waitFor("Permission mode: plan", at);
-    r.send("/compact");
-    at = await r.waitFor("/compact is not available yet.", at);
+    r.send("/skills");
+    at = await r.waitFor("/skills is not available yet.", at);
     r.send("/frobnicate");
     at = await r.waitFor("Unknown command /frobnicate. Commands: /help, /model", at);
     r.send("/help");
@@ -197,6 +197,36 @@ describe("the interactive terminal", () => {
     expect(project.permissions.allow).toEqual(["execute_command(touch p.txt)"]);
     const user = JSON.parse(readFileSync(join(home.path, "settings.json"), "utf8"));
     expect(user.permissions.allow).toEqual(["execute_command(touch u.txt)"]);
+    r.send("/exit");
+    expect(await r.exited).toBe(0);
+  });
+
+  it("/compact summarises the session with the summary request and the next task sees the summary", async () => {
+    server.enqueue(
+      { toolCalls: [{ name: "list_files", arguments: { path: "." } }] },
+      { text: "FIRST-ANSWER" },
+      { text: "SECOND-ANSWER" },
+      { text: "## Goal\nSESSION-SUMMARY-TEXT" },
+      { text: "THIRD-ANSWER" },
+    );
+    const r = open();
+    await r.waitFor("reson> ");
+    r.send("FIRST-TASK list things");
+    let at = await r.waitFor("FIRST-ANSWER");
+    r.send("SECOND-TASK");
+    at = await r.waitFor("SECOND-ANSWER", at);
+    r.send("/compact keep the file names");
+    at = await r.waitFor(/Compacted \d+ turns into a \d+-character summary/, at);
+    const summaryRequest = requestText(server.requests.at(-1)?.body);
+    expect(summaryRequest).toContain("compact the working memory");
+    expect(summaryRequest).toContain("keep the file names");
+    expect(summaryRequest).toContain("FIRST-TASK");
+    r.send("THIRD-TASK");
+    at = await r.waitFor("THIRD-ANSWER", at);
+    const next = requestText(server.requests.at(-1)?.body);
+    expect(next).toContain("SESSION-SUMMARY-TEXT");
+    expect(next).not.toContain("FIRST-TASK");
+    expect(next).toContain("SECOND-TASK");
     r.send("/exit");
     expect(await r.exited).toBe(0);
   });

@@ -227,7 +227,7 @@ export class Agent {
     const turns = await store.turns.list(sessionId);
     const previous = session.settings.compaction;
     const from = previous?.upToSeq ?? 0;
-        // Keep the newest task and what followed it; cut before a user turn, so that a tool call
+    // Keep the newest task and what followed it; cut before a user turn, so that a tool call
     // never loses its result.
     let cut = Math.max(from, turns.length - (options.keepTurns ?? 1));
     while (cut > from && turns[cut]?.role !== "user") cut--;

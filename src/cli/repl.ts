@@ -3,9 +3,7 @@
 // it arrives; Ctrl-C cancels the run in flight, twice at an empty prompt (or Ctrl-D) exits.
 // Everything is in the store as it happens, so `reson --continue` reopens the session.
 import { realpathSync } from "node:fs";
-import { homedir } from "node:os";
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
 import {
   type Agent,
   type AgentOptions,
@@ -17,94 +15,19 @@ import { resonHome } from "../config/index.js";
 import { ResonError, toResonError } from "../core/errors.js";
 import type { ContextUsageEvent, EventListener, ResonEvent } from "../core/events.js";
 import { addUsage, emptyUsage, type Usage } from "../core/usage.js";
-import {
-  describePolicy,
-  loadPermissionSettings,
-  PERMISSION_MODES,
-  PermissionGate,
-  parseMode,
-  toolsOfferedInMode,
-} from "../permissions/index.js";
+import { describePolicy, PERMISSION_MODES, type PermissionGate, parseMode } from "../permissions/index.js";
 import type { ProviderName } from "../providers/index.js";
 import { projectKey, type Store } from "../store/index.js";
 import { EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, exitCodeForError } from "./exit-codes.js";
 import { formatCost, formatTokens } from "./format.js";
 import { MAIN_HELP } from "./help.js";
+import { gateOptions, loadGate } from "./permission-setup.js";
 import { humanRenderer } from "./render-human.js";
 import { LineReader, Spinner } from "./repl-input.js";
 import { askPermission } from "./repl-permission.js";
+import { parseReplArgs, type ReplArgs } from "./run-args.js";
 import { reportError } from "./run-command.js";
 import { sessionsCommand } from "./store-commands.js";
-
-interface ReplArgs {
-  workspace?: string;
-  provider?: string;
-  model?: string;
-  baseUrl?: string;
-  apiKey?: string;
-  maxIterations?: number;
-  permissionMode?: string;
-  allow: string[];
-  deny: string[];
-  continue: boolean;
-  help: boolean;
-}
-
-function parseReplArgs(argv: string[]): ReplArgs {
-  let parsed: ReturnType<typeof parseArgs>;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        workspace: { type: "string", short: "w" },
-        provider: { type: "string", short: "p" },
-        model: { type: "string", short: "m" },
-        "base-url": { type: "string" },
-        "api-key": { type: "string" },
-        "max-iterations": { type: "string" },
-        "permission-mode": { type: "string" },
-        allow: { type: "string", multiple: true },
-        deny: { type: "string", multiple: true },
-        continue: { type: "boolean", short: "c" },
-        help: { type: "boolean", short: "h" },
-      },
-    });
-  } catch (error) {
-    throw new ResonError("usage_error", (error as Error).message, { hint: "See `reson --help`." });
-  }
-  const { values, positionals } = parsed;
-  if (positionals.length > 0) {
-    throw new ResonError("usage_error", `reson: unknown command "${positionals[0]}".`, {
-      hint: 'Commands: run, resume, sessions, trace, gc; `reson` alone opens the interactive terminal; `reson run "<task>"` runs one task.',
-    });
-  }
-  const text = (key: string) => (typeof values[key] === "string" ? (values[key] as string) : undefined);
-  const list = (key: string) => (Array.isArray(values[key]) ? (values[key] as string[]) : []);
-  const maxIterations = text("max-iterations");
-  const iterations = maxIterations === undefined ? undefined : Number(maxIterations);
-  if (iterations !== undefined && (!Number.isInteger(iterations) || iterations < 1)) {
-    throw new ResonError("usage_error", `--max-iterations must be a whole number of 1 or more.`);
-  }
-  const args: ReplArgs = {
-    allow: list("allow"),
-    deny: list("deny"),
-    continue: values.continue === true,
-    help: values.help === true,
-  };
-  const set = <K extends keyof ReplArgs>(key: K, value: ReplArgs[K] | undefined) => {
-    if (value !== undefined) args[key] = value;
-  };
-  set("workspace", text("workspace"));
-  set("provider", text("provider"));
-  set("model", text("model"));
-  set("baseUrl", text("base-url"));
-  set("apiKey", text("api-key"));
-  set("permissionMode", text("permission-mode"));
-  set("maxIterations", iterations);
-  return args;
-}
 
 const SLASH_HELP = `Commands:
   /help                  this list
@@ -226,14 +149,7 @@ class Repl {
       ...(args.apiKey ? { apiKey: args.apiKey } : {}),
       ...(args.maxIterations ? { maxIterations: args.maxIterations } : {}),
     };
-    const gate = this.gate;
-    const policy = gate.currentPolicy;
-    this.agent = await createAgent({
-      ...options,
-      store: this.store,
-      hooks: gate.hooks(),
-      offerTool: (name) => toolsOfferedInMode(gate.currentMode, [name], { policy }).length > 0,
-    });
+    this.agent = await createAgent({ ...options, store: this.store, ...gateOptions(this.gate) });
     this.model = `${this.agent.provider.model.provider}/${this.agent.provider.model.id}`;
   }
 
@@ -471,25 +387,7 @@ export async function replCommand(argv: string[]): Promise<number> {
         `The workspace folder ${args.workspace ?? process.cwd()} does not exist.`,
       );
     }
-    if (args.permissionMode !== undefined && parseMode(args.permissionMode) === undefined) {
-      throw new ResonError("usage_error", `Unknown permission mode ${JSON.stringify(args.permissionMode)}.`, {
-        hint: `Use one of: ${PERMISSION_MODES.join(", ")}.`,
-      });
-    }
     store = await openDefaultStore(resonHome());
-    const policy = await loadPermissionSettings({
-      workspaceRoot,
-      home: resonHome(),
-      flags: {
-        allow: args.allow,
-        deny: args.deny,
-        ...(args.permissionMode ? { mode: args.permissionMode } : {}),
-      },
-    });
-    for (const warning of policy.warnings) {
-      const where = warning.line ? `${warning.source}:${warning.line}` : warning.source;
-      process.stderr.write(`warning: ${where}: ${warning.message}\n`);
-    }
     const ask = (prompt: Parameters<typeof askPermission>[0]) => {
       const current = repl;
       if (!current) return Promise.resolve({ kind: "deny" as const });
@@ -499,13 +397,7 @@ export async function replCommand(argv: string[]): Promise<number> {
         read: (question) => current.reader.read(question),
       });
     };
-    const gate = new PermissionGate({
-      policy,
-      workspaceRoot,
-      userHome: homedir(),
-      home: resonHome(),
-      promptUser: ask,
-    });
+    const gate = await loadGate(args, workspaceRoot, { promptUser: ask });
     repl = new Repl(args, store, gate, workspaceRoot);
     if (args.continue) {
       const latest = await store.sessions.latest(projectKey(workspaceRoot));

@@ -118,3 +118,21 @@ export function parseResumeArgs(argv: string[]): ResumeArgs {
   }
   return args;
 }
+
+export interface ReplArgs extends ModelArgs {
+  continue: boolean;
+}
+
+/** `reson [options]`: the interactive terminal takes the run options, and no task. */
+export function parseReplArgs(argv: string[]): ReplArgs {
+  const { values, positionals } = parse(argv, { continue: { type: "boolean", short: "c" } });
+  if (positionals.length > 0) {
+    throw new ResonError("usage_error", `unknown command "${positionals[0]}".`, {
+      hint: 'Commands: run, resume, sessions, trace, tools, gc; `reson` alone opens the interactive terminal; `reson run "<task>"` runs one task.',
+    });
+  }
+  const args: ReplArgs = { ...modelArgs(values), continue: values.continue === true };
+  if (args.json)
+    throw new ResonError("usage_error", "--json is for `reson run`, not the interactive terminal.");
+  return args;
+}

@@ -3,7 +3,7 @@
 // "aborted", exit 130); a second Ctrl-C exits at once. Every run is persisted, so a run that
 // stopped for any reason continues with `reson resume <id>` or `reson run --continue`.
 import { realpathSync } from "node:fs";
-import { homedir } from "node:os";
+
 import { resolve } from "node:path";
 import {
   type Agent,
@@ -16,17 +16,12 @@ import {
 import { resonHome } from "../config/index.js";
 import { ResonError, toResonError } from "../core/errors.js";
 import type { EventListener } from "../core/events.js";
-import {
-  loadPermissionSettings,
-  PERMISSION_MODES,
-  PermissionGate,
-  parseMode,
-  toolsOfferedInMode,
-} from "../permissions/index.js";
+
 import type { ProviderName } from "../providers/index.js";
 import { projectKey, type Store, type TraceRecord } from "../store/index.js";
 import { EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, exitCodeForError, exitCodeForStatus } from "./exit-codes.js";
 import { MAIN_HELP } from "./help.js";
+import { gateOptions, loadGate } from "./permission-setup.js";
 import { humanRenderer } from "./render-human.js";
 import { jsonRenderer } from "./render-json.js";
 import { type ModelArgs, parseResumeArgs, parseRunArgs } from "./run-args.js";
@@ -139,31 +134,7 @@ async function permissionOptions(
   } catch {
     return {}; // createAgent reports the missing workspace
   }
-  if (args.permissionMode !== undefined && parseMode(args.permissionMode) === undefined) {
-    throw new ResonError("usage_error", `Unknown permission mode ${JSON.stringify(args.permissionMode)}.`, {
-      hint: `Use one of: ${PERMISSION_MODES.join(", ")}.`,
-    });
-  }
-  let policy = await loadPermissionSettings({
-    workspaceRoot,
-    home: resonHome(),
-    flags: {
-      allow: args.allow,
-      deny: args.deny,
-      ...(args.permissionMode ? { mode: args.permissionMode } : {}),
-    },
-  });
-  if (policy.modeSource === "built-in")
-    policy = { ...policy, mode: "acceptEdits", modeSource: "headless default" };
-  for (const warning of policy.warnings) {
-    const where = warning.line ? `${warning.source}:${warning.line}` : warning.source;
-    process.stderr.write(`warning: ${where}: ${warning.message}\n`);
-  }
-  const gate = new PermissionGate({ policy, workspaceRoot, userHome: homedir(), home: resonHome() });
-  return {
-    hooks: gate.hooks(),
-    offerTool: (name) => toolsOfferedInMode(gate.currentMode, [name], { policy }).length > 0,
-  };
+  return gateOptions(await loadGate(args, workspaceRoot, { defaultMode: "acceptEdits" }));
 }
 
 function workspaceKey(workspace: string | undefined): string {

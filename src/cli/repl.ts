@@ -187,7 +187,8 @@ class Repl {
     this.controller = controller;
     this.midLine = false;
     try {
-      await start(controller.signal, this.listener());
+      const result = await start(controller.signal, this.listener());
+      if (result.status !== "completed") this.write(`  continue it with: /resume ${result.runId}\n`);
     } catch (error) {
       this.spinner.stop();
       reportError(toResonError(error));

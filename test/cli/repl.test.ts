@@ -231,6 +231,41 @@ describe("the interactive terminal", () => {
     expect(await r.exited).toBe(0);
   });
 
+  it("/sessions lists the session, /model switches the model, /resume picks up a stopped run, /clear starts a new session", async () => {
+    server.enqueue({ text: "FIRST" });
+    const r = open("--max-iterations", "1");
+    await r.waitFor("reson> ");
+    r.send("FIRST-TASK");
+    let at = await r.waitFor("FIRST");
+    r.send("/sessions");
+    at = await r.waitFor("FIRST-TASK", at);
+    r.send("/model other-model");
+    at = await r.waitFor("model: openai-compatible/other-model (for the next tasks)", at);
+    // A run that stops at its iteration limit, then /resume finishes it.
+    server.enqueue({ toolCalls: [{ name: "list_files", arguments: { path: "." } }] });
+    r.send("SECOND-TASK");
+    at = await r.waitFor("max_iterations", at);
+    expect((server.requests.at(-1)!.body as { model: string }).model).toBe("other-model");
+    at = await r.waitFor(/continue it with: \/resume [0-9A-Z]{26}/, at);
+    const runId = /continue it with: \/resume ([0-9A-Z]{26})/.exec(r.output.slice(at - 1))?.[1];
+    expect(runId).toMatch(/^[0-9A-Z]{26}$/);
+    // The run keeps the limit it was started with (1), so /resume picks it up at its last
+    // committed step and stops again at once, as `reson resume` would, without a model call.
+    const calls = server.requests.length;
+    r.send(`/resume ${runId}`);
+    at = await r.waitFor(`continue it with: /resume ${runId}`, at + 40);
+    expect(server.requests.length).toBe(calls);
+    r.send("/clear");
+    at = await r.waitFor("The next task starts a new session.", at);
+    server.enqueue({ text: "THIRD" });
+    r.send("THIRD-TASK");
+    at = await r.waitFor("THIRD", at);
+    const third = requestText(server.requests.at(-1)?.body);
+    expect(third).not.toContain("FIRST-TASK");
+    r.send("/exit");
+    expect(await r.exited).toBe(0);
+  });
+
   it("Ctrl-C cancels a slow reply and returns to the prompt; the next task works", async () => {
     const long = Array.from({ length: 200 }, (_, i) => `word${i}`).join(" ");
     server.enqueue({ text: long, chunkDelayMs: 50 }, { text: "Second answer." });

@@ -1,6 +1,7 @@
 // createAgent: the runtime as a library. Loads the config, resolves the model, opens the
 // workspace, the tools and the store once; each `run` is one loop with its own id and
 // events, persisted step by step so that `resume` can finish it after a crash.
+import { homedir } from "node:os";
 import { basename } from "node:path";
 import { type LoadedConfig, loadConfig, type PartialConfig } from "../config/index.js";
 import {
@@ -24,6 +25,7 @@ import {
   type ProviderName,
   resolveProviderSettings,
 } from "../providers/index.js";
+import { createSkillTool, discoverSkills, SkillSet } from "../skills/index.js";
 import {
   type MessageContext,
   openStore,
@@ -96,6 +98,8 @@ export class Agent {
     private readonly ownsStore: boolean,
     /** Writes compaction summaries (config `summaryModel`); the main provider by default. */
     readonly summaryProvider: Provider = provider,
+    /** The skills found for this workspace; each can be switched on or off for the session. */
+    readonly skills: SkillSet = new SkillSet({ skills: [], warnings: [] }),
   ) {
     this.hooks =
       options.hooks === undefined ? [] : Array.isArray(options.hooks) ? options.hooks : [options.hooks];
@@ -386,10 +390,12 @@ export class Agent {
       home: this.loaded.home,
       signal,
     });
-    for (const message of [...this.loaded.warnings, ...instructions.warnings]) {
+    for (const message of [...this.loaded.warnings, ...instructions.warnings, ...this.skills.warnings]) {
       bus.emit({ type: "warning", runId: trace.id, step, ts: Date.now(), message });
     }
+    const core = this.skills.core;
     const system = assembleSystemPrompt({
+      ...(core ? { coreSkill: core } : {}),
       baseline: {
         workspaceRoot: this.workspace.root,
         platform: `${process.platform} ${process.arch}`,
@@ -523,7 +529,25 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
     tools.register(tool);
   for (const tool of options.tools ?? []) tools.register(tool);
 
+  const skills = new SkillSet(
+    await discoverSkills({ workspaceRoot: workspace.root, home: loaded.home, userHome: homedir() }),
+  );
+  // The catalogue in the skill tool's description: about 2% of the window, in characters.
+  const budgetChars = Math.min(16_000, Math.max(2_000, Math.floor(provider.model.contextWindow * 0.02 * 4)));
+  tools.register(
+    createSkillTool(() => skills.list(), { budgetChars, isEnabled: (name) => skills.isEnabled(name) }),
+  );
   const persist = options.persist ?? true;
   const store = options.store ?? (persist ? await openDefaultStore(loaded.home, env) : undefined);
-  return new Agent(workspace, provider, tools, loaded, store, options, !options.store, summaryProvider);
+  return new Agent(
+    workspace,
+    provider,
+    tools,
+    loaded,
+    store,
+    options,
+    !options.store,
+    summaryProvider,
+    skills,
+  );
 }

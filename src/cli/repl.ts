@@ -17,6 +17,7 @@ import type { ContextUsageEvent, EventListener, ResonEvent } from "../core/event
 import { addUsage, emptyUsage, type Usage } from "../core/usage.js";
 import { describePolicy, PERMISSION_MODES, type PermissionGate, parseMode } from "../permissions/index.js";
 import type { ProviderName } from "../providers/index.js";
+import { formatSkillList } from "../skills/index.js";
 import { projectKey, type Store } from "../store/index.js";
 import { EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, exitCodeForError } from "./exit-codes.js";
 import { formatCost, formatTokens } from "./format.js";
@@ -39,10 +40,11 @@ const SLASH_HELP = `Commands:
   /resume <id>           continue a run that stopped
   /permissions           rules in force and where each came from
   /permissions mode <m>  switch mode: ${PERMISSION_MODES.join(" | ")}
-    /compact [focus]       summarise the session so far (the newest turns stay whole)
+  /compact [focus]       summarise the session so far (the newest turns stay whole)
+  /skills                the skills found here, where from, on or off, and any warnings
+  /skill <name> on|off   switch a skill for this session
   /clear                 start a new session for the next task
   /exit                  leave (the session is saved; \`reson --continue\` reopens it)
-Not available yet: /skills, /skill (they come with skills).
 Anything else is a task for the agent. Ctrl-C cancels a running task; Ctrl-C twice or Ctrl-D exits.
 `;
 
@@ -56,6 +58,8 @@ const COMMANDS = [
   "/resume",
   "/permissions",
   "/compact",
+  "/skills",
+  "/skill",
   "/clear",
   "/exit",
 ];
@@ -285,13 +289,29 @@ class Repl {
         await this.compact(arg);
         return true;
       case "/skills":
+        this.write(`${formatSkillList(this.agent.skills)}\n`);
+        return true;
       case "/skill":
-        this.write(`${name} is not available yet.\n`);
+        this.skill(rest);
         return true;
       default:
         this.write(`Unknown command ${name}. Commands: ${COMMANDS.join(", ")}.\n`);
         return true;
     }
+  }
+
+  /** `/skill <name> on|off`: switches a skill for this session. */
+  skill(rest: string[]): void {
+    const [skillName, state] = rest;
+    if (!skillName || (state !== "on" && state !== "off")) {
+      this.write("Usage: /skill <name> on|off  (`/skills` lists them)\n");
+      return;
+    }
+    if (!this.agent.skills.setEnabled(skillName, state === "on")) {
+      this.write(`No skill named ${skillName}. \`/skills\` lists them.\n`);
+      return;
+    }
+    this.write(`Skill ${skillName} is ${state} for this session.\n`);
   }
 
   async compact(focus: string): Promise<void> {

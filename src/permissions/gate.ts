@@ -111,12 +111,14 @@ export class PermissionGate {
     return parsed.rule;
   }
 
-  decide(tool: string, args: Record<string, unknown>): Decision {
+  /** `readOnly`: the tool declares no side effects (it then needs no approval, like reads). */
+  decide(tool: string, args: Record<string, unknown>, readOnly = false): Decision {
+    const readOnlyTools = [...(this.options.readOnlyTools ?? []), ...(readOnly ? [tool] : [])];
     return evaluate({ tool, arguments: args }, this.policy, {
       workspaceRoot: this.options.workspaceRoot,
       userHome: this.options.userHome,
       mode: this.mode,
-      ...(this.options.readOnlyTools ? { readOnlyTools: this.options.readOnlyTools } : {}),
+      ...(readOnlyTools.length > 0 ? { readOnlyTools } : {}),
     });
   }
 
@@ -149,7 +151,7 @@ export class PermissionGate {
       beforeToolCall: async (call, info): Promise<ToolCallDecision | undefined> => {
         // A tool that does not exist runs nothing: the registry tells the model which exist.
         if (!info.tool) return undefined;
-        const decision = this.decide(call.name, call.arguments);
+        const decision = this.decide(call.name, call.arguments, info.tool.readOnly);
         if (decision.behavior === "allow") return { action: "allow", record: this.record(decision, "allow") };
         if (decision.behavior === "deny") {
           return { action: "deny", reason: decision.reason, record: this.record(decision, "deny") };

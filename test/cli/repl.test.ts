@@ -124,8 +124,8 @@ describe("the interactive terminal", () => {
     at = await r.waitFor("Mode: default", at);
     r.send("/permissions mode plan");
     at = await r.waitFor("Permission mode: plan", at);
-    r.send("/skills");
-    at = await r.waitFor("/skills is not available yet.", at);
+    r.send("/skill");
+    at = await r.waitFor("Usage: /skill <name> on|off", at);
     r.send("/frobnicate");
     at = await r.waitFor("Unknown command /frobnicate. Commands: /help, /model", at);
     r.send("/help");
@@ -262,6 +262,35 @@ describe("the interactive terminal", () => {
     at = await r.waitFor("THIRD", at);
     const third = requestText(server.requests.at(-1)?.body);
     expect(third).not.toContain("FIRST-TASK");
+    r.send("/exit");
+    expect(await r.exited).toBe(0);
+  });
+
+  it("/skills lists the project's skills; the model loads one with the skill tool; /skill off turns it off", async () => {
+    const { mkdirSync, writeFileSync } = await import("node:fs");
+    mkdirSync(join(ws.path, ".reson/skills/deploy"), { recursive: true });
+    writeFileSync(
+      join(ws.path, ".reson/skills/deploy/SKILL.md"),
+      "---\nname: deploy\ndescription: How to deploy this project to staging\n---\nDEPLOY-STEPS: run make ship.\n",
+    );
+    writeFileSync(join(ws.path, ".reson/skills/core.md"), "CORE-SKILL: always explain what you change.\n");
+    const load = { toolCalls: [{ name: "skill", arguments: { name: "deploy" } }] };
+    server.enqueue(load, { text: "LOADED" }, load, { text: "REFUSED" });
+    const r = open();
+    await r.waitFor("reson> ");
+    r.send("/skills");
+    let at = await r.waitFor("deploy", 0);
+    r.send("deploy it");
+    at = await r.waitFor("LOADED", at);
+    const first = requestText(server.requests[0]?.body);
+    expect(first).toContain("CORE-SKILL: always explain what you change.");
+    expect(first).toContain("How to deploy this project to staging");
+    expect(requestText(server.requests[1]?.body)).toContain("DEPLOY-STEPS: run make ship.");
+    r.send("/skill deploy off");
+    at = await r.waitFor("Skill deploy is off for this session.", at);
+    r.send("deploy again");
+    at = await r.waitFor("REFUSED", at);
+    expect(requestText(server.requests[3]?.body)).toContain("turned off");
     r.send("/exit");
     expect(await r.exited).toBe(0);
   });

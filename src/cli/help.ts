@@ -17,6 +17,7 @@ Usage:
   reson trace export <id> [--format json|jsonl] [--output file|-]
   reson tools [--json] [-w dir]      per-tool statistics of this project: calls, ok %, failures
                                      by code, p50/p95 duration, health flags
+    reson skills [-w dir] [--json]     the skills found for this workspace, where from, and warnings
   reson gc --older-than <30d|12h>    remove old runs and their checkpoints
   reson --version | --help
 

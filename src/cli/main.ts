@@ -34,6 +34,10 @@ export async function main(argv: string[]): Promise<number> {
     const { toolsCommand } = await import("./tools-command.js");
     return toolsCommand(rest);
   }
+  if (command === "skills") {
+    const { skillsCommand } = await import("./skills-command.js");
+    return skillsCommand(rest);
+  }
   if (command === "gc") {
     const { gcCommand } = await import("./store-commands.js");
     return gcCommand(rest);
@@ -44,7 +48,7 @@ export async function main(argv: string[]): Promise<number> {
     return replCommand(argv);
   }
   process.stderr.write(
-    `reson: unknown command "${command}". Commands: run, resume, sessions, trace, tools, gc (or none, for the interactive terminal). See \`reson --help\`.\n`,
+    `reson: unknown command "${command}". Commands: run, resume, sessions, trace, tools, skills, gc (or none, for the interactive terminal). See \`reson --help\`.\n`,
   );
   return EXIT_USAGE;
 }

@@ -1,0 +1,52 @@
+// `reson skills`: the skills found for a workspace, where each came from, on or off, the core
+// skill, and a warning (with the path and the reason) for every skill that did not load.
+import { homedir } from "node:os";
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { resonHome } from "../config/index.js";
+import { ResonError, toResonError } from "../core/errors.js";
+import { discoverSkills, formatSkillList } from "../skills/index.js";
+import { Workspace } from "../workspace/index.js";
+import { EXIT_OK, EXIT_USAGE, exitCodeForError } from "./exit-codes.js";
+import { reportError } from "./run-command.js";
+
+export async function skillsCommand(argv: string[]): Promise<number> {
+  let workspace: string | undefined;
+  let json = false;
+  try {
+    const { values } = parseArgs({
+      args: argv,
+      strict: true,
+      options: { workspace: { type: "string", short: "w" }, json: { type: "boolean" } },
+    });
+    workspace = values.workspace;
+    json = values.json === true;
+  } catch (error) {
+    reportError(
+      new ResonError("usage_error", (error as Error).message, {
+        hint: "Usage: reson skills [-w dir] [--json]",
+      }),
+    );
+    return EXIT_USAGE;
+  }
+  try {
+    const root = await Workspace.open(resolve(workspace ?? process.cwd())).catch((error: unknown) => {
+      throw new ResonError("workspace_invalid", toResonError(error).message);
+    });
+    const found = await discoverSkills({ workspaceRoot: root.root, home: resonHome(), userHome: homedir() });
+    if (json) {
+      for (const skill of found.skills) {
+        const { body: _body, ...rest } = skill;
+        process.stdout.write(`${JSON.stringify(rest)}\n`);
+      }
+      for (const warning of found.warnings) process.stderr.write(`warning: ${warning}\n`);
+      return EXIT_OK;
+    }
+    process.stdout.write(`${formatSkillList(found)}\n`);
+    return EXIT_OK;
+  } catch (error) {
+    const failure = toResonError(error);
+    reportError(failure);
+    return exitCodeForError(failure.code);
+  }
+}

@@ -96,6 +96,13 @@ function parseInto(source: string, nested: boolean, depth: number, out: ParsedCo
   };
 
   let i = 0;
+  /** A substitution ending at `end` is one part of the current word: as written, valued as a mark. */
+  const takeSubstitution = (end: number) => {
+    raw += source.slice(i, end + 1);
+    value += SUBSTITUTION_MARK;
+    inWord = true;
+    i = end + 1;
+  };
   while (i < source.length) {
     const c = source[i]!;
     const next = source[i + 1];
@@ -188,10 +195,7 @@ function parseInto(source: string, nested: boolean, depth: number, out: ParsedCo
       } else {
         nestedSource(source.slice(i + 2, end));
       }
-      raw += source.slice(i, end + 1);
-      value += SUBSTITUTION_MARK;
-      inWord = true;
-      i = end + 1;
+      takeSubstitution(end);
       continue;
     }
     if (c === "`") {
@@ -202,10 +206,7 @@ function parseInto(source: string, nested: boolean, depth: number, out: ParsedCo
         return;
       }
       nestedSource(source.slice(i + 1, end));
-      raw += source.slice(i, end + 1);
-      value += SUBSTITUTION_MARK;
-      inWord = true;
-      i = end + 1;
+      takeSubstitution(end);
       continue;
     }
     if (c === "#" && !inWord) {
@@ -254,10 +255,7 @@ function parseInto(source: string, nested: boolean, depth: number, out: ParsedCo
         return;
       }
       nestedSource(source.slice(i + 2, end));
-      raw += source.slice(i, end + 1);
-      value += SUBSTITUTION_MARK;
-      inWord = true;
-      i = end + 1;
+      takeSubstitution(end);
       continue;
     }
     if (c === ">" || c === "<") {

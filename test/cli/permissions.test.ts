@@ -3,37 +3,25 @@
 // from settings files with file and line, and the decision behind every call in the trace.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cleanEnv, parseEvents, runCli, type TempDir, tempDir } from "../support/cli.js";
-import { type FakeModelServer, startFakeModelServer } from "../support/fake-model-server.js";
+import { describe, expect, it } from "vitest";
+import { cleanEnv, parseEvents, runCli } from "../support/cli.js";
+import { useCliFixture } from "../support/cli-fixture.js";
 
 describe("permissions in headless runs", () => {
-  let server: FakeModelServer;
-  let ws: TempDir;
-  let home: TempDir;
-  beforeEach(async () => {
-    server = await startFakeModelServer();
-    ws = tempDir();
-    home = tempDir();
-  });
-  afterEach(async () => {
-    await server.close();
-    ws.remove();
-    home.remove();
-  });
+  const f = useCliFixture();
 
   const run = (args: string[]) =>
     runCli(
-      ["run", "--json", "--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, ...args],
+      ["run", "--json", "--provider", "openai-compatible", "--base-url", f.server.openaiBaseUrl, ...args],
       {
-        cwd: ws.path,
-        env: cleanEnv({ RESON_HOME: home.path }),
+        cwd: f.ws.path,
+        env: cleanEnv({ RESON_HOME: f.home.path }),
       },
     );
   const results = (stdout: string) => parseEvents(stdout).filter((e) => e.type === "tool_result");
 
   it("by default edits are free, read-only commands run, and other commands are denied with the flag that allows them", async () => {
-    server.enqueue(
+    f.server.enqueue(
       {
         toolCalls: [
           { name: "write_file", arguments: { path: "a.txt", content: "A" } },
@@ -52,12 +40,12 @@ describe("permissions in headless runs", () => {
     expect((touch!.error as { message: string }).message).toContain(
       "--allow 'execute_command(touch made.txt)'",
     );
-    expect(existsSync(join(ws.path, "made.txt"))).toBe(false);
-    expect(JSON.stringify(server.requests[1]!.body)).toContain("--allow");
+    expect(existsSync(join(f.ws.path, "made.txt"))).toBe(false);
+    expect(JSON.stringify(f.server.requests[1]!.body)).toContain("--allow");
   });
 
   it("--allow lets a command run and the trace names the rule and its source", async () => {
-    server.enqueue(
+    f.server.enqueue(
       { toolCalls: [{ name: "execute_command", arguments: { command: "touch made.txt" } }] },
       { text: "ok" },
     );
@@ -67,40 +55,40 @@ describe("permissions in headless runs", () => {
       ok: true,
       permission: { behavior: "allow", rule: "Bash(touch:*)", source: "flags" },
     });
-    expect(existsSync(join(ws.path, "made.txt"))).toBe(true);
+    expect(existsSync(join(f.ws.path, "made.txt"))).toBe(true);
     const runId = parseEvents(result.stdout)[0]!.runId as string;
     const show = await runCli(["trace", "show", runId], {
-      cwd: ws.path,
-      env: cleanEnv({ RESON_HOME: home.path }),
+      cwd: f.ws.path,
+      env: cleanEnv({ RESON_HOME: f.home.path }),
     });
     expect(show.stdout).toContain("allowed by rule Bash(touch:*) (flags)");
   });
 
   it("plan mode offers no write tools and refuses commands that write", async () => {
-    writeFileSync(join(ws.path, "keep.txt"), "original\n");
-    server.enqueue(
+    writeFileSync(join(f.ws.path, "keep.txt"), "original\n");
+    f.server.enqueue(
       { toolCalls: [{ name: "execute_command", arguments: { command: "echo changed > keep.txt" } }] },
       { text: "planned" },
     );
     const result = await run(["--permission-mode", "plan", "--allow", "execute_command", "plan it"]);
     expect(result.code).toBe(0);
-    const offered = (server.requests[0]!.body as { tools: Array<{ function: { name: string } }> }).tools.map(
-      (t) => t.function.name,
-    );
+    const offered = (
+      f.server.requests[0]!.body as { tools: Array<{ function: { name: string } }> }
+    ).tools.map((t) => t.function.name);
     expect(offered).toContain("read_file");
     expect(offered).not.toContain("write_file");
     expect(offered).not.toContain("edit_file");
     expect(results(result.stdout)[0]).toMatchObject({ ok: false, error: { code: "tool_denied" } });
-    expect(readFileSync(join(ws.path, "keep.txt"), "utf8")).toBe("original\n");
+    expect(readFileSync(join(f.ws.path, "keep.txt"), "utf8")).toBe("original\n");
   });
 
   it("a deny rule in .reson/settings.json wins over an allow flag, and a bad rule warns with file and line", async () => {
-    mkdirSync(join(ws.path, ".reson"));
+    mkdirSync(join(f.ws.path, ".reson"));
     writeFileSync(
-      join(ws.path, ".reson/settings.json"),
+      join(f.ws.path, ".reson/settings.json"),
       JSON.stringify({ permissions: { deny: ["Write(secret.txt)", "Bash("] } }, null, 2),
     );
-    server.enqueue(
+    f.server.enqueue(
       { toolCalls: [{ name: "write_file", arguments: { path: "secret.txt", content: "x" } }] },
       { text: "ok" },
     );
@@ -110,18 +98,18 @@ describe("permissions in headless runs", () => {
       ok: false,
       permission: { behavior: "deny", rule: "Write(secret.txt)" },
     });
-    expect(existsSync(join(ws.path, "secret.txt"))).toBe(false);
+    expect(existsSync(join(f.ws.path, "secret.txt"))).toBe(false);
     expect(result.stderr).toMatch(/warning: .*\.reson\/settings\.json:\d+: .*Bash\(/);
   });
 
   it("writing a protected path such as .env needs approval, so a headless run denies it", async () => {
-    server.enqueue(
+    f.server.enqueue(
       { toolCalls: [{ name: "write_file", arguments: { path: ".env", content: "A=1" } }] },
       { text: "ok" },
     );
     const result = await run(["write env"]);
     expect(results(result.stdout)[0]).toMatchObject({ ok: false, error: { code: "tool_denied" } });
-    expect(existsSync(join(ws.path, ".env"))).toBe(false);
+    expect(existsSync(join(f.ws.path, ".env"))).toBe(false);
   });
 
   it("an unknown --permission-mode exits 2 naming the modes", async () => {

@@ -2,38 +2,26 @@
 // work on them from the CLI, and no API key ever reaches the database.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { cleanEnv, parseEvents, runCli, type TempDir, tempDir } from "../support/cli.js";
-import { type FakeModelServer, startFakeModelServer } from "../support/fake-model-server.js";
+import { describe, expect, it } from "vitest";
+import { cleanEnv, parseEvents, runCli } from "../support/cli.js";
+import { useCliFixture } from "../support/cli-fixture.js";
 
 describe("sessions, traces and resume from the CLI", () => {
-  let server: FakeModelServer;
-  let ws: TempDir;
-  let home: TempDir;
-  beforeEach(async () => {
-    server = await startFakeModelServer();
-    ws = tempDir();
-    home = tempDir();
-  });
-  afterEach(async () => {
-    await server.close();
-    ws.remove();
-    home.remove();
-  });
+  const f = useCliFixture();
 
-  const env = () => cleanEnv({ RESON_HOME: home.path, RESON_RETRY_MAX_ATTEMPTS: "1" });
+  const env = () => cleanEnv({ RESON_HOME: f.home.path, RESON_RETRY_MAX_ATTEMPTS: "1" });
   const model = () => [
     "--provider",
     "openai-compatible",
     "--base-url",
-    server.openaiBaseUrl,
+    f.server.openaiBaseUrl,
     "--model",
     "fake-model",
   ];
-  const cli = (args: string[]) => runCli(args, { cwd: ws.path, env: env() });
+  const cli = (args: string[]) => runCli(args, { cwd: f.ws.path, env: env() });
 
   async function firstRun(): Promise<{ runId: string; sessionId: string }> {
-    server.enqueue(
+    f.server.enqueue(
       { text: "Writing.", toolCalls: [{ name: "write_file", arguments: { path: "a.txt", content: "A" } }] },
       { text: "Wrote a.txt." },
     );
@@ -57,11 +45,11 @@ describe("sessions, traces and resume from the CLI", () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(sessionId);
     expect(result.stdout).toContain("write a.txt");
-    expect(result.stdout).toContain(ws.path);
+    expect(result.stdout).toContain(f.ws.path);
     expect(result.stdout).toContain("completed");
-    expect(result.stdout).toContain(join(home.path, "reson.db"));
+    expect(result.stdout).toContain(join(f.home.path, "reson.db"));
     const json = await cli(["sessions", "--json"]);
-    expect(JSON.parse(json.stdout.split("\n")[0]!)).toMatchObject({ id: sessionId, workspace: ws.path });
+    expect(JSON.parse(json.stdout.split("\n")[0]!)).toMatchObject({ id: sessionId, workspace: f.ws.path });
   });
 
   it("reson trace show prints the run as a tree, found by a short prefix", async () => {
@@ -77,11 +65,11 @@ describe("sessions, traces and resume from the CLI", () => {
 
   it("reson trace show --context lists the sections each call saw, with their files and hashes", async () => {
     const { writeFileSync } = await import("node:fs");
-    writeFileSync(join(ws.path, "AGENTS.md"), "Always run the tests.\n");
+    writeFileSync(join(f.ws.path, "AGENTS.md"), "Always run the tests.\n");
     const { runId } = await firstRun();
     const result = await cli(["trace", "show", runId, "--context"]);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain(join(ws.path, "AGENTS.md"));
+    expect(result.stdout).toContain(join(f.ws.path, "AGENTS.md"));
     expect(result.stdout).toMatch(/sha256 [0-9a-f]{12}/);
   });
 
@@ -94,10 +82,10 @@ describe("sessions, traces and resume from the CLI", () => {
       "--format",
       "json",
       "--output",
-      join(ws.path, "t.json"),
+      join(f.ws.path, "t.json"),
     ]);
     expect(json.code).toBe(0);
-    const doc = JSON.parse(readFileSync(join(ws.path, "t.json"), "utf8")) as {
+    const doc = JSON.parse(readFileSync(join(f.ws.path, "t.json"), "utf8")) as {
       trace: { id: string };
       steps: unknown[];
       turns: unknown[];
@@ -124,23 +112,23 @@ describe("sessions, traces and resume from the CLI", () => {
 
   it("never writes the API key to the database", async () => {
     await firstRun();
-    const bytes = readFileSync(join(home.path, "reson.db"));
+    const bytes = readFileSync(join(f.home.path, "reson.db"));
     expect(bytes.includes(Buffer.from("sk-secret-never-stored"))).toBe(false);
   });
 
   it("run --continue adds a task to the latest session, with the earlier turns as history", async () => {
     const { sessionId } = await firstRun();
-    server.enqueue({ text: "It says A." });
+    f.server.enqueue({ text: "It says A." });
     const result = await cli(["run", "--json", "--continue", ...model(), "what is in a.txt?"]);
     expect(result.code).toBe(0);
     expect(parseEvents(result.stdout)[0]).toMatchObject({ sessionId });
-    const sent = JSON.stringify(server.requests.at(-1)!.body);
+    const sent = JSON.stringify(f.server.requests.at(-1)!.body);
     expect(sent).toContain("write a.txt");
     expect(sent).toContain("what is in a.txt?");
   });
 
   it("a failed run is resumed with the settings it was started with, and completes", async () => {
-    server.enqueue(
+    f.server.enqueue(
       { toolCalls: [{ name: "write_file", arguments: { path: "b.txt", content: "B" } }] },
       { fault: "http", status: 503 },
     );
@@ -149,25 +137,25 @@ describe("sessions, traces and resume from the CLI", () => {
     const end = parseEvents(failed.stdout).at(-1)!;
     expect(end).toMatchObject({ status: "failed", error: { code: "provider_unavailable" } });
 
-    server.enqueue({ text: "b.txt is written." });
+    f.server.enqueue({ text: "b.txt is written." });
     const resumed = await cli(["resume", (end.runId as string).slice(0, 8), "--json"]);
     expect(resumed.code).toBe(0);
     const events = parseEvents(resumed.stdout);
     expect(events[0]).toMatchObject({ type: "run_start", resumed: true, step: 1, model: "fake-model" });
     expect(events.filter((e) => e.type === "tool_call")).toHaveLength(0);
     expect(events.at(-1)).toMatchObject({ status: "completed", finalText: "b.txt is written.", steps: 2 });
-    expect(readFileSync(join(ws.path, "b.txt"), "utf8")).toBe("B");
+    expect(readFileSync(join(f.ws.path, "b.txt"), "utf8")).toBe("B");
   });
 
   it("a resumed run keeps the iteration limit it was started with", async () => {
-    server.enqueue(
+    f.server.enqueue(
       { toolCalls: [{ name: "list_files", arguments: { path: "." } }] },
       { fault: "http", status: 503 },
     );
     const failed = await cli(["run", "--json", ...model(), "--max-iterations", "3", "list"]);
     const runId = parseEvents(failed.stdout)[0]!.runId as string;
-    server.enqueue({ toolCalls: [{ name: "list_files", arguments: { path: "." } }] });
-    server.enqueue({ toolCalls: [{ name: "list_files", arguments: { path: "." } }] });
+    f.server.enqueue({ toolCalls: [{ name: "list_files", arguments: { path: "." } }] });
+    f.server.enqueue({ toolCalls: [{ name: "list_files", arguments: { path: "." } }] });
     const resumed = await cli(["resume", runId, "--json"]);
     const events = parseEvents(resumed.stdout);
     expect(events[0]).toMatchObject({ maxIterations: 3 });
@@ -175,9 +163,9 @@ describe("sessions, traces and resume from the CLI", () => {
   });
 
   it("run --continue with no task finishes the latest run of this workspace", async () => {
-    server.enqueue({ fault: "http", status: 503 });
+    f.server.enqueue({ fault: "http", status: 503 });
     expect((await cli(["run", "--json", ...model(), "say hi"])).code).toBe(1);
-    server.enqueue({ text: "hi" });
+    f.server.enqueue({ text: "hi" });
     const result = await cli(["run", "--continue", "--json"]);
     expect(result.code).toBe(0);
     expect(parseEvents(result.stdout).at(-1)).toMatchObject({ status: "completed", finalText: "hi" });

@@ -3,11 +3,11 @@
 // the workspace's project, and --json parses.
 import { realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { toolHealth } from "../../src/cli/tools-command.js";
 import type { ToolStatsRecord } from "../../src/store/index.js";
-import { cleanEnv, parseEvents, runCli, type TempDir, tempDir } from "../support/cli.js";
-import { type FakeModelServer, startFakeModelServer } from "../support/fake-model-server.js";
+import { cleanEnv, parseEvents, runCli, tempDir } from "../support/cli.js";
+import { useCliFixture } from "../support/cli-fixture.js";
 
 interface ToolRow extends ToolStatsRecord {
   okRate: number | null;
@@ -26,21 +26,9 @@ function outcomes(results: ResultEvent[]): string[] {
 }
 
 describe("reson tools", () => {
-  let server: FakeModelServer;
-  let ws: TempDir;
-  let home: TempDir;
-  beforeEach(async () => {
-    server = await startFakeModelServer();
-    ws = tempDir();
-    home = tempDir();
-  });
-  afterEach(async () => {
-    await server.close();
-    ws.remove();
-    home.remove();
-  });
+  const f = useCliFixture();
 
-  const env = () => cleanEnv({ RESON_HOME: home.path });
+  const env = () => cleanEnv({ RESON_HOME: f.home.path });
   const run = (task: string) =>
     runCli(
       [
@@ -49,31 +37,31 @@ describe("reson tools", () => {
         "--provider",
         "openai-compatible",
         "--base-url",
-        server.openaiBaseUrl,
+        f.server.openaiBaseUrl,
         "--allow",
         "execute_command",
         task,
       ],
-      { cwd: ws.path, env: env() },
+      { cwd: f.ws.path, env: env() },
     );
   const toolResults = (stdout: string) =>
     parseEvents(stdout).filter((e) => e.type === "tool_result") as unknown as ResultEvent[];
-  const tools = (args: string[] = [], cwd = ws.path) => runCli(["tools", ...args], { cwd, env: env() });
+  const tools = (args: string[] = [], cwd = f.ws.path) => runCli(["tools", ...args], { cwd, env: env() });
 
   it("says so when nothing is recorded, and where the data is", async () => {
     const result = await tools();
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain(`No tool calls recorded for ${realpathSync(ws.path)} yet`);
-    expect(result.stdout).toContain(`Data: ${home.path}`);
+    expect(result.stdout).toContain(`No tool calls recorded for ${realpathSync(f.ws.path)} yet`);
+    expect(result.stdout).toContain(`Data: ${f.home.path}`);
     const json = await tools(["--json"]);
     expect(json.code).toBe(0);
     expect(json.stdout).toBe("");
   });
 
   it("shows counts, ok %, failure codes and the failing flag after two runs; --json parses", async () => {
-    writeFileSync(join(ws.path, "a.txt"), "hello\n");
-    server.enqueue(
+    writeFileSync(join(f.ws.path, "a.txt"), "hello\n");
+    f.server.enqueue(
       {
         toolCalls: [
           { name: "read_file", arguments: { path: "a.txt" } },
@@ -90,7 +78,7 @@ describe("reson tools", () => {
     const missingCode = firstResults.find((r) => !r.ok)?.error?.code ?? "";
     expect(missingCode).not.toBe("");
 
-    server.enqueue(
+    f.server.enqueue(
       {
         toolCalls: [
           { name: "read_file", arguments: { path: "missing.txt" } },
@@ -168,7 +156,7 @@ describe("reson tools", () => {
     const elsewhere = tempDir();
     try {
       expect((await tools([], elsewhere.path)).stdout).toContain("No tool calls recorded");
-      const named = await tools(["--json", "-w", ws.path], elsewhere.path);
+      const named = await tools(["--json", "-w", f.ws.path], elsewhere.path);
       expect(named.stdout.trim().split("\n")).toHaveLength(3);
     } finally {
       elsewhere.remove();
@@ -177,20 +165,20 @@ describe("reson tools", () => {
 
   it("offers the tools most used in this project first, in the next run", async () => {
     const glob = { toolCalls: [{ name: "glob", arguments: { pattern: "*" } }] };
-    server.enqueue(glob, glob, glob, { text: "looked" });
+    f.server.enqueue(glob, glob, glob, { text: "looked" });
     expect((await run("look around")).code).toBe(0);
-    const before = (server.requests[0]!.body as { tools: Array<{ function: { name: string } }> }).tools;
+    const before = (f.server.requests[0]!.body as { tools: Array<{ function: { name: string } }> }).tools;
     expect(before[0]!.function.name).not.toBe("glob");
-    server.enqueue({ text: "again" });
+    f.server.enqueue({ text: "again" });
     expect((await run("again")).code).toBe(0);
-    const after = (server.requests.at(-1)!.body as { tools: Array<{ function: { name: string } }> }).tools;
+    const after = (f.server.requests.at(-1)!.body as { tools: Array<{ function: { name: string } }> }).tools;
     expect(after[0]!.function.name).toBe("glob");
     expect(after).toHaveLength(before.length);
   });
 
   it("refuses unknown flags and a missing workspace", async () => {
     expect((await tools(["--nope"])).code).toBe(2);
-    const missing = await tools(["-w", join(ws.path, "no-such-dir")]);
+    const missing = await tools(["-w", join(f.ws.path, "no-such-dir")]);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("does not exist");
   });

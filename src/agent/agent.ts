@@ -2,8 +2,8 @@
 // workspace, the tools and the store once; each `run` is one loop with its own id and
 // events, persisted step by step so that `resume` can finish it after a crash.
 import { homedir } from "node:os";
-import { basename } from "node:path";
-import { type LoadedConfig, loadConfig, type PartialConfig } from "../config/index.js";
+import { basename, join } from "node:path";
+import { type LoadedConfig, loadConfig, type PartialConfig, resonHome } from "../config/index.js";
 import {
   assembleSystemPrompt,
   type HistoryEntry,
@@ -25,6 +25,7 @@ import {
   type ProviderName,
   resolveProviderSettings,
 } from "../providers/index.js";
+import { type SecretNameInfo, SecretVault } from "../secrets/index.js";
 import { createSkillTool, discoverSkills, SkillSet } from "../skills/index.js";
 import {
   type MessageContext,
@@ -34,13 +35,20 @@ import {
   type Store,
   type TraceRecord,
 } from "../store/index.js";
-import { createBuiltinTools, orderByUse, type ToolDefinition, ToolRegistry } from "../tools/index.js";
-import { Workspace } from "../workspace/index.js";
+import {
+  createBuiltinTools,
+  orderByUse,
+  type SecretAccess,
+  type ToolDefinition,
+  ToolRegistry,
+} from "../tools/index.js";
+import { probeSandbox, Workspace, type WorkspaceOptions } from "../workspace/index.js";
 import { memoryArtifacts, storeArtifacts } from "./artifacts.js";
 import type { AgentHooks } from "./hooks.js";
 import { type LoopStart, runLoop } from "./loop.js";
 import { NULL_RECORDER, type RunRecorder, StoreRecorder } from "./recorder.js";
 import { closeOpenToolCalls, planResume } from "./resume.js";
+import { secretAccess } from "./secret-access.js";
 import type { RunResult } from "./types.js";
 
 export interface AgentOptions {
@@ -66,6 +74,28 @@ export interface AgentOptions {
   store?: Store;
   /** Which tools the model is offered (e.g. plan mode offers no write tools); default all. */
   offerTool?: (name: string) => boolean;
+  /**
+   * The secrets tools may use as <secret>name</secret>; default those of
+   * $RESON_HOME/secrets.json. Pass `SecretVault.empty()` for none.
+   */
+  secrets?: SecretVault;
+  /**
+   * "on" (default): commands run in the OS sandbox, and are refused where none works (fail
+   * closed); "off": commands run as plain processes (the caller has its own containment, or
+   * approves each command).
+   */
+  sandbox?: "on" | "off";
+  /** Plan and explore agents: the workspace is read-only for file tools and commands alike. */
+  readOnlyWorkspace?: boolean;
+  /** The sandbox line of the run start (default: what the sandbox probe found, or "off"). */
+  sandboxSummary?: string;
+}
+
+/** What an agent knows of the user's secrets: names for the prompt, access for the tools. */
+interface AgentSecrets {
+  access: SecretAccess;
+  names: SecretNameInfo[];
+  warnings: readonly string[];
 }
 
 export interface RunOptions {
@@ -100,6 +130,7 @@ export class Agent {
     readonly summaryProvider: Provider = provider,
     /** The skills found for this workspace; each can be switched on or off for the session. */
     readonly skills: SkillSet = new SkillSet({ skills: [], warnings: [] }),
+    private readonly secrets?: AgentSecrets,
   ) {
     this.hooks =
       options.hooks === undefined ? [] : Array.isArray(options.hooks) ? options.hooks : [options.hooks];
@@ -281,6 +312,14 @@ export class Agent {
     };
   }
 
+  /** The run start's line on command containment; the same facts go into each checkpoint. */
+  private async sandboxSummary(): Promise<string> {
+    if (this.options.sandboxSummary) return this.options.sandboxSummary;
+    if (this.workspace.commandSandbox === "off")
+      return "sandbox: off (commands run as plain processes; the file tools keep their path checks)";
+    return (await probeSandbox()).summary;
+  }
+
   private async toolOrder(sessionId: string): Promise<readonly string[]> {
     let order = this.toolOrders.get(sessionId);
     if (!order) {
@@ -372,6 +411,7 @@ export class Agent {
     const { config } = this.loaded;
     const maxIterations = maxIterationsOverride ?? config.maxIterations;
     const step = start.kind === "resume" ? start.snapshot.step : 0;
+    const sandbox = await this.sandboxSummary();
     bus.emit({
       type: "run_start",
       runId: trace.id,
@@ -384,13 +424,19 @@ export class Agent {
       workspace: this.workspace.root,
       maxIterations,
       resumed,
+      sandbox,
     });
     const instructions = await loadInstructions({
       workspaceRoot: this.workspace.root,
       home: this.loaded.home,
       signal,
     });
-    for (const message of [...this.loaded.warnings, ...instructions.warnings, ...this.skills.warnings]) {
+    for (const message of [
+      ...this.loaded.warnings,
+      ...instructions.warnings,
+      ...this.skills.warnings,
+      ...(this.secrets?.warnings ?? []),
+    ]) {
       bus.emit({ type: "warning", runId: trace.id, step, ts: Date.now(), message });
     }
     const core = this.skills.core;
@@ -401,6 +447,7 @@ export class Agent {
         platform: `${process.platform} ${process.arch}`,
         date: new Date(trace.startedAt).toISOString().slice(0, 10),
         ...(this.options.instructions ? { instructions: this.options.instructions } : {}),
+        ...(this.secrets && this.secrets.names.length > 0 ? { secrets: this.secrets.names } : {}),
       },
       instructions: instructions.files,
     });
@@ -426,6 +473,8 @@ export class Agent {
         artifacts: this.store ? storeArtifacts(this.store) : memoryArtifacts(),
         ...(this.options.offerTool ? { offerTool: this.options.offerTool } : {}),
         toolOrder: await this.toolOrder(trace.sessionId),
+        ...(this.secrets ? { secrets: this.secrets.access } : {}),
+        sandbox,
       },
       start,
     );
@@ -470,9 +519,9 @@ async function sessionOwningAll(store: Store, error: unknown): Promise<SessionRe
   return session;
 }
 
-async function openWorkspace(dir: string): Promise<Workspace> {
+async function openWorkspace(dir: string, options: WorkspaceOptions): Promise<Workspace> {
   try {
-    return await Workspace.open(dir);
+    return await Workspace.open(dir, options);
   } catch (error) {
     const cause = toResonError(error);
     throw new ResonError("workspace_invalid", cause.message, {
@@ -491,7 +540,12 @@ export function openDefaultStore(home: string, env: NodeJS.ProcessEnv = process.
 
 export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
   const env = options.env ?? process.env;
-  const workspace = await openWorkspace(options.workspace ?? process.cwd());
+  const commandSandbox = options.sandbox ?? "on";
+  const workspace = await openWorkspace(options.workspace ?? process.cwd(), {
+    env,
+    commandSandbox,
+    policy: { resonHome: resonHome(env), readOnly: options.readOnlyWorkspace ?? false },
+  });
   const flags: PartialConfig = { ...options.config };
   if (options.provider) flags.provider = options.provider;
   if (options.model) flags.model = options.model;
@@ -525,7 +579,10 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
       : provider;
 
   const tools = new ToolRegistry({ maxOutputChars: config.tools.maxOutputChars });
-  for (const tool of createBuiltinTools({ commandTimeoutMs: config.tools.commandTimeoutMs }))
+  for (const tool of createBuiltinTools({
+    commandTimeoutMs: config.tools.commandTimeoutMs,
+    commandSandbox: commandSandbox === "on",
+  }))
     tools.register(tool);
   for (const tool of options.tools ?? []) tools.register(tool);
 
@@ -537,6 +594,12 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
   tools.register(
     createSkillTool(() => skills.list(), { budgetChars, isEnabled: (name) => skills.isEnabled(name) }),
   );
+  const vault = options.secrets ?? (await SecretVault.load(join(loaded.home, "secrets.json"), { env }));
+  const secrets: AgentSecrets = {
+    access: secretAccess(vault, workspace.root, settings.apiKey),
+    names: vault.names(),
+    warnings: vault.warnings,
+  };
   const persist = options.persist ?? true;
   const store = options.store ?? (persist ? await openDefaultStore(loaded.home, env) : undefined);
   return new Agent(
@@ -549,5 +612,6 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
     !options.store,
     summaryProvider,
     skills,
+    secrets,
   );
 }

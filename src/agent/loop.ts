@@ -24,6 +24,7 @@ import {
   type GoalChange,
   GoalTree,
   historyText,
+  type SecretAccess,
   type ToolCallRequest,
   type ToolRegistry,
   type ToolResult,
@@ -64,6 +65,10 @@ export interface LoopDeps {
   offerTool?: (name: string) => boolean;
   /** The order tools are offered in (most used first), fixed for the session. */
   toolOrder?: readonly string[];
+  /** The user's secrets as tools see them (substitution and masking). */
+  secrets?: SecretAccess;
+  /** The sandbox status line, recorded with every checkpoint. */
+  sandbox?: string;
 }
 
 export interface ArtifactKeeper {
@@ -105,8 +110,13 @@ class RunState {
   /** Index in history of this run's task: pinned, never compacted away. */
   taskIndex = 0;
   task = "";
-  /** The tool specs of the run, one array for every call (estimates and caches key on it). */
-  readonly toolSpecs: ToolSpec[];
+  /**
+   * The tool specs of the run, one array for every call (estimates and caches key on it);
+   * a new array only when the current URL changes which URL-scoped tools are offered.
+   */
+  toolSpecs: ToolSpec[];
+  /** The current URL, set by URL-aware tools (web_fetch). */
+  url: string | undefined;
   readonly startedAt = Date.now();
   readonly breaker: CircuitBreaker;
   readonly context: ContextManager;
@@ -122,9 +132,8 @@ class RunState {
   ) {
     this.goals = this.observedGoals();
     this.breaker = new CircuitBreaker(deps.limits.circuitBreakerThreshold);
-    const offer = deps.offerTool;
-    const specs = deps.tools.specs(deps.toolOrder);
-    this.toolSpecs = offer ? specs.filter((spec) => offer(spec.name)) : specs;
+    this.url = undefined;
+    this.toolSpecs = this.offeredSpecs();
     this.context = new ContextManager(
       {
         provider: deps.provider,
@@ -162,6 +171,22 @@ class RunState {
     return tree;
   }
 
+  private offeredSpecs(): ToolSpec[] {
+    const offer = this.deps.offerTool;
+    const specs = this.deps.tools.specs(this.deps.toolOrder, this.url === undefined ? {} : { url: this.url });
+    return offer ? specs.filter((spec) => offer(spec.name)) : specs;
+  }
+
+  /** Moves the run to `url`; the tools offered change only if a URL-scoped tool comes or goes. */
+  setUrl(url: string): void {
+    if (url === this.url) return;
+    this.url = url;
+    const next = this.offeredSpecs();
+    const same =
+      next.length === this.toolSpecs.length && next.every((spec, i) => spec.name === this.toolSpecs[i]?.name);
+    if (!same) this.toolSpecs = next;
+  }
+
   emit<T extends { type: string }>(event: T): void {
     this.deps.bus.emit({ ...event, runId: this.deps.runId, step: this.step, ts: Date.now() } as never);
   }
@@ -177,6 +202,8 @@ class RunState {
       context: this.context.state,
       goals: this.goals.toJSON(),
       stepGoals: this.stepGoals,
+      ...(this.url === undefined ? {} : { url: this.url }),
+      ...(this.deps.sandbox === undefined ? {} : { sandbox: this.deps.sandbox }),
     };
   }
 
@@ -189,6 +216,7 @@ class RunState {
     this.usage = snapshot.usage;
     this.lastText = snapshot.lastText;
     this.breaker.restore(snapshot.consecutiveFailures, snapshot.failureReasons);
+    if (snapshot.url !== undefined) this.setUrl(snapshot.url);
   }
 }
 
@@ -264,6 +292,10 @@ export async function runLoop(deps: LoopDeps, start: LoopStart): Promise<RunResu
 
 function contextInput(state: RunState): ContextInput {
   const goals = state.goals;
+  const notes = [
+    ...(goals.size > 0 ? [`Goals (→ marks the focused one):\n${goals.render()}`] : []),
+    ...(state.url !== undefined ? [`Current URL: ${state.url}`] : []),
+  ];
   return {
     history: state.history,
     taskIndex: state.taskIndex,
@@ -271,7 +303,7 @@ function contextInput(state: RunState): ContextInput {
     tools: state.toolSpecs,
     step: state.step,
     view: (entries) => applyGoalView(entries, goals),
-    ...(goals.size > 0 ? { volatile: `Goals (→ marks the focused one):\n${goals.render()}` } : {}),
+    ...(notes.length > 0 ? { volatile: notes.join("\n\n") } : {}),
   };
 }
 
@@ -445,6 +477,9 @@ async function runToolCall(
       runId: deps.runId,
       toolCallId: call.id,
       goals: state.goals,
+      ...(deps.secrets ? { secrets: deps.secrets } : {}),
+      ...(state.url !== undefined ? { url: state.url } : {}),
+      setUrl: (url: string) => state.setUrl(url),
       ...(artifacts
         ? {
             saveArtifact: (content: string, meta: ArtifactMeta) =>

@@ -26,6 +26,10 @@ export interface LoopSnapshot {
   /** The goal tree (GoalTree.toJSON) and the goal each step served. */
   goals?: unknown;
   stepGoals?: Record<number, string>;
+  /** The run's current URL (set by URL-aware tools; decides URL-scoped tools and secrets). */
+  url?: string;
+  /** What contained the run's commands (the sandbox status line), kept with its state. */
+  sandbox?: string;
 }
 
 /** What the context looked like for a model call (stored with its step). */

@@ -18,6 +18,8 @@ const CONFIG_CODES: ReadonlySet<ErrorCode> = new Set([
   "workspace_invalid",
   "not_found",
   "ambiguous_id",
+  "secrets_file_insecure",
+  "secrets_file_invalid",
 ]);
 
 export function exitCodeForStatus(status: RunStatus): number {

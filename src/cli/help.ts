@@ -17,7 +17,9 @@ Usage:
   reson trace export <id> [--format json|jsonl] [--output file|-]
   reson tools [--json] [-w dir]      per-tool statistics of this project: calls, ok %, failures
                                      by code, p50/p95 duration, health flags
-    reson skills [-w dir] [--json]     the skills found for this workspace, where from, and warnings
+  reson skills [-w dir] [--json]     the skills found for this workspace, where from, and warnings
+  reson doctor [-w dir] [--json]     what this machine guarantees: OS sandbox for commands,
+                                     secrets file, store, tools; what to install when not
   reson gc --older-than <30d|12h>    remove old runs and their checkpoints
   reson --version | --help
 
@@ -34,9 +36,14 @@ Run options (also for resume, where they override what the run was started with)
       --permission-mode <m>    default | acceptEdits (headless default) | plan | dontAsk | bypass
       --allow <rule>           allow calls matching a rule, e.g. 'Bash(npm test:*)' (repeatable)
       --deny <rule>            deny calls matching a rule (repeatable)
+      --sandbox off            run commands without the OS sandbox (default on; with no
+                               working sandbox, headless runs refuse commands unless this
+                               is given, and the terminal asks before every command)
 
 Provider selection without --provider: the first of ANTHROPIC_API_KEY, OPENAI_API_KEY,
 GEMINI_API_KEY, DEEPSEEK_API_KEY, OPENROUTER_API_KEY that is set, else a local Ollama.
+
+Secrets: $RESON_HOME/secrets.json (mode 0600), used as <secret>name</secret>; see README.
 
 Data: $RESON_HOME/reson.db (RESON_HOME defaults to ~/.reson), or PostgreSQL when
 RESON_DATABASE_URL=postgres://… is set. API keys are never stored.

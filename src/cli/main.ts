@@ -38,6 +38,10 @@ export async function main(argv: string[]): Promise<number> {
     const { skillsCommand } = await import("./skills-command.js");
     return skillsCommand(rest);
   }
+  if (command === "doctor") {
+    const { doctorCommand } = await import("./doctor-command.js");
+    return doctorCommand(rest);
+  }
   if (command === "gc") {
     const { gcCommand } = await import("./store-commands.js");
     return gcCommand(rest);
@@ -48,7 +52,7 @@ export async function main(argv: string[]): Promise<number> {
     return replCommand(argv);
   }
   process.stderr.write(
-    `reson: unknown command "${command}". Commands: run, resume, sessions, trace, tools, skills, gc (or none, for the interactive terminal). See \`reson --help\`.\n`,
+    `reson: unknown command "${command}". Commands: run, resume, sessions, trace, tools, skills, doctor, gc (or none, for the interactive terminal). See \`reson --help\`.\n`,
   );
   return EXIT_USAGE;
 }

@@ -12,8 +12,42 @@ import {
   type PermissionGateOptions,
   type PermissionMode,
   parseMode,
+  type SandboxState,
   toolsOfferedInMode,
 } from "../permissions/index.js";
+import { probeSandbox } from "../workspace/index.js";
+
+/** Where commands will run, for the gate (what to ask) and the agent (how to run them). */
+export interface SandboxSetup {
+  state: SandboxState;
+  agent: Pick<AgentOptions, "sandbox" | "sandboxSummary">;
+}
+
+/**
+ * The user's --sandbox choice against what this machine supports. With no working sandbox,
+ * commands run only after explicit approval (so the terminal asks each time and a headless
+ * run refuses them), and the start line says so; the model has no way to change this.
+ */
+export async function sandboxSetup(choice: "on" | "off", interactive: boolean): Promise<SandboxSetup> {
+  if (choice === "off") {
+    return {
+      state: "off",
+      agent: {
+        sandbox: "off",
+        sandboxSummary: "sandbox: off (--sandbox off) — commands run WITHOUT an OS sandbox",
+      },
+    };
+  }
+  const status = await probeSandbox();
+  if (status.level === "enforced") return { state: "enforced", agent: { sandbox: "on" } };
+  const consequence = interactive
+    ? "every command needs your approval"
+    : "commands are refused (pass --sandbox off to run them without a sandbox)";
+  return {
+    state: "none",
+    agent: { sandbox: "off", sandboxSummary: `${status.summary} — ${consequence}; see \`reson doctor\`` },
+  };
+}
 
 export interface PermissionFlagArgs {
   permissionMode?: string;
@@ -24,7 +58,11 @@ export interface PermissionFlagArgs {
 export async function loadGate(
   args: PermissionFlagArgs,
   workspaceRoot: string,
-  options: { defaultMode?: PermissionMode; promptUser?: PermissionGateOptions["promptUser"] } = {},
+  options: {
+    defaultMode?: PermissionMode;
+    promptUser?: PermissionGateOptions["promptUser"];
+    sandbox?: SandboxState;
+  } = {},
 ): Promise<PermissionGate> {
   if (args.permissionMode !== undefined && parseMode(args.permissionMode) === undefined) {
     throw new ResonError("usage_error", `Unknown permission mode ${JSON.stringify(args.permissionMode)}.`, {
@@ -53,6 +91,7 @@ export async function loadGate(
     userHome: homedir(),
     home: resonHome(),
     ...(options.promptUser ? { promptUser: options.promptUser } : {}),
+    ...(options.sandbox ? { sandbox: options.sandbox } : {}),
   });
 }
 

@@ -93,6 +93,7 @@ export function humanRenderer(options: HumanRendererOptions): (event: ResonEvent
           ? `resuming run ${event.runId} after step ${event.step}`
           : `run ${event.runId}`;
         err.write(`${dim(`reson · ${what} · ${event.provider}/${event.model} · ${event.workspace}`)}\n`);
+        if (event.sandbox) err.write(`${dim(event.sandbox)}\n`);
         return;
       }
       case "run_end":

@@ -19,10 +19,11 @@ import { describePolicy, PERMISSION_MODES, type PermissionGate, parseMode } from
 import type { ProviderName } from "../providers/index.js";
 import { formatSkillList } from "../skills/index.js";
 import { projectKey, type Store } from "../store/index.js";
+import { probeSandbox } from "../workspace/index.js";
 import { EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, exitCodeForError } from "./exit-codes.js";
 import { formatCost, formatTokens } from "./format.js";
 import { MAIN_HELP } from "./help.js";
-import { gateOptions, loadGate } from "./permission-setup.js";
+import { gateOptions, loadGate, type SandboxSetup, sandboxSetup } from "./permission-setup.js";
 import { humanRenderer } from "./render-human.js";
 import { LineReader, Spinner } from "./repl-input.js";
 import { askPermission } from "./repl-permission.js";
@@ -143,6 +144,9 @@ class Repl {
     this.reader.cancelRead("");
   }
 
+  /** How commands run (the --sandbox choice against what the machine supports). */
+  sandbox: SandboxSetup["agent"] = {};
+
   async createAgent(model?: string): Promise<void> {
     const args = this.args;
     const options: AgentOptions = {
@@ -153,7 +157,12 @@ class Repl {
       ...(args.apiKey ? { apiKey: args.apiKey } : {}),
       ...(args.maxIterations ? { maxIterations: args.maxIterations } : {}),
     };
-    this.agent = await createAgent({ ...options, store: this.store, ...gateOptions(this.gate) });
+    this.agent = await createAgent({
+      ...options,
+      store: this.store,
+      ...gateOptions(this.gate),
+      ...this.sandbox,
+    });
     this.model = `${this.agent.provider.model.provider}/${this.agent.provider.model.id}`;
   }
 
@@ -418,8 +427,10 @@ export async function replCommand(argv: string[]): Promise<number> {
         read: (question) => current.reader.read(question),
       });
     };
-    const gate = await loadGate(args, workspaceRoot, { promptUser: ask });
+    const sandbox = await sandboxSetup(args.sandbox, true);
+    const gate = await loadGate(args, workspaceRoot, { promptUser: ask, sandbox: sandbox.state });
     repl = new Repl(args, store, gate, workspaceRoot);
+    repl.sandbox = sandbox.agent;
     if (args.continue) {
       const latest = await store.sessions.latest(projectKey(workspaceRoot));
       if (latest) repl.session = latest.id;
@@ -428,6 +439,7 @@ export async function replCommand(argv: string[]): Promise<number> {
     await repl.createAgent(args.model);
     repl.write(
       `${repl.dim(`reson · ${repl.model} · ${workspaceRoot} · permissions ${gate.currentMode}`)}\n` +
+        `${repl.dim(sandbox.agent.sandboxSummary ?? (await probeSandbox()).summary)}\n` +
         `${repl.dim(continuing ? `continuing session ${repl.session}` : "new session")} · /help for commands, /exit to leave\n`,
     );
     if (args.continue && !continuing)

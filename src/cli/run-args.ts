@@ -13,6 +13,8 @@ export interface ModelArgs {
   permissionMode?: string;
   allow: string[];
   deny: string[];
+  /** "off": commands run without the OS sandbox (the user's explicit choice). */
+  sandbox: "on" | "off";
   json: boolean;
   help: boolean;
 }
@@ -37,6 +39,7 @@ const MODEL_OPTIONS = {
   "permission-mode": { type: "string" },
   allow: { type: "string", multiple: true },
   deny: { type: "string", multiple: true },
+  sandbox: { type: "string" },
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
@@ -68,6 +71,14 @@ function parse<T extends Record<string, { type: "string" | "boolean"; short?: st
   }
 }
 
+function sandboxChoice(value: unknown): "on" | "off" {
+  if (value === undefined || value === "on") return "on";
+  if (value === "off") return "off";
+  throw new ResonError("usage_error", `--sandbox takes on or off, got ${JSON.stringify(value)}.`, {
+    hint: "--sandbox off runs commands without the OS sandbox; `reson doctor` shows what the sandbox needs.",
+  });
+}
+
 function strings(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
 }
@@ -78,6 +89,7 @@ function modelArgs(values: Record<string, string | boolean | string[] | undefine
     help: values.help === true,
     allow: strings(values.allow),
     deny: strings(values.deny),
+    sandbox: sandboxChoice(values.sandbox),
   };
   if (typeof values["permission-mode"] === "string") args.permissionMode = values["permission-mode"];
   if (typeof values.workspace === "string") args.workspace = values.workspace;
@@ -128,7 +140,7 @@ export function parseReplArgs(argv: string[]): ReplArgs {
   const { values, positionals } = parse(argv, { continue: { type: "boolean", short: "c" } });
   if (positionals.length > 0) {
     throw new ResonError("usage_error", `unknown command "${positionals[0]}".`, {
-      hint: 'Commands: run, resume, sessions, trace, tools, skills, gc; `reson` alone opens the interactive terminal; `reson run "<task>"` runs one task.',
+      hint: 'Commands: run, resume, sessions, trace, tools, skills, doctor, gc; `reson` alone opens the interactive terminal; `reson run "<task>"` runs one task.',
     });
   }
   const args: ReplArgs = { ...modelArgs(values), continue: values.continue === true };

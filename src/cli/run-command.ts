@@ -21,7 +21,7 @@ import type { ProviderName } from "../providers/index.js";
 import { projectKey, type Store, type TraceRecord } from "../store/index.js";
 import { EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, exitCodeForError, exitCodeForStatus } from "./exit-codes.js";
 import { MAIN_HELP } from "./help.js";
-import { gateOptions, loadGate } from "./permission-setup.js";
+import { gateOptions, loadGate, sandboxSetup } from "./permission-setup.js";
 import { humanRenderer } from "./render-human.js";
 import { jsonRenderer } from "./render-json.js";
 import { type ModelArgs, parseResumeArgs, parseRunArgs } from "./run-args.js";
@@ -127,14 +127,16 @@ async function execute(
 async function permissionOptions(
   args: ModelArgs,
   workspace: string | undefined,
-): Promise<Pick<AgentOptions, "hooks" | "offerTool">> {
+): Promise<Pick<AgentOptions, "hooks" | "offerTool" | "sandbox" | "sandboxSummary">> {
   let workspaceRoot: string;
   try {
     workspaceRoot = realpathSync(resolve(workspace ?? process.cwd()));
   } catch {
     return {}; // createAgent reports the missing workspace
   }
-  return gateOptions(await loadGate(args, workspaceRoot, { defaultMode: "acceptEdits" }));
+  const sandbox = await sandboxSetup(args.sandbox, false);
+  const gate = await loadGate(args, workspaceRoot, { defaultMode: "acceptEdits", sandbox: sandbox.state });
+  return { ...gateOptions(gate), ...sandbox.agent };
 }
 
 function workspaceKey(workspace: string | undefined): string {

@@ -15,6 +15,8 @@ export interface BaselineInput {
   date: string;
   /** Extra instructions from the embedding program or a preset. */
   instructions?: string;
+  /** The user's secrets by name (never values) and where each may be used. */
+  secrets?: ReadonlyArray<{ name: string; description: string }>;
 }
 
 export function baselineSystemPrompt(input: BaselineInput): string {
@@ -35,6 +37,15 @@ export function baselineSystemPrompt(input: BaselineInput): string {
     `Platform: ${input.platform}`,
     `Date: ${input.date}`,
   ];
+  if (input.secrets && input.secrets.length > 0) {
+    lines.push(
+      "",
+      "Secrets: write <secret>name</secret> where a secret's value belongs (a web_fetch URL, header or body; a command).",
+      "You never see the values; they are filled in when the tool runs, and outputs show the placeholder instead.",
+      "In commands the value arrives as an environment variable, never on the command line.",
+      ...input.secrets.map((secret) => `- ${secret.name}: ${secret.description}`),
+    );
+  }
   if (input.instructions?.trim()) lines.push("", "Additional instructions:", input.instructions.trim());
   return lines.join("\n");
 }

@@ -28,6 +28,8 @@ export type ErrorCode =
   | "tool_interrupted"
   | "path_outside_workspace"
   | "path_invalid"
+  | "path_protected"
+  | "workspace_read_only"
   | "file_not_found"
   | "not_a_file"
   | "not_a_directory"
@@ -37,6 +39,8 @@ export type ErrorCode =
   | "edit_ambiguous"
   | "command_failed"
   | "command_timeout"
+  | "sandbox_unavailable"
+  | "sandbox_refused"
   | "goal_not_found"
   | "goal_invalid"
   | "context_exhausted"
@@ -44,6 +48,11 @@ export type ErrorCode =
   | "ambiguous_id"
   | "store_unavailable"
   | "store_conflict"
+  | "secrets_file_insecure"
+  | "secrets_file_invalid"
+  | "secret_invalid"
+  | "secret_unavailable"
+  | "web_fetch_failed"
   | "internal_error";
 
 export interface ResonErrorOptions {

@@ -25,6 +25,8 @@ export interface RunStartEvent extends EventBase {
   model: string;
   workspace: string;
   maxIterations: number;
+  /** One line on what contains the run's commands, e.g. "sandbox: enforced (bwrap 0.8.0, …)". */
+  sandbox?: string;
 }
 
 export interface StepStartEvent extends EventBase {

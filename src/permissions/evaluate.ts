@@ -16,7 +16,7 @@ import { matchesPathPattern } from "./path-pattern.js";
 import { isReadOnlyCommand } from "./read-only-commands.js";
 import { ruleSourceLabel } from "./rule.js";
 import { hasSubstitutionMark, parseCommandLine, type SimpleCommand } from "./shell-parse.js";
-import { COMMAND_TOOL, isReadOnlyTool, isWriteTool, PATH_TOOLS } from "./tool-names.js";
+import { COMMAND_TOOL, FETCH_TOOL, isReadOnlyTool, isWriteTool, PATH_TOOLS } from "./tool-names.js";
 import type {
   DecidingRule,
   Decision,
@@ -44,6 +44,8 @@ interface Action {
     variants: string[];
     readOnly: boolean;
   };
+  /** web_fetch: the host the request goes to. */
+  host?: string;
   /** Set when the action must be asked whatever the rules and mode (unless denied). */
   guard?: string;
   /** Set when neither an allow rule nor the read-only set may approve the action. */
@@ -72,6 +74,7 @@ function toolAction(call: ToolCall, context: EvaluationContext): Action {
       ? "write"
       : "other";
   const action: Action = { kind, tool: call.tool, part: call.tool };
+  if (call.tool === FETCH_TOOL) return fetchAction(action, call.arguments);
   const pathArg = PATH_TOOLS[call.tool];
   if (pathArg === undefined) return action;
   const value = isRecord(call.arguments) ? call.arguments[pathArg] : undefined;
@@ -84,6 +87,26 @@ function toolAction(call: ToolCall, context: EvaluationContext): Action {
   if (kind !== "write") return { ...action, part, path };
   const guard = protectedPathReason(path);
   return { ...action, part, path, ...(guard ? { guard } : {}) };
+}
+
+function fetchAction(action: Action, args: unknown): Action {
+  const url = isRecord(args) ? args.url : undefined;
+  let host: string | undefined;
+  try {
+    host = typeof url === "string" ? new URL(url).hostname.toLowerCase().replace(/\.$/, "") : undefined;
+  } catch {
+    host = undefined;
+  }
+  return host ? { ...action, part: `${action.tool} ${host}`, host } : action;
+}
+
+function hostMatches(host: string | undefined, pattern: string): boolean {
+  if (host === undefined) return false;
+  if (pattern.startsWith("*.")) {
+    const base = pattern.slice(2);
+    return host === base || host.endsWith(`.${base}`);
+  }
+  return host === pattern;
 }
 
 function evaluateCommand(
@@ -101,6 +124,7 @@ function evaluateCommand(
       mode,
     );
   const actions = commandActions(command, context);
+  if (context.sandbox === "none") actions.push(unsandboxedAction());
   const parts: PartDecision[] = actions.map((action) => ({
     part: action.part,
     ...decideAction(action, policy, context, mode),
@@ -156,6 +180,22 @@ function commandActions(command: string, context: EvaluationContext): Action[] {
       command: { text: "", variants: [], readOnly: true },
     });
   return actions;
+}
+
+export const UNSANDBOXED_REASON =
+  "no OS sandbox works on this machine, so this command would run OUTSIDE any sandbox";
+export const UNSANDBOXED_HEADLESS_HINT =
+  "Run `reson doctor` to see what is missing (usually: apt-get install bubblewrap), or pass --sandbox off to run commands without an OS sandbox.";
+
+/** The extra part of every command when no sandbox can hold it: always asked, never auto-allowed. */
+function unsandboxedAction(): Action {
+  return {
+    kind: "command",
+    tool: COMMAND_TOOL,
+    part: "(no sandbox)",
+    command: { text: "", variants: [], readOnly: false },
+    guard: UNSANDBOXED_REASON,
+  };
 }
 
 function isGit(simple: SimpleCommand): boolean {
@@ -280,10 +320,18 @@ function decideUndenied(
     case "acceptEdits":
       if (action.kind === "write" && action.path !== undefined && inside(action.path, context.workspaceRoot))
         return modeDecision("allow", "acceptEdits mode allows file edits inside the workspace");
+      // In the sandbox a command can write only the workspace (and a private /tmp): the
+      // same reach as the edits this mode accepts.
+      if (context.sandbox === "enforced" && (action.kind === "command" || isRedirect(action)))
+        return modeDecision("allow", "acceptEdits mode allows commands inside the OS sandbox");
       return modeDecision("ask", `acceptEdits mode asks before ${describeKind(action)}`);
     default:
       return modeDecision("ask", `${mode} mode asks before ${describeKind(action)}`);
   }
+}
+
+function isRedirect(action: Action): boolean {
+  return action.tool === "write_file" && action.part.startsWith(">");
 }
 
 function blockedInPlan(action: Action): boolean {
@@ -330,6 +378,8 @@ function ruleMatches(rule: Rule, action: Action, context: EvaluationContext): bo
         rule.list === "allow" ? [action.command.text] : [action.command.text, ...action.command.variants];
       return texts.some((text) => matcher.regex.test(text));
     }
+    case "domain":
+      return hostMatches(action.host, matcher.pattern);
     case "path":
       return (
         action.path !== undefined &&
@@ -353,6 +403,7 @@ function combine(parts: PartDecision[]): Decision {
   const strip = ({ part: _part, ...decision }: PartDecision): Decision => decision;
   if (pick) {
     const decision = strip(pick);
+    if (pick.reason === UNSANDBOXED_REASON) decision.headlessHint = UNSANDBOXED_HEADLESS_HINT;
     const prefix = parts.length > 1 ? `${pick.part}: ` : "";
     return { ...decision, reason: prefix + decision.reason, parts };
   }

@@ -8,7 +8,7 @@ import type { AgentHooks, ToolCallDecision } from "../agent/index.js";
 import { writeFileAtomic } from "../core/atomic-write.js";
 import { evaluate } from "./evaluate.js";
 import { parseRule } from "./rule.js";
-import type { Decision, PermissionMode, Policy, Rule } from "./types.js";
+import type { Decision, PermissionMode, Policy, Rule, SandboxState } from "./types.js";
 
 export type PermissionAnswer =
   | { kind: "allow_once" }
@@ -40,6 +40,8 @@ export interface PermissionGateOptions {
   promptUser?: (prompt: PermissionPrompt) => Promise<PermissionAnswer>;
   /** More tools to treat as read-only (registered with readOnly). */
   readOnlyTools?: readonly string[];
+  /** Where commands run (see EvaluationContext.sandbox); default "off". */
+  sandbox?: SandboxState;
 }
 
 /** What the trace keeps of a decision. */
@@ -64,6 +66,13 @@ export function suggestedRule(tool: string, args: Record<string, unknown>): stri
     return /&&|\|\||[;|&\n`]|\$\(/.test(args.command) ? tool : `execute_command(${args.command})`;
   }
   if (typeof args.path === "string") return `${tool}(${args.path})`;
+  if (tool === "web_fetch" && typeof args.url === "string") {
+    try {
+      return `web_fetch(domain:${new URL(args.url).hostname})`;
+    } catch {
+      return tool;
+    }
+  }
   return tool;
 }
 
@@ -119,6 +128,7 @@ export class PermissionGate {
       userHome: this.options.userHome,
       mode: this.mode,
       ...(readOnlyTools.length > 0 ? { readOnlyTools } : {}),
+      ...(this.options.sandbox ? { sandbox: this.options.sandbox } : {}),
     });
   }
 
@@ -138,6 +148,9 @@ export class PermissionGate {
   }
 
   private headlessDenial(tool: string, args: Record<string, unknown>, decision: Decision): string {
+    if (decision.headlessHint) {
+      return `${decision.reason}. This run cannot ask for approval (headless). ${decision.headlessHint}`;
+    }
     const rule = suggestedRule(tool, args);
     return (
       `${decision.reason} This run cannot ask for approval (headless). Allow it with ` +

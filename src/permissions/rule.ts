@@ -1,7 +1,14 @@
 // Parsing one rule string (`Tool` or `Tool(specifier)`) into a Rule, Claude Code's grammar
 // with reson's tool names: the parse either yields a rule or a reason it cannot.
 import { commandPatternRegex } from "./command-pattern.js";
-import { CLAUDE_ONLY_TOOLS, CLAUDE_TOOL_NAMES, COMMAND_TOOL, KNOWN_TOOLS, PATH_TOOLS } from "./tool-names.js";
+import {
+  CLAUDE_ONLY_TOOLS,
+  CLAUDE_TOOL_NAMES,
+  COMMAND_TOOL,
+  FETCH_TOOL,
+  KNOWN_TOOLS,
+  PATH_TOOLS,
+} from "./tool-names.js";
 import type { Rule, RuleList, RuleMatcher, RuleSource } from "./types.js";
 
 export type ParsedRule = { ok: true; rule: Rule; warning?: string } | { ok: false; warning: string };
@@ -64,10 +71,12 @@ export function parseRule(
     matcher = { kind: "command", pattern: specifier!, regex: commandPatternRegex(specifier!) };
   } else if (canonical in PATH_TOOLS) {
     matcher = { kind: "path", pattern: specifier! };
+  } else if (canonical === FETCH_TOOL && /^domain:[A-Za-z0-9*.-]+$/.test(specifier!)) {
+    matcher = { kind: "domain", pattern: specifier!.slice("domain:".length).toLowerCase() };
   } else {
     return {
       ok: false,
-      warning: `rule "${text}": ${name} takes no specifier reson understands (only commands and file paths do); ignored`,
+      warning: `rule "${text}": ${name} takes no specifier reson understands (only commands, file paths and web_fetch(domain:host) do); ignored`,
     };
   }
   return { ok: true, rule: { text, list, source, tools, matcher }, ...(warning ? { warning } : {}) };

@@ -3,12 +3,14 @@
 export const READ_ONLY_TOOLS = ["list_files", "read_file", "glob", "grep", "read_artifact", "goal"] as const;
 export const WRITE_TOOLS = ["write_file", "edit_file"] as const;
 export const COMMAND_TOOL = "execute_command";
+export const FETCH_TOOL = "web_fetch";
 
 /** Built-in tools a rule may name without a warning. */
 export const KNOWN_TOOLS: readonly string[] = [
   ...READ_ONLY_TOOLS,
   ...WRITE_TOOLS,
   COMMAND_TOOL,
+  FETCH_TOOL,
   "skill",
   "subagent",
   "ask_human",
@@ -45,11 +47,11 @@ export const CLAUDE_TOOL_NAMES: Readonly<Record<string, ClaudeMapping>> = {
   Glob: { bare: ["glob"], scoped: ["glob"] },
   Grep: { bare: ["grep"], scoped: ["grep"] },
   LS: { bare: ["list_files"], scoped: ["list_files"] },
+  WebFetch: { bare: [FETCH_TOOL], scoped: [FETCH_TOOL] },
 };
 
 /** Claude Code tools reson has no counterpart for: rules naming them are dropped with a warning. */
 export const CLAUDE_ONLY_TOOLS: readonly string[] = [
-  "WebFetch",
   "WebSearch",
   "NotebookEdit",
   "NotebookRead",

@@ -24,7 +24,9 @@ export interface RuleSource {
 export type RuleMatcher =
   | { kind: "any" }
   | { kind: "command"; pattern: string; regex: RegExp }
-  | { kind: "path"; pattern: string };
+  | { kind: "path"; pattern: string }
+  /** `web_fetch(domain:example.com)`: the host, or with `*.` the host and its subdomains. */
+  | { kind: "domain"; pattern: string };
 
 export interface Rule {
   /** The rule exactly as written, e.g. `Bash(npm run test:*)`. */
@@ -64,7 +66,15 @@ export interface EvaluationContext {
   mode?: PermissionMode;
   /** More tool names to treat as read-only (e.g. tools registered with `readOnly`). */
   readOnlyTools?: readonly string[];
+  /**
+   * Where commands run: inside the OS sandbox ("enforced"), outside it because none works on
+   * this machine ("none": every command is asked, and refused headless), or outside it
+   * because the user said so ("off": the rules alone decide). Default "off".
+   */
+  sandbox?: SandboxState;
 }
+
+export type SandboxState = "enforced" | "none" | "off";
 
 export interface ToolCall {
   tool: string;
@@ -94,6 +104,8 @@ export interface Decision {
   modeDefault?: PermissionMode;
   /** For execute_command: one decision per subcommand or redirect target, in order. */
   parts?: PartDecision[];
+  /** For a headless run: how to get this call through, when a rule cannot (no sandbox). */
+  headlessHint?: string;
 }
 
 export interface PartDecision extends Decision {

@@ -6,10 +6,12 @@ import { performance } from "node:perf_hooks";
 import type { TSchema } from "typebox";
 import { abortError } from "../core/abort.js";
 import { ResonError, serializeError } from "../core/errors.js";
+import { matchUrlPattern } from "../core/url-pattern.js";
 import { splitLines } from "./builtin/numbered-lines.js";
 import { ToolStatsTable } from "./stats.js";
 import { DEFAULT_TRUNCATION_LIMITS, type TruncationLimits, truncateOutput } from "./truncate.js";
 import type {
+  SecretAccess,
   ToolCallRequest,
   ToolContext,
   ToolDefinition,
@@ -87,12 +89,14 @@ export class ToolRegistry {
    * order; unknown and repeated names are skipped. Keep one order for a whole session, so the
    * tools part of the prompt stays byte-identical and prompt caches keep hitting.
    */
-  specs(order?: readonly string[]): ToolSpec[] {
-    return this.ordered(order).map((tool) => ({
-      name: tool.name,
-      description: tool.description,
-      parameters: tool.parameters,
-    }));
+  specs(order?: readonly string[], context: { url?: string } = {}): ToolSpec[] {
+    return this.ordered(order)
+      .filter((tool) => offeredAt(tool, context.url))
+      .map((tool) => ({
+        name: tool.name,
+        description: tool.description,
+        parameters: tool.parameters,
+      }));
   }
 
   private ordered(order: readonly string[] | undefined): ToolDefinition[] {
@@ -132,14 +136,16 @@ export class ToolRegistry {
       if (typeof output?.content !== "string") {
         throw new ResonError("tool_failed", `${tool.name} returned no content (a bug in the tool).`);
       }
+      // Masked before anything else sees it: history, artifacts, traces, events, the terminal.
+      if (ctx.secrets) output = redactOutput(output, ctx.secrets);
     } catch (thrown) {
       if (ctx.signal.aborted) return this.failed(tool, started, abortError(ctx.signal));
       const error =
         thrown instanceof ResonError
-          ? thrown
+          ? redactError(thrown, ctx.secrets)
           : new ResonError(
               "tool_failed",
-              `${tool.name} failed: ${thrown instanceof Error ? thrown.message : String(thrown)}`,
+              `${tool.name} failed: ${redactText(thrown instanceof Error ? thrown.message : String(thrown), ctx.secrets)}`,
               {
                 cause: thrown,
               },
@@ -207,6 +213,44 @@ export class ToolRegistry {
     if (outcome.error) result.error = serializeError(outcome.error);
     return result;
   }
+}
+
+/** Whether a tool with URL patterns is offered at `url` (never where there is no URL). */
+function offeredAt(tool: ToolDefinition, url: string | undefined): boolean {
+  if (!tool.urlPatterns) return true;
+  if (url === undefined) return false;
+  return tool.urlPatterns.some((pattern) => matchUrlPattern(pattern, url));
+}
+
+function redactText(text: string, secrets: SecretAccess | undefined): string {
+  return secrets ? secrets.redact(text) : text;
+}
+
+function redactError(error: ResonError, secrets: SecretAccess | undefined): ResonError {
+  if (!secrets) return error;
+  const message = secrets.redact(error.message);
+  const hint = error.hint === undefined ? undefined : secrets.redact(error.hint);
+  const details =
+    error.details === undefined ? undefined : JSON.parse(secrets.redact(JSON.stringify(error.details)));
+  if (
+    message === error.message &&
+    hint === error.hint &&
+    JSON.stringify(details) === JSON.stringify(error.details)
+  )
+    return error;
+  return new ResonError(error.code, message, {
+    ...(hint !== undefined ? { hint } : {}),
+    ...(details !== undefined ? { details } : {}),
+  });
+}
+
+function redactOutput(output: ToolOutput, secrets: SecretAccess): ToolOutput {
+  return {
+    ...output,
+    content: secrets.redact(output.content),
+    ...(output.longTermMemory !== undefined ? { longTermMemory: secrets.redact(output.longTermMemory) } : {}),
+    ...(output.error ? { error: redactError(output.error, secrets) } : {}),
+  };
 }
 
 /** The marker's hint for an output kept whole as artifact `id`: its size and where to read on. */

@@ -20,6 +20,45 @@ export interface ToolContext {
   saveArtifact?: (content: string, meta: ArtifactMeta) => Promise<string>;
   /** Lines `offset` (1-based) onwards, at most `limit`, of an artifact; undefined for an unknown id. */
   readArtifact?: (id: string, offset: number, limit: number) => Promise<ArtifactPage | undefined>;
+  /** The user's secrets: placeholders filled in for the executor only, values masked on the way back. */
+  secrets?: SecretAccess;
+  /** The session's current URL (set by URL-aware tools): which URL-scoped tools are offered. */
+  url?: string;
+  /** Sets the session's current URL (a URL-aware tool after it reached one). */
+  setUrl?: (url: string) => void;
+}
+
+/** A value with `<secret>name</secret>` placeholders filled in, and what was not. */
+export interface SecretSubstitution<T> {
+  value: T;
+  /** Names filled in. */
+  used: string[];
+  /** Placeholders naming no secret the user has. */
+  missing: string[];
+  /** Secrets the user has, but not for this URL or workspace. */
+  outOfScope: string[];
+}
+
+/**
+ * What tools see of the user's secrets: never the list of values, only substitution into a
+ * copy of their arguments right before they act, and the masker for what comes back.
+ */
+export interface SecretAccess {
+  /** Placeholders in `value` (any JSON-like shape) filled for a request to `url`. */
+  forUrl<T>(value: T, url: string): SecretSubstitution<T>;
+  /**
+   * Placeholders in a shell command turned into references to environment variables, whose
+   * values are in `env`: a value never appears on a command line.
+   */
+  forCommand(command: string): SecretSubstitution<string> & {
+    env: Record<string, string>;
+    /** Placeholders where the shell would not expand a variable (a quoted heredoc). */
+    unexpandable: string[];
+  };
+  /** Every secret value (and its common encodings) in `text` replaced by its placeholder. */
+  redact(text: string): string;
+  /** A masker for text arriving in pieces (holds back what could be the start of a value). */
+  redactStream(): { push(chunk: string | Uint8Array): string; end(): string };
 }
 
 /** Which call an artifact came from. */
@@ -74,7 +113,10 @@ export interface ToolDefinition<S extends TSchema = TSchema> {
   parameters: S;
   /** Has no side effects: may run in parallel with other read-only calls of a step. */
   readOnly: boolean;
-  /** Domains this tool may reach (secrets are scoped by them; issue 6). */
+  /**
+   * URL patterns (e.g. "*.github.com") where this tool makes sense: it is offered to the model
+   * only while the session's current URL matches one. Absent: offered everywhere.
+   */
   urlPatterns?: string[];
   /** Arguments a beforeToolCall hook may change. */
   editableParams?: string[];

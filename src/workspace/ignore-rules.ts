@@ -18,11 +18,12 @@ export interface IgnoreLayer {
 }
 
 /**
- * The rules of one directory, or undefined when it has no ignore file. `names`, when the
- * caller has listed the directory already, saves trying files that are not there.
+ * The rules of one directory (`dir`, relative to the root), read from `dirPath` (where it is
+ * open, see walk.ts), or undefined when it has no ignore file. `names`, when the caller has
+ * listed the directory already, saves trying files that are not there.
  */
 export async function loadIgnoreLayer(
-  root: string,
+  dirPath: string,
   dir: string,
   names?: ReadonlySet<string>,
 ): Promise<IgnoreLayer | undefined> {
@@ -30,7 +31,7 @@ export async function loadIgnoreLayer(
   for (const name of IGNORE_FILES) {
     if (names && !names.has(name)) continue;
     // O_NOFOLLOW: an ignore file that is a symlink (maybe to outside the root) is not read.
-    const text = await readFile(join(root, dir, name), {
+    const text = await readFile(join(dirPath, name), {
       encoding: "utf8",
       flag: constants.O_RDONLY | constants.O_NOFOLLOW,
     }).catch(() => undefined);

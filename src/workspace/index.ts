@@ -1,8 +1,18 @@
 // The workspace module: a root folder and the only way tools touch files or run commands,
 // through the path sandbox, with a scrubbed environment for commands.
-export type { CommandOptions, CommandResult } from "./command.js";
+export type { CommandOptions, CommandResult, CommandSandbox } from "./command.js";
 export { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_BYTES } from "./command.js";
 export { isSecretName, scrubEnvironment } from "./environment.js";
+export type {
+  ProbeOptions,
+  SandboxFacts,
+  SandboxLevel,
+  SandboxProblem,
+  SandboxStatus,
+} from "./exec-sandbox/probe.js";
+export { probeSandbox } from "./exec-sandbox/probe.js";
+export type { CommandLimits, NetworkPolicy, PolicyOptions, WorkspacePolicy } from "./policy.js";
+export { DEFAULT_COMMAND_LIMITS, DEFAULT_PROTECTED, workspacePolicy } from "./policy.js";
 export type { ResolvedPath } from "./sandbox.js";
 export type { SearchEngine, SearchMatch, SearchResult } from "./search.js";
 export type { WalkResult } from "./walk.js";

@@ -1,17 +1,26 @@
 // The path sandbox: every path a tool names is checked against the workspace root, first as
-// a string and then on the real file system, following symbolic links by hand, so that
-// nothing outside the root is read or written however the path is spelled.
+// a string, then walked on the real file system one component at a time by file descriptor
+// (fd-ops.ts), following symbolic links by hand, so that nothing outside the root is read or
+// written however the path is spelled. The walk ends holding the target (or its deepest
+// existing ancestor) open, and the operation works on those descriptors: a component swapped
+// for a symlink by a concurrent process after the check cannot redirect it.
 //
-// Remaining window: the check resolves to a real path and the operation then uses that path,
-// so a component swapped for a symlink between the two (by a concurrent process) is not
-// seen. Reads open the last component with O_NOFOLLOW and writes rename over it, which
-// closes the window for the last component only; a later issue moves to fd-based walking
-// (openat through /proc/self/fd) to close it for every component, and adds mount checks.
-import { realpathSync } from "node:fs";
-import { lstat, readlink } from "node:fs/promises";
-import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+// Not covered: a directory already walked being moved outside the root while in use (rename
+// needs write access to both places), and macOS (no /proc/self/fd; file tools refuse there).
+import { closeSync, constants, fstatSync, openSync, readlinkSync, type Stats } from "node:fs";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { throwIfAborted } from "../core/abort.js";
 import { ResonError } from "../core/errors.js";
+import {
+  closeAll,
+  fdPath,
+  mountIdOf,
+  O_PATH,
+  openDirectoryNoFollow,
+  openForReading,
+  openNoFollow,
+  requireProc,
+} from "./fd-ops.js";
 
 /** Linux PATH_MAX and NAME_MAX, in bytes. */
 const MAX_PATH_BYTES = 4096;
@@ -95,90 +104,210 @@ export function checkPathString(root: string, path: unknown): { absolute: string
   return { absolute, relative: relativeToRoot(root, absolute) };
 }
 
-/**
- * The common case in one system call: a path with no ".." that exists. realpath(3) follows
- * every link the way the kernel will at use, so the answer is the same as the walk below.
- * Anything else (missing tail, "..", an error) takes the walk, which explains its refusals.
- * Synchronous: a path lookup is cheaper than a round trip through the thread pool.
- */
-function resolveExisting(
-  root: string,
-  path: string,
-  lexical: { absolute: string; relative: string },
-): ResolvedPath | undefined {
-  if (path.split("/").includes("..")) return undefined;
-  let real: string;
-  try {
-    real = realpathSync.native(lexical.absolute);
-  } catch {
-    return undefined;
-  }
-  if (!isInside(root, real))
-    throw outside(lexical.relative, root, `resolves through a symbolic link to ${real}`);
-  return { relative: lexical.relative, real, exists: true };
+/** A path placed in the workspace by the walk, with descriptors open: call `close` after use. */
+export interface Located {
+  /** The path as named, normalised, relative to the root ("." for the root). */
+  relative: string;
+  /** Where it really is (every symlink followed), inside the root. */
+  real: string;
+  /** The mount of the root; anything opened below must be on it. */
+  mountId: number;
+  /** The target's parent, open; when the target is missing, its deepest existing ancestor. */
+  dir: number;
+  /** Names from `dir` to the target: [name] when it exists ([] for the root), else the missing folders then the name. */
+  rest: string[];
+  /** The target itself (never a symlink), open O_PATH (or for reading, see `readable`), when it exists. */
+  target: number | undefined;
+  /** `target` is open O_RDONLY: the walk was asked to open it for reading and could. */
+  readable: boolean;
+  /** fstat of `target`. */
+  info: Stats | undefined;
+  close(): void;
+}
+
+function notADirectory(root: string, real: string, path: string): ResonError {
+  return new ResonError(
+    "not_a_directory",
+    `${relativeToRoot(root, real)} is a file, not a directory, so ${path} cannot exist.`,
+    { details: { path } },
+  );
 }
 
 /**
- * Resolves a path to its real location, following symlinks one component at a time
- * (relative and absolute targets, `..` popping the physical parent), and refuses it when
- * the real location is outside the root. A missing tail is allowed (a file to create) as
- * long as the nearest existing ancestor is inside; a dangling symlink is followed to where
- * it points, so one pointing outside is refused rather than written through.
+ * Walks a checked path from the root one name at a time: each opened O_PATH|O_NOFOLLOW
+ * inside the directory before it, so a symlink is seen rather than followed. A symlink is
+ * read and its target spliced into the names still to walk: an absolute one must lie under
+ * the root as a string and restarts from the root; ".." pops the directories actually walked
+ * and never past the root; 40 links at most. A missing tail is allowed (a file to create); a
+ * dangling symlink is followed to where it points, so one pointing outside is refused rather
+ * than written through.
+ *
+ * Mounts: the target (or, when it is missing, the directory it would go in) must be on the
+ * root's mount (mnt_id). A lookup only goes down into a mount, and nothing below another mount
+ * is on the root's, so if the end is on the root's mount every directory on the way is too;
+ * all the walk does with anything it passes through is read symlinks, whose targets it then
+ * walks with the same checks.
  */
-export async function resolvePath(root: string, path: unknown, signal?: AbortSignal): Promise<ResolvedPath> {
+export function locate(
+  root: string,
+  path: unknown,
+  signal?: AbortSignal,
+  intent: "read" | "place" = "place",
+): Located {
   throwIfAborted(signal);
   const lexical = checkPathString(root, path);
-  const fast = resolveExisting(root, path as string, lexical);
-  if (fast) return fast;
-  const pending = lexical.relative === "." ? [] : lexical.relative.split("/");
-  let current = root;
-  let hops = 0;
-  while (pending.length > 0) {
-    const name = pending.shift()!;
-    if (name === "" || name === ".") continue;
-    if (name === "..") {
-      current = dirname(current);
-      continue;
-    }
-    const next = join(current, name);
-    const info = await lstat(next).catch((error: NodeJS.ErrnoException) => {
-      if (error.code === "ENOENT") return undefined;
-      // Whatever went wrong out there (no such directory, no permission), the answer is "outside".
-      if (!isInside(root, current)) {
-        throw outside(lexical.relative, root, `resolves through a symbolic link to ${current}`);
+  requireProc();
+  const rootFd = openSync(root, O_PATH | constants.O_DIRECTORY);
+  // The directories walked, the root first; `names[i]` is the name of `fds[i]` in `fds[i - 1]`.
+  const fds = [rootFd];
+  const names = [""];
+  // How the walk ends: the last name opened (`target`, named `targetName` in the last
+  // directory walked), or `missing` names below the last directory walked, or neither (the
+  // last directory walked is itself the target).
+  let target: number | undefined;
+  let readable = false;
+  let targetName = "";
+  let info: Stats | undefined;
+  let missing: string[] | undefined;
+  try {
+    const mountId = rootMountId(root, rootFd);
+    const pending = lexical.relative === "." ? [] : lexical.relative.split("/");
+    let hops = 0;
+    while (pending.length > 0) {
+      const name = pending.shift()!;
+      if (name === "" || name === ".") continue;
+      if (name === "..") {
+        if (fds.length === 1) {
+          const where = resolve(root, "..", ...pending);
+          throw outside(lexical.relative, root, `resolves through a symbolic link to ${where}`);
+        }
+        closeSync(fds.pop()!);
+        names.pop();
+        continue;
       }
-      if (error.code !== "ENOTDIR") throw error;
-      throw new ResonError(
-        "not_a_directory",
-        `${relativeToRoot(root, current)} is a file, not a directory, so ${lexical.relative} cannot exist.`,
-        { details: { path: lexical.relative } },
-      );
-    });
-    if (info === undefined) {
-      const rest = [name, ...pending].filter((part) => part !== "" && part !== ".");
-      // A ".." after a missing name cannot be resolved physically; collapsing it by string
-      // could land on an unchecked symlink, so refuse.
-      if (rest.includes("..")) {
-        throw invalid(lexical.relative, "it goes through a directory that does not exist");
+      const parent = fds[fds.length - 1]!;
+      const last = !pending.some((part) => part !== "" && part !== ".");
+      // On the way down most names are plain directories: one open tells, no fstat needed.
+      const directory = last ? undefined : openDirectoryNoFollow(parent, name);
+      if (directory !== undefined) {
+        fds.push(directory);
+        names.push(name);
+        continue;
       }
-      const real = join(current, ...rest);
-      if (!isInside(root, real)) {
-        throw outside(lexical.relative, root, `resolves through a symbolic link to ${real}`);
+      // A file to read is opened for reading right away (O_NOFOLLOW|O_NONBLOCK: a symlink
+      // fails, a FIFO cannot hang); anything else, or if that fails, as an O_PATH handle.
+      let fd = last && intent === "read" ? openForReading(parent, name) : undefined;
+      readable = fd !== undefined;
+      try {
+        fd ??= openNoFollow(parent, name);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+        missing = [name, ...pending].filter((part) => part !== "" && part !== ".");
+        // A ".." after a missing name cannot be resolved physically; collapsing it by string
+        // could land on an unchecked symlink, so refuse.
+        if (missing.includes("..")) {
+          throw invalid(lexical.relative, "it goes through a directory that does not exist");
+        }
+        break;
       }
-      return { relative: lexical.relative, real, exists: false };
+      target = fd;
+      const stats = fstatSync(fd);
+      if (stats.isSymbolicLink()) {
+        target = undefined;
+        readable = false;
+        closeSync(fd);
+        hops += 1;
+        if (hops > MAX_SYMLINK_HOPS) throw invalid(lexical.relative, "too many levels of symbolic links");
+        const link = readLink(parent, name);
+        if (link === undefined) {
+          pending.unshift(name); // no longer a symlink: look at the name again
+        } else if (!isAbsolute(link)) {
+          pending.unshift(...link.split("/"));
+        } else {
+          const normal = resolve(link);
+          if (!isInside(root, normal)) {
+            throw outside(lexical.relative, root, `resolves through a symbolic link to ${normal}`);
+          }
+          closeAll(fds.splice(1));
+          names.splice(1);
+          pending.unshift(...relative(root, normal).split("/"));
+        }
+        continue;
+      }
+      if (!last && stats.isDirectory()) {
+        target = undefined;
+        fds.push(fd);
+        names.push(name);
+        continue;
+      }
+      if (!last) throw notADirectory(root, join(realOf(root, names), name), lexical.relative);
+      targetName = name;
+      info = stats;
     }
-    if (info.isSymbolicLink()) {
-      hops += 1;
-      if (hops > MAX_SYMLINK_HOPS) throw invalid(lexical.relative, "too many levels of symbolic links");
-      const target = await readlink(next);
-      if (isAbsolute(target)) current = "/";
-      pending.unshift(...target.split("/"));
-      continue;
+    if (target === undefined && missing === undefined && fds.length > 1) {
+      target = fds.pop()!;
+      targetName = names.pop()!;
+    } else if (target === undefined && missing === undefined) {
+      target = rootFd; // the root itself, its own parent
     }
-    current = next;
+    const dir = fds[fds.length - 1]!;
+    info ??= target === undefined ? undefined : fstatSync(target);
+    const end = target ?? dir;
+    if (end !== rootFd && mountIdOf(end) !== mountId) {
+      throw outside(lexical.relative, root, `crosses into another file system (at ${realOf(root, names)})`);
+    }
+    for (let i = 0; i < fds.length - 1; i += 1) closeSync(fds[i]!);
+    const rest = missing ?? (target === rootFd ? [] : [targetName]);
+    const open = target === undefined || target === dir ? [dir] : [dir, target];
+    return {
+      relative: lexical.relative,
+      real: join(realOf(root, names), ...rest),
+      mountId,
+      dir,
+      rest,
+      target,
+      readable: readable && target !== undefined && target !== dir,
+      info,
+      close: () => {
+        for (const fd of open) closeSync(fd);
+      },
+    };
+  } catch (error) {
+    if (target !== undefined && !fds.includes(target)) closeSync(target);
+    closeAll(fds);
+    throw error;
   }
-  if (!isInside(root, current)) {
-    throw outside(lexical.relative, root, `resolves through a symbolic link to ${current}`);
+}
+
+/** The target of the symlink `name` in `dirFd`, or undefined when it is no longer a symlink. */
+function readLink(dirFd: number, name: string): string | undefined {
+  try {
+    return readlinkSync(fdPath(dirFd, name));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EINVAL") return undefined;
+    throw error;
   }
-  return { relative: lexical.relative, real: current, exists: true };
+}
+
+function realOf(root: string, names: readonly string[]): string {
+  return names.length === 1 ? root : join(root, ...names.slice(1));
+}
+
+const rootMounts = new Map<string, number>();
+
+/** The mount of the workspace root, read once per root (it is fixed for the workspace's life). */
+function rootMountId(root: string, rootFd: number): number {
+  let id = rootMounts.get(root);
+  if (id === undefined) {
+    id = mountIdOf(rootFd);
+    rootMounts.set(root, id);
+  }
+  return id;
+}
+
+/** Where a path really is, and whether it exists; refuses paths that leave the root. */
+export async function resolvePath(root: string, path: unknown, signal?: AbortSignal): Promise<ResolvedPath> {
+  const located = locate(root, path, signal);
+  located.close();
+  return { relative: located.relative, real: located.real, exists: located.info !== undefined };
 }

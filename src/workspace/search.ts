@@ -4,9 +4,7 @@
 // followed, binary files skipped. The `glob` filter is applied by us, not passed to rg,
 // because rg's --glob overrides ignore files and we want ignored files to stay out.
 import { spawn } from "node:child_process";
-import { constants } from "node:fs";
-import { open } from "node:fs/promises";
-import { join } from "node:path";
+import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import { abortError, throwIfAborted } from "../core/abort.js";
 import { ResonError } from "../core/errors.js";
 import type { PathMatcher } from "./glob.js";
@@ -42,6 +40,8 @@ export interface SearchScope {
   maxLineChars: number;
   maxFileBytes: number;
   maxWalkFiles: number;
+  /** A file's bytes (path relative to the root), or undefined when too large, binary or unreadable. */
+  readFile: (path: string) => Buffer | undefined;
   signal: AbortSignal | undefined;
 }
 
@@ -74,10 +74,13 @@ export async function searchWithJs(scope: SearchScope, regex: RegExp): Promise<S
     ? { files: [scope.start], truncated: false }
     : await walkFiles(scope.root, scope.start, { maxFiles: scope.maxWalkFiles, signal: scope.signal });
   const matches: SearchMatch[] = [];
-  for (const path of walked.files) {
+  for (const [index, path] of walked.files.entries()) {
+    // The reads are synchronous (cheaper than thread-pool round trips): let an abort, or
+    // anything else waiting, in between files now and then.
+    if (index % 64 === 63) await yieldToEventLoop();
     throwIfAborted(scope.signal);
     if (scope.filter && !scope.startIsFile && !scope.filter(path)) continue;
-    const bytes = await readSearchable(join(scope.root, path), scope.maxFileBytes);
+    const bytes = scope.readFile(path);
     if (bytes === undefined) continue;
     const lines = bytes.toString("utf8").split("\n");
     if (lines.at(-1) === "") lines.pop();
@@ -91,24 +94,6 @@ export async function searchWithJs(scope: SearchScope, regex: RegExp): Promise<S
     }
   }
   return { matches, truncated: false, filesTruncated: walked.truncated, engine: "js" };
-}
-
-/** The file's bytes, or undefined when it is too large, binary, or unreadable (skipped as rg does). */
-async function readSearchable(path: string, maxBytes: number): Promise<Buffer | undefined> {
-  const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK).catch(
-    () => undefined,
-  );
-  if (!handle) return undefined;
-  try {
-    const info = await handle.stat();
-    if (!info.isFile() || info.size > maxBytes) return undefined;
-    const bytes = await handle.readFile();
-    return bytes.includes(0) ? undefined : bytes;
-  } catch {
-    return undefined;
-  } finally {
-    await handle.close();
-  }
 }
 
 interface RgText {

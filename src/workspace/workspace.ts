@@ -1,23 +1,40 @@
 // The workspace: one root folder and every operation tools may do in it. Each path goes
-// through the sandbox (sandbox.ts) at the moment of use; errors come out as ResonErrors
-// that name the workspace-relative path.
-import { accessSync, closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
-import { mkdir, readdir, realpath, stat } from "node:fs/promises";
-import { delimiter, dirname, join, resolve } from "node:path";
+// through the sandbox (sandbox.ts) at the moment of use and the operation then works on the
+// descriptors the sandbox opened (fd-ops.ts); writes also answer to the workspace policy
+// (protected paths, read-only agents). Errors are ResonErrors naming the workspace-relative path.
+import { accessSync, closeSync, constants, type Stats } from "node:fs";
+import { readdir, realpath, stat } from "node:fs/promises";
+import { delimiter, join, resolve } from "node:path";
 import { abortError, throwIfAborted } from "../core/abort.js";
-import { writeFileAtomic } from "../core/atomic-write.js";
 import { ResonError } from "../core/errors.js";
 import {
   type CommandOptions,
   type CommandResult,
+  type CommandSandbox,
   DEFAULT_KILL_GRACE_MS,
   defaultShell,
   runCommand,
 } from "./command.js";
 import { scrubEnvironment } from "./environment.js";
+import { probeSandbox } from "./exec-sandbox/probe.js";
+import { fdPath, makeDirectories, readRegular, replaceFile } from "./fd-ops.js";
 import { fileNotFound, toFsError } from "./fs-errors.js";
 import { fileFilter, globMatcher } from "./glob.js";
-import { type ResolvedPath, relativeToRoot, resolvePath } from "./sandbox.js";
+import {
+  containsProtected,
+  isProtected,
+  type PolicyOptions,
+  type WorkspacePolicy,
+  workspacePolicy,
+} from "./policy.js";
+import {
+  checkPathString,
+  type Located,
+  locate,
+  type ResolvedPath,
+  relativeToRoot,
+  resolvePath,
+} from "./sandbox.js";
 import {
   compileRegex,
   type SearchEngine,
@@ -30,27 +47,6 @@ import { decodeText, looksBinary } from "./text-file.js";
 import { compareNames, DEFAULT_MAX_WALK_FILES, type WalkResult, walkFiles } from "./walk.js";
 
 export const DEFAULT_MAX_READ_BYTES = 10 * 1024 * 1024;
-
-/**
- * Reads a file to its end, or to one byte past `maxBytes` (so the caller can tell it is too
- * large). `expected` is the size fstat gave; a file that grows meanwhile is still read whole.
- */
-function readUpTo(fd: number, expected: number, maxBytes: number): Buffer {
-  let buffer = Buffer.allocUnsafe(Math.min(expected, maxBytes) + 1);
-  let length = 0;
-  for (;;) {
-    if (length === buffer.length) {
-      if (length > maxBytes) break;
-      const grown = Buffer.allocUnsafe(Math.min(buffer.length * 2, maxBytes + 1));
-      buffer.copy(grown, 0, 0, length);
-      buffer = grown;
-    }
-    const read = readSync(fd, buffer, length, buffer.length - length, null);
-    if (read === 0) break;
-    length += read;
-  }
-  return buffer.subarray(0, length);
-}
 
 export interface WorkspaceOptions {
   /** Largest file `readText` and the JS grep read, in bytes; default 10 MiB. */
@@ -67,6 +63,14 @@ export interface WorkspaceOptions {
   killGraceMs?: number;
   /** ripgrep binary for `search`; false never uses it; default `rg` found on PATH. */
   ripgrep?: string | false;
+  /** What file tools (and commands) may touch; default `workspacePolicy(root)`. */
+  policy?: PolicyOptions;
+  /**
+   * "on": commands run in the OS sandbox (bubblewrap) under the policy, and are refused when
+   * no sandbox works here; "off" (default for a bare Workspace; agents default to "on"):
+   * commands run as plain child processes.
+   */
+  commandSandbox?: "on" | "off";
 }
 
 export interface SignalOption {
@@ -162,20 +166,26 @@ export class Workspace {
   readonly root: string;
   /** The ripgrep binary `search` uses, if any. */
   readonly ripgrep: string | undefined;
+  /** Protected paths, read-only mode and command limits for this workspace. */
+  readonly policy: WorkspacePolicy;
   private readonly maxReadBytes: number;
   private readonly maxWalkFiles: number;
   private readonly env: Record<string, string>;
   private readonly shell: string;
   private readonly killGraceMs: number;
+  /** Whether commands must run in the OS sandbox. */
+  readonly commandSandbox: "on" | "off";
 
   private constructor(root: string, options: WorkspaceOptions) {
     this.root = root;
+    this.policy = workspacePolicy(root, options.policy);
     const source = options.env ?? process.env;
     this.env = scrubEnvironment(source, options.envPassthrough);
     this.maxReadBytes = options.maxReadBytes ?? DEFAULT_MAX_READ_BYTES;
     this.maxWalkFiles = options.maxWalkFiles ?? DEFAULT_MAX_WALK_FILES;
     this.shell = options.shell ?? defaultShell();
     this.killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+    this.commandSandbox = options.commandSandbox ?? "off";
     this.ripgrep = options.ripgrep === false ? undefined : (options.ripgrep ?? findOnPath("rg", source.PATH));
   }
 
@@ -205,82 +215,75 @@ export class Workspace {
   }
 
   async readText(path: string, options: ReadTextOptions = {}): Promise<TextFile> {
-    const target = await this.existing(path, options.signal);
     const maxBytes = options.maxBytes ?? this.maxReadBytes;
-    return this.guard(target.relative, options.signal, async () => {
-      throwIfAborted(options.signal);
-      // Synchronous on purpose: one regular file of at most maxBytes, where four thread-pool
-      // round trips (open, stat, read, close) cost more than the work. O_NOFOLLOW: a symlink
-      // swapped in after the check is refused, not followed; O_NONBLOCK: a FIFO cannot hang us.
-      const fd = openSync(target.real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-      try {
-        const info = fstatSync(fd);
-        if (info.isDirectory()) throw toFsError({ code: "EISDIR" }, target.relative);
-        if (!info.isFile()) {
-          throw new ResonError("not_a_file", `${target.relative} is not a regular file.`, {
-            details: { path: target.relative },
-          });
-        }
-        if (info.size > maxBytes) throw tooLarge(target.relative, info.size, maxBytes);
-        const bytes = readUpTo(fd, info.size, maxBytes);
-        if (bytes.length > maxBytes) throw tooLarge(target.relative, bytes.length, maxBytes);
-        if (looksBinary(bytes)) {
-          throw new ResonError(
-            "file_binary",
-            `${target.relative} is a binary file (${bytes.length} bytes).`,
-            {
-              hint: "Only text files can be read; use execute_command (e.g. `file`, `xxd | head`) to inspect it.",
-              details: { path: target.relative, bytes: bytes.length },
-            },
-          );
-        }
-        return { path: target.relative, text: decodeText(bytes), bytes: bytes.length };
-      } finally {
-        closeSync(fd);
+    return this.at(path, options.signal, "read", (target) => {
+      const { handle, info } = existing(target);
+      if (info.isDirectory()) throw toFsError({ code: "EISDIR" }, target.relative);
+      if (!info.isFile()) {
+        throw new ResonError("not_a_file", `${target.relative} is not a regular file.`, {
+          details: { path: target.relative },
+        });
       }
+      if (info.size > maxBytes) throw tooLarge(target.relative, info.size, maxBytes);
+      throwIfAborted(options.signal);
+      const bytes = readRegular(handle, target.readable, info.size, maxBytes);
+      if (bytes.length > maxBytes) throw tooLarge(target.relative, bytes.length, maxBytes);
+      if (looksBinary(bytes)) {
+        throw new ResonError("file_binary", `${target.relative} is a binary file (${bytes.length} bytes).`, {
+          hint: "Only text files can be read; use execute_command (e.g. `file`, `xxd | head`) to inspect it.",
+          details: { path: target.relative, bytes: bytes.length },
+        });
+      }
+      return { path: target.relative, text: decodeText(bytes), bytes: bytes.length };
     });
   }
 
-  /** Replaces or creates a file atomically, creating missing parent folders inside the root. */
+  /**
+   * Replaces or creates a file atomically, creating missing parent folders inside the root.
+   * Refused in a read-only workspace and on protected paths, both as named and where they lead.
+   */
   async writeText(path: string, content: string, options: SignalOption = {}): Promise<WriteResult> {
-    const target = await this.resolve(path, options);
-    return this.guard(target.relative, options.signal, async () => {
+    if (this.policy.readOnly) throw readOnly(String(path));
+    // As named, before anything is opened; then where it really leads, before anything changes.
+    const named = checkPathString(this.root, path).relative;
+    this.refuseProtected(named, named);
+    return this.at(path, options.signal, "place", (target) => {
+      this.refuseProtected(named, relativeToRoot(this.root, target.real));
       let mode: number | undefined;
-      if (target.exists) {
-        const info = await stat(target.real);
-        if (info.isDirectory()) throw toFsError({ code: "EISDIR" }, target.relative);
-        mode = info.mode & 0o7777;
-      } else {
-        await mkdir(dirname(target.real), { recursive: true });
+      if (target.info) {
+        if (target.info.isDirectory()) throw toFsError({ code: "EISDIR" }, target.relative);
+        // Permission bits only: a rewritten file never keeps a setuid or setgid bit.
+        mode = target.info.mode & 0o777;
       }
       throwIfAborted(options.signal);
-      await writeFileAtomic(target.real, content, mode === undefined ? {} : { mode });
-      return { path: target.relative, bytes: Buffer.byteLength(content), created: !target.exists };
+      const dir = makeDirectories(target.dir, target.rest.slice(0, -1), target.mountId);
+      try {
+        replaceFile(dir, target.rest.at(-1)!, content, mode);
+      } finally {
+        if (dir !== target.dir) closeSync(dir);
+      }
+      return { path: target.relative, bytes: Buffer.byteLength(content), created: target.info === undefined };
     });
   }
 
   /** The entries of a directory, sorted by name. */
   async list(path = ".", options: SignalOption = {}): Promise<DirEntry[]> {
-    const target = await this.existing(path, options.signal);
-    const dirents = await this.guard(target.relative, options.signal, async () => {
-      const info = await stat(target.real);
+    const { relative, dirents } = await this.at(path, options.signal, "place", async (target) => {
+      const { handle, info } = existing(target);
       if (!info.isDirectory()) {
         throw new ResonError("not_a_directory", `${target.relative} is a file, not a directory.`, {
           hint: "Use read_file to read it.",
           details: { path: target.relative },
         });
       }
-      return readdir(target.real, { withFileTypes: true });
+      const dirents = await readdir(fdPath(handle), { withFileTypes: true });
+      return { relative: relativeToRoot(this.root, target.real), dirents };
     });
     const entries: DirEntry[] = [];
     for (const dirent of dirents) {
       if (dirent.isSymbolicLink()) {
-        const inner = target.relative === "." ? dirent.name : `${target.relative}/${dirent.name}`;
-        entries.push({
-          name: dirent.name,
-          kind: "symlink",
-          linkTo: await this.linkTarget(inner, options.signal),
-        });
+        const inner = relative === "." ? dirent.name : `${relative}/${dirent.name}`;
+        entries.push({ name: dirent.name, kind: "symlink", linkTo: this.linkTarget(inner, options.signal) });
         continue;
       }
       entries.push({
@@ -292,9 +295,8 @@ export class Workspace {
   }
 
   async stat(path: string, options: SignalOption = {}): Promise<PathInfo> {
-    const target = await this.existing(path, options.signal);
-    return this.guard(target.relative, options.signal, async () => {
-      const info = await stat(target.real);
+    return this.at(path, options.signal, "place", (target) => {
+      const { info } = existing(target);
       return { path: target.relative, kind: kindOf(info), size: info.size, mtimeMs: info.mtimeMs };
     });
   }
@@ -303,10 +305,12 @@ export class Workspace {
   async walk(path = ".", options: WalkCallOptions = {}): Promise<WalkResult> {
     const start = await this.start(path, options.signal);
     if (start.isFile) return { files: [start.relative], truncated: false };
-    return walkFiles(this.root, start.relative, {
-      maxFiles: options.maxFiles ?? this.maxWalkFiles,
-      signal: options.signal,
-    });
+    return this.guard(start.relative, options.signal, () =>
+      walkFiles(this.root, start.relative, {
+        maxFiles: options.maxFiles ?? this.maxWalkFiles,
+        signal: options.signal,
+      }),
+    );
   }
 
   /** Files under `options.path` whose path relative to it matches `pattern`, sorted by path. */
@@ -334,6 +338,7 @@ export class Workspace {
       maxLineChars: options.maxLineChars ?? 500,
       maxFileBytes: this.maxReadBytes,
       maxWalkFiles: this.maxWalkFiles,
+      readFile: (file) => this.readSearchable(file),
       signal: options.signal,
     };
     const engine = options.engine ?? "auto";
@@ -350,41 +355,112 @@ export class Workspace {
   }
 
   /** Runs `command` with the shell in the workspace root (see command.ts). */
-  runCommand(command: string, options: CommandOptions = {}): Promise<CommandResult> {
+  async runCommand(command: string, options: CommandOptions = {}): Promise<CommandResult> {
+    const { extraEnv, ...rest } = options;
+    let sandbox: CommandSandbox | undefined;
+    if (this.commandSandbox === "on") {
+      const status = await probeSandbox();
+      if (status.level !== "enforced") {
+        const problem = status.problems[0];
+        throw new ResonError(
+          "sandbox_unavailable",
+          `No OS sandbox works on this machine${problem ? ` (${problem.what})` : ""}, so the command was not run.`,
+          {
+            hint: `${problem ? `${problem.fix}. ` : ""}\`reson doctor\` shows what is missing; the user can choose to run commands without the sandbox (--sandbox off).`,
+          },
+        );
+      }
+      sandbox = { policy: this.policy, status };
+    }
     return runCommand({
-      ...options,
+      ...rest,
       command,
       cwd: this.root,
-      env: this.env,
+      env: extraEnv ? { ...this.env, ...extraEnv } : this.env,
       shell: this.shell,
       killGraceMs: this.killGraceMs,
+      ...(sandbox ? { sandbox } : {}),
     });
   }
 
-  private async existing(path: string, signal: AbortSignal | undefined): Promise<ResolvedPath> {
-    const target = await this.resolve(path, { signal });
-    if (!target.exists) throw fileNotFound(target.relative);
-    return target;
+  /**
+   * Places `path` with the sandbox and runs `use` on what it opened, closing every descriptor
+   * after, and turning errors into ResonErrors (aborts into "aborted").
+   */
+  private async at<T>(
+    path: string,
+    signal: AbortSignal | undefined,
+    intent: "read" | "place",
+    use: (target: Located) => T | Promise<T>,
+  ): Promise<T> {
+    let target: Located;
+    try {
+      target = locate(this.root, path, signal, intent);
+    } catch (error) {
+      throw toFsError(error, String(path));
+    }
+    try {
+      return await this.guard(target.relative, signal, async () => use(target));
+    } finally {
+      target.close();
+    }
+  }
+
+  /** Refuses a write to `path` (root-relative) when it is protected or holds a protected path. */
+  private refuseProtected(named: string, path: string): void {
+    if (!isProtected(this.policy, path) && (path === "." || !containsProtected(this.policy, path))) return;
+    throw new ResonError(
+      "path_protected",
+      named === path
+        ? `${named} is protected: file tools cannot change it.`
+        : `${named} leads to ${path}, which is protected: file tools cannot change it.`,
+      {
+        hint: `Protected paths (${this.policy.protected.join(", ")}) can only be changed by the user; ask them to make this change themselves.`,
+        details: { path: named, resolved: path },
+      },
+    );
   }
 
   /** A walk or search start: an existing file or directory, by its real path relative to the root. */
-  private async start(
+  private start(
     path: string,
     signal: AbortSignal | undefined,
   ): Promise<{ relative: string; isFile: boolean }> {
-    const target = await this.existing(path, signal);
-    const info = await this.guard(target.relative, signal, () => stat(target.real));
-    return { relative: relativeToRoot(this.root, target.real), isFile: !info.isDirectory() };
+    return this.at(path, signal, "place", (target) => {
+      const { info } = existing(target);
+      return { relative: relativeToRoot(this.root, target.real), isFile: !info.isDirectory() };
+    });
   }
 
-  private async linkTarget(path: string, signal: AbortSignal | undefined): Promise<DirEntry["linkTo"]> {
+  /** What the symlink at `path` leads to, for listings. */
+  private linkTarget(path: string, signal: AbortSignal | undefined): DirEntry["linkTo"] {
+    let target: Located;
     try {
-      const target = await resolvePath(this.root, path, signal);
-      if (!target.exists) return "broken";
-      return kindOf(await stat(target.real));
+      target = locate(this.root, path, signal);
     } catch (error) {
       if (error instanceof ResonError && error.code === "path_outside_workspace") return "outside";
       return "broken";
+    }
+    target.close();
+    return target.info === undefined ? "broken" : kindOf(target.info);
+  }
+
+  /** A file's bytes for the JS grep, or undefined when it is too large, binary, or unreadable. */
+  private readSearchable(path: string): Buffer | undefined {
+    let target: Located;
+    try {
+      target = locate(this.root, path, undefined, "read");
+    } catch {
+      return undefined; // unreadable files are skipped, as ripgrep does
+    }
+    try {
+      if (!target.info?.isFile() || target.info.size > this.maxReadBytes) return undefined;
+      const bytes = readRegular(target.target!, target.readable, target.info.size, this.maxReadBytes);
+      return bytes.length > this.maxReadBytes || bytes.includes(0) ? undefined : bytes;
+    } catch {
+      return undefined;
+    } finally {
+      target.close();
     }
   }
 
@@ -401,6 +477,23 @@ export class Workspace {
       throw toFsError(error, path);
     }
   }
+}
+
+/** The target of a located path that must exist, and its fstat. */
+function existing(target: Located): { handle: number; info: Stats } {
+  if (target.target === undefined || target.info === undefined) throw fileNotFound(target.relative);
+  return { handle: target.target, info: target.info };
+}
+
+function readOnly(path: string): ResonError {
+  return new ResonError(
+    "workspace_read_only",
+    `Cannot write ${path}: the workspace is read-only for this agent (plan/explore).`,
+    {
+      hint: "Describe the change instead; the user can apply it, or leave plan mode to let the agent write.",
+      details: { path },
+    },
+  );
 }
 
 function tooLarge(path: string, bytes: number, maxBytes: number): ResonError {

@@ -13,6 +13,7 @@ const LAYERS: Record<string, number> = {
   providers: 1,
   workspace: 1,
   store: 1,
+  secrets: 1,
   tools: 2,
   skills: 2,
   memory: 2,

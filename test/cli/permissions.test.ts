@@ -1,5 +1,6 @@
-// End to end: the permission gate of headless runs. acceptEdits by default, commands only
-// when a rule allows them (or they are read-only), plan mode offers no write tools, rules
+// End to end: the permission gate of headless runs. acceptEdits by default: commands run in
+// the OS sandbox; with --sandbox off only when a rule allows them (or they are read-only);
+// with no working sandbox never, plan mode offers no write tools, rules
 // from settings files with file and line, and the decision behind every call in the trace.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -10,17 +11,57 @@ import { useCliFixture } from "../support/cli-fixture.js";
 describe("permissions in headless runs", () => {
   const f = useCliFixture();
 
-  const run = (args: string[]) =>
+  const run = (args: string[], env: Record<string, string> = {}) =>
     runCli(
       ["run", "--json", "--provider", "openai-compatible", "--base-url", f.server.openaiBaseUrl, ...args],
       {
         cwd: f.ws.path,
-        env: cleanEnv({ RESON_HOME: f.home.path }),
+        env: cleanEnv({ RESON_HOME: f.home.path, ...env }),
       },
     );
   const results = (stdout: string) => parseEvents(stdout).filter((e) => e.type === "tool_result");
 
-  it("by default edits are free, read-only commands run, and other commands are denied with the flag that allows them", async () => {
+  it("by default edits are free and commands run inside the OS sandbox", async () => {
+    f.server.enqueue(
+      {
+        toolCalls: [
+          { name: "write_file", arguments: { path: "a.txt", content: "A" } },
+          { name: "execute_command", arguments: { command: "touch made.txt" } },
+          { name: "execute_command", arguments: { command: "touch /etc/reson-escape" } },
+        ],
+      },
+      { text: "done" },
+    );
+    const result = await run(["do things"]);
+    expect(result.code).toBe(0);
+    const [write, touch, outside] = results(result.stdout);
+    expect(write).toMatchObject({ ok: true, permission: { behavior: "allow", mode: "acceptEdits" } });
+    expect(touch).toMatchObject({ ok: true, permission: { behavior: "allow" } });
+    expect((touch!.permission as { reason: string }).reason).toContain("inside the OS sandbox");
+    expect(existsSync(join(f.ws.path, "made.txt"))).toBe(true);
+    expect(outside).toMatchObject({ ok: false, error: { code: "command_failed" } });
+    expect(JSON.stringify(outside)).toContain("blocked by sandbox");
+    expect(existsSync("/etc/reson-escape")).toBe(false);
+    const start = parseEvents(result.stdout)[0]!;
+    expect(start.sandbox).toMatch(/^sandbox: enforced/);
+  });
+
+  it("with no working sandbox, a headless run refuses every command and says how to proceed", async () => {
+    f.server.enqueue(
+      { toolCalls: [{ name: "execute_command", arguments: { command: "ls" } }] },
+      { text: "done" },
+    );
+    const result = await run(["look"], { RESON_BWRAP: "/nonexistent/bwrap" });
+    expect(result.code).toBe(0);
+    const [ls] = results(result.stdout);
+    expect(ls).toMatchObject({ ok: false, error: { code: "tool_denied" } });
+    const message = (ls!.error as { message: string }).message;
+    expect(message).toContain("OUTSIDE any sandbox");
+    expect(message).toContain("--sandbox off");
+    expect(parseEvents(result.stdout)[0]!.sandbox).toMatch(/^sandbox: NONE.*commands are refused/);
+  });
+
+  it("with --sandbox off, edits are free, read-only commands run, and other commands are denied with the flag that allows them", async () => {
     f.server.enqueue(
       {
         toolCalls: [
@@ -31,7 +72,7 @@ describe("permissions in headless runs", () => {
       },
       { text: "done" },
     );
-    const result = await run(["do things"]);
+    const result = await run(["--sandbox", "off", "do things"]);
     expect(result.code).toBe(0);
     const [write, ls, touch] = results(result.stdout);
     expect(write).toMatchObject({ ok: true, permission: { behavior: "allow", mode: "acceptEdits" } });

@@ -67,7 +67,7 @@ describe("permission settings", () => {
   it("warns, naming file and line, about rules it cannot use", async () => {
     const file = join(workspaceRoot, ".reson", "settings.json");
     settings(file, {
-      allow: ["Bash(npm test)", "WebFetch(domain:x.com)", "Frobnicate", "Bash(", 42, "mcp__*"],
+      allow: ["Bash(npm test)", "WebSearch(query:x)", "Frobnicate", "Bash(", 42, "mcp__*"],
       deny: ["Bash()"],
       defaultMode: "yolo",
       additionalDirectories: ["../x"],
@@ -77,7 +77,7 @@ describe("permission settings", () => {
     expect(policy.warnings.every((w) => w.source === file)).toBe(true);
     expect(warnings).toEqual(
       expect.arrayContaining([
-        expect.stringMatching(/^5: .*WebFetch.*Claude Code tool/),
+        expect.stringMatching(/^5: .*WebSearch.*Claude Code tool/),
         expect.stringMatching(/^6: .*unknown tool "Frobnicate"/),
         expect.stringMatching(/^7: cannot parse rule "Bash\("/),
         expect.stringMatching(/must be a string, got 42/),

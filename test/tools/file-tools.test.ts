@@ -35,6 +35,7 @@ describe("the built-in tool set", () => {
       execute_command: { readOnly: false, args: ["command", "timeout_ms"] },
       goal: { readOnly: false, args: ["action", "title", "parent", "id", "summary", "reason"] },
       read_artifact: { readOnly: true, args: ["id", "offset", "limit"] },
+      web_fetch: { readOnly: false, args: ["url", "method", "headers", "body"] },
     });
     for (const t of tools) expect(t.description.length).toBeGreaterThan(80);
   });

@@ -14,6 +14,36 @@ const COMMAND_OUTPUT_BYTES = 256 * 1024;
 export interface ExecuteCommandToolOptions {
   /** Used when the call gives no timeout_ms; default 120 s. */
   defaultTimeoutMs?: number;
+  /** Commands run in the OS sandbox (said in the description, so the model knows its reach). */
+  sandboxed?: boolean;
+}
+
+const SANDBOX_NOTE =
+  " Commands run in an OS sandbox: they can write only inside the workspace and a private /tmp, cannot see " +
+  "the home folder, have no network, and are stopped past their process, memory and output limits; a " +
+  'refusal says "blocked by sandbox". Do not try to get around it: ask the user instead.';
+
+/** The placeholders a command cannot use here, as one error; undefined when all can be filled. */
+function secretProblem(filled: {
+  missing: string[];
+  outOfScope: string[];
+  unexpandable: string[];
+}): ResonError | undefined {
+  const problems = [
+    ...filled.missing.map((name) => `${name} (no such secret)`),
+    ...filled.outOfScope.map((name) => `${name} (not available to commands in this workspace)`),
+    ...filled.unexpandable.map(
+      (name) => `${name} (inside a quoted heredoc, where the shell expands nothing)`,
+    ),
+  ];
+  if (problems.length === 0) return undefined;
+  return new ResonError(
+    "secret_unavailable",
+    `Cannot fill in ${problems.join(", ")}; the command was not run.`,
+    {
+      hint: "Use only the secrets listed in the system prompt, in the command text (not in a quoted heredoc).",
+    },
+  );
 }
 
 const parameters = Type.Object(
@@ -50,7 +80,8 @@ export function createExecuteCommandTool(
       `work. Times out after timeout_ms (default ${defaultTimeoutMs} ms, at most ${MAX_COMMAND_TIMEOUT_MS}); the ` +
       "command and everything it started are then stopped. A non-zero exit code makes the call fail, with the " +
       "output still shown. Long output keeps its beginning and end. The environment is minimal (no API keys " +
-      "or tokens). Prefer the file tools for reading, searching and editing files.",
+      "or tokens). Prefer the file tools for reading, searching and editing files." +
+      (options.sandboxed ? SANDBOX_NOTE : ""),
     parameters,
     readOnly: false,
     // The user may change the command before it runs (the permission prompt's "edit").
@@ -58,19 +89,36 @@ export function createExecuteCommandTool(
     truncation: "head_and_tail",
     async execute(args, ctx) {
       const timeoutMs = args.timeout_ms ?? defaultTimeoutMs;
-      const run = await ctx.workspace.runCommand(args.command, {
+      let command = args.command;
+      let extraEnv: Record<string, string> | undefined;
+      if (ctx.secrets && command.includes("<secret>")) {
+        const filled = ctx.secrets.forCommand(command);
+        const problem = secretProblem(filled);
+        if (problem) throw problem;
+        command = filled.value;
+        extraEnv = filled.env;
+      }
+      const run = await ctx.workspace.runCommand(command, {
         timeoutMs,
         signal: ctx.signal,
         maxOutputBytes: COMMAND_OUTPUT_BYTES,
+        ...(extraEnv ? { extraEnv } : {}),
+        ...(ctx.secrets ? { outputFilter: ctx.secrets.redactStream() } : {}),
       });
       if (run.aborted) throw abortError(ctx.signal);
       const output = run.output === "" ? "(no output)" : run.output.replace(/\n$/, "");
       const status = run.timedOut
         ? `[timed out after ${timeoutMs} ms; stopped]`
-        : run.exitCode !== null
-          ? `[exit code ${run.exitCode}]`
-          : `[killed by ${run.signal}]`;
-      const content = `${output}\n${status}`;
+        : run.outputLimitExceeded
+          ? `[stopped: it wrote more than the output limit (${run.outputBytes} bytes)]`
+          : run.exitCode !== null
+            ? `[exit code ${run.exitCode}]`
+            : `[killed by ${run.signal}]`;
+      const notes = [
+        ...(run.sandboxDenial ? [`[${run.sandboxDenial}]`] : []),
+        ...(run.warnings ?? []).map((warning) => `[sandbox: ${warning}]`),
+      ];
+      const content = [output, ...notes, status].join("\n");
       const longTermMemory = `ran \`${oneLine(args.command)}\`: ${status.slice(1, -1)}`;
       if (run.timedOut) {
         const error = new ResonError(
@@ -86,9 +134,11 @@ export function createExecuteCommandTool(
       if (run.exitCode !== 0) {
         const how =
           run.exitCode === null ? `was killed by ${run.signal}` : `exited with code ${run.exitCode}`;
-        const error = new ResonError("command_failed", `The command ${how}.`, {
-          details: { exitCode: run.exitCode, signal: run.signal },
-        });
+        const error = new ResonError(
+          "command_failed",
+          `The command ${how}${run.sandboxDenial ? ` (${run.sandboxDenial})` : ""}.`,
+          { details: { exitCode: run.exitCode, signal: run.signal, sandboxed: run.sandboxed } },
+        );
         return { content, longTermMemory, error, truncated: run.truncated };
       }
       return { content, longTermMemory, truncated: run.truncated };

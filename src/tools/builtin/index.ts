@@ -1,4 +1,4 @@
-// The built-in tools: files and commands, the goal tree, and paging through artifacts
+// The built-in tools: files and commands, the goal tree, paging through artifacts, and web_fetch
 // (skill, subagent and ask_human come with their own modules in later issues).
 import type { ToolDefinition } from "../types.js";
 import { editFileTool } from "./edit-file.js";
@@ -9,6 +9,7 @@ import { createGrepTool } from "./grep.js";
 import { listFilesTool } from "./list-files.js";
 import { readArtifactTool } from "./read-artifact.js";
 import { readFileTool } from "./read-file.js";
+import { webFetchTool } from "./web-fetch.js";
 import { writeFileTool } from "./write-file.js";
 
 export interface BuiltinToolsOptions {
@@ -16,6 +17,8 @@ export interface BuiltinToolsOptions {
   commandTimeoutMs?: number;
   /** grep's engine: "auto" (default) uses ripgrep when installed; "js" forces the built-in search. */
   grepEngine?: "auto" | "ripgrep" | "js";
+  /** Commands run in the OS sandbox (execute_command says so to the model). */
+  commandSandbox?: boolean;
 }
 
 export function createBuiltinTools(options: BuiltinToolsOptions = {}): ToolDefinition[] {
@@ -26,11 +29,13 @@ export function createBuiltinTools(options: BuiltinToolsOptions = {}): ToolDefin
     editFileTool,
     globTool,
     createGrepTool({ engine: options.grepEngine ?? "auto" }),
-    createExecuteCommandTool(
-      options.commandTimeoutMs === undefined ? {} : { defaultTimeoutMs: options.commandTimeoutMs },
-    ),
+    createExecuteCommandTool({
+      ...(options.commandTimeoutMs === undefined ? {} : { defaultTimeoutMs: options.commandTimeoutMs }),
+      ...(options.commandSandbox ? { sandboxed: true } : {}),
+    }),
     goalTool,
     readArtifactTool,
+    webFetchTool,
   ];
 }
 

@@ -1,0 +1,218 @@
+// `reson doctor`: what this machine guarantees, checked by trying rather than assumed: the OS
+// sandbox for commands (by running one), the secrets file (mode and shape, never values), the
+// store, and the tools reson uses. Each problem comes with what to do about it. Exit 0 when
+// every guarantee holds, 1 when one does not, so scripts and CI can gate on it.
+import { spawnSync } from "node:child_process";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { openDefaultStore } from "../agent/index.js";
+import { resonHome } from "../config/index.js";
+import { ResonError, toResonError } from "../core/errors.js";
+import { AUTO_DETECT_ORDER, PROVIDER_CATALOG } from "../providers/index.js";
+import { SecretVault } from "../secrets/index.js";
+import { probeSandbox, type SandboxStatus, Workspace } from "../workspace/index.js";
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./exit-codes.js";
+import { reportError } from "./run-command.js";
+
+type CheckState = "ok" | "warn" | "fail";
+
+interface Check {
+  area: string;
+  state: CheckState;
+  detail: string;
+  fix?: string;
+}
+
+interface DoctorReport {
+  workspace: string;
+  home: string;
+  sandbox: { level: string; summary: string; facts: SandboxStatus["facts"] };
+  checks: Check[];
+  ok: boolean;
+}
+
+const MARK: Record<CheckState, string> = { ok: "ok  ", warn: "warn", fail: "FAIL" };
+
+function sandboxChecks(status: SandboxStatus): Check[] {
+  const facts = status.facts;
+  const checks: Check[] = [];
+  const push = (state: CheckState, detail: string, fix?: string) =>
+    checks.push({ area: "sandbox", state, detail, ...(fix ? { fix } : {}) });
+  if (facts.bwrapPath) push("ok", `bubblewrap ${facts.bwrapVersion ?? "?"} at ${facts.bwrapPath}`);
+  push(
+    facts.userNamespaces ? "ok" : "fail",
+    facts.userNamespaces ? "user namespaces work" : "user namespaces do not work",
+  );
+  push(
+    facts.seccomp ? "ok" : "fail",
+    facts.seccomp
+      ? `seccomp filter loads (${facts.arch}): no Unix-socket connects, mounts, new namespaces, ptrace`
+      : "the seccomp filter does not load",
+  );
+  if (facts.disableUserns) push("ok", "nested user namespaces blocked (--disable-userns)");
+  push(
+    facts.pidsLimit === "unavailable" ? "warn" : "ok",
+    facts.pidsLimit === "unavailable"
+      ? "process limit unavailable (root without a writable cgroup): fork bombs are not contained"
+      : `process limit via ${facts.pidsLimit === "cgroup" ? `cgroup ${facts.cgroup}` : "prlimit"}`,
+    facts.pidsLimit === "unavailable"
+      ? "Run reson as a normal user, or give it a writable cgroup."
+      : undefined,
+  );
+  push(
+    facts.memoryLimit === "unavailable" ? "warn" : "ok",
+    facts.memoryLimit === "unavailable"
+      ? "memory limit unavailable (no writable cgroup)"
+      : `memory limit via cgroup ${facts.cgroup}`,
+  );
+  push("ok", `Landlock: ${facts.landlock}`);
+  for (const problem of status.problems) push("fail", problem.what, problem.fix);
+  return checks;
+}
+
+async function secretsCheck(home: string): Promise<Check> {
+  const path = join(home, "secrets.json");
+  try {
+    const vault = await SecretVault.load(path);
+    const names = vault.names();
+    if (names.length === 0)
+      return {
+        area: "secrets",
+        state: "ok",
+        detail: `no secrets configured (${path})`,
+      };
+    const warn = vault.warnings.length > 0;
+    return {
+      area: "secrets",
+      state: warn ? "warn" : "ok",
+      detail: `${names.length} secret${names.length === 1 ? "" : "s"} in ${path}: ${names.map((n) => n.name).join(", ")}${warn ? `; ${vault.warnings.join("; ")}` : ""}`,
+    };
+  } catch (error) {
+    const failure = toResonError(error);
+    return {
+      area: "secrets",
+      state: "fail",
+      detail: failure.message,
+      ...(failure.hint ? { fix: failure.hint } : {}),
+    };
+  }
+}
+
+async function storeCheck(home: string): Promise<Check> {
+  const where = process.env.RESON_DATABASE_URL?.trim()
+    ? "PostgreSQL (RESON_DATABASE_URL)"
+    : join(home, "reson.db");
+  try {
+    const store = await openDefaultStore(home);
+    await store.close();
+    return { area: "store", state: "ok", detail: `opens: ${where}` };
+  } catch (error) {
+    const failure = toResonError(error);
+    return {
+      area: "store",
+      state: "fail",
+      detail: `${where}: ${failure.message}`,
+      ...(failure.hint ? { fix: failure.hint } : {}),
+    };
+  }
+}
+
+function binaryCheck(name: string, args: string[], missing: Omit<Check, "area" | "detail">): Check {
+  const run = spawnSync(name, args, { encoding: "utf8", timeout: 5_000 });
+  if (run.status === 0) {
+    const line = (run.stdout || run.stderr).split("\n", 1)[0]?.trim() ?? name;
+    return { area: "tools", state: "ok", detail: line };
+  }
+  return { area: "tools", detail: `${name} not found`, ...missing };
+}
+
+function providerCheck(): Check {
+  const set = AUTO_DETECT_ORDER.map((name) => PROVIDER_CATALOG[name].envKey).filter(
+    (key): key is string => key !== undefined && Boolean(process.env[key]?.trim()),
+  );
+  if (set.length > 0) return { area: "provider", state: "ok", detail: `keys set: ${set.join(", ")}` };
+  return {
+    area: "provider",
+    state: "warn",
+    detail: "no provider key in the environment (reson will try a local Ollama)",
+    fix: "Set ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, DEEPSEEK_API_KEY or OPENROUTER_API_KEY, or pass --provider.",
+  };
+}
+
+function render(report: DoctorReport): string {
+  const lines = [
+    `reson doctor: workspace ${report.workspace}, home ${report.home}`,
+    "",
+    report.sandbox.summary,
+  ];
+  let area = "";
+  for (const check of report.checks) {
+    if (check.area !== area) {
+      area = check.area;
+      lines.push("", `${area}:`);
+    }
+    lines.push(`  ${MARK[check.state]}  ${check.detail}`);
+    if (check.fix && check.state !== "ok") lines.push(`        fix: ${check.fix}`);
+  }
+  lines.push(
+    "",
+    report.ok
+      ? "Every guarantee above holds on this machine."
+      : "Some guarantees do not hold (FAIL above). Without the OS sandbox the terminal asks before every command and headless runs refuse commands unless --sandbox off is given.",
+  );
+  return `${lines.join("\n")}\n`;
+}
+
+export async function doctorCommand(argv: string[]): Promise<number> {
+  let values: { workspace?: string; json?: boolean };
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      options: { workspace: { type: "string", short: "w" }, json: { type: "boolean" } },
+    }));
+  } catch (error) {
+    reportError(
+      new ResonError("usage_error", (error as Error).message, {
+        hint: "Usage: reson doctor [-w dir] [--json]",
+      }),
+    );
+    return EXIT_USAGE;
+  }
+  const home = resonHome();
+  let workspace: Workspace;
+  try {
+    workspace = await Workspace.open(resolve(values.workspace ?? process.cwd()));
+  } catch (error) {
+    reportError(toResonError(error));
+    return EXIT_USAGE;
+  }
+  const status = await probeSandbox();
+  const checks: Check[] = [
+    ...sandboxChecks(status),
+    {
+      area: "file tools",
+      state: "ok",
+      detail:
+        "path sandbox in the agent: every path checked, then opened by file descriptor (no symlink races); protected: " +
+        workspace.policy.protected.join(", "),
+    },
+    await secretsCheck(home),
+    await storeCheck(home),
+    binaryCheck("rg", ["--version"], {
+      state: "warn",
+      fix: "Install ripgrep for fast grep (apt-get install ripgrep); the built-in search is used meanwhile.",
+    }),
+    binaryCheck("git", ["--version"], { state: "warn", fix: "Install git (apt-get install git)." }),
+    providerCheck(),
+  ];
+  const report: DoctorReport = {
+    workspace: workspace.root,
+    home,
+    sandbox: { level: status.level, summary: status.summary, facts: status.facts },
+    checks,
+    ok: status.level === "enforced" && checks.every((check) => check.state !== "fail"),
+  };
+  process.stdout.write(values.json ? `${JSON.stringify(report)}\n` : render(report));
+  return report.ok ? EXIT_OK : EXIT_FAILED;
+}

@@ -1,0 +1,164 @@
+// The bubblewrap command line for one command, compiled from the workspace policy: the
+// whole system read-only, private /tmp, /run and /dev/shm, the hidden folders (home, reson's
+// own) as empty tmpfs, the workspace writable, its protected paths read-only again, no
+// network, no capabilities. `bwrapArgs` is pure (the facts about the disk are gathered
+// first by `gatherPathFacts`), so the argv can be checked as a snapshot.
+import { lstat, realpath, stat } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import type { WorkspacePolicy } from "../policy.js";
+import { assertSafeWritable, isWithin } from "./safe-root.js";
+
+export interface PathInfo {
+  kind: "dir" | "file" | "other";
+  /** With every symbolic link resolved. */
+  realPath: string;
+  /** The last component itself is a symbolic link. */
+  symlink: boolean;
+}
+
+/** What exists on disk among the paths the policy names, by absolute path; missing ones are absent. */
+export type PathFacts = ReadonlyMap<string, PathInfo>;
+
+export interface BwrapPlan {
+  policy: WorkspacePolicy;
+  facts: PathFacts;
+  /** The home folder (for the unsafe-root check). */
+  home: string;
+  cwd: string;
+  /** bwrap ≥ 0.8; older ones rely on the seccomp filter alone. */
+  disableUserns: boolean;
+  seccompFd: number;
+  /** The rlimit prelude inside the sandbox; absent when prlimit is not installed. */
+  prlimit?: { path: string; nproc: boolean };
+  shell: string;
+  command: string;
+}
+
+/** tmpfs sizes: bounded so a command cannot fill the machine's memory through them. */
+export const TMP_BYTES = 256 * 1024 ** 2;
+export const SHM_BYTES = 64 * 1024 ** 2;
+export const RUN_BYTES = 16 * 1024 ** 2;
+/** For hidden folders: the home folder stays usable for caches and dotfiles a command writes. */
+export const HIDDEN_BYTES = 64 * 1024 ** 2;
+
+const PRIVATE_TMPFS: ReadonlyArray<readonly [string, number]> = [
+  ["/tmp", TMP_BYTES],
+  ["/dev/shm", SHM_BYTES],
+  ["/run", RUN_BYTES],
+];
+
+/** Protected paths (relative) and their ancestors below the root, as absolute paths. */
+function protectedPaths(policy: WorkspacePolicy): { targets: string[]; ancestors: string[] } {
+  const targets = policy.protected.map((entry) => join(policy.root, entry));
+  const ancestors = new Set<string>();
+  for (const target of targets) {
+    for (let dir = dirname(target); dir !== policy.root && isWithin(dir, policy.root); dir = dirname(dir)) {
+      ancestors.add(dir);
+    }
+  }
+  return { targets, ancestors: [...ancestors] };
+}
+
+/** Looks up every path `bwrapArgs` may mount: what it is, and where its links lead. */
+export async function gatherPathFacts(policy: WorkspacePolicy): Promise<PathFacts> {
+  const { targets, ancestors } = protectedPaths(policy);
+  const paths = new Set([
+    ...policy.readDeny,
+    ...policy.writeExtra,
+    ...policy.readOnlyExtra,
+    ...targets,
+    ...ancestors,
+  ]);
+  const facts = new Map<string, PathInfo>();
+  await Promise.all(
+    [...paths].map(async (path) => {
+      try {
+        const [link, info, real] = await Promise.all([lstat(path), stat(path), realpath(path)]);
+        const kind = info.isDirectory() ? "dir" : info.isFile() ? "file" : "other";
+        facts.set(path, { kind, realPath: real, symlink: link.isSymbolicLink() });
+      } catch {
+        // absent (or a dangling link): nothing to mount
+      }
+    }),
+  );
+  return facts;
+}
+
+function byDepth(a: string, b: string): number {
+  return a.split("/").length - b.split("/").length || a.localeCompare(b);
+}
+
+/** The bwrap arguments (without "bwrap") that run `plan.command` under `plan.policy`. */
+export function bwrapArgs(plan: BwrapPlan): string[] {
+  const { policy, facts } = plan;
+  assertSafeWritable(policy.root, "workspace root", policy.readDeny, plan.home);
+  for (const dir of policy.writeExtra)
+    assertSafeWritable(dir, "extra writable folder", policy.readDeny, plan.home);
+
+  const args = ["--die-with-parent", "--new-session", "--unshare-all", "--unshare-user"];
+  if (plan.disableUserns) args.push("--disable-userns");
+  args.push("--cap-drop", "ALL", "--hostname", "sandbox");
+  if (policy.network === "host") args.push("--share-net");
+  args.push("--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev", "--ro-bind", "/proc/sys", "/proc/sys");
+  for (const [path, bytes] of PRIVATE_TMPFS) args.push("--size", String(bytes), "--tmpfs", path);
+
+  // Hidden folders come before the workspace when they hold it (a workspace under $HOME stays
+  // visible) and after it when it holds them (reson's folder inside the workspace stays hidden).
+  const extras = policy.writeExtra.filter((dir) => facts.get(dir)?.kind === "dir");
+  const insideWritable = (path: string) => [policy.root, ...extras].some((dir) => isWithin(path, dir));
+  const hidden = new Map<string, PathInfo["kind"]>();
+  for (const path of policy.readDeny) {
+    const info = facts.get(path);
+    if (info) hidden.set(info.realPath, info.kind);
+  }
+  const covered: string[] = PRIVATE_TMPFS.map(([path]) => path);
+  const hide = (path: string) => {
+    if (hidden.get(path) === "dir") args.push("--size", String(HIDDEN_BYTES), "--tmpfs", path);
+    else args.push("--ro-bind", "/dev/null", path);
+    covered.push(path);
+  };
+  const late: string[] = [];
+  for (const path of [...hidden.keys()].sort(byDepth)) {
+    if (insideWritable(path)) late.push(path);
+    else if (!covered.some((dir) => isWithin(path, dir))) hide(path);
+  }
+
+  // Toolchains on PATH inside a hidden folder (~/.cargo, ~/.pyenv) are shown again, read-only.
+  for (const dir of policy.readOnlyExtra) {
+    const info = facts.get(dir);
+    if (info?.kind === "dir" && covered.some((hiddenDir) => isWithin(dir, hiddenDir)) && !insideWritable(dir))
+      args.push("--ro-bind", info.realPath, dir);
+  }
+
+  const bind = policy.readOnly ? "--ro-bind" : "--bind";
+  args.push(bind, policy.root, policy.root);
+  for (const dir of extras) args.push(bind, dir, dir);
+  for (const path of late) hide(path);
+
+  // Existing ancestors of protected paths become mount points, so they cannot be renamed
+  // away (mv .git elsewhere, then a fresh .git/hooks); the protected paths are re-bound read-only.
+  const { targets, ancestors } = protectedPaths(policy);
+  if (!policy.readOnly) {
+    for (const dir of ancestors.sort(byDepth)) {
+      const info = facts.get(dir);
+      if (info?.kind === "dir" && !info.symlink) args.push("--bind", dir, dir);
+    }
+  }
+  const readOnlyAgain = new Set<string>();
+  for (const target of targets) {
+    const real = facts.get(target)?.realPath;
+    if (real && insideWritable(real) && !late.some((dir) => isWithin(real, dir))) readOnlyAgain.add(real);
+  }
+  for (const real of [...readOnlyAgain].sort(byDepth)) args.push("--ro-bind", real, real);
+
+  args.push("--chdir", plan.cwd, "--seccomp", String(plan.seccompFd), "--");
+  if (plan.prlimit) {
+    const { limits } = policy;
+    args.push(plan.prlimit.path, `--fsize=${limits.fileSizeBytes}`, `--nofile=${limits.openFiles}`);
+    // RLIMIT_NPROC counts the user's processes machine-wide: only the fallback without a cgroup.
+    if (plan.prlimit.nproc) args.push(`--nproc=${limits.pids}`);
+    args.push("--");
+  }
+  args.push(plan.shell, "-c", plan.command);
+  return args;
+}

@@ -1,0 +1,132 @@
+// The workspace policy: one description of what tools may touch, compiled to two enforcement
+// points: the in-process path checks of the file tools and the OS sandbox around commands.
+// It is built from user-level settings only; workspace files may tighten it, never relax it.
+import { homedir } from "node:os";
+import { isAbsolute, relative, sep } from "node:path";
+
+/**
+ * Folders in the home folder that hold credentials or keys: never shown to commands whole,
+ * even when a tool on PATH lives inside one (then only that PATH folder is shown).
+ */
+const CREDENTIAL_HOME_DIRS = new Set([
+  ".ssh",
+  ".gnupg",
+  ".aws",
+  ".azure",
+  ".config",
+  ".docker",
+  ".kube",
+  ".local",
+  ".password-store",
+  ".gcloud",
+  ".terraform.d",
+]);
+
+/** Paths under the root that neither file tools nor commands may change (no rule loosens this). */
+export const DEFAULT_PROTECTED: readonly string[] = [".git/hooks", ".git/config", ".git/info", ".reson"];
+
+/** Whether commands can reach the network: not at all (default), or the host's network. */
+export type NetworkPolicy = "none" | "host";
+
+export interface CommandLimits {
+  /** Wall-clock limit when the call names none. */
+  timeoutMs: number;
+  /** Processes and threads the command may have at once. */
+  pids: number;
+  /** Memory the command may use, in bytes. */
+  memoryBytes: number;
+  /** Largest file a command may write, in bytes. */
+  fileSizeBytes: number;
+  /** Open files per process. */
+  openFiles: number;
+  /** Output kept from a command, in bytes; the command is stopped past it. */
+  outputBytes: number;
+}
+
+export const DEFAULT_COMMAND_LIMITS: CommandLimits = {
+  timeoutMs: 120_000,
+  pids: 512,
+  memoryBytes: 4 * 1024 ** 3,
+  fileSizeBytes: 1024 ** 3,
+  openFiles: 4096,
+  outputBytes: 1024 * 1024,
+};
+
+export interface WorkspacePolicy {
+  /** The workspace's real absolute path. */
+  root: string;
+  /**
+   * Paths relative to the root (a folder covers everything beneath it) that stay read-only
+   * for file tools and commands alike. Renaming or deleting an ancestor is refused too.
+   */
+  protected: readonly string[];
+  /** Absolute folders commands cannot see (an empty tmpfs in their place). */
+  readDeny: readonly string[];
+  /** Extra absolute folders commands may write (opt-in, by the user). */
+  writeExtra: readonly string[];
+  /**
+   * Folders inside hidden ones that commands may still read: the toolchains on PATH that live
+   * in the home folder (~/.cargo, ~/.pyenv, ~/.nvm…), so `python3` or `cargo` keep working.
+   */
+  readOnlyExtra: readonly string[];
+  /** Plan mode and explore agents: the workspace itself is read-only. */
+  readOnly: boolean;
+  network: NetworkPolicy;
+  limits: CommandLimits;
+}
+
+export interface PolicyOptions {
+  /** reson's own folder ($RESON_HOME); hidden from commands. */
+  resonHome?: string;
+  protected?: readonly string[];
+  readDeny?: readonly string[];
+  writeExtra?: readonly string[];
+  readOnly?: boolean;
+  network?: NetworkPolicy;
+  limits?: Partial<CommandLimits>;
+  /** The PATH commands get; its folders under the home folder stay readable. Default process.env.PATH. */
+  path?: string;
+  /** Default the user's home folder. */
+  home?: string;
+}
+
+/** For each PATH folder under `home`: the top folder it belongs to (or itself, inside a credential folder). */
+export function toolchainFolders(pathVariable: string, home: string): string[] {
+  const found = new Set<string>();
+  for (const dir of pathVariable.split(":")) {
+    if (!isAbsolute(dir)) continue;
+    const rel = relative(home, dir);
+    if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) continue;
+    const top = rel.split(sep)[0]!;
+    found.add(CREDENTIAL_HOME_DIRS.has(top) ? dir : `${home}${sep}${top}`);
+  }
+  return [...found].sort();
+}
+
+/** The policy for a workspace at `root` (a real path), with reson's defaults. */
+export function workspacePolicy(root: string, options: PolicyOptions = {}): WorkspacePolicy {
+  const home = options.home ?? homedir();
+  const readDeny = new Set<string>([home, "/root", "/run", ...(options.readDeny ?? [])]);
+  if (options.resonHome) readDeny.add(options.resonHome);
+  return {
+    root,
+    protected: options.protected ?? DEFAULT_PROTECTED,
+    readDeny: [...readDeny],
+    writeExtra: options.writeExtra ?? [],
+    readOnlyExtra: toolchainFolders(options.path ?? process.env.PATH ?? "", home),
+    readOnly: options.readOnly ?? false,
+    network: options.network ?? "none",
+    limits: { ...DEFAULT_COMMAND_LIMITS, ...options.limits },
+  };
+}
+
+/** Whether the root-relative `path` ("." for the root) is a protected path or beneath one. */
+export function isProtected(policy: WorkspacePolicy, path: string): boolean {
+  return policy.protected.some((entry) => path === entry || path.startsWith(`${entry}/`));
+}
+
+/** Whether the root-relative `path` is an ancestor of a protected path (renaming it would move one). */
+export function containsProtected(policy: WorkspacePolicy, path: string): boolean {
+  if (path === ".") return true;
+  return policy.protected.some((entry) => entry.startsWith(`${path}/`));
+}

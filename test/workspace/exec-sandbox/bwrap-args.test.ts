@@ -1,0 +1,193 @@
+// The bwrap command line compiled from a policy, as a snapshot (the mount order is the
+// security argument, so it is spelled out here), and the folders that are refused as writable.
+import { describe, expect, it } from "vitest";
+import { ResonError } from "../../../src/core/errors.js";
+import { type BwrapPlan, bwrapArgs, type PathInfo } from "../../../src/workspace/exec-sandbox/bwrap-args.js";
+import {
+  DEFAULT_COMMAND_LIMITS,
+  DEFAULT_PROTECTED,
+  toolchainFolders,
+  type WorkspacePolicy,
+} from "../../../src/workspace/policy.js";
+
+const HOME = "/home/ada";
+const ROOT = "/home/ada/proj";
+
+function policy(overrides: Partial<WorkspacePolicy> = {}): WorkspacePolicy {
+  return {
+    root: ROOT,
+    protected: DEFAULT_PROTECTED,
+    readDeny: [HOME, "/root", "/run", "/var/run", `${ROOT}/.state`],
+    writeExtra: [],
+    readOnlyExtra: [],
+    readOnly: false,
+    network: "none",
+    limits: { ...DEFAULT_COMMAND_LIMITS, fileSizeBytes: 1024 ** 3, openFiles: 4096 },
+    ...overrides,
+  };
+}
+
+const dir = (realPath: string, symlink = false): PathInfo => ({ kind: "dir", realPath, symlink });
+const file = (realPath: string): PathInfo => ({ kind: "file", realPath, symlink: false });
+
+/** A repository with hooks and config, no .git/info and no .reson; /var/run links to /run. */
+const facts = new Map<string, PathInfo>([
+  [HOME, dir(HOME)],
+  ["/root", dir("/root")],
+  ["/run", dir("/run")],
+  ["/var/run", dir("/run", true)],
+  [`${ROOT}/.state`, dir(`${ROOT}/.state`)],
+  [`${ROOT}/.git`, dir(`${ROOT}/.git`)],
+  [`${ROOT}/.git/hooks`, dir(`${ROOT}/.git/hooks`)],
+  [`${ROOT}/.git/config`, file(`${ROOT}/.git/config`)],
+]);
+
+function plan(overrides: Partial<BwrapPlan> = {}): BwrapPlan {
+  return {
+    policy: policy(),
+    facts,
+    home: HOME,
+    cwd: ROOT,
+    disableUserns: true,
+    seccompFd: 3,
+    prlimit: { path: "/usr/bin/prlimit", nproc: false },
+    shell: "/bin/bash",
+    command: "make test",
+    ...overrides,
+  };
+}
+
+describe("bwrap argv", () => {
+  it("hides home and reson's folder, binds the workspace, re-binds protected paths read-only", () => {
+    expect(bwrapArgs(plan()).join(" ")).toBe(
+      [
+        "--die-with-parent --new-session --unshare-all --unshare-user --disable-userns --cap-drop ALL --hostname sandbox",
+        "--ro-bind / / --proc /proc --dev /dev --ro-bind /proc/sys /proc/sys",
+        "--size 268435456 --tmpfs /tmp --size 67108864 --tmpfs /dev/shm --size 16777216 --tmpfs /run",
+        // /run and /var/run (a link to it) are covered by the private /run already
+        "--size 67108864 --tmpfs /root --size 67108864 --tmpfs /home/ada",
+        "--bind /home/ada/proj /home/ada/proj",
+        "--size 67108864 --tmpfs /home/ada/proj/.state",
+        "--bind /home/ada/proj/.git /home/ada/proj/.git",
+        "--ro-bind /home/ada/proj/.git/config /home/ada/proj/.git/config",
+        "--ro-bind /home/ada/proj/.git/hooks /home/ada/proj/.git/hooks",
+        "--chdir /home/ada/proj --seccomp 3",
+        "-- /usr/bin/prlimit --fsize=1073741824 --nofile=4096 -- /bin/bash -c make test",
+      ].join(" "),
+    );
+  });
+
+  it("shows toolchains on PATH inside the hidden home folder again, read-only", () => {
+    const withTools = new Map(facts);
+    withTools.set(`${HOME}/.cargo`, dir(`${HOME}/.cargo`));
+    withTools.set(`${HOME}/.local/bin`, dir(`${HOME}/.local/bin`));
+    const args = bwrapArgs(
+      plan({
+        facts: withTools,
+        policy: policy({ readOnlyExtra: [`${HOME}/.cargo`, `${HOME}/.local/bin`, `${HOME}/.absent`] }),
+      }),
+    ).join(" ");
+    expect(args).toContain(
+      "--tmpfs /home/ada --ro-bind /home/ada/.cargo /home/ada/.cargo --ro-bind /home/ada/.local/bin /home/ada/.local/bin --bind /home/ada/proj",
+    );
+    expect(args).not.toContain(".absent");
+    expect(
+      toolchainFolders(
+        "/home/ada/.cargo/bin:/home/ada/.pyenv/shims:/home/ada/.pyenv/bin:/home/ada/.local/bin:/home/ada/.ssh/x:/usr/bin:bin",
+        HOME,
+      ),
+    ).toEqual(["/home/ada/.cargo", "/home/ada/.local/bin", "/home/ada/.pyenv", "/home/ada/.ssh/x"]);
+  });
+
+  it("keeps the command one argument, however it is quoted", () => {
+    const command = `echo "a b" 'c' $(id) ; rm -rf / # --bind / /`;
+    const args = bwrapArgs(plan({ command }));
+    expect(args.at(-1)).toBe(command);
+    expect(args.at(-2)).toBe("-c");
+  });
+
+  it("in plan mode binds everything read-only; host network, no prlimit and an old bwrap change only their parts", () => {
+    const args = bwrapArgs(
+      plan({
+        policy: policy({ readOnly: true, network: "host", writeExtra: ["/var/cache/build"] }),
+        facts: new Map([...facts, ["/var/cache/build", dir("/var/cache/build")]]),
+        disableUserns: false,
+        prlimit: undefined,
+      }),
+    ).join(" ");
+    expect(args).not.toContain("--disable-userns");
+    expect(args).toContain(
+      "--unshare-all --unshare-user --cap-drop ALL --hostname sandbox --share-net --ro-bind / /",
+    );
+    expect(args).toContain(
+      "--ro-bind /home/ada/proj /home/ada/proj --ro-bind /var/cache/build /var/cache/build --size 67108864 --tmpfs /home/ada/proj/.state",
+    );
+    expect(args).not.toContain("--bind /home/ada/proj/.git");
+    expect(args).toMatch(/--seccomp 3 -- \/bin\/bash -c make test$/);
+  });
+
+  it("limits processes with prlimit only when there is no cgroup", () => {
+    const args = bwrapArgs(plan({ prlimit: { path: "/usr/bin/prlimit", nproc: true } }));
+    expect(args).toContain(`--nproc=${DEFAULT_COMMAND_LIMITS.pids}`);
+  });
+
+  it("mounts nothing for protected paths that do not exist, so no placeholder is ever created", () => {
+    const args = bwrapArgs(plan()).join(" ");
+    expect(args).not.toContain(".reson");
+    expect(args).not.toContain(".git/info");
+  });
+
+  it("binds a protected path that is a link where the link leads, when that is writable", () => {
+    const linked = new Map([...facts, [`${ROOT}/.git/hooks`, dir(`${ROOT}/tools/hooks`, true)]]);
+    const args = bwrapArgs(plan({ facts: linked })).join(" ");
+    expect(args).toContain("--ro-bind /home/ada/proj/tools/hooks /home/ada/proj/tools/hooks");
+  });
+});
+
+describe("unsafe writable folders", () => {
+  function refusal(overrides: Partial<WorkspacePolicy>): ResonError {
+    try {
+      bwrapArgs(plan({ policy: policy(overrides) }));
+    } catch (error) {
+      if (error instanceof ResonError) return error;
+      throw error;
+    }
+    throw new Error("expected a refusal");
+  }
+
+  it.each([
+    ["/", "the whole file system"],
+    ["/etc", "a system folder"],
+    ["/usr", "a system folder"],
+    ["/proc/self", "a kernel file system"],
+    [HOME, "the home folder"],
+    ["/home", "a system folder"],
+  ])("refuses %s as the workspace root (%s)", (root, reason) => {
+    const error = refusal({ root, readDeny: [HOME] });
+    expect(error.code).toBe("sandbox_refused");
+    expect(error.message).toContain(reason);
+    expect(error.hint).toMatch(/project folder/);
+  });
+
+  it("refuses an ancestor of the home folder", () => {
+    let error: unknown;
+    try {
+      bwrapArgs(plan({ home: "/data/users/ada", policy: policy({ root: "/data/users" }) }));
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ResonError);
+    expect((error as ResonError).message).toContain("it contains the home folder");
+  });
+
+  it("refuses a root that is itself on the hidden list", () => {
+    const error = refusal({ root: "/srv/reson-home", readDeny: [HOME, "/srv/reson-home"] });
+    expect(error.message).toContain("folders commands must not see");
+  });
+
+  it("refuses unsafe extra writable folders the same way", () => {
+    const error = refusal({ writeExtra: ["/etc"] });
+    expect(error.message).toContain("as the extra writable folder");
+    expect(error.hint).toMatch(/narrower/);
+  });
+});

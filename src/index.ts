@@ -12,8 +12,15 @@ export {
 export { type ErrorCode, ResonError, type SerializedError } from "./core/errors.js";
 export type { ResonEvent, ResonEventType, RunStatus } from "./core/events.js";
 export { matchUrlPattern } from "./core/url-pattern.js";
-export type { Usage } from "./core/usage.js";
+export type { RunLimits, Usage } from "./core/usage.js";
 export type { ProviderName } from "./providers/index.js";
 export { SecretVault } from "./secrets/index.js";
-export type { ToolContext, ToolDefinition, ToolOutput, ToolResult } from "./tools/index.js";
+export type {
+  AskHuman,
+  HumanQuestion,
+  ToolContext,
+  ToolDefinition,
+  ToolOutput,
+  ToolResult,
+} from "./tools/index.js";
 export { probeSandbox, type SandboxStatus } from "./workspace/index.js";

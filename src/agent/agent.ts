@@ -1,16 +1,27 @@
 // createAgent: the runtime as a library. Loads the config, resolves the model, opens the
 // workspace, the tools and the store once; each `run` is one loop with its own id and
 // events, persisted step by step so that `resume` can finish it after a crash.
+
+import { realpath } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename, join } from "node:path";
-import { type LoadedConfig, loadConfig, type PartialConfig, resonHome } from "../config/index.js";
 import {
+  type LoadedConfig,
+  loadConfig,
+  loadPresets,
+  type PartialConfig,
+  type Preset,
+  pickPreset,
+  type ResonConfig,
+  resonHome,
+} from "../config/index.js";
+import {
+  applyCompaction,
   assembleSystemPrompt,
   type HistoryEntry,
   loadInstructions,
   RequestEstimator,
   SUMMARY_SYSTEM_PROMPT,
-  summaryEntry,
   summaryRequestText,
   transcriptOf,
   turnsToHistory,
@@ -18,11 +29,13 @@ import {
 import { ResonError, toResonError } from "../core/errors.js";
 import { EventBus, type EventListener, type ResonEvent } from "../core/events.js";
 import { ulid } from "../core/ids.js";
-import { addUsage, emptyUsage } from "../core/usage.js";
+import { addUsage, emptyUsage, type RunLimits } from "../core/usage.js";
 import {
+  type CreateProviderOptions,
   createProvider,
   type Provider,
   type ProviderName,
+  type ProviderSettings,
   resolveProviderSettings,
 } from "../providers/index.js";
 import { type SecretNameInfo, SecretVault } from "../secrets/index.js";
@@ -36,6 +49,7 @@ import {
   type TraceRecord,
 } from "../store/index.js";
 import {
+  type AskHuman,
   createBuiltinTools,
   orderByUse,
   type SecretAccess,
@@ -44,11 +58,19 @@ import {
 } from "../tools/index.js";
 import { probeSandbox, Workspace, type WorkspaceOptions } from "../workspace/index.js";
 import { memoryArtifacts, storeArtifacts } from "./artifacts.js";
+import { RunBudget } from "./budget.js";
 import type { AgentHooks } from "./hooks.js";
 import { type LoopStart, runLoop } from "./loop.js";
 import { NULL_RECORDER, type RunRecorder, StoreRecorder } from "./recorder.js";
-import { closeOpenToolCalls, planResume } from "./resume.js";
+import { closeOpenToolCalls, conversationTurns, planResume } from "./resume.js";
 import { secretAccess } from "./secret-access.js";
+import {
+  type ChildSpec,
+  createSubagentTool,
+  type ParentRun,
+  SUBAGENT_TOOL,
+  type SubagentHost,
+} from "./subagent-tool.js";
 import type { RunResult } from "./types.js";
 
 export interface AgentOptions {
@@ -60,6 +82,12 @@ export interface AgentOptions {
   /** Else taken from the provider's usual environment variable; never stored. */
   apiKey?: string;
   maxIterations?: number;
+  /**
+   * Hard limits on what each run may spend, its sub-agents included: tokens, cost, wall time.
+   * Checked around every model call (the time also by a timer that stops the call in flight);
+   * a run over its limit ends "failed" with `budget_exceeded`. Default: a preset's limits, else none.
+   */
+  limits?: RunLimits;
   /** Any other configuration, with the precedence of flags. */
   config?: PartialConfig;
   hooks?: AgentHooks | AgentHooks[];
@@ -89,6 +117,17 @@ export interface AgentOptions {
   readOnlyWorkspace?: boolean;
   /** The sandbox line of the run start (default: what the sandbox probe found, or "off"). */
   sandboxSummary?: string;
+  /**
+   * A preset (agent type) by name (`explore`, `plan`, `analyst`, `evaluate`, `default`, or one
+   * from presets.json), or given whole: its model, instructions, tools, read-only and limits
+   * apply where these options say nothing else.
+   */
+  preset?: string | Preset;
+  /**
+   * How ask_human reaches the user: resolves with the answer ("" when the user declined), or
+   * undefined when no one is there. Absent: ask_human tells the model to decide for itself.
+   */
+  askHuman?: AskHuman;
 }
 
 /** What an agent knows of the user's secrets: names for the prompt, access for the tools. */
@@ -115,6 +154,10 @@ export class Agent {
   private readonly hooks: AgentHooks[];
   /** Per session, the order tools are offered in (most used in this project first), fixed. */
   private readonly toolOrders = new Map<string, readonly string[]>();
+  /** The runs in flight, by id: what the subagent tool needs of the run that called it. */
+  private readonly active = new Map<string, ActiveRun>();
+  /** The agents sub-agents run as, per preset and read-only (made on first use). */
+  private readonly childAgents = new Map<string, Promise<Agent>>();
   readonly projectKey: string;
 
   constructor(
@@ -131,10 +174,16 @@ export class Agent {
     /** The skills found for this workspace; each can be switched on or off for the session. */
     readonly skills: SkillSet = new SkillSet({ skills: [], warnings: [] }),
     private readonly secrets?: AgentSecrets,
+    /**
+     * How createAgent made this agent's parts, for its sub-agents: given, the agent offers the
+     * subagent tool. Absent in a sub-agent (children cannot start children) and read-only agents.
+     */
+    private readonly subagents?: SubagentSetup,
   ) {
     this.hooks =
       options.hooks === undefined ? [] : Array.isArray(options.hooks) ? options.hooks : [options.hooks];
     this.projectKey = projectKey(workspace.root);
+    if (subagents) tools.register(createSubagentTool(this.subagentHost()));
   }
 
   /** Receives the events of every run of this agent. */
@@ -189,6 +238,7 @@ export class Agent {
       nextSeq: plan.nextSeq,
       nextStepSeq: plan.nextStepSeq,
       toolStepIds: plan.toolStepIds,
+      nested: trace.parentTraceId !== null,
       ...(plan.modelStepId ? { modelStepId: plan.modelStepId } : {}),
     });
     // The run keeps the limit it was started with, unless this agent was given one.
@@ -240,11 +290,14 @@ export class Agent {
 
   /** A session's turns as the next run sees them: after a /compact, the summary and what followed. */
   private async sessionHistory(session: SessionRecord): Promise<HistoryEntry[]> {
-    const turns = await this.requireStore().turns.list(session.id);
+    const { conversation: turns } = await conversationTurns(this.requireStore(), session.id);
     const compaction = session.settings.compaction;
     if (!compaction) return closeOpenToolCalls(turnsToHistory(turns));
+    // The compacted turns are read too, for the skills loaded there: they stay beside the summary.
+    const compacted = turnsToHistory(turns.filter((t) => t.seq < compaction.upToSeq));
     const kept = closeOpenToolCalls(turnsToHistory(turns.filter((t) => t.seq >= compaction.upToSeq)));
-    return [summaryEntry({ upTo: 0, summary: compaction.summary, count: compaction.count }), ...kept];
+    const summary = { upTo: compacted.length, summary: compaction.summary, count: compaction.count };
+    return applyCompaction([...compacted, ...kept], summary, -1);
   }
 
   /**
@@ -259,7 +312,7 @@ export class Agent {
     const store = this.requireStore();
     const session = await store.sessions.get(sessionId);
     if (!session) throw new ResonError("not_found", `No session ${sessionId}.`);
-    const turns = await store.turns.list(sessionId);
+    const { conversation: turns } = await conversationTurns(store, sessionId);
     const previous = session.settings.compaction;
     const from = previous?.upToSeq ?? 0;
     // Keep the newest task and what followed it; cut before a user turn, so that a tool call
@@ -382,7 +435,8 @@ export class Agent {
       sessionId,
       parentTraceId: null,
       task,
-      preset: null,
+      preset:
+        typeof this.options.preset === "object" ? this.options.preset.name : (this.options.preset ?? null),
       provider: model.provider,
       model: model.id,
       baseUrl: model.baseUrl || null,
@@ -403,6 +457,8 @@ export class Agent {
     options: Omit<RunOptions, "session" | "envelope">,
     resumed: boolean,
     maxIterationsOverride?: number,
+    /** A sub-agent's budget, under its parent's; default a budget of this run's own limits. */
+    childBudget?: RunBudget,
   ): Promise<RunResult> {
     const signal = options.signal ?? new AbortController().signal;
     const bus = new EventBus();
@@ -411,6 +467,8 @@ export class Agent {
     const { config } = this.loaded;
     const maxIterations = maxIterationsOverride ?? config.maxIterations;
     const step = start.kind === "resume" ? start.snapshot.step : 0;
+    const budget = childBudget ?? new RunBudget(this.runLimits(start));
+    const limits = budget.limits;
     const sandbox = await this.sandboxSummary();
     bus.emit({
       type: "run_start",
@@ -423,6 +481,7 @@ export class Agent {
       model: this.provider.model.id,
       workspace: this.workspace.root,
       maxIterations,
+      ...(Object.keys(limits).length > 0 ? { limits } : {}),
       resumed,
       sandbox,
     });
@@ -451,34 +510,208 @@ export class Agent {
       },
       instructions: instructions.files,
     });
-    return runLoop(
-      {
-        runId: trace.id,
-        sessionId: trace.sessionId,
-        systemPrompt: system.text,
-        systemManifest: system.manifest,
-        provider: this.provider,
-        tools: this.tools,
-        workspace: this.workspace,
-        hooks: this.hooks,
-        limits: {
-          maxIterations,
-          circuitBreakerThreshold: config.circuitBreakerThreshold,
+    // The deadline stops the call in flight; the subagent tool finds this run by its id.
+    const watch = budget.watch(signal);
+    const run = this.activeRun(trace, recorder, budget, bus, step);
+    try {
+      return await runLoop(
+        {
+          runId: trace.id,
+          sessionId: trace.sessionId,
+          systemPrompt: system.text,
+          systemManifest: system.manifest,
+          provider: this.provider,
+          tools: this.tools,
+          workspace: this.workspace,
+          hooks: this.hooks,
+          limits: {
+            maxIterations,
+            circuitBreakerThreshold: config.circuitBreakerThreshold,
+          },
+          budget,
+          bus,
+          signal: watch.signal,
+          recorder,
+          summaryProvider: this.summaryProvider,
+          budgetRatio: config.contextBudgetRatio,
+          artifacts: this.store ? storeArtifacts(this.store) : memoryArtifacts(),
+          ...(this.options.offerTool ? { offerTool: this.options.offerTool } : {}),
+          toolOrder: await this.toolOrder(trace.sessionId),
+          ...(this.secrets ? { secrets: this.secrets.access } : {}),
+          sandbox,
+          ...(this.options.askHuman ? { askHuman: this.options.askHuman } : {}),
         },
-        bus,
-        signal,
-        recorder,
-        summaryProvider: this.summaryProvider,
-        budgetRatio: config.contextBudgetRatio,
-        artifacts: this.store ? storeArtifacts(this.store) : memoryArtifacts(),
-        ...(this.options.offerTool ? { offerTool: this.options.offerTool } : {}),
-        toolOrder: await this.toolOrder(trace.sessionId),
-        ...(this.secrets ? { secrets: this.secrets.access } : {}),
-        sandbox,
-      },
-      start,
+        start,
+      );
+    } finally {
+      watch.dispose();
+      // A sub-agent outlives an aborted tool call only until its own abort lands.
+      await Promise.allSettled(run.children);
+      this.active.delete(trace.id);
+    }
+  }
+
+  /** The run's hard limits: these options', over a resumed run's own, over the preset's. */
+  private runLimits(start: LoopStart): RunLimits {
+    const preset = typeof this.options.preset === "object" ? this.options.preset.limits : undefined;
+    const stored = start.kind === "resume" ? start.snapshot.limits : undefined;
+    return definedLimits({ ...preset, ...stored, ...definedLimits(this.options.limits ?? {}) });
+  }
+
+  /** Registers a run in flight for the subagent tool; its events carry the step it is at. */
+  private activeRun(
+    trace: TraceRecord,
+    recorder: RunRecorder,
+    budget: RunBudget,
+    bus: EventBus,
+    firstStep: number,
+  ): ActiveRun {
+    let step = firstStep;
+    bus.subscribe((event) => {
+      step = event.step;
+    });
+    const run: ActiveRun = {
+      trace,
+      recorder,
+      budget,
+      children: new Set(),
+      emit: (event) => bus.emit({ ...event, runId: trace.id, step, ts: Date.now() } as ResonEvent),
+    };
+    this.active.set(trace.id, run);
+    return run;
+  }
+
+  /** What the subagent tool sees of this agent. */
+  private subagentHost(): SubagentHost {
+    return {
+      caps: this.loaded.config.subagents,
+      parentRun: (runId) => this.active.get(runId),
+      preset: async (name) =>
+        pickPreset(await loadPresets({ home: this.loaded.home, workspace: this.workspace.root }), name),
+      runChild: (parentRunId, spec) => this.runChild(parentRunId, spec),
+    };
+  }
+
+  /**
+   * A sub-agent run: its own trace under the parent's, in the parent's session (its turns are
+   * tagged with its trace and left out of the session's history), with a budget under the
+   * parent's and a signal that aborts with it.
+   */
+  private async runChild(parentRunId: string, spec: ChildSpec): Promise<RunResult> {
+    const parent = this.active.get(parentRunId);
+    if (!parent) throw new ResonError("internal_error", `Run ${parentRunId} is not running.`);
+    const running = (async () => {
+      const child = await this.childAgent(spec.preset, spec.readOnly);
+      const now = Date.now();
+      const trace: TraceRecord = {
+        ...child.traceRecord(spec.runId, parent.trace.sessionId, spec.task, now),
+        parentTraceId: parent.trace.id,
+      };
+      const start: LoopStart = {
+        kind: "new",
+        task: spec.task,
+        envelope: { receivedAt: now, channel: "subagent", chatType: "direct", senderId: parent.trace.id },
+        history: [],
+      };
+      const budget = parent.budget.child(spec.limits);
+      return child.loop(
+        trace,
+        parent.recorder.forChild(trace),
+        start,
+        { signal: spec.signal },
+        false,
+        spec.maxSteps,
+        budget,
+      );
+    })();
+    parent.children.add(running);
+    return running;
+  }
+
+  /**
+   * The agent a sub-agent runs as: the preset's tools (never subagent) in a fresh registry, a
+   * workspace of its own (read-only where asked), the parent's provider unless the preset names
+   * another model, and the parent's hooks (the same array: the same permission checks), store,
+   * skills and secrets.
+   */
+  private childAgent(preset: Preset, readOnly: boolean): Promise<Agent> {
+    const setup = this.subagents;
+    if (!setup) {
+      return Promise.reject(
+        new ResonError("tool_not_found", "Sub-agents cannot start sub-agents of their own."),
+      );
+    }
+    const key = `${preset.name}\u0000${preset.source}\u0000${readOnly}`;
+    let made = this.childAgents.get(key);
+    if (!made) {
+      made = this.makeChildAgent(setup, preset, readOnly);
+      made.catch(() => this.childAgents.delete(key));
+      this.childAgents.set(key, made);
+    }
+    return made;
+  }
+
+  private async makeChildAgent(setup: SubagentSetup, preset: Preset, readOnly: boolean): Promise<Agent> {
+    const childReadOnly = readOnly || preset.readOnly === true;
+    const workspace = await openWorkspace(this.workspace.root, {
+      env: setup.env,
+      commandSandbox: setup.commandSandbox,
+      policy: { resonHome: resonHome(setup.env), readOnly: childReadOnly },
+    });
+    const provider =
+      preset.model && preset.model !== this.provider.model.id
+        ? await createProvider({ ...setup.settings, model: preset.model }, setup.providerOptions)
+        : this.provider;
+    const { tools } = await agentTools({
+      config: this.loaded.config,
+      preset,
+      readOnly: childReadOnly,
+      commandSandbox: setup.commandSandbox,
+      extra: setup.options.tools ?? [],
+      skills: this.skills,
+      contextWindow: provider.model.contextWindow,
+    });
+    // A sub-agent runs unattended, often beside others: it has no one to ask.
+    const { askHuman: _unattended, ...shared } = setup.options;
+    return new Agent(
+      workspace,
+      provider,
+      tools,
+      this.loaded,
+      this.store,
+      withPreset({ ...shared, hooks: this.hooks, preset }, preset),
+      false,
+      this.summaryProvider,
+      this.skills,
+      this.secrets,
     );
   }
+}
+
+/** A run in flight, as the subagent tool and its children need it. */
+interface ActiveRun extends ParentRun {
+  trace: TraceRecord;
+  recorder: RunRecorder;
+  /** Sub-agent runs started by this run, awaited before the run returns. */
+  children: Set<Promise<RunResult>>;
+}
+
+/** How createAgent made an agent, kept so its sub-agents are made the same way. */
+interface SubagentSetup {
+  /** As given to createAgent, before its preset was applied. */
+  options: AgentOptions;
+  env: NodeJS.ProcessEnv;
+  commandSandbox: "on" | "off";
+  settings: ProviderSettings;
+  providerOptions: CreateProviderOptions;
+}
+
+function definedLimits(limits: RunLimits): RunLimits {
+  const out: RunLimits = {};
+  if (limits.maxTokens !== undefined) out.maxTokens = limits.maxTokens;
+  if (limits.maxCostUsd !== undefined) out.maxCostUsd = limits.maxCostUsd;
+  if (limits.maxWallMs !== undefined) out.maxWallMs = limits.maxWallMs;
+  return out;
 }
 
 function titleOf(task: string, workspace: string): string {
@@ -519,6 +752,44 @@ async function sessionOwningAll(store: Store, error: unknown): Promise<SessionRe
   return session;
 }
 
+/** The preset asked for (by name, from the built-in ones and the presets.json files), if any. */
+async function resolvePreset(
+  options: AgentOptions,
+  dir: string,
+  env: NodeJS.ProcessEnv,
+): Promise<Preset | undefined> {
+  if (options.preset === undefined) return undefined;
+  if (typeof options.preset !== "string") return options.preset;
+  const root = await realpath(dir).catch(() => dir);
+  return pickPreset(await loadPresets({ home: resonHome(env), workspace: root }), options.preset);
+}
+
+/**
+ * Which tools an agent gets at all (not merely offered): a preset's list, and for a read-only
+ * agent no tool with side effects except commands, which only run where the OS sandbox can
+ * mount the workspace read-only.
+ */
+async function toolFilter(
+  preset: Preset | undefined,
+  readOnly: boolean,
+  commandSandbox: "on" | "off",
+): Promise<(name: string, toolReadOnly: boolean) => boolean> {
+  const listed = preset?.tools ? new Set(preset.tools) : undefined;
+  const commandsContained = commandSandbox === "on" && (await probeSandbox()).level === "enforced";
+  return (name, toolReadOnly) => {
+    if (listed && !listed.has(name)) return false;
+    if (!readOnly) return true;
+    if (name === "execute_command") return commandsContained;
+    // goal changes only the run's own plan.
+    return toolReadOnly || name === "goal";
+  };
+}
+
+function withPreset(options: AgentOptions, preset: Preset): AgentOptions {
+  const instructions = [options.instructions, preset.instructions].filter(Boolean).join("\n\n");
+  return { ...options, preset, ...(instructions ? { instructions } : {}) };
+}
+
 async function openWorkspace(dir: string, options: WorkspaceOptions): Promise<Workspace> {
   try {
     return await Workspace.open(dir, options);
@@ -541,16 +812,21 @@ export function openDefaultStore(home: string, env: NodeJS.ProcessEnv = process.
 export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
   const env = options.env ?? process.env;
   const commandSandbox = options.sandbox ?? "on";
-  const workspace = await openWorkspace(options.workspace ?? process.cwd(), {
+  const dir = options.workspace ?? process.cwd();
+  const preset = await resolvePreset(options, dir, env);
+  const readOnly = options.readOnlyWorkspace ?? preset?.readOnly ?? false;
+  const workspace = await openWorkspace(dir, {
     env,
     commandSandbox,
-    policy: { resonHome: resonHome(env), readOnly: options.readOnlyWorkspace ?? false },
+    policy: { resonHome: resonHome(env), readOnly },
   });
   const flags: PartialConfig = { ...options.config };
   if (options.provider) flags.provider = options.provider;
-  if (options.model) flags.model = options.model;
+  const model = options.model ?? preset?.model;
+  if (model) flags.model = model;
   if (options.baseUrl) flags.baseUrl = options.baseUrl;
-  if (options.maxIterations !== undefined) flags.maxIterations = options.maxIterations;
+  const maxIterations = options.maxIterations ?? preset?.maxIterations;
+  if (maxIterations !== undefined) flags.maxIterations = maxIterations;
   const loaded = await loadConfig({ workspace: workspace.root, env, flags });
   const { config } = loaded;
 
@@ -578,22 +854,18 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
       ? await createProvider({ ...settings, model: config.summaryModel }, providerOptions)
       : provider;
 
-  const tools = new ToolRegistry({ maxOutputChars: config.tools.maxOutputChars });
-  for (const tool of createBuiltinTools({
-    commandTimeoutMs: config.tools.commandTimeoutMs,
-    commandSandbox: commandSandbox === "on",
-  }))
-    tools.register(tool);
-  for (const tool of options.tools ?? []) tools.register(tool);
-
   const skills = new SkillSet(
     await discoverSkills({ workspaceRoot: workspace.root, home: loaded.home, userHome: homedir() }),
   );
-  // The catalogue in the skill tool's description: about 2% of the window, in characters.
-  const budgetChars = Math.min(16_000, Math.max(2_000, Math.floor(provider.model.contextWindow * 0.02 * 4)));
-  tools.register(
-    createSkillTool(() => skills.list(), { budgetChars, isEnabled: (name) => skills.isEnabled(name) }),
-  );
+  const { tools, allowed } = await agentTools({
+    config,
+    preset,
+    readOnly,
+    commandSandbox,
+    extra: options.tools ?? [],
+    skills,
+    contextWindow: provider.model.contextWindow,
+  });
   const vault = options.secrets ?? (await SecretVault.load(join(loaded.home, "secrets.json"), { env }));
   const secrets: AgentSecrets = {
     access: secretAccess(vault, workspace.root, settings.apiKey),
@@ -608,10 +880,43 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
     tools,
     loaded,
     store,
-    options,
+    preset ? withPreset(options, preset) : options,
     !options.store,
     summaryProvider,
     skills,
     secrets,
+    // Not for read-only agents: a delegated sub-agent may write.
+    allowed(SUBAGENT_TOOL, false) ? { options, env, commandSandbox, settings, providerOptions } : undefined,
   );
+}
+
+/**
+ * The tools an agent has: the built-in ones, the caller's and the skill tool, as far as its
+ * preset and read-only state allow (the same for an agent and its sub-agents).
+ */
+async function agentTools(setup: {
+  config: ResonConfig;
+  preset: Preset | undefined;
+  readOnly: boolean;
+  commandSandbox: "on" | "off";
+  extra: ToolDefinition[];
+  skills: SkillSet;
+  contextWindow: number;
+}): Promise<{ tools: ToolRegistry; allowed: (name: string, toolReadOnly: boolean) => boolean }> {
+  const { config, skills } = setup;
+  const tools = new ToolRegistry({ maxOutputChars: config.tools.maxOutputChars });
+  const allowed = await toolFilter(setup.preset, setup.readOnly, setup.commandSandbox);
+  for (const tool of createBuiltinTools({
+    commandTimeoutMs: config.tools.commandTimeoutMs,
+    commandSandbox: setup.commandSandbox === "on",
+  }))
+    if (allowed(tool.name, tool.readOnly)) tools.register(tool);
+  for (const tool of setup.extra) if (allowed(tool.name, tool.readOnly)) tools.register(tool);
+  // The catalogue in the skill tool's description: about 2% of the window, in characters.
+  const budgetChars = Math.min(16_000, Math.max(2_000, Math.floor(setup.contextWindow * 0.02 * 4)));
+  if (allowed("skill", true))
+    tools.register(
+      createSkillTool(() => skills.list(), { budgetChars, isEnabled: (name) => skills.isEnabled(name) }),
+    );
+  return { tools, allowed };
 }

@@ -1,8 +1,9 @@
 // Keeps each model call within the token budget (85% of the window by default): builds the
-// model's view of the history (trim, compaction summary, goal view, two-layer results), and
-// when the estimate is over budget, trims old tool outputs first and compacts the oldest part
-// with the summary model second. A compaction that does not shrink the context enough stops
-// the run instead of looping. Trims and compactions are events and are committed.
+// model's view of the history (trim, compaction summary with the loaded skills kept whole,
+// goal view, two-layer results), and when the estimate is over budget, trims old tool outputs
+// first and compacts the oldest part with the summary model second. A compaction that does not
+// shrink the context enough stops the run instead of looping. Trims and compactions are events
+// and are committed.
 
 import {
   applyCompaction,
@@ -10,6 +11,7 @@ import {
   type Compaction,
   compactionCut,
   type HistoryEntry,
+  MAX_PINNED_CHARS,
   RequestEstimator,
   renderHistory,
   SUMMARY_SYSTEM_PROMPT,
@@ -68,6 +70,10 @@ const MIN_SHRINK = 0.2;
 const KEEP_STEPS_ON_TRIM = 3;
 /** Compaction keeps this fraction of the budget of recent history verbatim. */
 const KEEP_RECENT_RATIO = 0.3;
+/** Loaded skills re-attached after a compaction take at most this fraction of the budget. */
+const PINNED_RATIO = 0.25;
+/** Characters per token for that allowance (the estimator's prose rate, roughly). */
+const PINNED_CHARS_PER_TOKEN = 4;
 
 function withVolatile(messages: Message[], volatile: string | undefined): Message[] {
   if (!volatile || messages.length === 0) return messages;
@@ -102,7 +108,12 @@ export class ContextManager {
 
   private build(input: ContextInput): PreparedRequest {
     let entries = applyTrim(input.history, this.state.trimUpTo);
-    entries = applyCompaction(entries, this.state.compaction, input.taskIndex);
+    entries = applyCompaction(entries, this.state.compaction, input.taskIndex, {
+      maxChars: Math.min(
+        MAX_PINNED_CHARS,
+        Math.floor(this.budgetTokens * PINNED_RATIO * PINNED_CHARS_PER_TOKEN),
+      ),
+    });
     if (input.view) entries = input.view(entries);
     const messages = withVolatile(renderHistory(entries, input.step), input.volatile);
     const request: ChatRequest = { systemPrompt: input.systemPrompt, messages, tools: input.tools };

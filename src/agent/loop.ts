@@ -7,7 +7,7 @@
 import { applyGoalView, type HistoryEntry, type ManifestEntry } from "../context/index.js";
 import { ResonError, serializeError, toResonError } from "../core/errors.js";
 import type { EventBus, RunStatus, StopReason } from "../core/events.js";
-import { addUsage, emptyUsage } from "../core/usage.js";
+import { emptyUsage, type Usage } from "../core/usage.js";
 import type {
   AssistantMessage,
   ChatRequest,
@@ -21,6 +21,7 @@ import type { MessageContext } from "../store/index.js";
 import {
   type ArtifactMeta,
   type ArtifactPage,
+  type AskHuman,
   type GoalChange,
   GoalTree,
   historyText,
@@ -30,6 +31,7 @@ import {
   type ToolResult,
 } from "../tools/index.js";
 import type { Workspace } from "../workspace/index.js";
+import { isBudgetError, type RunBudget } from "./budget.js";
 import { CircuitBreaker } from "./circuit-breaker.js";
 import {
   type ContextInput,
@@ -52,6 +54,12 @@ export interface LoopDeps {
   workspace: Workspace;
   hooks: AgentHooks[];
   limits: LoopLimits;
+  /**
+   * Tokens, cost and time the run may spend (with its sub-agents'); checked before and after
+   * every model call. The wall clock is also enforced through `signal`, which aborts with the
+   * budget error at the deadline.
+   */
+  budget: RunBudget;
   bus: EventBus;
   signal: AbortSignal;
   recorder: RunRecorder;
@@ -69,6 +77,8 @@ export interface LoopDeps {
   secrets?: SecretAccess;
   /** The sandbox status line, recorded with every checkpoint. */
   sandbox?: string;
+  /** Asks the user (ask_human); each question is a human_question event first. Absent: no one to ask. */
+  askHuman?: AskHuman;
 }
 
 export interface ArtifactKeeper {
@@ -104,7 +114,6 @@ class RunState {
   step = 0;
   /** The last step whose model response is committed: where a resume starts counting. */
   committedStep = 0;
-  usage = emptyUsage();
   lastText = "";
   history: HistoryEntry[] = [];
   /** Index in history of this run's task: pinned, never compacted away. */
@@ -126,6 +135,11 @@ class RunState {
   /** The goal focused when the current step began: its messages are tagged with it. */
   stepGoal: string | undefined;
 
+  /** What the run has spent, its sub-agents included (the budget keeps the count). */
+  get usage(): Usage {
+    return this.deps.budget.used;
+  }
+
   constructor(
     readonly deps: LoopDeps,
     initialContext?: ContextState,
@@ -141,9 +155,7 @@ class RunState {
         budgetRatio: deps.budgetRatio,
         signal: deps.signal,
         emit: (event) => this.emit(event),
-        addUsage: (usage) => {
-          this.usage = addUsage(this.usage, usage);
-        },
+        addUsage: (usage) => deps.budget.charge(usage),
         onCompacted: (compaction, info) =>
           deps.recorder.compacted(
             compaction,
@@ -199,6 +211,7 @@ class RunState {
       consecutiveFailures: this.breaker.consecutiveFailures,
       failureReasons: [...this.breaker.reasons],
       maxIterations: this.deps.limits.maxIterations,
+      ...(Object.keys(this.deps.budget.limits).length > 0 ? { limits: this.deps.budget.limits } : {}),
       context: this.context.state,
       goals: this.goals.toJSON(),
       stepGoals: this.stepGoals,
@@ -213,7 +226,7 @@ class RunState {
     if (snapshot.goals) this.goals = this.observedGoals(snapshot.goals);
     this.stepGoals = { ...snapshot.stepGoals };
     this.stepGoal = this.stepGoals[snapshot.step];
-    this.usage = snapshot.usage;
+    this.deps.budget.restore(snapshot.usage);
     this.lastText = snapshot.lastText;
     this.breaker.restore(snapshot.consecutiveFailures, snapshot.failureReasons);
     if (snapshot.url !== undefined) this.setUrl(snapshot.url);
@@ -256,20 +269,27 @@ export async function runLoop(deps: LoopDeps, start: LoopStart): Promise<RunResu
         const results = await dispatchTools(state, toolCalls, start.pending);
         state.emit({ type: "phase", phase: "finalize" });
         await finalize(state, { message, toolCalls, stopReason: "toolUse", usage: emptyUsage() }, results);
-        if (signal.aborted) return await finish(state, "aborted", abortedError(signal));
+        if (signal.aborted) return await finishStopped(state);
         if (state.breaker.open) return await finish(state, "failed", circuitOpenError(state.breaker));
       }
     }
 
     for (;;) {
-      if (signal.aborted) return await finish(state, "aborted", abortedError(signal));
+      if (signal.aborted) return await finishStopped(state);
       if (state.step >= deps.limits.maxIterations) {
         return await finish(state, "failed", maxIterationsError(deps.limits.maxIterations));
       }
+      // Before every call: sub-agents may have spent the rest, or a resumed run had none left.
+      const spent = deps.budget.exceeded();
+      if (spent) return await finish(state, "failed", spent);
       state.step++;
       state.emit({ type: "step_start" });
 
       const chat = await callProvider(state);
+      // Over budget after this call: its tool calls stay unrun (a resume with a higher limit
+      // runs them); a final answer still completes the run.
+      const over = deps.budget.exceeded();
+      if (over && chat.toolCalls.length > 0) return await finish(state, "failed", over);
 
       let results: ToolResult[] = [];
       if (chat.toolCalls.length > 0) {
@@ -280,12 +300,13 @@ export async function runLoop(deps: LoopDeps, start: LoopStart): Promise<RunResu
       state.emit({ type: "phase", phase: "finalize" });
       await finalize(state, chat, results);
       if (chat.toolCalls.length === 0) return await finish(state, "completed");
-      if (signal.aborted) return await finish(state, "aborted", abortedError(signal));
+      if (signal.aborted) return await finishStopped(state);
       if (state.breaker.open) return await finish(state, "failed", circuitOpenError(state.breaker));
     }
   } catch (error) {
     const failure = toResonError(error);
-    if (failure.code === "aborted" || signal.aborted) return finish(state, "aborted", failure);
+    if (signal.aborted) return finishStopped(state);
+    if (failure.code === "aborted") return finish(state, "aborted", failure);
     return finish(state, "failed", failure);
   }
 }
@@ -350,7 +371,7 @@ async function callProvider(state: RunState): Promise<ChatResult> {
   const reported = chat.usage.input + chat.usage.cacheRead + chat.usage.cacheWrite;
   if (reported > 0 && request === prepared.request)
     state.context.estimator.observe(prepared.rawTokens, reported);
-  state.usage = addUsage(state.usage, chat.usage);
+  deps.budget.charge(chat.usage);
   if (chat.text) state.lastText = chat.text;
   state.history.push(tagged(state, { step: state.step, message: chat.message }));
   state.committedStep = state.step;
@@ -480,6 +501,7 @@ async function runToolCall(
       ...(deps.secrets ? { secrets: deps.secrets } : {}),
       ...(state.url !== undefined ? { url: state.url } : {}),
       setUrl: (url: string) => state.setUrl(url),
+      ...(deps.askHuman ? { askHuman: askingHuman(state, deps.askHuman) } : {}),
       ...(artifacts
         ? {
             saveArtifact: (content: string, meta: ArtifactMeta) =>
@@ -500,6 +522,19 @@ async function runToolCall(
   );
   emitResult(state, call, result, permission);
   return result;
+}
+
+/** The host's channel to the user, with each question announced as an event before it waits. */
+function askingHuman(state: RunState, ask: AskHuman): AskHuman {
+  return (question) => {
+    state.emit({
+      type: "human_question",
+      toolCallId: question.toolCallId,
+      question: question.question,
+      ...(question.choices ? { choices: question.choices } : {}),
+    });
+    return ask(question);
+  };
 }
 
 /** Tags an entry with the goal its step served (and remembers it for a resumed run). */
@@ -547,6 +582,8 @@ async function finalize(
         ok: result.ok,
         ...(laterText === undefined ? {} : { laterText }),
         ...(result.longTermMemory ? { longTermMemory: result.longTermMemory } : {}),
+        // Kept in view through trimming, compaction and the goal view (a loaded skill).
+        ...(result.pinAs === undefined ? {} : { pinAs: result.pinAs }),
       },
     };
     const entry: HistoryEntry = tagged(state, { step: state.step, message });
@@ -590,6 +627,13 @@ async function finish(state: RunState, status: RunStatus, error?: ResonError): P
   }
   state.emit({ type: "run_end", ...result });
   return result;
+}
+
+/** The run's signal fired: a budget's deadline fails the run, anything else aborts it. */
+function finishStopped(state: RunState): Promise<RunResult> {
+  const reason: unknown = state.deps.signal.reason;
+  if (isBudgetError(reason)) return finish(state, "failed", reason);
+  return finish(state, "aborted", abortedError(state.deps.signal));
 }
 
 function hookInfo(state: RunState) {

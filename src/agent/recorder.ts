@@ -6,7 +6,7 @@ import type { Compaction } from "../context/index.js";
 import type { SerializedError } from "../core/errors.js";
 import type { RunStatus } from "../core/events.js";
 import { ulid } from "../core/ids.js";
-import { addUsage, type Usage } from "../core/usage.js";
+import { addUsage, type RunLimits, type Usage } from "../core/usage.js";
 import type { AssistantMessage, ToolResultMessage } from "../providers/index.js";
 import type { MessageContext, SessionRecord, Store, TraceRecord, WriteOp } from "../store/index.js";
 import type { ToolCallRequest, ToolResult } from "../tools/index.js";
@@ -21,6 +21,8 @@ export interface LoopSnapshot {
   failureReasons: string[];
   /** The run's limit, kept so a resumed run keeps it unless told otherwise. */
   maxIterations?: number;
+  /** The run's hard limits (tokens, cost, time), kept the same way. */
+  limits?: RunLimits;
   /** Trim point and compaction summary, so a resumed run sees what the model saw. */
   context?: ContextState;
   /** The goal tree (GoalTree.toJSON) and the goal each step served. */
@@ -64,6 +66,8 @@ export interface RunRecorder {
   /** The tool-result turns in the model's order, and the new checkpoint. */
   stepFinished(results: ToolResultMessage[], snapshot: LoopSnapshot): Promise<void>;
   runEnded(status: RunStatus, snapshot: LoopSnapshot, error?: SerializedError): Promise<void>;
+  /** The recorder of a sub-agent run (its own trace, under this run's session). */
+  forChild(trace: TraceRecord): RunRecorder;
 }
 
 function subtractUsage(a: Usage, b: Usage): Usage {
@@ -93,6 +97,7 @@ export const NULL_RECORDER: RunRecorder = {
   toolFinished: async () => {},
   stepFinished: async () => {},
   runEnded: async () => {},
+  forChild: () => NULL_RECORDER,
 };
 
 export interface StoreRecorderInit {
@@ -112,10 +117,17 @@ export interface StoreRecorderInit {
   toolStepIds?: Map<string, string>;
   /** Step id of the model call those tool calls belong to. */
   modelStepId?: string;
+  /**
+   * A sub-agent run: its turns go into the parent's session (tagged with its own trace id, and
+   * left out of the session's history), but it never changes the session record itself.
+   */
+  nested?: boolean;
+  /** The session's turn counter, shared with the runs writing the same session at once. */
+  seq?: { next: number };
 }
 
 export class StoreRecorder implements RunRecorder {
-  private seq: number;
+  private readonly seq: { next: number };
   private stepSeq: number;
   private modelStepId: string | undefined;
   private readonly toolStepIds: Map<string, string>;
@@ -123,7 +135,7 @@ export class StoreRecorder implements RunRecorder {
   private readonly otherRunsUsage: Usage;
 
   constructor(private readonly init: StoreRecorderInit) {
-    this.seq = init.nextSeq;
+    this.seq = init.seq ?? { next: init.nextSeq };
     this.stepSeq = init.nextStepSeq;
     this.modelStepId = init.modelStepId;
     this.toolStepIds = init.toolStepIds ?? new Map();
@@ -148,7 +160,7 @@ export class StoreRecorder implements RunRecorder {
       turn: {
         id: ulid(now),
         sessionId: this.init.session.id,
-        seq: this.seq++,
+        seq: this.seq.next++,
         role,
         content,
         envelope: envelope ?? null,
@@ -157,6 +169,26 @@ export class StoreRecorder implements RunRecorder {
         createdAt: now,
       },
     };
+  }
+
+  forChild(trace: TraceRecord): RunRecorder {
+    return new StoreRecorder({
+      store: this.init.store,
+      projectKey: this.init.projectKey,
+      session: this.init.session,
+      newSession: false,
+      trace,
+      resumed: false,
+      nextSeq: this.seq.next,
+      nextStepSeq: 0,
+      nested: true,
+      seq: this.seq,
+    });
+  }
+
+  /** Session changes: none for a sub-agent run, whose parent keeps the session up to date. */
+  private sessionPatch(patch: Extract<WriteOp, { op: "updateSession" }>["patch"]): WriteOp[] {
+    return this.init.nested ? [] : [{ op: "updateSession", id: this.init.session.id, patch }];
   }
 
   private checkpoint(snapshot: LoopSnapshot): WriteOp[] {
@@ -171,11 +203,7 @@ export class StoreRecorder implements RunRecorder {
         id: this.traceId,
         patch: { steps: snapshot.step, usage: snapshot.usage, updatedAt: now },
       },
-      {
-        op: "updateSession",
-        id: this.init.session.id,
-        patch: { updatedAt: now, usage: addUsage(this.otherRunsUsage, snapshot.usage) },
-      },
+      ...this.sessionPatch({ updatedAt: now, usage: addUsage(this.otherRunsUsage, snapshot.usage) }),
     ];
   }
 
@@ -194,11 +222,7 @@ export class StoreRecorder implements RunRecorder {
         this.turn("user", { role: "user", content: task, timestamp: envelope.receivedAt }, 0, envelope),
       );
     }
-    ops.push({
-      op: "updateSession",
-      id: this.init.session.id,
-      patch: { status: "active", lastTraceId: this.traceId, updatedAt: Date.now() },
-    });
+    ops.push(...this.sessionPatch({ status: "active", lastTraceId: this.traceId, updatedAt: Date.now() }));
     ops.push(...this.checkpoint(snapshot));
     await this.init.store.apply(ops);
   }
@@ -328,7 +352,6 @@ export class StoreRecorder implements RunRecorder {
 
   async runEnded(status: RunStatus, snapshot: LoopSnapshot, error?: SerializedError): Promise<void> {
     const now = Date.now();
-    const session = this.init.session;
     await this.init.store.apply([
       ...this.checkpoint(snapshot),
       {
@@ -343,11 +366,7 @@ export class StoreRecorder implements RunRecorder {
           steps: snapshot.step,
         },
       },
-      {
-        op: "updateSession",
-        id: session.id,
-        patch: { status, updatedAt: now },
-      },
+      ...this.sessionPatch({ status, updatedAt: now }),
     ]);
   }
 }

@@ -71,12 +71,33 @@ export function closeOpenToolCalls(entries: HistoryEntry[]): HistoryEntry[] {
   return out;
 }
 
+/**
+ * A session's turns, all of them and as its conversation. Sub-agent runs write their turns into
+ * the session of the run that started them, tagged with their own trace id: they are kept for
+ * the record (trace show, export) but are no part of what the session's runs see.
+ */
+export async function conversationTurns(
+  store: Store,
+  sessionId: string,
+): Promise<{ all: TurnRecord[]; conversation: TurnRecord[] }> {
+  const [all, traces] = await Promise.all([
+    store.turns.list(sessionId),
+    store.traces.listBySession(sessionId),
+  ]);
+  const subagents = new Set(traces.filter((t) => t.parentTraceId !== null).map((t) => t.id));
+  if (subagents.size === 0) return { all, conversation: all };
+  return { all, conversation: all.filter((t) => t.traceId === null || !subagents.has(t.traceId)) };
+}
+
 export async function planResume(store: Store, trace: TraceRecord, tools: ToolRegistry): Promise<ResumePlan> {
-  const [turns, checkpoint, steps] = await Promise.all([
-    store.turns.list(trace.sessionId),
+  const [session, checkpoint, steps] = await Promise.all([
+    conversationTurns(store, trace.sessionId),
     store.checkpoints.get(trace.id),
     store.steps.list(trace.id),
   ]);
+  // A sub-agent's conversation is its own turns alone.
+  const turns =
+    trace.parentTraceId === null ? session.conversation : session.all.filter((t) => t.traceId === trace.id);
   if (!checkpoint) {
     throw new ResonError("not_found", `Run ${trace.id} has no checkpoint to resume from.`, {
       hint: "It was started by an older reson or its data was removed; start it again with `reson run`.",
@@ -88,7 +109,7 @@ export async function planResume(store: Store, trace: TraceRecord, tools: ToolRe
   const earlier = closeOpenToolCalls(turnsToHistory(turns.slice(0, Math.max(firstOwn, 0))));
   const current = turnsToHistory(firstOwn < 0 ? [] : turns.slice(firstOwn), trace.id);
   const history = [...earlier, ...current];
-  const nextSeq = turns.length === 0 ? 0 : turns.at(-1)!.seq + 1;
+  const nextSeq = session.all.length === 0 ? 0 : session.all.at(-1)!.seq + 1;
   const nextStepSeq = steps.length === 0 ? 0 : steps.at(-1)!.seq + 1;
 
   const lastIndex = lastAssistantIndex(current);

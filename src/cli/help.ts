@@ -32,10 +32,19 @@ Run options (also for resume, where they override what the run was started with)
       --base-url <url>         endpoint of the provider (required for openai-compatible)
       --api-key <key>          API key (default: the provider's environment variable; prefer that)
       --max-iterations <n>     model calls allowed in the run (default 50)
+      --max-tokens <n>         tokens the run may use, its sub-agents included (default no limit)
+      --max-cost <usd>         dollars the run may spend, its sub-agents included
+      --max-time <duration>    wall time the run may take, e.g. 90s, 10m, 2h
       --json                   print one JSON event per line on stdout instead of text
+      --interactive-stdin      answer the agent's questions (ask_human) on standard input,
+                               one line each: text, a choice's number, or with --json
+                               {"toolCallId": "…", "answer": "…"}; the task must then be an
+                               argument (not "-")
       --permission-mode <m>    default | acceptEdits (headless default) | plan | dontAsk | bypass
       --allow <rule>           allow calls matching a rule, e.g. 'Bash(npm test:*)' (repeatable)
       --deny <rule>            deny calls matching a rule (repeatable)
+            --preset <name>          agent type: default, explore, plan, analyst, evaluate, or one
+                               from .reson/presets.json / $RESON_HOME/presets.json
       --sandbox off            run commands without the OS sandbox (default on; with no
                                working sandbox, headless runs refuse commands unless this
                                is given, and the terminal asks before every command)

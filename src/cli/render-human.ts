@@ -2,7 +2,8 @@
 // per tool call (arguments shortened, outcome, duration), retries, warnings and the closing
 // summary on stderr, so `reson run "…" > answer.txt` keeps just the text.
 import type { ResonEvent, RunEndEvent } from "../core/events.js";
-import { formatCost, formatMs } from "./format.js";
+import { questionLines } from "./ask-human.js";
+import { formatCost, formatMs, formatTokens } from "./format.js";
 
 export interface HumanRendererOptions {
   out: NodeJS.WritableStream;
@@ -84,6 +85,31 @@ export function humanRenderer(options: HumanRendererOptions): (event: ResonEvent
           )}\n`,
         );
         return;
+      case "human_question":
+        endTextLine();
+        err.write(`\n${questionLines(event)}`);
+        return;
+      case "sub_trace_started": {
+        endTextLine();
+        const limits = [
+          `${event.limits.maxSteps} steps`,
+          ...(event.limits.maxTokens === undefined ? [] : [`${formatTokens(event.limits.maxTokens)} tokens`]),
+          ...(event.limits.maxCostUsd === undefined ? [] : [formatCost(event.limits.maxCostUsd)]),
+          ...(event.limits.maxWallMs === undefined ? [] : [minutes(event.limits.maxWallMs)]),
+        ].join(", ");
+        err.write(
+          `${dim(`  ↳ sub-agent ${event.childRunId} · ${event.mode} (${event.preset}) · ${firstLine(event.task).slice(0, 80)} · up to ${limits}`)}\n`,
+        );
+        return;
+      }
+      case "sub_trace_completed": {
+        endTextLine();
+        const why = event.error ? ` [${event.error.code}]` : "";
+        err.write(
+          `${dim(`  ↳ sub-agent ${event.childRunId} ${event.status}${why} · ${event.steps} step${event.steps === 1 ? "" : "s"} · ${formatTokens(event.usage.totalTokens)} tokens · ${formatCost(event.usage.costUsd)}`)}\n`,
+        );
+        return;
+      }
       case "warning":
         endTextLine();
         err.write(`${yellow(`warning: ${event.message}`)}\n`);
@@ -104,6 +130,11 @@ export function humanRenderer(options: HumanRendererOptions): (event: ResonEvent
         return;
     }
   };
+}
+
+/** A time limit: minutes from a minute up, else as formatMs says it. */
+function minutes(ms: number): string {
+  return ms >= 60_000 ? `${Math.round(ms / 6_000) / 10} min` : formatMs(ms);
 }
 
 function firstLine(text: string | undefined): string {

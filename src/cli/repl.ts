@@ -19,7 +19,9 @@ import { describePolicy, PERMISSION_MODES, type PermissionGate, parseMode } from
 import type { ProviderName } from "../providers/index.js";
 import { formatSkillList } from "../skills/index.js";
 import { projectKey, type Store } from "../store/index.js";
+import type { HumanQuestion } from "../tools/index.js";
 import { probeSandbox } from "../workspace/index.js";
+import { answerFromLine, answerPrompt } from "./ask-human.js";
 import { EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, exitCodeForError } from "./exit-codes.js";
 import { formatCost, formatTokens } from "./format.js";
 import { MAIN_HELP } from "./help.js";
@@ -86,6 +88,8 @@ class Repl {
   controller: AbortController | undefined;
   interruptsAtPrompt = 0;
   exiting = false;
+  /** True while ask_human waits for an answer: Ctrl-C then skips the question, not the run. */
+  askingHuman = false;
   readonly spinner: Spinner;
   readonly reader: LineReader;
   readonly color: boolean;
@@ -118,6 +122,11 @@ class Repl {
   }
 
   interrupt(): void {
+    if (this.askingHuman && this.reader.waiting) {
+      this.write("\n(question skipped)\n");
+      this.reader.cancelRead("");
+      return;
+    }
     if (this.controller) {
       if (this.controller.signal.aborted) {
         this.write("\nreson: interrupted again, exiting now.\n");
@@ -156,14 +165,31 @@ class Repl {
       ...(args.baseUrl ? { baseUrl: args.baseUrl } : {}),
       ...(args.apiKey ? { apiKey: args.apiKey } : {}),
       ...(args.maxIterations ? { maxIterations: args.maxIterations } : {}),
+      ...(Object.keys(args.limits).length > 0 ? { limits: args.limits } : {}),
+      ...(args.preset ? { preset: args.preset } : {}),
     };
     this.agent = await createAgent({
       ...options,
       store: this.store,
       ...gateOptions(this.gate),
       ...this.sandbox,
+      askHuman: (question) => this.askHuman(question),
     });
     this.model = `${this.agent.provider.model.provider}/${this.agent.provider.model.id}`;
+  }
+
+  /** ask_human: the question is on screen (the renderer showed it); reads the answer. */
+  async askHuman(question: HumanQuestion): Promise<{ answer: string } | undefined> {
+    this.spinner.stop();
+    this.askingHuman = true;
+    try {
+      const line = await this.reader.read(answerPrompt(question));
+      // The end of input: no one is there to answer.
+      if (line === null) return undefined;
+      return { answer: answerFromLine(line, question.choices) };
+    } finally {
+      this.askingHuman = false;
+    }
   }
 
   /** Renders a run's events: the shared human renderer, a spinner, and what /goal, /context keep. */

@@ -2,6 +2,8 @@
 // saying what is wrong.
 import { parseArgs } from "node:util";
 import { ResonError } from "../core/errors.js";
+import type { RunLimits } from "../core/usage.js";
+import { parseDuration } from "../store/index.js";
 
 export interface ModelArgs {
   workspace?: string;
@@ -10,12 +12,18 @@ export interface ModelArgs {
   baseUrl?: string;
   apiKey?: string;
   maxIterations?: number;
+  /** --max-tokens, --max-cost, --max-time: the run's hard limits (its sub-agents included). */
+  limits: RunLimits;
   permissionMode?: string;
   allow: string[];
   deny: string[];
   /** "off": commands run without the OS sandbox (the user's explicit choice). */
   sandbox: "on" | "off";
+  /** An agent type: explore, plan, analyst, evaluate, default, or one from presets.json. */
+  preset?: string;
   json: boolean;
+  /** ask_human reads the user's answers from standard input, one line each. */
+  interactiveStdin: boolean;
   help: boolean;
 }
 
@@ -36,11 +44,16 @@ const MODEL_OPTIONS = {
   "base-url": { type: "string" },
   "api-key": { type: "string" },
   "max-iterations": { type: "string" },
+  "max-tokens": { type: "string" },
+  "max-cost": { type: "string" },
+  "max-time": { type: "string" },
   "permission-mode": { type: "string" },
   allow: { type: "string", multiple: true },
   deny: { type: "string", multiple: true },
   sandbox: { type: "string" },
+  preset: { type: "string" },
   json: { type: "boolean" },
+  "interactive-stdin": { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -53,6 +66,41 @@ function positiveInteger(flag: string, raw: string): number {
     );
   }
   return value;
+}
+
+function positiveAmount(flag: string, raw: string): number {
+  const value = Number(raw.replace(/^\$/, ""));
+  if (!Number.isFinite(value) || value <= 0) {
+    throw new ResonError("usage_error", `${flag} must be an amount above 0, got ${JSON.stringify(raw)}.`, {
+      hint: `e.g. ${flag} 0.50 (US dollars).`,
+    });
+  }
+  return value;
+}
+
+function duration(flag: string, raw: string): number {
+  try {
+    const ms = parseDuration(raw);
+    if (ms > 0) return ms;
+  } catch {
+    // said below, with the flag's name
+  }
+  throw new ResonError(
+    "usage_error",
+    `${flag} must be a duration such as 90s, 10m or 2h, got ${JSON.stringify(raw)}.`,
+  );
+}
+
+/** The hard limits given as flags. */
+function limitArgs(values: Record<string, string | boolean | string[] | undefined>): RunLimits {
+  const limits: RunLimits = {};
+  const tokens = values["max-tokens"];
+  const cost = values["max-cost"];
+  const time = values["max-time"];
+  if (typeof tokens === "string") limits.maxTokens = positiveInteger("--max-tokens", tokens);
+  if (typeof cost === "string") limits.maxCostUsd = positiveAmount("--max-cost", cost);
+  if (typeof time === "string") limits.maxWallMs = duration("--max-time", time);
+  return limits;
 }
 
 function parse<T extends Record<string, { type: "string" | "boolean"; short?: string }>>(
@@ -86,12 +134,15 @@ function strings(value: unknown): string[] {
 function modelArgs(values: Record<string, string | boolean | string[] | undefined>): ModelArgs {
   const args: ModelArgs = {
     json: values.json === true,
+    interactiveStdin: values["interactive-stdin"] === true,
     help: values.help === true,
     allow: strings(values.allow),
     deny: strings(values.deny),
     sandbox: sandboxChoice(values.sandbox),
+    limits: limitArgs(values),
   };
   if (typeof values["permission-mode"] === "string") args.permissionMode = values["permission-mode"];
+  if (typeof values.preset === "string") args.preset = values.preset;
   if (typeof values.workspace === "string") args.workspace = values.workspace;
   if (typeof values.provider === "string") args.provider = values.provider;
   if (typeof values.model === "string") args.model = values.model;
@@ -107,6 +158,13 @@ export function parseRunArgs(argv: string[]): RunArgs {
   const { values, positionals } = parse(argv, { continue: { type: "boolean", short: "c" } });
   const task = positionals.join(" ").trim();
   const args: RunArgs = { ...modelArgs(values), task, continue: values.continue === true };
+  if (task === "-" && args.interactiveStdin) {
+    throw new ResonError(
+      "usage_error",
+      "With --interactive-stdin, standard input carries the answers to ask_human, not the task.",
+      { hint: 'Give the task as an argument: reson run --interactive-stdin "<task>"' },
+    );
+  }
   if (!task && !args.help && !args.continue) {
     throw new ResonError("usage_error", "No task given.", {
       hint: 'Usage: reson run [options] "<task>"  (or "-" to read it from standard input; --continue to resume)',
@@ -146,5 +204,10 @@ export function parseReplArgs(argv: string[]): ReplArgs {
   const args: ReplArgs = { ...modelArgs(values), continue: values.continue === true };
   if (args.json)
     throw new ResonError("usage_error", "--json is for `reson run`, not the interactive terminal.");
+  if (args.interactiveStdin)
+    throw new ResonError(
+      "usage_error",
+      "--interactive-stdin is for `reson run`; the interactive terminal asks you directly.",
+    );
   return args;
 }

@@ -19,6 +19,7 @@ import type { EventListener } from "../core/events.js";
 
 import type { ProviderName } from "../providers/index.js";
 import { projectKey, type Store, type TraceRecord } from "../store/index.js";
+import { stdinAnswers } from "./ask-human.js";
 import { EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, exitCodeForError, exitCodeForStatus } from "./exit-codes.js";
 import { MAIN_HELP } from "./help.js";
 import { gateOptions, loadGate, sandboxSetup } from "./permission-setup.js";
@@ -62,6 +63,8 @@ function agentOptions(args: ModelArgs, stored?: TraceRecord): AgentOptions {
     ...(baseUrl ? { baseUrl } : {}),
     ...(args.apiKey ? { apiKey: args.apiKey } : {}),
     ...(args.maxIterations ? { maxIterations: args.maxIterations } : {}),
+    ...(Object.keys(args.limits).length > 0 ? { limits: args.limits } : {}),
+    ...((args.preset ?? stored?.preset) ? { preset: (args.preset ?? stored?.preset) as string } : {}),
   };
 }
 
@@ -94,11 +97,20 @@ async function execute(
 
   let store: Store | undefined;
   let agent: Agent | undefined;
+  // ask_human's answers: one line of stdin per question (the question goes out as an event).
+  const answers = args.interactiveStdin
+    ? stdinAnswers({ input: process.stdin, err: process.stderr, prompt: !args.json })
+    : undefined;
   try {
     store = await openDefaultStore(resonHome());
     const { options, launch } = await prepare(store);
     const permissions = await permissionOptions(args, options.workspace);
-    agent = await createAgent({ ...options, ...permissions, store });
+    agent = await createAgent({
+      ...options,
+      ...permissions,
+      store,
+      ...(answers ? { askHuman: answers.ask } : {}),
+    });
     if (controller.signal.aborted) return EXIT_INTERRUPTED;
     const render: EventListener = args.json
       ? jsonRenderer(process.stdout)
@@ -115,6 +127,7 @@ async function execute(
   } finally {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
+    answers?.close();
     await store?.close().catch(() => {});
   }
 }
@@ -127,7 +140,7 @@ async function execute(
 async function permissionOptions(
   args: ModelArgs,
   workspace: string | undefined,
-): Promise<Pick<AgentOptions, "hooks" | "offerTool" | "sandbox" | "sandboxSummary">> {
+): Promise<Pick<AgentOptions, "hooks" | "offerTool" | "sandbox" | "sandboxSummary" | "readOnlyWorkspace">> {
   let workspaceRoot: string;
   try {
     workspaceRoot = realpathSync(resolve(workspace ?? process.cwd()));
@@ -136,7 +149,9 @@ async function permissionOptions(
   }
   const sandbox = await sandboxSetup(args.sandbox, false);
   const gate = await loadGate(args, workspaceRoot, { defaultMode: "acceptEdits", sandbox: sandbox.state });
-  return { ...gateOptions(gate), ...sandbox.agent };
+  // A headless run cannot change mode: plan mode's workspace is read-only for commands too.
+  const readOnly = gate.currentMode === "plan" ? { readOnlyWorkspace: true } : {};
+  return { ...gateOptions(gate), ...sandbox.agent, ...readOnly };
 }
 
 function workspaceKey(workspace: string | undefined): string {

@@ -175,7 +175,7 @@ export function renderTraceTree(
   trace: TraceRecord,
   steps: StepRecord[],
   turns: TurnRecord[],
-  options: { context?: boolean } = {},
+  options: { context?: boolean; children?: TraceRecord[] } = {},
 ): string {
   const lines = [
     `run ${trace.id} · ${trace.status} · ${trace.provider}/${trace.model} · ${trace.steps} steps · ` +
@@ -185,6 +185,16 @@ export function renderTraceTree(
     `task: ${oneLine(trace.task, 200)}`,
   ];
   if (trace.error) lines.push(`error [${trace.error.code}]: ${oneLine(trace.error.message, 200)}`);
+  const children = options.children ?? [];
+  if (children.length > 0) {
+    lines.push(`sub-agents (${children.length}; \`reson trace show <id>\` for one):`);
+    for (const child of children) {
+      lines.push(
+        `  ${child.id} · ${child.status}${child.error ? ` [${child.error.code}]` : ""} · ${child.steps} steps · ` +
+          `${formatTokens(child.usage.totalTokens)} tokens · ${child.preset ?? "default"} · "${oneLine(child.task, 60)}"`,
+      );
+    }
+  }
   const roots = steps.filter((s) => s.parentId === null);
   roots.forEach((root, i) => {
     const lastRoot = i === roots.length - 1;
@@ -248,13 +258,16 @@ export function traceCommand(argv: string[]): Promise<number> {
     if (!id)
       throw new ResonError("usage_error", `No run id given.`, { hint: `Usage: reson trace ${sub} <id>` });
     const trace = await findTrace(store, id);
-    const [steps, allTurns] = await Promise.all([
+    const [steps, allTurns, children] = await Promise.all([
       store.steps.list(trace.id),
       store.turns.list(trace.sessionId),
+      store.traces.children(trace.id),
     ]);
     const turns = allTurns.filter((t) => t.traceId === trace.id);
     if (sub === "show") {
-      process.stdout.write(`${renderTraceTree(trace, steps, turns, { context: values.context === true })}\n`);
+      process.stdout.write(
+        `${renderTraceTree(trace, steps, turns, { context: values.context === true, children })}\n`,
+      );
       return EXIT_OK;
     }
     const format = (values.format as string | undefined) ?? "json";

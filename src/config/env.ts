@@ -19,6 +19,10 @@ const VARIABLES: ReadonlyArray<readonly [name: string, path: readonly string[], 
   ["RESON_HEADERS_TIMEOUT_MS", ["timeouts", "headersMs"], "integer"],
   ["RESON_IDLE_TIMEOUT_MS", ["timeouts", "idleMs"], "integer"],
   ["RESON_COMMAND_TIMEOUT_MS", ["tools", "commandTimeoutMs"], "integer"],
+  ["RESON_EMBEDDINGS_PROVIDER", ["embeddings", "provider"], "string"],
+  ["RESON_EMBEDDINGS_MODEL", ["embeddings", "model"], "string"],
+  ["RESON_EMBEDDINGS_BASE_URL", ["embeddings", "baseUrl"], "string"],
+  ["RESON_EMBEDDINGS_DIMENSIONS", ["embeddings", "dimensions"], "integer"],
 ];
 
 export const CONFIG_ENV_VARS = VARIABLES.map(([name]) => name);

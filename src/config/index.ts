@@ -9,6 +9,15 @@ export {
   validatePartialConfig,
 } from "./load.js";
 export {
+  BUILTIN_PRESETS,
+  loadPresets,
+  type Preset,
+  type PresetFields,
+  PresetSchema,
+  pickPreset,
+  READ_ONLY_PRESET_TOOLS,
+} from "./presets.js";
+export {
   ConfigSchema,
   DEFAULT_CONFIG,
   type PartialConfig,

@@ -98,13 +98,24 @@ function merge<T extends Record<string, unknown>>(base: T, over: Record<string, 
  * another server: that would send the user's API key wherever the repository says.
  */
 function withoutKeyRedirect(file: string, values: PartialConfig, warnings: string[]): PartialConfig {
-  if (values.baseUrl === undefined) return values;
-  warnings.push(
-    `Ignored "baseUrl" in ${file}: a project file cannot redirect model calls (and your API key). ` +
-      "Set it in $RESON_HOME/config.json, RESON_BASE_URL or --base-url instead.",
-  );
-  const { baseUrl: _ignored, ...rest } = values;
-  return rest;
+  let out = values;
+  if (out.baseUrl !== undefined) {
+    warnings.push(
+      `Ignored "baseUrl" in ${file}: a project file cannot redirect model calls (and your API key). ` +
+        "Set it in $RESON_HOME/config.json, RESON_BASE_URL or --base-url instead.",
+    );
+    const { baseUrl: _ignored, ...rest } = out;
+    out = rest;
+  }
+  if (out.embeddings?.baseUrl !== undefined) {
+    warnings.push(
+      `Ignored "embeddings.baseUrl" in ${file}: a project file cannot redirect embedding calls (your memory and your API key). ` +
+        "Set it in $RESON_HOME/config.json or RESON_EMBEDDINGS_BASE_URL instead.",
+    );
+    const { baseUrl: _ignored, ...embeddings } = out.embeddings;
+    out = { ...out, embeddings };
+  }
+  return out;
 }
 
 export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConfig> {

@@ -42,6 +42,41 @@ const ToolsSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** Caps on every sub-agent (subagent tool), whatever the model asks for. */
+const SubagentsSchema = Type.Object(
+  {
+    concurrency: PositiveInt("explore branches that run at the same time"),
+    maxSteps: PositiveInt("model calls a sub-agent may make"),
+    maxTokens: Type.Optional(PositiveInt("tokens a sub-agent may use")),
+    maxCostUsd: Type.Optional(Type.Number({ exclusiveMinimum: 0, description: "USD a sub-agent may spend" })),
+    maxWallMs: PositiveInt("wall-clock time a sub-agent may run"),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * The embedding model of memory search; unset (or provider "none") means full text only.
+ * Keys come from the environment: RESON_EMBEDDINGS_API_KEY, else OPENAI_API_KEY / GEMINI_API_KEY.
+ */
+const EmbeddingsSchema = Type.Object(
+  {
+    provider: Type.Optional(
+      Type.Union([
+        Type.Literal("openai"),
+        Type.Literal("openai-compatible"),
+        Type.Literal("ollama"),
+        Type.Literal("google"),
+        Type.Literal("none"),
+      ]),
+    ),
+    model: Type.Optional(Type.String({ minLength: 1 })),
+    baseUrl: Type.Optional(Type.String({ minLength: 1 })),
+    dimensions: Type.Optional(PositiveInt("vector length to ask for, from models that can shorten theirs")),
+    batchSize: Type.Optional(PositiveInt("texts per embedding request")),
+  },
+  { additionalProperties: false },
+);
+
 const topLevel = {
   provider: Type.Optional(ProviderNameSchema),
   model: Type.Optional(Type.String({ minLength: 1 })),
@@ -59,7 +94,14 @@ const topLevel = {
 };
 
 export const ConfigSchema = Type.Object(
-  { ...topLevel, retry: RetrySchema, timeouts: TimeoutsSchema, tools: ToolsSchema },
+  {
+    ...topLevel,
+    retry: RetrySchema,
+    timeouts: TimeoutsSchema,
+    tools: ToolsSchema,
+    subagents: SubagentsSchema,
+    embeddings: EmbeddingsSchema,
+  },
   { additionalProperties: false },
 );
 
@@ -70,6 +112,8 @@ export const PartialConfigSchema = Type.Partial(
     retry: Type.Partial(RetrySchema, { additionalProperties: false }),
     timeouts: Type.Partial(TimeoutsSchema, { additionalProperties: false }),
     tools: Type.Partial(ToolsSchema, { additionalProperties: false }),
+    subagents: Type.Partial(SubagentsSchema, { additionalProperties: false }),
+    embeddings: Type.Partial(EmbeddingsSchema, { additionalProperties: false }),
   }),
   { additionalProperties: false },
 );
@@ -84,4 +128,6 @@ export const DEFAULT_CONFIG: ResonConfig = {
   retry: { maxAttempts: 4, baseDelayMs: 500, maxDelayMs: 30_000, maxRetryAfterMs: 60_000 },
   timeouts: {},
   tools: { commandTimeoutMs: 120_000, maxOutputChars: 50_000 },
+  subagents: { concurrency: 3, maxSteps: 20, maxWallMs: 600_000 },
+  embeddings: {},
 };

@@ -2,7 +2,8 @@
 // task of the current run, never cutting between a tool call and its results), the transcript
 // and the instructions the summary model gets, and the model's view once a summary exists.
 import type { Message } from "../providers/index.js";
-import type { HistoryEntry } from "./history.js";
+import type { HistoryEntry, Pin } from "./history.js";
+import { leavingPins, type PinnedBlockOptions, pinnedBlockText } from "./pinned.js";
 
 /** A summary standing for the first `upTo` entries of the stored history (the pinned task excepted). */
 export interface Compaction {
@@ -25,6 +26,7 @@ export const SUMMARY_SYSTEM_PROMPT = [
   "## Files (read: …; changed: … with what changed)",
   "## Next steps",
   "Be specific: paths, names, numbers, error messages. Do not invent anything.",
+  "Skills the agent loaded are kept beside the summary word for word: name them, do not copy them.",
 ].join("\n");
 
 const TOOL_OUTPUT_CHARS = 2_000;
@@ -79,35 +81,49 @@ export function compactionCut(entries: readonly HistoryEntry[], from: number, ke
   return cut;
 }
 
-const summaryEntries = new WeakMap<Compaction, HistoryEntry>();
+// Per compaction, its entry for each set of pins it carries: the same object every call.
+const summaryEntries = new WeakMap<Compaction, Map<string, HistoryEntry>>();
 
-/** The summary as a history entry; the same object for the same compaction. */
-export function summaryEntry(compaction: Compaction): HistoryEntry {
-  let entry = summaryEntries.get(compaction);
+/**
+ * The summary as a history entry, followed by the pinned outputs (loaded skills) of the part
+ * it stands for; the same object for the same compaction and pins.
+ */
+export function summaryEntry(
+  compaction: Compaction,
+  pinned: { pins: readonly Pin[]; left?: readonly string[] } = { pins: [] },
+): HistoryEntry {
+  const block = pinnedBlockText(pinned.pins, pinned.left);
+  let byBlock = summaryEntries.get(compaction);
+  if (!byBlock) {
+    byBlock = new Map();
+    summaryEntries.set(compaction, byBlock);
+  }
+  let entry = byBlock.get(block);
   if (!entry) {
+    const text = `[Summary of the earlier part of this conversation, which was compacted]\n\n${compaction.summary}`;
     entry = {
       step: -1,
-      message: {
-        role: "user",
-        content: `[Summary of the earlier part of this conversation, which was compacted]\n\n${compaction.summary}`,
-        timestamp: 0,
-      },
+      message: { role: "user", content: block ? `${text}\n\n${block}` : text, timestamp: 0 },
     };
-    summaryEntries.set(compaction, entry);
+    if (pinned.pins.length > 0) entry.pins = pinned.pins;
+    byBlock.set(block, entry);
   }
   return entry;
 }
 
 /**
- * The history as the model sees it after a compaction: the summary, then the current run's
- * task if it was in the compacted part (it is never summarised away), then the rest.
+ * The history as the model sees it after a compaction: the summary with the pinned outputs
+ * of the compacted part, then the current run's task if it was in the compacted part (it is
+ * never summarised away), then the rest.
  */
 export function applyCompaction(
   entries: readonly HistoryEntry[],
   compaction: Compaction | undefined,
   taskIndex: number,
+  pinnedOptions: PinnedBlockOptions = {},
 ): HistoryEntry[] {
   if (!compaction) return [...entries];
-  const pinned = taskIndex >= 0 && taskIndex < compaction.upTo ? [entries[taskIndex]!] : [];
-  return [...pinned, summaryEntry(compaction), ...entries.slice(compaction.upTo)];
+  const task = taskIndex >= 0 && taskIndex < compaction.upTo ? [entries[taskIndex]!] : [];
+  const pins = leavingPins(entries, (index) => index < compaction.upTo, pinnedOptions);
+  return [...task, summaryEntry(compaction, pins), ...entries.slice(compaction.upTo)];
 }

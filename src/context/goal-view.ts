@@ -1,10 +1,11 @@
 // The goal view of the history (seed 000 §12-14): once a goal is done or abandoned, the
 // messages of its work (and of its sub-goals') are replaced, in what the model sees, by one
-// summary message where they began. An abandoned goal's reason stays in view for good: it is
-// what already failed. A pure view: the stored history never changes, entries of open goals
+// summary message where they began (with any skill loaded there, which stays in force). An
+// abandoned goal's reason stays in view for good: it is what already failed. A pure view: the stored history never changes, entries of open goals
 // pass through as the same objects, and a summary is the same object on every call.
 import type { Goal, GoalTree } from "../tools/index.js";
-import type { HistoryEntry } from "./history.js";
+import type { HistoryEntry, Pin } from "./history.js";
+import { isPinned, leavingPins, pinnedBlockText } from "./pinned.js";
 
 // Per tree, the summary entry of each closed goal, so the wire layer's serialization cache
 // and the providers' prompt caches keep hitting.
@@ -24,9 +25,7 @@ export function applyGoalView(entries: readonly HistoryEntry[], tree: GoalTree):
   };
   // Where each tool call went, so its results follow it even if they were tagged otherwise.
   const callBlock = new Map<string, Goal | undefined>();
-  const shown = new Set<string>();
-  const out: HistoryEntry[] = [];
-  for (const entry of entries) {
+  const blocks = entries.map((entry) => {
     const message = entry.message;
     let block: Goal | undefined;
     if (message.role === "toolResult" && callBlock.has(message.toolCallId)) {
@@ -37,14 +36,28 @@ export function applyGoalView(entries: readonly HistoryEntry[], tree: GoalTree):
     if (message.role === "assistant") {
       for (const part of message.content) if (part.type === "toolCall") callBlock.set(part.id, block);
     }
+    return block;
+  });
+  const anyPinned = entries.some(isPinned);
+  const shown = new Set<string>();
+  const out: HistoryEntry[] = [];
+  entries.forEach((entry, index) => {
+    const block = blocks[index];
     if (!block) {
       out.push(entry);
-      continue;
+      return;
     }
-    if (shown.has(block.id)) continue;
+    if (shown.has(block.id)) return;
     shown.add(block.id);
-    out.push(summaryEntry(tree, block, entry));
-  }
+    // Skills loaded for this goal stay whole: they were in view at full size until now.
+    const pins = anyPinned
+      ? leavingPins(entries, (i) => blocks[i]?.id === block.id, {
+          maxChars: Infinity,
+          maxEachChars: Infinity,
+        }).pins
+      : [];
+    out.push(summaryEntry(tree, block, entry, pins));
+  });
   return out;
 }
 
@@ -58,7 +71,7 @@ function topmostClosed(tree: GoalTree, goalId: string): Goal | undefined {
   return top;
 }
 
-function summaryEntry(tree: GoalTree, goal: Goal, first: HistoryEntry): HistoryEntry {
+function summaryEntry(tree: GoalTree, goal: Goal, first: HistoryEntry, pins: readonly Pin[]): HistoryEntry {
   let byGoal = summaries.get(tree);
   if (!byGoal) {
     byGoal = new Map();
@@ -66,14 +79,21 @@ function summaryEntry(tree: GoalTree, goal: Goal, first: HistoryEntry): HistoryE
   }
   // A closed goal never changes again (nothing is added under it, nothing reopens), so
   // these facts name its summary for good.
-  const key = `${goal.id}\u0000${goal.status}\u0000${goal.summary ?? goal.reason ?? ""}`;
+  const block = pinnedBlockText(pins);
+  const key = `${goal.id}\u0000${goal.status}\u0000${goal.summary ?? goal.reason ?? ""}\u0000${block}`;
   let entry = byGoal.get(key);
   if (!entry) {
+    const text = goalSummaryText(tree, goal);
     entry = {
       step: first.step,
       goalId: goal.id,
-      message: { role: "user", content: goalSummaryText(tree, goal), timestamp: first.message.timestamp },
+      message: {
+        role: "user",
+        content: block ? `${text}\n\n${block}` : text,
+        timestamp: first.message.timestamp,
+      },
     };
+    if (pins.length > 0) entry.pins = pins;
     byGoal.set(key, entry);
   }
   return entry;

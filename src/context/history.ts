@@ -14,6 +14,17 @@ export interface HistoryEntry {
    * before any goal exists): when that goal closes, the goal view shows its summary instead.
    */
   goalId?: string;
+  /**
+   * Pinned outputs this entry carries for entries no longer in view (a compaction summary
+   * re-attaching the skills loaded in the part it stands for); see pinned.ts.
+   */
+  pins?: readonly Pin[];
+}
+
+/** An output kept in view for the session, under its key (e.g. "skill:pdf-forms"). */
+export interface Pin {
+  key: string;
+  text: string;
 }
 
 // The short form of a result, made once per entry: the same object every later call, so a

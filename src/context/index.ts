@@ -11,7 +11,7 @@ export {
   transcriptOf,
 } from "./compaction.js";
 export { applyGoalView, goalSummaryText } from "./goal-view.js";
-export { type HistoryEntry, renderHistory } from "./history.js";
+export { type HistoryEntry, type Pin, renderHistory } from "./history.js";
 export {
   cutMarker,
   cutMiddle,
@@ -33,6 +33,15 @@ export {
   manifestEntry,
   sha256Hex,
 } from "./manifest.js";
+export {
+  isPinned,
+  leavingPins,
+  MAX_PINNED_CHARS,
+  MAX_PINNED_EACH_CHARS,
+  type PinnedBlockOptions,
+  pinnedBlockText,
+  pinsOf,
+} from "./pinned.js";
 export { envelopeLine, turnsToHistory, turnToMessage } from "./render-turn.js";
 export {
   assembleSystemPrompt,

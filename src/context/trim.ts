@@ -1,9 +1,11 @@
 // Trimming, the first answer to an over-budget context: tool results before a point in the
-// history are shown as their long-term line instead of their full output. The point only
-// moves forward, and a trimmed entry is the same object every call, so the bytes the provider
-// sees for old turns stop changing once trimmed.
+// history are shown as their long-term line instead of their full output (pinned outputs,
+// such as loaded skills, excepted). The point only moves forward, and a trimmed entry is the
+// same object every call, so the bytes the provider sees for old turns stop changing once
+// trimmed.
 import type { ToolResultMessage } from "../providers/index.js";
 import type { HistoryEntry } from "./history.js";
+import { isPinned } from "./pinned.js";
 
 /** Results shorter than this stay as they are: trimming them saves nothing. */
 const MIN_TRIM_CHARS = 400;
@@ -39,6 +41,8 @@ function trimmedText(message: ToolResultMessage): string {
 function trimEntry(entry: HistoryEntry): HistoryEntry {
   const message = entry.message;
   if (message.role !== "toolResult" || textLength(message) < MIN_TRIM_CHARS) return entry;
+  // A pinned output (a loaded skill) is instructions still in force, not an old result.
+  if (isPinned(entry)) return entry;
   let short = trimmed.get(entry);
   if (!short) {
     short = { ...entry, message: { ...message, content: [{ type: "text", text: trimmedText(message) }] } };

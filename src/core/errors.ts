@@ -20,6 +20,7 @@ export type ErrorCode =
   | "workspace_invalid"
   | "aborted"
   | "max_iterations"
+  | "budget_exceeded"
   | "circuit_open"
   | "tool_not_found"
   | "tool_invalid_arguments"

@@ -1,7 +1,7 @@
 // The typed event stream of a run. The CLI, the server, the trace recorder and tests all
 // consume these same events; anything a user may want to see or test is one of them.
 import type { SerializedError } from "./errors.js";
-import type { Usage } from "./usage.js";
+import type { RunLimits, Usage } from "./usage.js";
 
 export type RunStatus = "completed" | "failed" | "aborted";
 export type LoopPhase = "prepare" | "call_provider" | "dispatch_tools" | "finalize";
@@ -25,6 +25,8 @@ export interface RunStartEvent extends EventBase {
   model: string;
   workspace: string;
   maxIterations: number;
+  /** The run's hard limits (tokens, cost, wall time), where it has any. */
+  limits?: RunLimits;
   /** One line on what contains the run's commands, e.g. "sandbox: enforced (bwrap 0.8.0, …)". */
   sandbox?: string;
 }
@@ -124,6 +126,39 @@ export interface GoalChangedEvent extends EventBase {
   tree: string;
 }
 
+/**
+ * ask_human is waiting for the user's answer to this question (emitted only where the host
+ * has a way to ask; `reson run --json --interactive-stdin` reads the answer from stdin).
+ */
+export interface HumanQuestionEvent extends EventBase {
+  type: "human_question";
+  toolCallId: string;
+  question: string;
+  choices?: string[];
+}
+
+/** A sub-agent started (subagent tool): its own run, recorded as a trace under this one. */
+export interface SubTraceStartedEvent extends EventBase {
+  type: "sub_trace_started";
+  childRunId: string;
+  mode: "explore" | "delegate" | "evaluate";
+  preset: string;
+  task: string;
+  /** What the child may spend: model calls, and tokens, cost and time where limited. */
+  limits: RunLimits & { maxSteps: number };
+}
+
+/** A sub-agent ended; its usage already counts in this run's. */
+export interface SubTraceCompletedEvent extends EventBase {
+  type: "sub_trace_completed";
+  childRunId: string;
+  status: RunStatus;
+  usage: Usage;
+  steps: number;
+  /** Why it stopped, when it did not complete (budget_exceeded, max_iterations, aborted, …). */
+  error?: SerializedError;
+}
+
 export interface WarningEvent extends EventBase {
   type: "warning";
   message: string;
@@ -159,6 +194,9 @@ export type ResonEvent =
   | ContextTrimmedEvent
   | ContextCompactedEvent
   | GoalChangedEvent
+  | SubTraceStartedEvent
+  | SubTraceCompletedEvent
+  | HumanQuestionEvent
   | RunEndEvent;
 
 export type ResonEventType = ResonEvent["type"];

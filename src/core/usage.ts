@@ -1,4 +1,5 @@
-// Token usage and cost of model calls, summed over steps and runs.
+// Token usage and cost of model calls, summed over steps and runs, and the limits a run may
+// spend up to.
 
 export interface Usage {
   input: number;
@@ -23,4 +24,13 @@ export function addUsage(a: Usage, b: Usage): Usage {
     totalTokens: a.totalTokens + b.totalTokens,
     costUsd: a.costUsd + b.costUsd,
   };
+}
+
+/** Hard limits on what a run may spend; a sub-agent's spending counts against its parent's too. */
+export interface RunLimits {
+  /** Tokens (input, output and cache) over all model calls of the run and its sub-agents. */
+  maxTokens?: number;
+  maxCostUsd?: number;
+  /** Wall-clock time from the run's start (a resumed run starts counting again). */
+  maxWallMs?: number;
 }

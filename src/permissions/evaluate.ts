@@ -16,7 +16,14 @@ import { matchesPathPattern } from "./path-pattern.js";
 import { isReadOnlyCommand } from "./read-only-commands.js";
 import { ruleSourceLabel } from "./rule.js";
 import { hasSubstitutionMark, parseCommandLine, type SimpleCommand } from "./shell-parse.js";
-import { COMMAND_TOOL, FETCH_TOOL, isReadOnlyTool, isWriteTool, PATH_TOOLS } from "./tool-names.js";
+import {
+  COMMAND_TOOL,
+  FETCH_TOOL,
+  isDelegatingTool,
+  isReadOnlyTool,
+  isWriteTool,
+  PATH_TOOLS,
+} from "./tool-names.js";
 import type {
   DecidingRule,
   Decision,
@@ -68,11 +75,12 @@ export function evaluate(call: ToolCall, policy: Policy, context: EvaluationCont
 }
 
 function toolAction(call: ToolCall, context: EvaluationContext): Action {
-  const kind: ActionKind = isReadOnlyTool(call.tool, context.readOnlyTools)
-    ? "read"
-    : isWriteTool(call.tool)
-      ? "write"
-      : "other";
+  const kind: ActionKind =
+    isReadOnlyTool(call.tool, context.readOnlyTools) || isDelegatingTool(call.tool)
+      ? "read"
+      : isWriteTool(call.tool)
+        ? "write"
+        : "other";
   const action: Action = { kind, tool: call.tool, part: call.tool };
   if (call.tool === FETCH_TOOL) return fetchAction(action, call.arguments);
   const pathArg = PATH_TOOLS[call.tool];
@@ -300,8 +308,12 @@ function decideUndenied(
   if (!action.noAutoAllow) {
     const allow = findRule(policy, "allow", action, context);
     if (allow) return byRule("allow", allow, `allowed by rule ${allow.text}`);
-    if (action.kind === "read")
-      return { behavior: "allow", reason: "read-only tool", decidedBy: "read_only" };
+    if (action.kind === "read") {
+      const reason = isDelegatingTool(action.tool)
+        ? "it starts sub-agents, whose every call is checked on its own"
+        : "read-only tool";
+      return { behavior: "allow", reason, decidedBy: "read_only" };
+    }
     if (action.command?.readOnly)
       return { behavior: "allow", reason: "read-only command", decidedBy: "read_only" };
   }

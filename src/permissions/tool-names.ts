@@ -1,6 +1,15 @@
 // reson's tool names, how Claude Code's names map onto them, and which tools only read.
 
-export const READ_ONLY_TOOLS = ["list_files", "read_file", "glob", "grep", "read_artifact", "goal"] as const;
+export const READ_ONLY_TOOLS = [
+  "list_files",
+  "read_file",
+  "glob",
+  "grep",
+  "read_artifact",
+  "goal",
+  // Asking the user changes nothing; it is never gated.
+  "ask_human",
+] as const;
 export const WRITE_TOOLS = ["write_file", "edit_file"] as const;
 export const COMMAND_TOOL = "execute_command";
 export const FETCH_TOOL = "web_fetch";
@@ -13,7 +22,6 @@ export const KNOWN_TOOLS: readonly string[] = [
   FETCH_TOOL,
   "skill",
   "subagent",
-  "ask_human",
 ];
 
 /** Tools whose rule specifier is a path pattern, and the argument holding the path. */
@@ -48,6 +56,7 @@ export const CLAUDE_TOOL_NAMES: Readonly<Record<string, ClaudeMapping>> = {
   Grep: { bare: ["grep"], scoped: ["grep"] },
   LS: { bare: ["list_files"], scoped: ["list_files"] },
   WebFetch: { bare: [FETCH_TOOL], scoped: [FETCH_TOOL] },
+  AskUserQuestion: { bare: ["ask_human"], scoped: ["ask_human"] },
 };
 
 /** Claude Code tools reson has no counterpart for: rules naming them are dropped with a warning. */
@@ -64,8 +73,17 @@ export const CLAUDE_ONLY_TOOLS: readonly string[] = [
   "KillShell",
   "BashOutput",
   "ExitPlanMode",
-  "AskUserQuestion",
 ];
+
+/**
+ * Tools that only start other runs (sub-agents) whose every call passes the same checks: they
+ * need no approval of their own (a deny rule still stops them).
+ */
+export const DELEGATING_TOOLS: readonly string[] = ["subagent"];
+
+export function isDelegatingTool(tool: string): boolean {
+  return DELEGATING_TOOLS.includes(tool);
+}
 
 export function isReadOnlyTool(tool: string, extra: readonly string[] = []): boolean {
   return (READ_ONLY_TOOLS as readonly string[]).includes(tool) || extra.includes(tool);

@@ -13,6 +13,20 @@ export interface CallFacts {
   contextWindow: number;
   /** Removed from every message. */
   apiKey: string;
+  /**
+   * Hints for calls configured elsewhere than the chat flags (embeddings): they replace the
+   * ones that name --api-key, --model and the conversation.
+   */
+  hints?: CallHints;
+}
+
+export interface CallHints {
+  /** The credentials were rejected. */
+  auth?: string;
+  /** The model or endpoint was not found, or the request was rejected. */
+  settings?: string;
+  /** An input is longer than the model accepts. */
+  overflow?: string;
 }
 
 export interface FailureFacts {
@@ -27,6 +41,8 @@ export interface FailureFacts {
 
 const QUOTA = /insufficient_quota|exceeded your current quota|insufficient (credits|balance)|billing/i;
 const AUTH = /api[ _-]?key|authentication|unauthori[sz]ed|permission[ _]denied|forbidden/i;
+/** Google answers a wrong key with 400 INVALID_ARGUMENT rather than 401. */
+const INVALID_KEY = /api key not valid|API_KEY_INVALID/i;
 const RATE = /rate[ _-]?limit|too many requests|resource[ _]exhausted/i;
 const TIMEOUT = /timed? ?out|timeout/i;
 const UNAVAILABLE =
@@ -46,8 +62,11 @@ export function classifyFailure(call: CallFacts, failure: FailureFacts): ResonEr
   if (failure.overflow || status === 413) {
     return make(
       "provider_context_overflow",
-      `The conversation is too long for ${label}`,
-      `It does not fit the model's context window (${call.contextWindow} tokens): compact the history, or use a model with a larger window.`,
+      call.hints?.overflow
+        ? `An input is too long for ${label}`
+        : `The conversation is too long for ${label}`,
+      call.hints?.overflow ??
+        `It does not fit the model's context window (${call.contextWindow} tokens): compact the history, or use a model with a larger window.`,
     );
   }
   if (status === 402 || QUOTA.test(detail)) {
@@ -57,11 +76,16 @@ export function classifyFailure(call: CallFacts, failure: FailureFacts): ResonEr
       "The account has no credit or quota left: check its plan and billing, or use another key.",
     );
   }
-  if (status === 401 || status === 403 || (status === undefined && AUTH.test(detail))) {
+  if (
+    status === 401 ||
+    status === 403 ||
+    (status === 400 && INVALID_KEY.test(detail)) ||
+    (status === undefined && AUTH.test(detail))
+  ) {
     return make(
       "provider_auth_failed",
       `${label} rejected the credentials`,
-      `Check the API key for ${call.provider}: ${keyHint(call.provider)}.`,
+      call.hints?.auth ?? `Check the API key for ${call.provider}: ${keyHint(call.provider)}.`,
     );
   }
   if (status === 429 || (status === undefined && RATE.test(detail))) {
@@ -81,7 +105,8 @@ export function classifyFailure(call: CallFacts, failure: FailureFacts): ResonEr
     return make(
       "provider_bad_response",
       `${label} was not found`,
-      `Check the model id (--model ${call.model}) and the base URL (${call.baseUrl}).`,
+      call.hints?.settings ??
+        `Check the model id (--model ${call.model}) and the base URL (${call.baseUrl}).`,
     );
   }
   if (/content_filter|refusal/i.test(detail)) {
@@ -94,7 +119,8 @@ export function classifyFailure(call: CallFacts, failure: FailureFacts): ResonEr
   return make(
     "provider_bad_response",
     status !== undefined ? `${label} rejected the request` : `${label} sent a response reson could not use`,
-    `Check the model id (--model ${call.model}) and the base URL (${call.baseUrl}); if it persists, the server may not be fully compatible.`,
+    call.hints?.settings ??
+      `Check the model id (--model ${call.model}) and the base URL (${call.baseUrl}); if it persists, the server may not be fully compatible.`,
   );
 }
 

@@ -1,5 +1,5 @@
 // The provider layer's public surface: resolve settings from flags and the environment,
-// create a provider, and `chat` with it. pi-ai is loaded by createProvider, not by importing
+// create a provider, and `chat` with it; the same for embedding models (embeddings/). pi-ai is loaded by createProvider, not by importing
 // this module, so commands that never call a model start fast.
 export {
   AUTO_DETECT_ORDER,
@@ -9,6 +9,7 @@ export {
   WIRE_ENV,
   type WireApi,
 } from "./catalog.js";
+export * from "./embeddings/index.js";
 export { UNKNOWN_MODEL_CONTEXT_WINDOW, UNKNOWN_MODEL_MAX_TOKENS } from "./model.js";
 export {
   type CreateProviderOptions,

@@ -9,11 +9,11 @@ import type { StopReason } from "../core/events.js";
 import { addUsage, emptyUsage, type Usage } from "../core/usage.js";
 import { type AttemptSetup, runAttempt } from "./attempt.js";
 import { DUMMY_API_KEY, keyHint, PROVIDER_CATALOG, type WireApi } from "./catalog.js";
-import { type CallFacts, retryAfterTooLong } from "./classify.js";
+import type { CallFacts } from "./classify.js";
 import { resolveModel } from "./model.js";
 import { createNativeWire } from "./openai-wire/native.js";
 import { loadPiAi } from "./pi.js";
-import { backoffDelayMs, DEFAULT_RETRY_POLICY, isRetryable, retryAfterOf } from "./retry.js";
+import { DEFAULT_RETRY_POLICY, planRetry } from "./retry.js";
 import {
   type ChatOptions,
   type ChatRequest,
@@ -175,14 +175,9 @@ class RetryingProvider<Prepared> implements Provider {
         if (outcome.ok) return toResult(outcome.message, spent, attempt);
         if (outcome.usage) spent = addUsage(spent, toUsage(outcome.usage));
         const error = outcome.error;
-        if (error.code === "aborted") throw error;
-        if (!isRetryable(error)) throw withAttempts(error, attempt);
-        const retryAfterMs = retryAfterOf(error);
-        if (retryAfterMs !== undefined && retryAfterMs > this.policy.maxRetryAfterMs) {
-          throw withAttempts(retryAfterTooLong(error, retryAfterMs, this.policy.maxRetryAfterMs), attempt);
-        }
-        if (attempt >= this.policy.maxAttempts) throw withAttempts(error, attempt);
-        const delayMs = backoffDelayMs(this.policy, attempt, retryAfterMs);
+        const step = planRetry(this.policy, error, attempt);
+        if (!step.retry) throw step.error;
+        const { delayMs } = step;
         onEvent?.({
           type: "retry",
           notice: { attempt, maxAttempts: this.policy.maxAttempts, delayMs, error },
@@ -226,15 +221,8 @@ function toUsage(usage: PiUsage): Usage {
   };
 }
 
-function withAttempts(error: ResonError, attempts: number): ResonError {
-  return new ResonError(error.code, error.message, {
-    hint: error.hint,
-    details: { ...error.details, attempts },
-    cause: error.cause,
-  });
-}
-
-function definedOnly<T extends object>(value: Partial<T> | undefined): Partial<T> {
+/** The fields of `value` that are set, so they can be spread over defaults. */
+export function definedOnly<T extends object>(value: Partial<T> | undefined): Partial<T> {
   if (!value) return {};
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

@@ -1,7 +1,8 @@
 // When to try a model call again and how long to wait first: exponential backoff with
 // jitter, a Retry-After from the server when it asks for longer, and a cap above which
 // waiting is pointless and the error goes straight to the user.
-import type { ResonError } from "../core/errors.js";
+import { ResonError } from "../core/errors.js";
+import { retryAfterTooLong } from "./classify.js";
 import type { RetryPolicy } from "./types.js";
 
 export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = {
@@ -37,6 +38,33 @@ export function backoffDelayMs(
   const exponential = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (failedAttempt - 1));
   const jittered = Math.max(0, Math.round(exponential * (1 + policy.jitter * (2 * random() - 1))));
   return retryAfterMs !== undefined && retryAfterMs > jittered ? retryAfterMs : jittered;
+}
+
+/** After a failed attempt: wait `delayMs` and try again, or give up with `error`. */
+export type RetryStep = { retry: true; delayMs: number } | { retry: false; error: ResonError };
+
+/**
+ * Whether to try again after `attempt` (1-based) failed with `error`. A cancel ends at once;
+ * an error that is given up on carries the number of attempts in its details.
+ */
+export function planRetry(policy: RetryPolicy, error: ResonError, attempt: number): RetryStep {
+  if (error.code === "aborted") return { retry: false, error };
+  if (!isRetryable(error)) return { retry: false, error: withAttempts(error, attempt) };
+  const retryAfterMs = retryAfterOf(error);
+  if (retryAfterMs !== undefined && retryAfterMs > policy.maxRetryAfterMs) {
+    const tooLong = retryAfterTooLong(error, retryAfterMs, policy.maxRetryAfterMs);
+    return { retry: false, error: withAttempts(tooLong, attempt) };
+  }
+  if (attempt >= policy.maxAttempts) return { retry: false, error: withAttempts(error, attempt) };
+  return { retry: true, delayMs: backoffDelayMs(policy, attempt, retryAfterMs) };
+}
+
+function withAttempts(error: ResonError, attempts: number): ResonError {
+  return new ResonError(error.code, error.message, {
+    hint: error.hint,
+    details: { ...error.details, attempts },
+    cause: error.cause,
+  });
 }
 
 /** Read access to response headers: a fetch `Headers`, or a wrapper around node's. */

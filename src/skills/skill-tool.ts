@@ -52,7 +52,8 @@ export function createSkillTool(
     },
     parameters,
     readOnly: true,
-    // The body is the instructions; it must stay in view, so no once-only output.
+    // The body is the instructions; it must stay in view: no once-only output, and pinned so
+    // that trimming, compaction and the goal view keep it for the rest of the session.
     async execute(args, ctx) {
       const skill = getSkills().find((candidate) => candidate.name === args.name);
       const available = invocableSkills(visible()).map((candidate) => candidate.name);
@@ -75,7 +76,7 @@ export function createSkillTool(
           details: { tool: "skill", name: skill.name },
         });
       }
-      return { content: await renderSkill(skill, ctx.workspace.root) };
+      return { content: await renderSkill(skill, ctx.workspace.root), pinAs: `skill:${skill.name}` };
     },
   };
 }

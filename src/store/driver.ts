@@ -1,6 +1,7 @@
 // What a backend gives the shared store: run a query, run statements in one transaction,
 // measure itself, close. SQL is written once with `?` placeholders and a dialect both
 // SQLite and PostgreSQL accept; the PostgreSQL driver renumbers the placeholders.
+import type { MemoryDialect } from "./memory-dialect.js";
 import type { Row, SqlValue } from "./records.js";
 import type { StoreFeatures } from "./types.js";
 
@@ -39,6 +40,8 @@ export interface Driver {
   readonly kind: "sqlite" | "postgres";
   readonly location: string;
   readonly features: StoreFeatures;
+  /** How this backend indexes and searches memory. */
+  readonly memory: MemoryDialect;
   query(sql: string, params: SqlValue[]): Promise<Row[]>;
   /** All statements or none; returns the rows changed by each. */
   transact(statements: readonly Statement[], options?: TransactOptions): Promise<number[]>;

@@ -1,5 +1,5 @@
-// The store module: sessions, turns, traces, steps, checkpoints, artifacts and tool statistics
-// behind one contract (types.ts), kept in one SQLite file by default or in PostgreSQL when a
+// The store module: sessions, turns, traces, steps, checkpoints, artifacts, tool statistics,
+// long-term memory and experiences behind one contract (types.ts), kept in one SQLite file by default or in PostgreSQL when a
 // database URL is given. Drivers load only when a store is opened, so importing this module
 // costs nothing.
 import { mkdir } from "node:fs/promises";
@@ -8,16 +8,30 @@ import { ResonError } from "../core/errors.js";
 import type { Store } from "./types.js";
 
 export { parseDuration } from "./duration.js";
+export { successRate } from "./experience-repository.js";
 export { MIN_PREFIX_CHARS } from "./id-prefix.js";
+export { MemoryIndex, type MemoryIndexOptions, type VectorHit } from "./memory-index.js";
 export { projectKey } from "./project-key.js";
+export { textTokens } from "./text-terms.js";
 export { percentile, TOOL_DURATION_SAMPLES, UNKNOWN_ERROR_CODE } from "./tool-stats.js";
 export type * from "./types.js";
+export { bytesToVector, contentHash, vectorToBytes } from "./vector-bytes.js";
 
 export interface OpenStoreOptions {
   /** reson's own folder (~/.reson): the SQLite file is `${home}/reson.db`. */
   home: string;
   /** RESON_DATABASE_URL: a postgres:// URL switches to PostgreSQL. */
   databaseUrl?: string;
+  /**
+   * Masks secrets in every memory and experience text before it is stored, indexed, hashed
+   * or embedded from the store (the secrets masker).
+   */
+  redact?: (text: string) => string;
+  /**
+   * Use the database's vector extension (sqlite-vec, pgvector) when there is one (default
+   * true); false searches vectors in process, as without one.
+   */
+  nativeVectors?: boolean;
 }
 
 /** Opens (creating and migrating where needed) the store the options name. */
@@ -25,7 +39,7 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
   const databaseUrl = options.databaseUrl?.trim();
   if (databaseUrl) {
     const { openPostgresStore } = await import("./postgres/postgres-driver.js");
-    return openPostgresStore(databaseUrl);
+    return openPostgresStore(databaseUrl, storeOptions(options));
   }
   try {
     await mkdir(options.home, { recursive: true, mode: 0o700 });
@@ -36,5 +50,12 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
     });
   }
   const { openSqliteStore } = await import("./sqlite/sqlite-driver.js");
-  return openSqliteStore(join(options.home, "reson.db"));
+  return openSqliteStore(join(options.home, "reson.db"), storeOptions(options));
+}
+
+function storeOptions(options: OpenStoreOptions) {
+  return {
+    ...(options.redact ? { redact: options.redact } : {}),
+    ...(options.nativeVectors !== undefined ? { nativeVectors: options.nativeVectors } : {}),
+  };
 }

@@ -5,6 +5,8 @@ import { ResonError } from "../core/errors.js";
 import type {
   ArtifactRecord,
   CheckpointRecord,
+  ExperienceRecord,
+  MemoryItemRecord,
   MessageContext,
   SessionRecord,
   StepRecord,
@@ -13,8 +15,8 @@ import type {
   TurnRecord,
 } from "./types.js";
 
-/** A value as bound to a statement: both drivers take these as they are. */
-export type SqlValue = string | number | null;
+/** A value as bound to a statement: both drivers take these as they are (a Buffer is a BLOB, bytea). */
+export type SqlValue = string | number | null | Buffer;
 /** A row as the drivers return it: integers as numbers, JSON columns as their text. */
 export type Row = Record<string, unknown>;
 
@@ -22,7 +24,7 @@ export type Row = Record<string, unknown>;
  * text/int/json: required; "?" suffix: nullable. "envelope": a turn's MessageContext, kept
  * as `metadata.message_context` (seed 004) so more per-turn metadata can join it later.
  */
-type Kind = "text" | "text?" | "int" | "int?" | "json" | "json?" | "envelope";
+type Kind = "text" | "text?" | "int" | "int?" | "real" | "json" | "json?" | "envelope";
 
 export interface Table<R> {
   name: string;
@@ -122,6 +124,45 @@ export const ARTIFACTS: Table<ArtifactRecord> = {
   },
 };
 
+// Also text_hash (for the embedding cache) and forget_mark (see memory-plan.ts), written apart.
+export const MEMORY_ITEMS: Table<MemoryItemRecord> = {
+  name: "memory_items",
+  fields: {
+    id: ["id", "text"],
+    projectKey: ["project_key", "text"],
+    sessionId: ["session_id", "text?"],
+    traceId: ["trace_id", "text?"],
+    kind: ["kind", "text"],
+    role: ["role", "text?"],
+    text: ["text", "text"],
+    provenance: ["provenance", "text"],
+    createdAt: ["created_at", "int"],
+  },
+};
+
+export const EXPERIENCES: Table<ExperienceRecord> = {
+  name: "experiences",
+  fields: {
+    id: ["id", "text"],
+    projectKey: ["project_key", "text?"],
+    scope: ["scope", "text"],
+    condition: ["condition", "text"],
+    rule: ["rule", "text"],
+    conditionFilter: ["condition_filter", "json?"],
+    evidence: ["evidence", "json"],
+    confidence: ["confidence", "real"],
+    usageCount: ["usage_count", "int"],
+    successCount: ["success_count", "int"],
+    failureCount: ["failure_count", "int"],
+    votes: ["votes", "int"],
+    provenance: ["provenance", "text"],
+    status: ["status", "text"],
+    createdAt: ["created_at", "int"],
+    updatedAt: ["updated_at", "int"],
+    lastUsedAt: ["last_used_at", "int?"],
+  },
+};
+
 /** The counters of a tool_stats row; codes and percentiles come from their own tables. */
 export type ToolStatsCounters = Omit<ToolStatsRecord, "failuresByCode" | "p50Ms" | "p95Ms">;
 
@@ -181,6 +222,11 @@ function encode(value: unknown, kind: Kind, what: string): SqlValue {
         throw invalid(what, `must be a whole number, got ${String(value)}`);
       }
       return value;
+    case "real":
+      if (typeof value !== "number" || !Number.isFinite(value)) {
+        throw invalid(what, `must be a finite number, got ${String(value)}`);
+      }
+      return value;
     case "json":
       return toJson(value, what);
     case "json?":
@@ -201,6 +247,7 @@ function decode(raw: unknown, kind: Kind, what: string): unknown {
       return String(raw);
     case "int":
     case "int?":
+    case "real":
       return typeof raw === "number" ? raw : Number(raw);
     case "json":
     case "json?":

@@ -1,8 +1,11 @@
 // The store contract over a Driver: repositories, atomic batches, id prefixes and gc, written
 // once for both backends so they keep the same semantics (the contract suite checks both).
 import { ResonError } from "../core/errors.js";
-import { type Driver, type Statement, StatementFailed } from "./driver.js";
+import { type Driver, type Statement, StatementFailed, type TransactOptions } from "./driver.js";
+import { experienceRepository } from "./experience-repository.js";
 import { resolveIdPrefix } from "./id-prefix.js";
+import type { PlanContext, Redact } from "./memory-plan.js";
+import { memoryRepository } from "./memory-repository.js";
 import {
   ARTIFACTS,
   CHECKPOINTS,
@@ -22,8 +25,10 @@ import type {
   ArtifactPage,
   ArtifactRepository,
   CheckpointRepository,
+  ExperienceRepository,
   GcReport,
   IdMatch,
+  MemoryRepository,
   SessionRepository,
   StepRepository,
   Store,
@@ -34,7 +39,13 @@ import type {
   TurnRepository,
   WriteOp,
 } from "./types.js";
+import { VectorScopes } from "./vector-scopes.js";
 import { batchError, planWrite } from "./write-plan.js";
+
+export interface SqlStoreOptions {
+  /** Applied to every memory and experience text before it is stored, indexed or hashed. */
+  redact?: Redact;
+}
 
 function select<R>(table: Table<R>, rest: string): string {
   return `SELECT ${columnList(table)} FROM ${table.name} ${rest}`;
@@ -59,6 +70,11 @@ const EMPTY_SESSIONS =
 
 function gcStatements(before: number): Statement[] {
   return [
+    // A sub-agent's turns are no part of its session's conversation: they go with its trace.
+    {
+      sql: `DELETE FROM turns WHERE trace_id IN (${OLD_TRACES} AND parent_trace_id IS NOT NULL)`,
+      params: [before],
+    },
     { sql: `DELETE FROM artifacts WHERE trace_id IN (${OLD_TRACES})`, params: [before] },
     { sql: `DELETE FROM steps WHERE trace_id IN (${OLD_TRACES})`, params: [before] },
     { sql: `DELETE FROM checkpoints WHERE trace_id IN (${OLD_TRACES})`, params: [before] },
@@ -94,11 +110,17 @@ export class SqlStore implements Store {
   readonly checkpoints: CheckpointRepository;
   readonly artifacts: ArtifactRepository;
   readonly toolStats: ToolStatsRepository;
+  readonly memory: MemoryRepository;
+  readonly experiences: ExperienceRepository;
   readonly #driver: Driver;
+  readonly #plan: PlanContext;
+  readonly #vectors: VectorScopes;
   #closed = false;
 
-  constructor(driver: Driver) {
+  constructor(driver: Driver, options: SqlStoreOptions = {}) {
     this.#driver = driver;
+    this.#plan = { redact: options.redact ?? ((text) => text), dialect: driver.memory };
+    this.#vectors = new VectorScopes((sql, params) => this.#query(sql, params));
     this.kind = driver.kind;
     this.location = driver.location;
     this.features = driver.features;
@@ -170,6 +192,34 @@ export class SqlStore implements Store {
     this.toolStats = {
       list: (projectKey) => this.#toolStats(projectKey),
     };
+    const context = {
+      query: (sql: string, params: SqlValue[]) => this.#query(sql, params),
+      transact: (what: string, statements: readonly Statement[], options?: TransactOptions) =>
+        this.#transact(what, statements, options),
+      apply: (ops: readonly WriteOp[]) => this.apply(ops),
+      dialect: driver.memory,
+      nativeVectors: driver.memory.vectors !== undefined && driver.memory.nativeSearch,
+      vectors: this.#vectors,
+    };
+    this.memory = memoryRepository(context);
+    this.experiences = experienceRepository(context);
+  }
+
+  /** Statements in one transaction, outside `apply` (their change counts are the answer). */
+  async #transact(
+    what: string,
+    statements: readonly Statement[],
+    options?: TransactOptions,
+  ): Promise<number[]> {
+    this.#ensureOpen();
+    try {
+      return await this.#driver.transact(statements, options);
+    } catch (error) {
+      if (!(error instanceof StatementFailed)) throw error;
+      throw new ResonError("store_unavailable", `${what} failed and changed nothing: ${error.message}`, {
+        cause: error.cause,
+      });
+    }
   }
 
   #ensureOpen(): void {
@@ -235,7 +285,7 @@ export class SqlStore implements Store {
     const statements: Statement[] = [];
     const opOf: number[] = [];
     ops.forEach((op, index) => {
-      for (const statement of planWrite(op)) {
+      for (const statement of planWrite(op, this.#plan)) {
         statements.push(statement);
         opOf.push(index);
       }
@@ -247,6 +297,7 @@ export class SqlStore implements Store {
       if (!(error instanceof StatementFailed)) throw error;
       throw batchError(ops, opOf[error.index] ?? -1, error.reason, error.cause);
     }
+    this.#vectors.afterWrite(ops);
   }
 
   async resolveId(prefix: string): Promise<IdMatch> {
@@ -274,7 +325,17 @@ export class SqlStore implements Store {
         cause: error.cause,
       });
     }
-    const [artifacts = 0, steps = 0, checkpoints = 0, traces = 0, , turns = 0, sessions = 0] = changed;
+    const [
+      subagentTurns = 0,
+      artifacts = 0,
+      steps = 0,
+      checkpoints = 0,
+      traces = 0,
+      ,
+      sessionTurns = 0,
+      sessions = 0,
+    ] = changed;
+    const turns = subagentTurns + sessionTurns;
     if (traces > 0 || sessions > 0) await this.#driver.reclaim();
     return { sessions, traces, steps, checkpoints, artifacts, turns };
   }

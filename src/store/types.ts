@@ -4,6 +4,9 @@
 // reads go through one repository per kind of record.
 import type { SerializedError } from "../core/errors.js";
 import type { Usage } from "../core/usage.js";
+import type { ExperienceRepository, MemoryRepository, MemoryWriteOp } from "./memory-types.js";
+
+export type * from "./memory-types.js";
 
 /** Milliseconds since the epoch, UTC. */
 export type EpochMs = number;
@@ -187,7 +190,8 @@ export type WriteOp =
       at: EpochMs;
       /** Why a failed call failed (its error's code); ignored when ok. */
       errorCode?: string;
-    };
+    }
+  | MemoryWriteOp;
 
 export interface ListOptions {
   limit?: number;
@@ -247,8 +251,13 @@ export interface GcReport {
 
 /** What the database underneath can do beyond the contract. */
 export interface StoreFeatures {
-  /** Vector columns and similarity search (pgvector on PostgreSQL; not yet on SQLite). */
+  /** The database has vectors itself: pgvector on PostgreSQL, sqlite-vec on SQLite. */
   vector: boolean;
+  /**
+   * How vector search runs: pgvector's HNSW index, sqlite-vec's exact distance, or an exact
+   * index in this process (vectors kept as bytes in the database).
+   */
+  vectorSearch: "pgvector-hnsw" | "sqlite-vec" | "in-process";
 }
 
 export interface Store {
@@ -263,6 +272,9 @@ export interface Store {
   readonly checkpoints: CheckpointRepository;
   readonly artifacts: ArtifactRepository;
   readonly toolStats: ToolStatsRepository;
+  /** Long-term memory: items, their text index and vectors, the embedding cache. */
+  readonly memory: MemoryRepository;
+  readonly experiences: ExperienceRepository;
   /** Applies every operation in one transaction: all or nothing. */
   apply(ops: readonly WriteOp[]): Promise<void>;
   /**

@@ -2,6 +2,7 @@
 // statement back into an error that names the operation and the record.
 import { ResonError } from "../core/errors.js";
 import type { FailureReason, Statement } from "./driver.js";
+import { memorySubject, type PlanContext, planMemoryWrite } from "./memory-plan.js";
 import {
   ARTIFACTS,
   CHECKPOINTS,
@@ -14,7 +15,7 @@ import {
   toRow,
 } from "./records.js";
 import { recordToolCallStatements } from "./tool-stats.js";
-import type { ArtifactRecord, SessionRecord, TraceRecord, WriteOp } from "./types.js";
+import type { ArtifactRecord, MemoryWriteOp, SessionRecord, TraceRecord, WriteOp } from "./types.js";
 
 type Patchable<R, Fixed extends keyof R> = Exclude<keyof R & string, Fixed>;
 
@@ -90,14 +91,33 @@ function putArtifact(artifact: ArtifactRecord): Statement {
 const PUT_CHECKPOINT = `INSERT INTO checkpoints (trace_id, step, state, updated_at) VALUES (?, ?, ?, ?)
   ON CONFLICT (trace_id) DO UPDATE SET step = excluded.step, state = excluded.state, updated_at = excluded.updated_at`;
 
+type CoreWriteOp = Exclude<WriteOp, MemoryWriteOp>;
+
+const MEMORY_OPS: ReadonlySet<string> = new Set<MemoryWriteOp["op"]>([
+  "appendMemory",
+  "putEmbedding",
+  "cacheEmbedding",
+  "setIndexIdentity",
+  "insertExperience",
+  "updateExperience",
+  "voteExperience",
+  "recordExperienceUse",
+  "recordOutcome",
+]);
+
+export function isMemoryWrite(op: WriteOp): op is MemoryWriteOp {
+  return MEMORY_OPS.has(op.op);
+}
+
 /** The statements that carry out one operation; none for an empty patch (nothing to do). */
-export function planWrite(op: WriteOp): Statement[] {
+export function planWrite(op: WriteOp, context: PlanContext): Statement[] {
+  if (isMemoryWrite(op)) return planMemoryWrite(op, context);
   if (op.op === "recordToolCall") return recordToolCallStatements(op);
   const statement = planOne(op);
   return statement ? [statement] : [];
 }
 
-function planOne(op: Exclude<WriteOp, { op: "recordToolCall" }>): Statement | undefined {
+function planOne(op: Exclude<CoreWriteOp, { op: "recordToolCall" }>): Statement | undefined {
   switch (op.op) {
     case "insertSession":
       return insert(SESSIONS, op.session);
@@ -124,6 +144,7 @@ function planOne(op: Exclude<WriteOp, { op: "recordToolCall" }>): Statement | un
 
 /** What the operation was about, in words, for an error message. */
 function subject(op: WriteOp, reason: FailureReason): string {
+  if (isMemoryWrite(op)) return memorySubject(op, reason === "duplicate");
   switch (op.op) {
     case "insertSession":
       return reason === "duplicate" ? `session ${op.session.id} already exists` : `session ${op.session.id}`;

@@ -20,6 +20,8 @@ export interface Goal {
   closedWith?: string;
   createdStep: number;
   closedStep?: number;
+  /** Sub-agent runs (subagent tool) started while this goal was focused; kept, never rendered. */
+  subTraceIds?: string[];
 }
 
 /** What an operation changed, in order; the agent turns these into events. */
@@ -73,7 +75,7 @@ function nonEmpty(value: string, message: string, hint: string): string {
 }
 
 function copy(goal: Goal): Goal {
-  return { ...goal };
+  return goal.subTraceIds ? { ...goal, subTraceIds: [...goal.subTraceIds] } : { ...goal };
 }
 
 export class GoalTree {
@@ -120,7 +122,9 @@ export class GoalTree {
       typeof g.title === "string" &&
       typeof g.status === "string" &&
       g.status in MARK &&
-      typeof g.createdStep === "number"
+      typeof g.createdStep === "number" &&
+      (g.subTraceIds === undefined ||
+        (Array.isArray(g.subTraceIds) && g.subTraceIds.every((id) => typeof id === "string")))
     );
   }
 
@@ -212,6 +216,16 @@ export class GoalTree {
     if (this.#goals.size > 0) return [];
     const title = firstChars(task.replace(/\s+/g, " ").trim(), ROOT_TITLE_CHARS) || "The task";
     return this.add(title, null);
+  }
+
+  /**
+   * Notes sub-agent runs under a goal (any status: a goal may close while its sub-agents
+   * still run), so the trace of a goal leads to the runs that worked on it.
+   */
+  recordSubTraces(goalId: string, traceIds: readonly string[]): void {
+    const goal = this.#goals.get(normalizeId(goalId));
+    if (!goal || traceIds.length === 0) return;
+    goal.subTraceIds = [...(goal.subTraceIds ?? []), ...traceIds];
   }
 
   /** The ids from `id` up to its root, `id` first. */

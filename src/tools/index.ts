@@ -20,6 +20,8 @@ export { DEFAULT_TRUNCATION_LIMITS, truncateOutput } from "./truncate.js";
 export type {
   ArtifactMeta,
   ArtifactPage,
+  AskHuman,
+  HumanQuestion,
   SecretAccess,
   SecretSubstitution,
   ToolCallRequest,

@@ -191,6 +191,7 @@ export class ToolRegistry {
           : `${output.longTermMemory} [full output: artifact ${artifactId}]`;
     }
     if (output.includeOutputOnlyOnce) result.includeOutputOnlyOnce = true;
+    if (output.pinAs !== undefined && result.ok) result.pinAs = output.pinAs;
     return result;
   }
 

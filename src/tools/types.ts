@@ -26,7 +26,23 @@ export interface ToolContext {
   url?: string;
   /** Sets the session's current URL (a URL-aware tool after it reached one). */
   setUrl?: (url: string) => void;
+  /** Asks the user and waits for the answer (ask_human); absent: no human is there to ask. */
+  askHuman?: AskHuman;
 }
+
+/** A question for the user, from the ask_human call `toolCallId`. */
+export interface HumanQuestion {
+  question: string;
+  /** Suggested answers; the user may still answer in their own words. */
+  choices?: string[];
+  toolCallId: string;
+}
+
+/**
+ * How the host asks the user: resolves with the answer ("" when the user declined to answer),
+ * or undefined when no human is available (no terminal, input ended).
+ */
+export type AskHuman = (question: HumanQuestion) => Promise<{ answer: string } | undefined>;
 
 /** A value with `<secret>name</secret>` placeholders filled in, and what was not. */
 export interface SecretSubstitution<T> {
@@ -93,6 +109,13 @@ export interface ToolOutput {
    * exit): the result is ok:false with this error and `content` kept.
    */
   error?: ResonError;
+  /**
+   * Keep this output in view for the rest of the session under this key (a skill's
+   * instructions, "skill:<name>"): never trimmed, and re-attached when the part of the
+   * history holding it is summarised or folded away. A later output with the same key
+   * replaces it.
+   */
+  pinAs?: string;
 }
 
 /** What central truncation kept, counted in lines and characters of the content. */
@@ -146,6 +169,8 @@ export interface ToolResult {
   error?: SerializedError;
   longTermMemory?: string;
   includeOutputOnlyOnce?: boolean;
+  /** ToolOutput.pinAs, for a successful call. */
+  pinAs?: string;
 }
 
 export interface ToolCallRequest {

@@ -314,6 +314,30 @@ describe("the interactive terminal", () => {
     expect(await r.exited).toBe(0);
   });
 
+  it("ask_human shows the question with numbered choices; a number picks a choice, Ctrl-C skips", async () => {
+    const ask = (question: string, id: string) => ({
+      toolCalls: [{ name: "ask_human", arguments: { question, choices: ["red", "blue"] }, id }],
+    });
+    server.enqueue(ask("Which colour?", "q1"), ask("And the border?", "q2"), { text: "Done asking." });
+    const r = open();
+    await r.waitFor("reson> ");
+    r.send("style the button");
+    let at = await r.waitFor("? Which colour?");
+    at = await r.waitFor("2. blue", at);
+    at = await r.waitFor("answer (a number or your own words; empty to skip): ", at);
+    r.send("2");
+    at = await r.waitFor("? And the border?", at);
+    at = await r.waitFor("empty to skip", at);
+    // Ctrl-C skips the question; the run goes on.
+    r.child.kill("SIGINT");
+    at = await r.waitFor("Done asking.", at);
+    const tools = server.requests.map((request) => requestText(request.body));
+    expect(tools[1]).toContain("The user answered: blue");
+    expect(tools[2]).toContain("The user declined to answer");
+    r.send("/exit");
+    expect(await r.exited).toBe(0);
+  });
+
   it("Ctrl-C twice at an empty prompt exits", async () => {
     const r = open();
     await r.waitFor("reson> ");

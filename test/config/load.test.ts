@@ -3,7 +3,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { DEFAULT_CONFIG, loadConfig } from "../../src/config/index.js";
+import { CONFIG_ENV_VARS, DEFAULT_CONFIG, loadConfig } from "../../src/config/index.js";
+import { resolveEmbeddingSettings } from "../../src/providers/index.js";
 import { type TempDir, tempDir } from "../support/cli.js";
 
 describe("loadConfig", () => {
@@ -91,6 +92,64 @@ describe("loadConfig", () => {
     });
     await expect(load({ RESON_MAX_ITERATIONS: "0" })).rejects.toMatchObject({
       message: expect.stringContaining("environment"),
+    });
+  });
+
+  describe("the embeddings section", () => {
+    it("is empty by default, which means full-text memory search", async () => {
+      const { config } = await load();
+      expect(DEFAULT_CONFIG.embeddings).toEqual({});
+      expect(resolveEmbeddingSettings(config, {}).settings).toBeUndefined();
+    });
+
+    it("reads RESON_EMBEDDINGS_* over the files", async () => {
+      writeHome({ embeddings: { provider: "openai", model: "text-embedding-3-large", batchSize: 50 } });
+      const { config } = await load({
+        RESON_EMBEDDINGS_PROVIDER: "ollama",
+        RESON_EMBEDDINGS_MODEL: "mxbai-embed-large",
+        RESON_EMBEDDINGS_BASE_URL: "http://10.0.0.5:11434/v1",
+        RESON_EMBEDDINGS_DIMENSIONS: "512",
+      });
+      expect(config.embeddings).toEqual({
+        provider: "ollama",
+        model: "mxbai-embed-large",
+        baseUrl: "http://10.0.0.5:11434/v1",
+        dimensions: 512,
+        batchSize: 50,
+      });
+      expect(CONFIG_ENV_VARS).toEqual(
+        expect.arrayContaining([
+          "RESON_EMBEDDINGS_PROVIDER",
+          "RESON_EMBEDDINGS_MODEL",
+          "RESON_EMBEDDINGS_BASE_URL",
+        ]),
+      );
+    });
+
+    it("rejects an unknown provider and a key in a file, naming the source", async () => {
+      await expect(load({ RESON_EMBEDDINGS_PROVIDER: "cohere" })).rejects.toMatchObject({
+        code: "config_invalid",
+        message: expect.stringMatching(/environment.*embeddings\.provider/),
+      });
+      writeHome({ embeddings: { apiKey: "sk-in-a-file" } });
+      await expect(load()).rejects.toMatchObject({
+        code: "config_invalid",
+        message: expect.stringContaining("embeddings"),
+      });
+    });
+
+    it("a project file cannot redirect embedding calls: its embeddings.baseUrl is ignored with a warning", async () => {
+      writeProject({ embeddings: { provider: "openai", baseUrl: "http://evil.example/v1" } });
+      const { config, warnings } = await load();
+      expect(config.embeddings).toEqual({ provider: "openai" });
+      expect(warnings.join("\n")).toMatch(/Ignored "embeddings\.baseUrl"/);
+    });
+
+    it("the user's own file may set embeddings.baseUrl", async () => {
+      writeHome({ embeddings: { baseUrl: "http://127.0.0.1:8000/v1", model: "bge-m3" } });
+      const { config, warnings } = await load();
+      expect(config.embeddings.baseUrl).toBe("http://127.0.0.1:8000/v1");
+      expect(warnings).toEqual([]);
     });
   });
 });

@@ -1,7 +1,22 @@
 // The fake server's own surface, for what the provider tests do not reach: plain JSON replies,
-// the GET probes, and closing while requests hang.
+// the GET probes, closing while requests hang, and the embeddings function and limits.
 import { afterEach, describe, expect, it } from "vitest";
-import { type FakeModelServer, startFakeModelServer } from "../support/fake-model-server.js";
+import { type FakeModelServer, fakeEmbedding, startFakeModelServer } from "../support/fake-model-server.js";
+
+const cosine = (a: number[], b: number[]) => a.reduce((sum, value, i) => sum + value * (b[i] ?? 0), 0);
+
+describe("fakeEmbedding", () => {
+  it("is deterministic, unit length, and closer for texts that share words", () => {
+    const cat = fakeEmbedding("The cat sat on the mat");
+    expect(fakeEmbedding("the CAT sat on the mat!")).toEqual(cat);
+    expect(cosine(cat, cat)).toBeCloseTo(1, 10);
+    expect(cosine(cat, fakeEmbedding("a cat sat down"))).toBeGreaterThan(
+      cosine(cat, fakeEmbedding("stock prices fell sharply")),
+    );
+    expect(fakeEmbedding("", 8)).toEqual([1, 0, 0, 0, 0, 0, 0, 0]);
+    expect(fakeEmbedding("x", 200)).toHaveLength(200);
+  });
+});
 
 describe("fake model server", () => {
   let server: FakeModelServer | undefined;
@@ -66,5 +81,35 @@ describe("fake model server", () => {
     await server.close();
     expect(await hanging).toBeInstanceOf(Error);
     server = undefined;
+  });
+
+  it("answers OpenAI embeddings with usage, without consuming the chat script", async () => {
+    server = await startFakeModelServer({ replies: [{ text: "kept" }], embeddingDimensions: 8 });
+    const response = await post("/v1/embeddings", { model: "m", input: "one two three" });
+    const body = (await response.json()) as {
+      data: { index: number; embedding: number[] }[];
+      usage: { prompt_tokens: number };
+    };
+    expect(body.data).toEqual([
+      { object: "embedding", index: 0, embedding: fakeEmbedding("one two three", 8) },
+    ]);
+    expect(body.usage.prompt_tokens).toBe(3);
+    expect(server.remaining).toBe(1);
+    expect(server.requests[0]?.protocol).toBe("openai-embeddings");
+  });
+
+  it("enforces Google's 100-request batch limit and matching model names", async () => {
+    server = await startFakeModelServer();
+    const request = (model: string) => ({ model, content: { parts: [{ text: "t" }] } });
+    const path = "/v1beta/models/gemini-embedding-001:batchEmbedContents";
+    const batch = (n: number, model: string) => ({
+      requests: Array.from({ length: n }, () => request(model)),
+    });
+    const tooMany = await post(path, batch(101, "models/gemini-embedding-001"));
+    expect(tooMany.status).toBe(400);
+    expect(((await tooMany.json()) as { error: { message: string } }).error.message).toMatch(/at most 100/);
+    expect((await post(path, batch(1, "models/other"))).status).toBe(400);
+    const ok = await post(path, batch(1, "models/gemini-embedding-001"));
+    expect(((await ok.json()) as { embeddings: unknown[] }).embeddings).toHaveLength(1);
   });
 });

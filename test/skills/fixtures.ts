@@ -1,6 +1,7 @@
 // Real temporary folders for skills tests: a $RESON_HOME, a user home, and a git repository
-// whose workspace is a subfolder, so the walk up to the git root is exercised.
-import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+// whose workspace is a subfolder, so the walk up to the git root is exercised. Also the
+// real-world fixtures: skill folders laid out as Claude Code and Codex expect them.
+import { cp, mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 
@@ -42,4 +43,16 @@ export async function makeSkillDirs(options: { git?: boolean } = {}): Promise<Sk
 /** A SKILL.md with the given frontmatter lines and body. */
 export function skillMd(frontmatter: string, body = "Do the thing.\n"): string {
   return `---\n${frontmatter}\n---\n${body}`;
+}
+
+/**
+ * A project folder (fixtures/project) with skills as other clients lay them out:
+ * .claude/skills/{pdf-forms,changelog,release} (Claude Code) and .agents/skills/commit-message
+ * (Codex, with agents/openai.yaml). Written for these tests, modelled on public skills.
+ */
+export const FIXTURE_PROJECT = join(import.meta.dirname, "fixtures", "project");
+
+/** Copies the fixture project's skill folders, byte for byte, into `target`. */
+export async function copyFixtureSkills(target: string): Promise<void> {
+  await cp(FIXTURE_PROJECT, target, { recursive: true });
 }

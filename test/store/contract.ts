@@ -5,13 +5,17 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ResonError } from "../../src/core/errors.js";
 import { ulid } from "../../src/core/ids.js";
-import type { Store, WriteOp } from "../../src/store/index.js";
+import type { OpenStoreOptions, Store, WriteOp } from "../../src/store/index.js";
 import { type BuiltStore, buildStore } from "./built-store.js";
 import { artifact, OTHER_PROJECT, PROJECT, session, step, T0, trace, turn } from "./fixtures.js";
 
 export interface StoreTarget {
   /** Opens a store on this database (each call a new connection to the same data). */
-  open(): Promise<Store>;
+  open(options?: Pick<OpenStoreOptions, "redact" | "nativeVectors">): Promise<Store>;
+  /** Runs SQL on the database directly, bypassing the store (`?` placeholders). */
+  sql(text: string, params?: unknown[]): Promise<Record<string, unknown>[]>;
+  /** The files the database lives in (SQLite), to scan their bytes; empty for a server. */
+  files: string[];
   /** What a worker process passes to openStore to reach the same database. */
   openOptions: { home: string; databaseUrl?: string };
   /** The versions recorded in schema_migrations. */

@@ -3,6 +3,8 @@ import { ulid } from "../../src/core/ids.js";
 import { emptyUsage } from "../../src/core/usage.js";
 import type {
   ArtifactRecord,
+  ExperienceRecord,
+  MemoryItemInput,
   SessionRecord,
   StepRecord,
   TraceRecord,
@@ -93,4 +95,47 @@ export function artifact(traceId: string, overrides: Partial<ArtifactRecord> = {
     content,
     chars: overrides.chars ?? content.length,
   };
+}
+
+export function memoryItem(overrides: Partial<MemoryItemInput> = {}): MemoryItemInput {
+  return {
+    id: ulid(),
+    projectKey: PROJECT,
+    sessionId: null,
+    traceId: null,
+    kind: "turn",
+    role: "user",
+    text: "remember this",
+    provenance: "user",
+    createdAt: T0,
+    ...overrides,
+  };
+}
+
+export function experience(overrides: Partial<ExperienceRecord> = {}): ExperienceRecord {
+  return {
+    id: ulid(),
+    projectKey: PROJECT,
+    scope: "global",
+    condition: "the test suite needs a database",
+    rule: "start PostgreSQL with test/store/postgres-server.ts before running it.",
+    conditionFilter: null,
+    evidence: [{ traceId: ulid(), outcome: "success", note: "worked first time", at: T0 }],
+    confidence: 0.5,
+    usageCount: 0,
+    successCount: 0,
+    failureCount: 0,
+    votes: 2,
+    provenance: "agent",
+    status: "candidate",
+    createdAt: T0,
+    updatedAt: T0,
+    lastUsedAt: null,
+    ...overrides,
+  };
+}
+
+/** A Float32Array of the given values. */
+export function vec(...values: number[]): Float32Array {
+  return Float32Array.from(values);
 }

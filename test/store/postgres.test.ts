@@ -10,6 +10,7 @@ import { openStore } from "../../src/store/index.js";
 import { POSTGRES_MIGRATIONS } from "../../src/store/postgres/migrations.js";
 import { expectUpgraded, rejection, type StoreTarget, storeContract } from "./contract.js";
 import { session } from "./fixtures.js";
+import { memoryContract } from "./memory-contract.js";
 import { postgresAvailability, startTestPostgres, type TestPostgres } from "./postgres-server.js";
 
 const availability = postgresAvailability();
@@ -41,7 +42,23 @@ async function postgresTarget(): Promise<StoreTarget> {
   if (!server) throw new Error("PostgreSQL did not start");
   const databaseUrl = await server.createDatabase();
   return {
-    open: () => openStore({ home, databaseUrl }),
+    open: (options = {}) => openStore({ home, databaseUrl, ...options }),
+    sql: async (text, params = []) => {
+      let n = 0;
+      const client = new pg.Client({ connectionString: databaseUrl });
+      await client.connect();
+      try {
+        return (
+          await client.query(
+            text.replace(/\?/g, () => `$${++n}`),
+            params,
+          )
+        ).rows;
+      } finally {
+        await client.end();
+      }
+    },
+    files: [],
     openOptions: { home, databaseUrl },
     schemaVersions: async () =>
       (
@@ -79,6 +96,10 @@ describe.skipIf(skip)("PostgreSQL store", () => {
 
   storeContract(postgresTarget);
 
+  describe("memory", () => {
+    memoryContract(postgresTarget);
+  });
+
   describe("PostgreSQL specifics", () => {
     it("shows its URL without the password, in location and in errors", async () => {
       const databaseUrl = await server!.createDatabase();
@@ -114,7 +135,7 @@ describe.skipIf(skip)("PostgreSQL store", () => {
       const stores = await Promise.all(Array.from({ length: 6 }, () => openStore({ home, databaseUrl })));
       await Promise.all(stores.map((s) => s.close()));
       const rows = await sql<{ version: number }>(databaseUrl, "SELECT version FROM schema_migrations");
-      expect(rows.map((r) => r.version).sort()).toEqual([1, 2, 3]);
+      expect(rows.map((r) => r.version).sort()).toEqual([1, 2, 3, 4]);
     });
 
     it("a database of schema 1 (before artifacts) is migrated on open and keeps its data", async () => {
@@ -138,7 +159,7 @@ describe.skipIf(skip)("PostgreSQL store", () => {
         databaseUrl,
         "SELECT version FROM schema_migrations ORDER BY version",
       );
-      expect(rows.map((r) => r.version)).toEqual([1, 2, 3]);
+      expect(rows.map((r) => r.version)).toEqual([1, 2, 3, 4]);
     });
 
     it("records whether pgvector is available, and enables it when it is", async () => {
@@ -150,6 +171,7 @@ describe.skipIf(skip)("PostgreSQL store", () => {
           "SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector') AS available",
         );
         expect(store.features?.vector).toBe(offered?.available);
+        expect(store.features?.vectorSearch).toBe(offered?.available ? "pgvector-hnsw" : "in-process");
         const [recorded] = await sql<{ enabled: boolean }>(
           databaseUrl,
           "SELECT enabled FROM store_features WHERE name = 'vector'",

@@ -10,6 +10,7 @@ import { SQLITE_MIGRATIONS } from "../../src/store/sqlite/migrations.js";
 import { type BuiltStore, buildStore } from "./built-store.js";
 import { expectUpgraded, rejection, runWorker, type StoreTarget, storeContract } from "./contract.js";
 import { PROJECT, session } from "./fixtures.js";
+import { memoryContract } from "./memory-contract.js";
 
 async function sqliteTarget(): Promise<StoreTarget> {
   const base = await mkdtemp(join(tmpdir(), "reson-store-"));
@@ -24,7 +25,15 @@ async function sqliteTarget(): Promise<StoreTarget> {
     }
   };
   return {
-    open: () => openStore({ home }),
+    open: (options = {}) => openStore({ home, ...options }),
+    sql: async (text, params = []) =>
+      raw((db) => {
+        const statement = db.prepare(text);
+        if (statement.reader) return statement.all(...params) as Record<string, unknown>[];
+        statement.run(...params);
+        return [];
+      }),
+    files: [file, `${file}-wal`],
     openOptions: { home },
     schemaVersions: async () =>
       raw(
@@ -41,6 +50,14 @@ describe("SQLite store", () => {
   storeContract(sqliteTarget);
 });
 
+describe("SQLite memory, vectors by sqlite-vec", () => {
+  memoryContract(sqliteTarget);
+});
+
+describe("SQLite memory, vectors in process", () => {
+  memoryContract(sqliteTarget, { nativeVectors: false });
+});
+
 describe("SQLite file", () => {
   it("is created in a private home, readable by its owner only, in WAL mode", async () => {
     const base = await mkdtemp(join(tmpdir(), "reson-store-"));
@@ -49,7 +66,8 @@ describe("SQLite file", () => {
       const store = await openStore({ home, databaseUrl: "  " });
       expect(store.kind).toBe("sqlite");
       expect(store.location).toBe(join(home, "reson.db"));
-      expect(store.features).toEqual({ vector: false });
+      // sqlite-vec ships for linux, macOS and Windows on x64 and arm64 (npm optional packages).
+      expect(store.features).toEqual({ vector: true, vectorSearch: "sqlite-vec" });
       await store.close();
       expect((await stat(home)).mode & 0o777).toBe(0o700);
       expect((await stat(join(home, "reson.db"))).mode & 0o777).toBe(0o600);
@@ -89,7 +107,7 @@ describe("SQLite file", () => {
       }
       const after = new Database(join(base, "reson.db"));
       expect(after.prepare("SELECT version FROM schema_migrations ORDER BY version").pluck().all()).toEqual([
-        1, 2, 3,
+        1, 2, 3, 4,
       ]);
       after.close();
     } finally {

@@ -10,6 +10,11 @@ export interface CliFixture {
   readonly home: TempDir;
 }
 
+/** The flags that point `reson run` (or `reson`) at the fake model server's OpenAI endpoint. */
+export function fakeModelArgs(server: FakeModelServer, model = "fake-model"): string[] {
+  return ["--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, "--model", model];
+}
+
 /** Call inside a describe block; the fields are set before each of its tests. */
 export function useCliFixture(): CliFixture {
   const fixture = {} as { server: FakeModelServer; ws: TempDir; home: TempDir };

@@ -19,7 +19,7 @@
 // probe) answer without consuming anything.
 //
 // A reply is a response or a fault:
-//   { text?, thinking?, toolCalls?: [{ name, arguments, id? }], usage?, finish?, chunkDelayMs?, byteChunks? }
+//   { text?, thinking?, toolCalls?: [{ name, arguments, id? }], usage?, finish?, delayMs?, chunkDelayMs?, byteChunks? }
 //     text is streamed as one delta per word, tool arguments (an object, or a raw string for
 //     invalid JSON) in three fragments; several tool calls in one reply are one step.
 //   { fault: "http", status, retryAfter?, message? }  an error status with the vendor's body
@@ -30,9 +30,24 @@
 //   { fault: "malformed" }     the first chunk, then an SSE event whose JSON does not parse
 //   { fault: "truncate" }      all content, then a clean end with no finish reason / no message_stop
 //   { fault: "stream_error", message? }  the first chunk, then the vendor's in-stream error event
+//
+// Embeddings: POST /v1/embeddings (OpenAI, Ollama, vLLM) and POST
+// /v1beta/models/{model}:batchEmbedContents (Google; give server.googleBaseUrl) answer with
+// deterministic vectors (fakeEmbedding in fake-model-server/embeddings.ts: hashed words and
+// character trigrams, L2-normalised; `embeddingDimensions` long, default 64, or what the
+// request's dimensions / outputDimensionality asks for). They never consume the chat script:
+// they have their own queue, `enqueueEmbeddings(...)`, of faults (the same as above; a
+// non-streaming body is cut in half) or { dimensions?, vectorCount? } answers; an empty queue
+// means a normal answer. The vendors' limits are enforced (2048 inputs, 100 requests).
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { anthropicWire } from "./fake-model-server/anthropic.js";
+import {
+  DEFAULT_EMBEDDING_DIMENSIONS,
+  embeddingRoute,
+  type FakeEmbeddingReply,
+  sendEmbeddings,
+} from "./fake-model-server/embeddings.js";
 import { openaiWire } from "./fake-model-server/openai.js";
 import { type ProtocolWire, sendFault, sendJson, sendReply } from "./fake-model-server/wire.js";
 
@@ -60,6 +75,8 @@ export interface FakeResponse {
   usage?: FakeUsage;
   /** Default "tool_use" when there are tool calls, else "stop". */
   finish?: FakeFinish;
+  /** Wait this long before answering at all (a slow model; requests in parallel overlap). */
+  delayMs?: number;
   /** Pause between SSE events (use it to abort mid-stream). */
   chunkDelayMs?: number;
   /** Cut the SSE body into writes of these byte sizes (cycled), to test chunk-boundary parsing. */
@@ -78,7 +95,10 @@ export type FakeFault =
 
 export type FakeReply = FakeResponse | FakeFault;
 
-export type FakeProtocol = "openai" | "anthropic" | "other";
+export type { FakeEmbeddingReply, FakeEmbeddingResponse } from "./fake-model-server/embeddings.js";
+export { fakeEmbedding } from "./fake-model-server/embeddings.js";
+
+export type FakeProtocol = "openai" | "anthropic" | "openai-embeddings" | "google-embeddings" | "other";
 
 export interface RecordedRequest {
   protocol: FakeProtocol;
@@ -88,16 +108,24 @@ export interface RecordedRequest {
   headers: Record<string, string>;
   /** The parsed JSON body, the raw text when it is not JSON, undefined when empty. */
   body: unknown;
+  /** When the request arrived (Date.now()). */
+  receivedAt: number;
+  /** When its response was written to the end; undefined while it is still going (or never ends). */
+  completedAt?: number;
 }
 
 export interface FakeModelServer {
   readonly url: string;
   readonly openaiBaseUrl: string;
   readonly anthropicBaseUrl: string;
+  /** "http://127.0.0.1:PORT/v1beta" (give to the google embeddings provider). */
+  readonly googleBaseUrl: string;
   readonly requests: RecordedRequest[];
   /** Replies not consumed yet. */
   readonly remaining: number;
   enqueue(...replies: FakeReply[]): void;
+  /** Answers for the next embeddings requests (either protocol), before the normal ones. */
+  enqueueEmbeddings(...replies: FakeEmbeddingReply[]): void;
   close(): Promise<void>;
 }
 
@@ -109,6 +137,8 @@ export interface FakeModelServerOptions {
    * request (a run resumed after a crash).
    */
   respond?: (request: RecordedRequest) => FakeReply | undefined;
+  /** Vector length of embeddings when the request asks for none; default 64. */
+  embeddingDimensions?: number;
 }
 
 const WIRES: Record<string, { protocol: FakeProtocol; wire: ProtocolWire }> = {
@@ -118,6 +148,7 @@ const WIRES: Record<string, { protocol: FakeProtocol; wire: ProtocolWire }> = {
 
 export async function startFakeModelServer(options: FakeModelServerOptions = {}): Promise<FakeModelServer> {
   const script: FakeReply[] = [...(options.replies ?? [])];
+  const embeddingScript: FakeEmbeddingReply[] = [];
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
 
@@ -135,16 +166,27 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
   function handle(req: IncomingMessage, res: ServerResponse, raw: string): void {
     const path = (req.url ?? "/").split("?")[0] ?? "/";
     const route = WIRES[path];
+    const embeddings = embeddingRoute(path);
     const body = parseBody(raw);
-    requests.push({
-      protocol: route?.protocol ?? "other",
+    const recorded: RecordedRequest = {
+      protocol: route?.protocol ?? embeddings?.protocol ?? "other",
       method: req.method ?? "GET",
       path,
       headers: flattenHeaders(req),
       body,
+      receivedAt: Date.now(),
+    };
+    requests.push(recorded);
+    res.on("finish", () => {
+      recorded.completedAt = Date.now();
     });
     if (req.method === "GET" && (path === "/api/tags" || path === "/v1/models")) {
       sendJson(res, 200, path === "/api/tags" ? { models: [] } : { object: "list", data: [] });
+      return;
+    }
+    if (embeddings && req.method === "POST") {
+      const dimensions = options.embeddingDimensions ?? DEFAULT_EMBEDDING_DIMENSIONS;
+      sendEmbeddings(res, embeddings, body, embeddingScript.shift(), sentApiKey(req), dimensions);
       return;
     }
     if (!route || req.method !== "POST") {
@@ -167,6 +209,10 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
       apiKey: sentApiKey(req),
     };
     if ("fault" in reply) sendFault(res, route.wire, reply, context);
+    else if (reply.delayMs)
+      setTimeout(() => {
+        if (!res.destroyed) sendReply(res, route.wire, reply, context);
+      }, reply.delayMs);
     else sendReply(res, route.wire, reply, context);
   }
 
@@ -178,12 +224,16 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
     url,
     openaiBaseUrl: `${url}/v1`,
     anthropicBaseUrl: url,
+    googleBaseUrl: `${url}/v1beta`,
     requests,
     get remaining() {
       return script.length;
     },
     enqueue: (...replies) => {
       script.push(...replies);
+    },
+    enqueueEmbeddings: (...replies) => {
+      embeddingScript.push(...replies);
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -212,7 +262,7 @@ function parseBody(raw: string): unknown {
 }
 
 function sentApiKey(req: IncomingMessage): string {
-  const header = req.headers["x-api-key"];
+  const header = req.headers["x-api-key"] ?? req.headers["x-goog-api-key"];
   if (typeof header === "string") return header;
   return (req.headers.authorization ?? "").replace(/^Bearer\s+/i, "");
 }

@@ -36,6 +36,7 @@ describe("the built-in tool set", () => {
       goal: { readOnly: false, args: ["action", "title", "parent", "id", "summary", "reason"] },
       read_artifact: { readOnly: true, args: ["id", "offset", "limit"] },
       web_fetch: { readOnly: false, args: ["url", "method", "headers", "body"] },
+      ask_human: { readOnly: true, args: ["question", "choices"] },
     });
     for (const t of tools) expect(t.description.length).toBeGreaterThan(80);
   });

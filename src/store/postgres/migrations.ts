@@ -135,6 +135,111 @@ CREATE TABLE tool_durations (
 );
 `,
   },
+  {
+    version: 4,
+    name: "memory items with a bigram text index, embeddings, embedding cache, experiences",
+    sql: `
+-- tsv indexes the item's words and the bigrams of its CJK runs (text-terms.ts), which works
+-- in any database locale (pg_trgm sees no CJK in a C-locale database). forget_mark tags the
+-- rows a forget or an eviction is deleting.
+CREATE TABLE memory_items (
+  id text COLLATE "C" PRIMARY KEY,
+  project_key text NOT NULL,
+  session_id text COLLATE "C",
+  trace_id text COLLATE "C",
+  kind text NOT NULL,
+  role text,
+  text text NOT NULL,
+  text_hash text NOT NULL,
+  provenance text NOT NULL,
+  created_at bigint NOT NULL,
+  forget_mark text,
+  tsv tsvector NOT NULL
+);
+CREATE INDEX memory_items_recent ON memory_items (project_key, created_at DESC, id DESC);
+CREATE INDEX memory_items_by_session ON memory_items (session_id, created_at DESC) WHERE session_id IS NOT NULL;
+CREATE INDEX memory_items_by_created ON memory_items (created_at);
+CREATE INDEX memory_items_by_hash ON memory_items (text_hash);
+CREATE INDEX memory_items_marked ON memory_items (forget_mark) WHERE forget_mark IS NOT NULL;
+CREATE INDEX memory_items_tsv ON memory_items USING gin (tsv);
+
+CREATE TABLE memory_links (
+  derived_id text COLLATE "C" NOT NULL,
+  source_id text COLLATE "C" NOT NULL,
+  PRIMARY KEY (derived_id, source_id)
+);
+CREATE INDEX memory_links_by_source ON memory_links (source_id);
+
+-- Vectors as Float32 little-endian bytes (a pgvector column joins them when the server has it).
+CREATE TABLE embeddings (
+  owner_kind text NOT NULL,
+  owner_id text COLLATE "C" NOT NULL,
+  project_key text NOT NULL,
+  model text NOT NULL,
+  dims integer NOT NULL,
+  vec bytea NOT NULL,
+  created_at bigint NOT NULL,
+  PRIMARY KEY (owner_kind, owner_id, model)
+);
+CREATE INDEX embeddings_by_scope ON embeddings (owner_kind, project_key, model, dims, owner_id);
+CREATE INDEX embeddings_by_model ON embeddings (model, owner_kind);
+
+CREATE TABLE embedding_scopes (
+  owner_kind text NOT NULL,
+  project_key text NOT NULL,
+  model text NOT NULL,
+  generation bigint NOT NULL,
+  PRIMARY KEY (owner_kind, project_key, model)
+);
+
+CREATE TABLE embedding_cache (
+  model text NOT NULL,
+  hash text NOT NULL,
+  dims integer NOT NULL,
+  vec bytea NOT NULL,
+  created_at bigint NOT NULL,
+  PRIMARY KEY (model, hash)
+);
+CREATE INDEX embedding_cache_by_hash ON embedding_cache (hash);
+
+CREATE TABLE memory_index_meta (
+  scope_key text PRIMARY KEY,
+  model text NOT NULL,
+  dims integer NOT NULL,
+  updated_at bigint NOT NULL
+);
+
+CREATE TABLE experiences (
+  id text COLLATE "C" PRIMARY KEY,
+  project_key text,
+  scope text NOT NULL,
+  condition text NOT NULL,
+  rule text NOT NULL,
+  condition_filter jsonb,
+  evidence jsonb NOT NULL,
+  confidence double precision NOT NULL,
+  usage_count bigint NOT NULL,
+  success_count bigint NOT NULL,
+  failure_count bigint NOT NULL,
+  votes bigint NOT NULL,
+  provenance text NOT NULL,
+  status text NOT NULL,
+  created_at bigint NOT NULL,
+  updated_at bigint NOT NULL,
+  last_used_at bigint
+);
+CREATE INDEX experiences_by_project ON experiences (project_key, status, updated_at DESC);
+
+CREATE TABLE experience_uses (
+  experience_id text COLLATE "C" NOT NULL REFERENCES experiences (id) ON DELETE CASCADE,
+  trace_id text COLLATE "C" NOT NULL,
+  shown_at bigint NOT NULL,
+  outcome text,
+  PRIMARY KEY (experience_id, trace_id)
+);
+CREATE INDEX experience_uses_by_trace ON experience_uses (trace_id);
+`,
+  },
 ];
 
 /** The tables of the store, for sizeBytes. */
@@ -150,4 +255,12 @@ export const POSTGRES_TABLES = [
   "tool_stats",
   "tool_failures",
   "tool_durations",
+  "memory_items",
+  "memory_links",
+  "embeddings",
+  "embedding_scopes",
+  "embedding_cache",
+  "memory_index_meta",
+  "experiences",
+  "experience_uses",
 ];

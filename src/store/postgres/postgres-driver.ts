@@ -10,11 +10,13 @@ import {
   StatementFailed,
   type TransactOptions,
 } from "../driver.js";
+import type { MemoryDialect } from "../memory-dialect.js";
 import { assertKnownVersion, pendingMigrations } from "../migration.js";
 import type { Row, SqlValue } from "../records.js";
-import { SqlStore } from "../sql-store.js";
+import { SqlStore, type SqlStoreOptions } from "../sql-store.js";
 import type { Store, StoreFeatures } from "../types.js";
 import { type DatabaseUrl, parseDatabaseUrl } from "./database-url.js";
+import { PGVECTOR, postgresMemoryDialect } from "./memory-dialect.js";
 import { POSTGRES_MIGRATIONS, POSTGRES_TABLES } from "./migrations.js";
 
 const OID_INT8 = 20;
@@ -73,15 +75,18 @@ class PostgresDriver implements Driver {
   readonly kind = "postgres";
   readonly location: string;
   readonly features: StoreFeatures;
+  readonly memory: MemoryDialect;
   readonly #pool: pg.Pool;
   readonly #url: DatabaseUrl;
   readonly #named = new Map<string, { name: string; text: string }>();
 
-  constructor(pool: pg.Pool, url: DatabaseUrl, features: StoreFeatures) {
+  constructor(pool: pg.Pool, url: DatabaseUrl, vector: boolean, nativeSearch: boolean) {
     this.#pool = pool;
     this.#url = url;
     this.location = url.shown;
-    this.features = features;
+    const native = vector && nativeSearch;
+    this.features = { vector, vectorSearch: native ? "pgvector-hnsw" : "in-process" };
+    this.memory = postgresMemoryDialect(vector ? PGVECTOR : undefined, native);
   }
 
   /** A named statement, so each connection parses and plans it once. */
@@ -182,8 +187,8 @@ async function enableVector(client: pg.PoolClient): Promise<boolean> {
   }
 }
 
-/** Applies missing migrations and records the features, one opener at a time. */
-async function migrate(pool: pg.Pool, url: DatabaseUrl): Promise<StoreFeatures> {
+/** Applies missing migrations and records the features, one opener at a time; whether pgvector is there. */
+async function migrate(pool: pg.Pool, url: DatabaseUrl): Promise<boolean> {
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
@@ -205,6 +210,10 @@ async function migrate(pool: pg.Pool, url: DatabaseUrl): Promise<StoreFeatures> 
       ]);
     }
     const vector = await enableVector(client);
+    // Vectors of every model in one column of no fixed size; each model gets its own partial
+    // HNSW index (postgres/memory-dialect.ts). Rows written before keep their bytes and are
+    // filled in before the first search.
+    if (vector) await client.query("ALTER TABLE embeddings ADD COLUMN IF NOT EXISTS embedding vector");
     await client.query(
       `INSERT INTO store_features (name, enabled, checked_at) VALUES ('vector', $1, $2)
        ON CONFLICT (name) DO UPDATE SET enabled = excluded.enabled, checked_at = excluded.checked_at
@@ -212,7 +221,7 @@ async function migrate(pool: pg.Pool, url: DatabaseUrl): Promise<StoreFeatures> 
       [vector, Date.now()],
     );
     await client.query("COMMIT");
-    return { vector };
+    return vector;
   } catch (error) {
     broken = await rollback(client);
     throw error;
@@ -221,7 +230,15 @@ async function migrate(pool: pg.Pool, url: DatabaseUrl): Promise<StoreFeatures> 
   }
 }
 
-export async function openPostgresStore(databaseUrl: string): Promise<Store> {
+export interface PostgresStoreOptions extends SqlStoreOptions {
+  /** Search vectors with pgvector when the server has it (default true). */
+  nativeVectors?: boolean;
+}
+
+export async function openPostgresStore(
+  databaseUrl: string,
+  options: PostgresStoreOptions = {},
+): Promise<Store> {
   const url = parseDatabaseUrl(databaseUrl);
   const { default: postgres } = await import("pg");
   const types = new postgres.TypeOverrides();
@@ -242,8 +259,8 @@ export async function openPostgresStore(databaseUrl: string): Promise<Store> {
   // would crash the process. The pool discards the client, the next query gets a fresh one.
   pool.on("error", () => {});
   try {
-    const features = await migrate(pool, url);
-    return new SqlStore(new PostgresDriver(pool, url, features));
+    const vector = await migrate(pool, url);
+    return new SqlStore(new PostgresDriver(pool, url, vector, options.nativeVectors !== false), options);
   } catch (error) {
     await pool.end();
     throw unavailable(url, error);

@@ -126,4 +126,130 @@ CREATE TABLE tool_durations (
 ) STRICT;
 `,
   },
+  {
+    version: 4,
+    name: "memory items with a trigram text index, embeddings, embedding cache, experiences",
+    sql: `
+-- seq is the rowid the text index refers to (declared, so VACUUM keeps it); text_hash keys the
+-- embedding cache; forget_mark tags the rows a forget or an eviction is deleting.
+CREATE TABLE memory_items (
+  seq INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  project_key TEXT NOT NULL,
+  session_id TEXT,
+  trace_id TEXT,
+  kind TEXT NOT NULL,
+  role TEXT,
+  text TEXT NOT NULL,
+  text_hash TEXT NOT NULL,
+  provenance TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  forget_mark TEXT
+) STRICT;
+CREATE INDEX memory_items_recent ON memory_items (project_key, created_at DESC, id DESC);
+CREATE INDEX memory_items_by_session ON memory_items (session_id, created_at DESC) WHERE session_id IS NOT NULL;
+CREATE INDEX memory_items_by_created ON memory_items (created_at);
+CREATE INDEX memory_items_by_hash ON memory_items (text_hash);
+CREATE INDEX memory_items_marked ON memory_items (forget_mark) WHERE forget_mark IS NOT NULL;
+
+-- Trigrams match any substring of three or more characters, in any script; shorter queries
+-- (用户) are answered by LIKE. External content: the text is kept once, in memory_items.
+CREATE VIRTUAL TABLE memory_fts USING fts5(
+  text, content = 'memory_items', content_rowid = 'seq', tokenize = 'trigram remove_diacritics 1'
+);
+-- A deleted item leaves nothing of its text in the index (not only a tombstone).
+INSERT INTO memory_fts (memory_fts, rank) VALUES ('secure-delete', 1);
+CREATE TRIGGER memory_items_indexed AFTER INSERT ON memory_items BEGIN
+  INSERT INTO memory_fts (rowid, text) VALUES (new.seq, new.text);
+END;
+CREATE TRIGGER memory_items_unindexed AFTER DELETE ON memory_items BEGIN
+  INSERT INTO memory_fts (memory_fts, rowid, text) VALUES ('delete', old.seq, old.text);
+END;
+CREATE TRIGGER memory_items_reindexed AFTER UPDATE OF text ON memory_items BEGIN
+  INSERT INTO memory_fts (memory_fts, rowid, text) VALUES ('delete', old.seq, old.text);
+  INSERT INTO memory_fts (rowid, text) VALUES (new.seq, new.text);
+END;
+
+-- A summary names the items it was made from, so forgetting them forgets it too.
+CREATE TABLE memory_links (
+  derived_id TEXT NOT NULL,
+  source_id TEXT NOT NULL,
+  PRIMARY KEY (derived_id, source_id)
+) STRICT;
+CREATE INDEX memory_links_by_source ON memory_links (source_id);
+
+-- Vectors as Float32 little-endian bytes; project_key is the owner's ('' for a global experience).
+CREATE TABLE embeddings (
+  owner_kind TEXT NOT NULL,
+  owner_id TEXT NOT NULL,
+  project_key TEXT NOT NULL,
+  model TEXT NOT NULL,
+  dims INTEGER NOT NULL,
+  vec BLOB NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (owner_kind, owner_id, model)
+) STRICT;
+CREATE INDEX embeddings_by_scope ON embeddings (owner_kind, project_key, model, dims, owner_id);
+CREATE INDEX embeddings_by_model ON embeddings (model, owner_kind);
+
+-- Bumped by every write of a scope's vectors: an in-process index of the scope is current
+-- while the generation it was loaded at still holds.
+CREATE TABLE embedding_scopes (
+  owner_kind TEXT NOT NULL,
+  project_key TEXT NOT NULL,
+  model TEXT NOT NULL,
+  generation INTEGER NOT NULL,
+  PRIMARY KEY (owner_kind, project_key, model)
+) STRICT;
+
+CREATE TABLE embedding_cache (
+  model TEXT NOT NULL,
+  hash TEXT NOT NULL,
+  dims INTEGER NOT NULL,
+  vec BLOB NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (model, hash)
+) STRICT;
+CREATE INDEX embedding_cache_by_hash ON embedding_cache (hash);
+
+-- The embedding model of a project's vectors ('' : of every project without its own).
+CREATE TABLE memory_index_meta (
+  scope_key TEXT PRIMARY KEY,
+  model TEXT NOT NULL,
+  dims INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
+) STRICT;
+
+CREATE TABLE experiences (
+  id TEXT PRIMARY KEY,
+  project_key TEXT,
+  scope TEXT NOT NULL,
+  condition TEXT NOT NULL,
+  rule TEXT NOT NULL,
+  condition_filter TEXT,
+  evidence TEXT NOT NULL,
+  confidence REAL NOT NULL,
+  usage_count INTEGER NOT NULL,
+  success_count INTEGER NOT NULL,
+  failure_count INTEGER NOT NULL,
+  votes INTEGER NOT NULL,
+  provenance TEXT NOT NULL,
+  status TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  last_used_at INTEGER
+) STRICT;
+CREATE INDEX experiences_by_project ON experiences (project_key, status, updated_at DESC);
+
+-- Which experiences a run was shown, so its outcome counts for exactly those, once.
+CREATE TABLE experience_uses (
+  experience_id TEXT NOT NULL REFERENCES experiences (id) ON DELETE CASCADE,
+  trace_id TEXT NOT NULL,
+  shown_at INTEGER NOT NULL,
+  outcome TEXT,
+  PRIMARY KEY (experience_id, trace_id)
+) STRICT;
+CREATE INDEX experience_uses_by_trace ON experience_uses (trace_id);
+`,
+  },
 ];

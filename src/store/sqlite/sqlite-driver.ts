@@ -6,10 +6,12 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type BetterSqlite3 from "better-sqlite3";
 import { ResonError } from "../../core/errors.js";
 import { type Driver, type FailureReason, type Statement, StatementFailed } from "../driver.js";
+import type { MemoryDialect } from "../memory-dialect.js";
 import { assertKnownVersion, pendingMigrations } from "../migration.js";
 import type { Row, SqlValue } from "../records.js";
-import { SqlStore } from "../sql-store.js";
+import { SqlStore, type SqlStoreOptions } from "../sql-store.js";
 import type { Store, StoreFeatures } from "../types.js";
+import { SQLITE_VEC, sqliteMemoryDialect } from "./memory-dialect.js";
 import { SQLITE_MIGRATIONS } from "./migrations.js";
 
 /**
@@ -68,13 +70,16 @@ async function whileBusy<T>(attempt: () => T): Promise<T> {
 class SqliteDriver implements Driver {
   readonly kind = "sqlite";
   readonly location: string;
-  readonly features: StoreFeatures = { vector: false };
+  readonly features: StoreFeatures;
+  readonly memory: MemoryDialect;
   readonly #db: BetterSqlite3.Database;
   readonly #statements = new Map<string, BetterSqlite3.Statement<SqlValue[]>>();
 
-  constructor(db: BetterSqlite3.Database, path: string) {
+  constructor(db: BetterSqlite3.Database, path: string, vectors: boolean) {
     this.#db = db;
     this.location = path;
+    this.features = { vector: vectors, vectorSearch: vectors ? "sqlite-vec" : "in-process" };
+    this.memory = sqliteMemoryDialect(vectors ? SQLITE_VEC : undefined);
   }
 
   #prepare(sql: string): BetterSqlite3.Statement<SqlValue[]> {
@@ -181,7 +186,26 @@ async function migrate(db: BetterSqlite3.Database, path: string): Promise<void> 
   await whileBusy(() => apply.immediate());
 }
 
-export async function openSqliteStore(path: string): Promise<Store> {
+/**
+ * Loads sqlite-vec into the connection. Its absence (a platform without a build, a blocked
+ * extension) is not an error: vectors are then searched in process.
+ */
+async function loadSqliteVec(db: BetterSqlite3.Database): Promise<boolean> {
+  try {
+    const { load } = await import("sqlite-vec");
+    load(db);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export interface SqliteStoreOptions extends SqlStoreOptions {
+  /** Use sqlite-vec when it loads (default true). */
+  nativeVectors?: boolean;
+}
+
+export async function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Promise<Store> {
   const { default: Database } = await import("better-sqlite3");
   let db: BetterSqlite3.Database | undefined;
   try {
@@ -192,7 +216,8 @@ export async function openSqliteStore(path: string): Promise<Store> {
     const opened = db;
     await whileBusy(() => configure(opened));
     await migrate(opened, path);
-    return new SqlStore(new SqliteDriver(opened, path));
+    const vectors = options.nativeVectors !== false && (await loadSqliteVec(opened));
+    return new SqlStore(new SqliteDriver(opened, path, vectors), options);
   } catch (error) {
     db?.close();
     throw unavailable(path, error);

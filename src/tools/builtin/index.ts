@@ -1,6 +1,7 @@
-// The built-in tools: files and commands, the goal tree, paging through artifacts, and web_fetch
-// (skill, subagent and ask_human come with their own modules in later issues).
+// The built-in tools: files and commands, the goal tree, paging through artifacts, web_fetch
+// and ask_human (skill and subagent come with their own modules).
 import type { ToolDefinition } from "../types.js";
+import { createAskHumanTool } from "./ask-human.js";
 import { editFileTool } from "./edit-file.js";
 import { createExecuteCommandTool } from "./execute-command.js";
 import { globTool } from "./glob.js";
@@ -36,6 +37,7 @@ export function createBuiltinTools(options: BuiltinToolsOptions = {}): ToolDefin
     goalTool,
     readArtifactTool,
     webFetchTool,
+    createAskHumanTool(),
   ];
 }
 

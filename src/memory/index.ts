@@ -1,0 +1,21 @@
+// The memory module: ranking and search over the store's long-term memory. Hybrid ranking
+// (vectors and full text, recency, diversity), the terms it compares snippets by, and the
+// exact in-process vector index the store uses where the database has no vector extension.
+export { MemoryIndex, type MemoryIndexOptions, type VectorHit } from "../store/index.js";
+export {
+  HYBRID_DEFAULTS,
+  type HybridRankOptions,
+  hybridRank,
+  mmr,
+  type RankedHit,
+  type RankItem,
+  type Scored,
+} from "./hybrid-rank.js";
+export {
+  DEFAULT_MEMORY_HITS,
+  type Embed,
+  type MemorySearchResult,
+  type SearchMemoryOptions,
+  searchMemory,
+} from "./search-memory.js";
+export { jaccard, tokenize } from "./tokens.js";

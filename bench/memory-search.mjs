@@ -94,6 +94,13 @@ const FOLLOW_UPS = [
   ["the fix was a one-line config change", "改了一行配置就好了"],
 ];
 const TOPICS = COMPONENTS.length * ISSUES.length;
+/** The shapes of the text queries, in turn. */
+const QUERY_KINDS = [
+  "English question (how did we fix the memory leak in the cache)",
+  "Chinese phrase (数据库连接超时)",
+  "two-character Chinese (缓存)",
+  "mixed (deadlock 数据库)",
+];
 
 function unit(vector) {
   let norm = 0;
@@ -152,7 +159,7 @@ function corpus(size) {
   const queries = Array.from({ length: QUERIES }, (_, q) => {
     const c = Math.floor(random() * COMPONENTS.length);
     const s = Math.floor(random() * ISSUES.length);
-    const kind = q % 4;
+    const kind = q % QUERY_KINDS.length;
     const text =
       kind === 0
         ? `how did we fix the ${ISSUES[s][0]} in the ${COMPONENTS[c][0]}`
@@ -222,7 +229,20 @@ async function bench(label, size, open) {
     await store.memory.vectorSearch(queries[0].vector, model, options);
     const coldMs = performance.now() - coldStarted;
 
-    const text = await timed((q) => store.memory.search(queries[q].text, options));
+    const textTimes = [];
+    const text = await timed(async (q) => {
+      const started = performance.now();
+      await store.memory.search(queries[q].text, options);
+      textTimes.push([q % QUERY_KINDS.length, performance.now() - started]);
+    });
+    const byKind = QUERY_KINDS.map((_, kind) => {
+      const sorted = textTimes
+        .filter(([k]) => k === kind)
+        .map(([, t]) => t)
+        .sort((a, b) => a - b);
+      return `${ms(percentile(sorted, 50))} / ${ms(percentile(sorted, 95))}`;
+    });
+    textByKind.push([label, size.toLocaleString("en-US"), ...byKind]);
     const vectorResults = [];
     const vector = await timed(async (q) => {
       vectorResults[q] = await store.memory.vectorSearch(queries[q].vector, model, options);
@@ -278,6 +298,7 @@ async function bench(label, size, open) {
 }
 
 const rows = [];
+const textByKind = [];
 const homes = [];
 const sqlite = (nativeVectors) => async () => {
   const home = await mkdtemp(join(tmpdir(), "reson-bench-memory-"));
@@ -324,3 +345,7 @@ console.log(
 );
 console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
 for (const row of rows) console.log(`| ${row.join(" | ")} |`);
+console.log("\nFull-text latency by query shape, p50 / p95 in ms.\n");
+console.log(`| store | items | ${QUERY_KINDS.join(" | ")} |`);
+console.log(`| --- | ---: |${" ---: |".repeat(QUERY_KINDS.length)}`);
+for (const row of textByKind) console.log(`| ${row.join(" | ")} |`);

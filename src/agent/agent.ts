@@ -32,10 +32,14 @@ import { ulid } from "../core/ids.js";
 import { addUsage, emptyUsage, type RunLimits } from "../core/usage.js";
 import {
   type CreateProviderOptions,
+  cachedEmbedder,
+  createEmbeddingProvider,
   createProvider,
+  type EmbeddingProvider,
   type Provider,
   type ProviderName,
   type ProviderSettings,
+  resolveEmbeddingSettings,
   resolveProviderSettings,
 } from "../providers/index.js";
 import { type SecretNameInfo, SecretVault } from "../secrets/index.js";
@@ -60,6 +64,7 @@ import { probeSandbox, Workspace, type WorkspaceOptions } from "../workspace/ind
 import { memoryArtifacts, storeArtifacts } from "./artifacts.js";
 import { RunBudget } from "./budget.js";
 import type { AgentHooks } from "./hooks.js";
+import { Learning } from "./learning.js";
 import { type LoopStart, runLoop } from "./loop.js";
 import { NULL_RECORDER, type RunRecorder, StoreRecorder } from "./recorder.js";
 import { closeOpenToolCalls, conversationTurns, planResume } from "./resume.js";
@@ -115,6 +120,8 @@ export interface AgentOptions {
   sandbox?: "on" | "off";
   /** Plan and explore agents: the workspace is read-only for file tools and commands alike. */
   readOnlyWorkspace?: boolean;
+  /** false: no long-term memory or experiences for this agent (default: config `memory.enabled`). */
+  memory?: boolean;
   /** The sandbox line of the run start (default: what the sandbox probe found, or "off"). */
   sandboxSummary?: string;
   /**
@@ -159,6 +166,8 @@ export class Agent {
   /** The agents sub-agents run as, per preset and read-only (made on first use). */
   private readonly childAgents = new Map<string, Promise<Agent>>();
   readonly projectKey: string;
+  /** Memory and experiences (top-level agents with a store and memory on). */
+  learning: Learning | undefined;
 
   constructor(
     readonly workspace: Workspace,
@@ -498,6 +507,17 @@ export class Agent {
     ]) {
       bus.emit({ type: "warning", runId: trace.id, step, ts: Date.now(), message });
     }
+    // Top-level runs recall experiences and earlier sessions; sub-agents work from their brief.
+    const recall =
+      childBudget || !this.learning
+        ? undefined
+        : await this.learning
+            .recall(trace.task, trace.id, trace.sessionId, signal)
+            .catch((error: unknown) => {
+              const message = `memory recall failed: ${toResonError(error).message}`;
+              bus.emit({ type: "warning", runId: trace.id, step, ts: Date.now(), message });
+              return undefined;
+            });
     const core = this.skills.core;
     const system = assembleSystemPrompt({
       ...(core ? { coreSkill: core } : {}),
@@ -509,12 +529,13 @@ export class Agent {
         ...(this.secrets && this.secrets.names.length > 0 ? { secrets: this.secrets.names } : {}),
       },
       instructions: instructions.files,
+      ...(recall?.text ? { memory: recall.text } : {}),
     });
     // The deadline stops the call in flight; the subagent tool finds this run by its id.
     const watch = budget.watch(signal);
     const run = this.activeRun(trace, recorder, budget, bus, step);
     try {
-      return await runLoop(
+      const result = await runLoop(
         {
           runId: trace.id,
           sessionId: trace.sessionId,
@@ -540,14 +561,42 @@ export class Agent {
           ...(this.secrets ? { secrets: this.secrets.access } : {}),
           sandbox,
           ...(this.options.askHuman ? { askHuman: this.options.askHuman } : {}),
+          ...(!childBudget && this.learning
+            ? { afterRun: (result: RunResult) => this.learnFrom(trace, result, bus, signal) }
+            : {}),
         },
         start,
       );
+      return result;
     } finally {
       watch.dispose();
       // A sub-agent outlives an aborted tool call only until its own abort lands.
       await Promise.allSettled(run.children);
       this.active.delete(trace.id);
+    }
+  }
+
+  /** After a run: remember it, count its outcome, reflect; a failure here never fails the run. */
+  private async learnFrom(
+    trace: TraceRecord,
+    result: RunResult,
+    bus: EventBus,
+    signal: AbortSignal,
+  ): Promise<void> {
+    try {
+      const report = await this.learning!.afterRun({
+        traceId: trace.id,
+        sessionId: trace.sessionId,
+        task: trace.task,
+        status: result.status,
+        finalText: result.finalText,
+        steps: result.steps,
+        signal,
+      });
+      bus.emit({ type: "learning", runId: trace.id, step: result.steps, ts: Date.now(), ...report });
+    } catch (error) {
+      const message = `learning from this run failed: ${toResonError(error).message}`;
+      bus.emit({ type: "warning", runId: trace.id, step: result.steps, ts: Date.now(), message });
     }
   }
 
@@ -874,7 +923,7 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
   };
   const persist = options.persist ?? true;
   const store = options.store ?? (persist ? await openDefaultStore(loaded.home, env) : undefined);
-  return new Agent(
+  const agent = new Agent(
     workspace,
     provider,
     tools,
@@ -888,6 +937,38 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
     // Not for read-only agents: a delegated sub-agent may write.
     allowed(SUBAGENT_TOOL, false) ? { options, env, commandSandbox, settings, providerOptions } : undefined,
   );
+  if (store && config.memory.enabled && options.memory !== false) {
+    agent.learning = new Learning({
+      store,
+      projectKey: agent.projectKey,
+      reflector: summaryProvider,
+      redact: (text) => secrets.access.redact(text),
+      ...(await embedderFor(config, env, store, secrets.access)),
+      settings: config.memory,
+    });
+  }
+  return agent;
+}
+
+/** The embedding model of memory search, cached in the store; none configured: full text only. */
+async function embedderFor(
+  config: LoadedConfig["config"],
+  env: NodeJS.ProcessEnv,
+  store: Store,
+  secrets: SecretAccess,
+): Promise<{ embedder?: EmbeddingProvider }> {
+  const resolved = resolveEmbeddingSettings(config, env);
+  if (!resolved.settings) return {};
+  const provider = createEmbeddingProvider(resolved.settings, { retry: config.retry });
+  const cache = {
+    get: (model: string, hashes: readonly string[]) => store.memory.cachedEmbeddings(model, hashes),
+    put: (model: string, entries: ReadonlyArray<{ hash: string; vec: Float32Array }>) =>
+      store.memory.cacheEmbeddings(
+        model,
+        entries.map((entry) => ({ hash: entry.hash, vector: entry.vec })),
+      ),
+  };
+  return { embedder: cachedEmbedder(provider, cache, { redact: (text) => secrets.redact(text) }) };
 }
 
 /**

@@ -77,6 +77,11 @@ export interface LoopDeps {
   secrets?: SecretAccess;
   /** The sandbox status line, recorded with every checkpoint. */
   sandbox?: string;
+  /**
+   * Runs once the end is committed and before run_end is emitted (so run_end stays the last
+   * event): learning from the run. It reports its own problems; it must not throw.
+   */
+  afterRun?: (result: RunResult) => Promise<void>;
   /** Asks the user (ask_human); each question is a human_question event first. Absent: no one to ask. */
   askHuman?: AskHuman;
 }
@@ -625,6 +630,7 @@ async function finish(state: RunState, status: RunStatus, error?: ResonError): P
       message: `Could not save the end of the run: ${toResonError(recordError).message}`,
     });
   }
+  if (state.deps.afterRun) await state.deps.afterRun(result);
   state.emit({ type: "run_end", ...result });
   return result;
 }

@@ -18,6 +18,9 @@ Usage:
   reson tools [--json] [-w dir]      per-tool statistics of this project: calls, ok %, failures
                                      by code, p50/p95 duration, health flags
   reson skills [-w dir] [--json]     the skills found for this workspace, where from, and warnings
+  reson memory list|search|show|edit|forget   what reson remembers of this project (forget
+                                     reaches the text index, vectors and summaries too)
+  reson experiences list|show|retire|confirm  the rules it learnt from earlier runs
   reson doctor [-w dir] [--json]     what this machine guarantees: OS sandbox for commands,
                                      secrets file, store, tools; what to install when not
   reson gc --older-than <30d|12h>    remove old runs and their checkpoints

@@ -38,6 +38,14 @@ export async function main(argv: string[]): Promise<number> {
     const { skillsCommand } = await import("./skills-command.js");
     return skillsCommand(rest);
   }
+  if (command === "memory") {
+    const { memoryCommand } = await import("./memory-commands.js");
+    return memoryCommand(rest);
+  }
+  if (command === "experiences") {
+    const { experiencesCommand } = await import("./memory-commands.js");
+    return experiencesCommand(rest);
+  }
   if (command === "doctor") {
     const { doctorCommand } = await import("./doctor-command.js");
     return doctorCommand(rest);
@@ -52,7 +60,7 @@ export async function main(argv: string[]): Promise<number> {
     return replCommand(argv);
   }
   process.stderr.write(
-    `reson: unknown command "${command}". Commands: run, resume, sessions, trace, tools, skills, doctor, gc (or none, for the interactive terminal). See \`reson --help\`.\n`,
+    `reson: unknown command "${command}". Commands: run, resume, sessions, trace, tools, skills, memory, experiences, doctor, gc (or none, for the interactive terminal). See \`reson --help\`.\n`,
   );
   return EXIT_USAGE;
 }

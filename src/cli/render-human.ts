@@ -122,6 +122,18 @@ export function humanRenderer(options: HumanRendererOptions): (event: ResonEvent
         if (event.sandbox) err.write(`${dim(event.sandbox)}\n`);
         return;
       }
+      case "learning": {
+        const changes = [
+          event.added.length > 0
+            ? `${event.added.length} new rule${event.added.length === 1 ? "" : "s"} (candidates)`
+            : "",
+          event.promoted.length > 0 ? `${event.promoted.length} now in use` : "",
+          event.retired.length > 0 ? `${event.retired.length} retired` : "",
+        ].filter(Boolean);
+        if (changes.length > 0)
+          err.write(`${dim(`learned: ${changes.join(", ")}; see \`reson experiences list\``)}\n`);
+        return;
+      }
       case "run_end":
         endTextLine();
         err.write(`${summary(event)}\n`);

@@ -198,7 +198,7 @@ export function parseReplArgs(argv: string[]): ReplArgs {
   const { values, positionals } = parse(argv, { continue: { type: "boolean", short: "c" } });
   if (positionals.length > 0) {
     throw new ResonError("usage_error", `unknown command "${positionals[0]}".`, {
-      hint: 'Commands: run, resume, sessions, trace, tools, skills, doctor, gc; `reson` alone opens the interactive terminal; `reson run "<task>"` runs one task.',
+      hint: 'Commands: run, resume, sessions, trace, tools, skills, memory, experiences, doctor, gc; `reson` alone opens the interactive terminal; `reson run "<task>"` runs one task.',
     });
   }
   const args: ReplArgs = { ...modelArgs(values), continue: values.continue === true };

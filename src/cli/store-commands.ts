@@ -19,7 +19,7 @@ import { reportError } from "./run-command.js";
 
 type Values = Record<string, string | boolean | undefined>;
 
-async function withStore(
+export async function withStore(
   argv: string[],
   options: ParseArgsConfig["options"],
   body: (store: Store, values: Values, positionals: string[]) => Promise<number>,

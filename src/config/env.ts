@@ -2,7 +2,7 @@
 import { ResonError } from "../core/errors.js";
 import type { PartialConfig } from "./schema.js";
 
-type Kind = "string" | "integer" | "number";
+type Kind = "string" | "integer" | "number" | "boolean";
 
 /** Each variable and where it lands in the config: [top-level key] or [section, key]. */
 const VARIABLES: ReadonlyArray<readonly [name: string, path: readonly string[], kind: Kind]> = [
@@ -20,6 +20,8 @@ const VARIABLES: ReadonlyArray<readonly [name: string, path: readonly string[], 
   ["RESON_IDLE_TIMEOUT_MS", ["timeouts", "idleMs"], "integer"],
   ["RESON_COMMAND_TIMEOUT_MS", ["tools", "commandTimeoutMs"], "integer"],
   ["RESON_EMBEDDINGS_PROVIDER", ["embeddings", "provider"], "string"],
+  ["RESON_MEMORY", ["memory", "enabled"], "boolean"],
+  ["RESON_MEMORY_REFLECT", ["memory", "reflect"], "string"],
   ["RESON_EMBEDDINGS_MODEL", ["embeddings", "model"], "string"],
   ["RESON_EMBEDDINGS_BASE_URL", ["embeddings", "baseUrl"], "string"],
   ["RESON_EMBEDDINGS_DIMENSIONS", ["embeddings", "dimensions"], "integer"],
@@ -27,8 +29,15 @@ const VARIABLES: ReadonlyArray<readonly [name: string, path: readonly string[], 
 
 export const CONFIG_ENV_VARS = VARIABLES.map(([name]) => name);
 
-function parse(name: string, raw: string, kind: Kind): string | number {
+function parse(name: string, raw: string, kind: Kind): string | number | boolean {
   if (kind === "string") return raw;
+  if (kind === "boolean") {
+    if (/^(1|true|on|yes)$/i.test(raw)) return true;
+    if (/^(0|false|off|no)$/i.test(raw)) return false;
+    throw new ResonError("config_invalid", `${name}=${JSON.stringify(raw)} is not on or off.`, {
+      hint: `Set ${name} to on or off (or 1 / 0), or unset it.`,
+    });
+  }
   const value = Number(raw);
   if (kind === "number" && Number.isFinite(value)) return value;
   if (!Number.isInteger(value)) {

@@ -77,6 +77,24 @@ const EmbeddingsSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** Long-term memory and experiences (learning from runs). */
+const MemorySchema = Type.Object(
+  {
+    /** Remember runs and recall memory and experiences before each run. */
+    enabled: Type.Boolean(),
+    /**
+     * After a run, ask the summary model for rules: "auto" after runs that hit trouble (a failed
+     * call or run) or took many steps, "always", or "off".
+     */
+    reflect: Type.Union([Type.Literal("auto"), Type.Literal("always"), Type.Literal("off")]),
+    /** Independent runs that must back a rule before it is shown to the model. */
+    minEvidence: PositiveInt("runs that must back a rule before it is used"),
+    maxExperiences: NonNegativeInt("experiences shown before a run"),
+    maxMemories: NonNegativeInt("memories from earlier sessions shown before a run"),
+  },
+  { additionalProperties: false },
+);
+
 const topLevel = {
   provider: Type.Optional(ProviderNameSchema),
   model: Type.Optional(Type.String({ minLength: 1 })),
@@ -101,6 +119,7 @@ export const ConfigSchema = Type.Object(
     tools: ToolsSchema,
     subagents: SubagentsSchema,
     embeddings: EmbeddingsSchema,
+    memory: MemorySchema,
   },
   { additionalProperties: false },
 );
@@ -114,6 +133,7 @@ export const PartialConfigSchema = Type.Partial(
     tools: Type.Partial(ToolsSchema, { additionalProperties: false }),
     subagents: Type.Partial(SubagentsSchema, { additionalProperties: false }),
     embeddings: Type.Partial(EmbeddingsSchema, { additionalProperties: false }),
+    memory: Type.Partial(MemorySchema, { additionalProperties: false }),
   }),
   { additionalProperties: false },
 );
@@ -130,4 +150,5 @@ export const DEFAULT_CONFIG: ResonConfig = {
   tools: { commandTimeoutMs: 120_000, maxOutputChars: 50_000 },
   subagents: { concurrency: 3, maxSteps: 20, maxWallMs: 600_000 },
   embeddings: {},
+  memory: { enabled: true, reflect: "auto", minEvidence: 2, maxExperiences: 4, maxMemories: 3 },
 };

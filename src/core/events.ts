@@ -164,6 +164,25 @@ export interface WarningEvent extends EventBase {
   message: string;
 }
 
+/**
+ * After run_end: what the run left in long-term memory (items remembered, outcome counted for
+ * the experiences it was shown) and what reflection changed in the rules (by experience id).
+ */
+export interface LearningEvent extends EventBase {
+  type: "learning";
+  remembered: number;
+  outcomeCounted: number;
+  added: string[];
+  agreed: string[];
+  edited: string[];
+  removed: string[];
+  promoted: string[];
+  retired: string[];
+  reflected: boolean;
+  /** Tokens the reflection call used. */
+  usage?: Usage;
+}
+
 /** How a run ended: carried by run_end and returned by Agent.run. */
 export interface RunSummary {
   status: RunStatus;
@@ -190,6 +209,7 @@ export type ResonEvent =
   | ToolResultEvent
   | StepEndEvent
   | WarningEvent
+  | LearningEvent
   | ContextUsageEvent
   | ContextTrimmedEvent
   | ContextCompactedEvent

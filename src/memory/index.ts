@@ -3,6 +3,22 @@
 // exact in-process vector index the store uses where the database has no vector extension.
 export { MemoryIndex, type MemoryIndexOptions, type VectorHit } from "../store/index.js";
 export {
+  bayesianSuccessRate,
+  type RankableExperience,
+  rankExperiences,
+  shouldRetire,
+  wilsonLowerBound,
+} from "./experiences/ranking.js";
+export {
+  parseReflectionOps,
+  type ReflectionOp,
+  type ShownRule,
+  sanitiseOps,
+  voteDelta,
+} from "./experiences/reflection-ops.js";
+export { REFLECTION_SYSTEM_PROMPT, reflectionRequest } from "./experiences/reflection-prompt.js";
+export { EXPERIENCES_HEADING, experiencesSection, type SectionExperience } from "./experiences/section.js";
+export {
   HYBRID_DEFAULTS,
   type HybridRankOptions,
   hybridRank,

@@ -11,7 +11,7 @@ export interface TextQueryPlan {
   indexed: string | undefined;
   /** How many words or CJK runs of the query the index answers. */
   indexedUnits: number;
-  /** Lowercased terms the index cannot match (too short), matched as substrings. */
+  /** Lowercased terms the index cannot match (too short), matched as substrings (the first 8). */
   substrings: string[];
 }
 

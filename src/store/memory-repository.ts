@@ -34,6 +34,9 @@ export interface RepositoryContext {
   vectors: VectorScopes;
 }
 
+/** Terms of a query matched by substring, at most (the text index answers the rest). */
+const MAX_SUBSTRINGS = 8;
+
 export interface ScoredId {
   id: string;
   score: number;
@@ -193,11 +196,11 @@ export function memoryRepository(context: RepositoryContext): MemoryRepository {
   const { from, match, relevance } = dialect.textLeg;
   const textLeg = `SELECT ${columns}, ${relevance} AS relevance FROM ${from} WHERE ${match} AND ${filters}
     ORDER BY relevance DESC, m.created_at DESC, m.id DESC LIMIT ?`;
-  const contains = `m.text ${dialect.like} ('%' || t.value || '%')`;
-  const substringLeg = `SELECT ${columns} FROM memory_items m WHERE ${filters}
-      AND EXISTS (SELECT 1 FROM ${dialect.jsonValues} WHERE ${contains})
-    ORDER BY (SELECT count(*) FROM ${dialect.jsonValues} WHERE ${contains}) DESC, m.created_at DESC, m.id DESC
-    LIMIT ?`;
+  // The newest items holding any of the terms (unused slots are NULL, which matches nothing);
+  // ordered by time so the recent-items index can stop early, ranked by scoreText after.
+  const anyTerm = Array.from({ length: MAX_SUBSTRINGS }, () => `m.text ${dialect.like} ?`).join(" OR ");
+  const substringLeg = `SELECT ${columns} FROM memory_items m WHERE ${filters} AND (${anyTerm})
+    ORDER BY m.created_at DESC, m.id DESC LIMIT ?`;
   const hydrateSql = `SELECT ${columns} FROM memory_items m WHERE m.id IN (${ids}) AND ${filters}`;
   const recent = `SELECT ${columns} FROM memory_items m WHERE ${filters} ORDER BY m.created_at DESC, m.id DESC LIMIT ?`;
   const prepared = new Set<string>();
@@ -279,13 +282,16 @@ export function memoryRepository(context: RepositoryContext): MemoryRepository {
       const limit = checkLimit(options.limit);
       const params = filterParams(options);
       const plan = dialect.planText(query);
-      if (limit === 0 || (plan.indexed === undefined && plan.substrings.length === 0)) return [];
-      const terms = JSON.stringify(plan.substrings);
+      const substrings = plan.substrings.slice(0, MAX_SUBSTRINGS);
+      if (limit === 0 || (plan.indexed === undefined && substrings.length === 0)) return [];
+      const patterns = Array.from({ length: MAX_SUBSTRINGS }, (_, i) =>
+        substrings[i] === undefined ? null : `%${substrings[i]}%`,
+      );
       const [indexed, bySubstring] = await Promise.all([
         plan.indexed === undefined ? [] : context.query(textLeg, [plan.indexed, ...params, limit]),
-        plan.substrings.length === 0 ? [] : context.query(substringLeg, [...params, terms, terms, limit]),
+        substrings.length === 0 ? [] : context.query(substringLeg, [...params, ...patterns, limit]),
       ]);
-      return scoreText(indexed, bySubstring, plan.indexedUnits, plan.substrings).slice(0, limit);
+      return scoreText(indexed, bySubstring, plan.indexedUnits, substrings).slice(0, limit);
     },
 
     vectorSearch: async (vector, model, options) => {

@@ -16,6 +16,8 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   // Nothing listens here: the Ollama probe must find no local model.
   env.OLLAMA_HOST = "127.0.0.1:9";
   env.NO_COLOR = "1";
+  // No reflection calls the scripted model server would have to answer (learning tests turn it on).
+  env.RESON_MEMORY_REFLECT = "off";
   return { ...env, ...extra };
 }
 

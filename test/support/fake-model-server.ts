@@ -126,6 +126,8 @@ export interface FakeModelServer {
   enqueue(...replies: FakeReply[]): void;
   /** Answers for the next embeddings requests (either protocol), before the normal ones. */
   enqueueEmbeddings(...replies: FakeEmbeddingReply[]): void;
+  /** Sets (or clears) the `respond` option of a running server. */
+  setResponder(respond: FakeModelServerOptions["respond"]): void;
   close(): Promise<void>;
 }
 
@@ -148,6 +150,7 @@ const WIRES: Record<string, { protocol: FakeProtocol; wire: ProtocolWire }> = {
 
 export async function startFakeModelServer(options: FakeModelServerOptions = {}): Promise<FakeModelServer> {
   const script: FakeReply[] = [...(options.replies ?? [])];
+  let responder = options.respond;
   const embeddingScript: FakeEmbeddingReply[] = [];
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
@@ -194,7 +197,7 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
       return;
     }
     const request = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>;
-    const reply = options.respond?.(requests.at(-1)!) ?? script.shift();
+    const reply = responder?.(requests.at(-1)!) ?? script.shift();
     if (reply === undefined) {
       sendJson(res, 500, { error: { message: "fake model server: script exhausted", type: "server_error" } });
       return;
@@ -234,6 +237,9 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
     },
     enqueueEmbeddings: (...replies) => {
       embeddingScript.push(...replies);
+    },
+    setResponder: (respond) => {
+      responder = respond;
     },
     close: () =>
       new Promise<void>((resolve) => {

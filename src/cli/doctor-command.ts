@@ -6,9 +6,14 @@ import { spawnSync } from "node:child_process";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { openDefaultStore } from "../agent/index.js";
-import { resonHome } from "../config/index.js";
+import { loadConfig, resonHome } from "../config/index.js";
 import { ResonError, toResonError } from "../core/errors.js";
-import { AUTO_DETECT_ORDER, PROVIDER_CATALOG } from "../providers/index.js";
+import {
+  AUTO_DETECT_ORDER,
+  embeddingModelId,
+  PROVIDER_CATALOG,
+  resolveEmbeddingSettings,
+} from "../providers/index.js";
 import { SecretVault } from "../secrets/index.js";
 import { probeSandbox, type SandboxStatus, Workspace } from "../workspace/index.js";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./exit-codes.js";
@@ -139,6 +144,30 @@ function providerCheck(): Check {
   };
 }
 
+/** Whether memory search has vectors, and with which model. */
+async function memoryCheck(workspace: string): Promise<Check> {
+  try {
+    const { config } = await loadConfig({ workspace });
+    if (!config.memory.enabled)
+      return { area: "memory", state: "ok", detail: "off (memory.enabled is false)" };
+    const resolved = resolveEmbeddingSettings(config, process.env);
+    if (!resolved.settings) return { area: "memory", state: "ok", detail: resolved.notice };
+    return {
+      area: "memory",
+      state: "ok",
+      detail: `on; similarity search with ${embeddingModelId(resolved.settings)}; reflection ${config.memory.reflect}`,
+    };
+  } catch (error) {
+    const failure = toResonError(error);
+    return {
+      area: "memory",
+      state: "fail",
+      detail: failure.message,
+      ...(failure.hint ? { fix: failure.hint } : {}),
+    };
+  }
+}
+
 function render(report: DoctorReport): string {
   const lines = [
     `reson doctor: workspace ${report.workspace}, home ${report.home}`,
@@ -199,6 +228,7 @@ export async function doctorCommand(argv: string[]): Promise<number> {
     },
     await secretsCheck(home),
     await storeCheck(home),
+    await memoryCheck(workspace.root),
     binaryCheck("rg", ["--version"], {
       state: "warn",
       fix: "Install ripgrep for fast grep (apt-get install ripgrep); the built-in search is used meanwhile.",

@@ -105,7 +105,10 @@ export interface MemoryRepository {
   indexIdentity(projectKey?: string): Promise<IndexIdentity | undefined>;
   /** Sets it (projectKey omitted: the global one). Vectors of another model are kept but not searched. */
   setIndexIdentity(identity: IndexIdentity, options?: { projectKey?: string; at?: EpochMs }): Promise<void>;
-  /** Items and experiences with no vector of `model`, oldest first: what to (re-)embed. */
+  /**
+   * Items and (not retired) experiences with no vector of `model`, oldest first: what to
+   * (re-)embed. With a projectKey, that project's only (global experiences: omit it).
+   */
   missingEmbeddings(
     model: string,
     options: { projectKey?: string; ownerKind?: EmbeddingOwnerKind; limit: number },

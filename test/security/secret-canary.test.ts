@@ -82,6 +82,13 @@ describe("secrets never leak", () => {
         "printf %s '<secret>deploy_key</secret>' > kept.txt",
         'echo "in stderr: <secret>deploy_key</secret>" >&2',
       ].join("; ");
+      f.server.setResponder((request) =>
+        JSON.stringify(request.body).includes("keep a short list of reusable rules")
+          ? {
+              text: "ADD: WHEN a deploy key is needed THEN pass <secret>deploy_key</secret> as an environment variable.",
+            }
+          : undefined,
+      );
       f.server.enqueue(
         {
           toolCalls: [
@@ -124,6 +131,8 @@ describe("secrets never leak", () => {
           cwd: f.ws.path,
           env: cleanEnv({
             RESON_HOME: f.home.path,
+            // Reflection reads the run's transcript: it must see placeholders only, too.
+            RESON_MEMORY_REFLECT: "always",
             OPENAI_API_KEY: "sk-test-canary-free",
             CANARY_COMMAND: commandSecret,
             CANARY_WEB: webSecret,
@@ -144,6 +153,8 @@ describe("secrets never leak", () => {
 
       // The model saw placeholders where the values came back.
       const requests = JSON.stringify(f.server.requests);
+      // The reflection ran and saw the run (placeholders included), so it is in the scan below.
+      expect(requests).toContain("keep a short list of reusable rules");
       expect(requests).toContain("<secret>deploy_key</secret>");
       expect(requests).toContain("<secret>api_token</secret>");
       if (mode === "json") {

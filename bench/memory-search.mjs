@@ -7,11 +7,13 @@
 // embeddings are. Recall@10 is against an exact search over the same vectors in this process.
 // Prints a markdown table. With RESON_BENCH_DATABASE_URL, use a scratch database: the items stay.
 //   npm run build && node bench/memory-search.mjs [--sizes 10000,100000] [--queries 200] [--dims 256]
+//     [--only sqlite,postgres]
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
+import pg from "pg";
 import { runnerImport } from "vite";
 
 const arg = (name, fallback) => {
@@ -19,6 +21,7 @@ const arg = (name, fallback) => {
   return at > 0 ? process.argv[at + 1] : fallback;
 };
 const SIZES = String(arg("sizes", "10000,100000")).split(",").map(Number);
+const ONLY = arg("only", "sqlite,postgres").split(",");
 const QUERIES = Number(arg("queries", 200));
 const DIMS = Number(arg("dims", 256));
 const BATCH = 1000;
@@ -196,7 +199,19 @@ async function timed(run) {
 
 const ms = (n) => (n < 10 ? n.toFixed(2) : n.toFixed(1));
 
-async function bench(label, size, open) {
+/** After the bulk load, as a server settles: the text index merged, statistics current. */
+async function settle(databaseUrl) {
+  if (!databaseUrl) return;
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query("VACUUM ANALYZE memory_items, embeddings");
+  } finally {
+    await client.end();
+  }
+}
+
+async function bench(label, size, open, databaseUrl) {
   const { items, vectors, queries, now } = corpus(size);
   const store = await open();
   const projectKey = items[0].projectKey;
@@ -222,6 +237,7 @@ async function bench(label, size, open) {
       await store.apply(ops);
     }
     const loadSeconds = (performance.now() - loadStarted) / 1000;
+    await settle(databaseUrl);
     await store.memory.setIndexIdentity({ model, dims: DIMS }, { projectKey });
     const options = { projectKey, limit: K };
 
@@ -306,7 +322,7 @@ const sqlite = (nativeVectors) => async () => {
   return openStore({ home, nativeVectors });
 };
 try {
-  for (const size of SIZES) {
+  for (const size of ONLY.includes("sqlite") ? SIZES : []) {
     const probe = await sqlite(true)();
     const how = probe.features.vectorSearch;
     await probe.close();
@@ -315,7 +331,9 @@ try {
   }
   const given = process.env.RESON_BENCH_DATABASE_URL;
   const availability = pgServer.postgresAvailability();
-  if (given || availability.available) {
+  if (!ONLY.includes("postgres")) {
+    // Not asked for.
+  } else if (given || availability.available) {
     const server = given ? undefined : await pgServer.startTestPostgres();
     try {
       for (const size of SIZES) {
@@ -324,7 +342,12 @@ try {
         const how = probe.features.vectorSearch;
         await probe.close();
         rows.push(
-          await bench(`PostgreSQL, vectors: ${how}`, size, () => openStore({ home: tmpdir(), databaseUrl })),
+          await bench(
+            `PostgreSQL, vectors: ${how}`,
+            size,
+            () => openStore({ home: tmpdir(), databaseUrl }),
+            databaseUrl,
+          ),
         );
       }
     } finally {

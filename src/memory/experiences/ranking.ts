@@ -2,10 +2,11 @@
 // how often they helped. The success rate is Bayesian ((s+1)/(s+f+2)), so a new rule starts at
 // one half and one lucky run does not make it certain; ranking uses the Wilson lower bound so a
 // rule with more evidence beats an equally good one with less.
+import { successRate } from "../../store/index.js";
 
-/** (successes + 1) / (successes + failures + 2). */
+/** (successes + 1) / (successes + failures + 2): the store's one definition, as experiences read. */
 export function bayesianSuccessRate(successes: number, failures: number): number {
-  return (successes + 1) / (successes + failures + 2);
+  return successRate(successes, failures);
 }
 
 /** The lower bound of the Wilson interval for a success proportion (z = 1.0: about 68 %). */

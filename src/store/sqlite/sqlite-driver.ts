@@ -164,6 +164,9 @@ function configure(db: BetterSqlite3.Database): void {
   // never the integrity of the file. FULL would cost an fsync on every loop step.
   db.pragma("synchronous = NORMAL");
   db.pragma("foreign_keys = ON");
+  // Deleted rows are overwritten, so what `reson memory forget` or gc removed (text, vectors)
+  // does not linger in free pages of the file. Deletes are rare; the cost is theirs alone.
+  db.pragma("secure_delete = ON");
 }
 
 async function migrate(db: BetterSqlite3.Database, path: string): Promise<void> {

@@ -33,6 +33,9 @@ try {
     model,
     apiKey,
     maxIterations: steps,
+    // The harness counts model calls exactly: no reflection call after the run (memory itself,
+    // recall before and remembering after, stays on as a user would have it).
+    config: { memory: { reflect: "off" } },
   });
   const createdAt = performance.now();
   let toolCalls = 0;

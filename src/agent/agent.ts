@@ -824,7 +824,9 @@ async function toolFilter(
   commandSandbox: "on" | "off",
 ): Promise<(name: string, toolReadOnly: boolean) => boolean> {
   const listed = preset?.tools ? new Set(preset.tools) : undefined;
-  const commandsContained = commandSandbox === "on" && (await probeSandbox()).level === "enforced";
+  // Only a read-only agent needs to know now (its commands need a read-only mount).
+  const commandsContained =
+    readOnly && commandSandbox === "on" && (await probeSandbox()).level === "enforced";
   return (name, toolReadOnly) => {
     if (listed && !listed.has(name)) return false;
     if (!readOnly) return true;
@@ -861,6 +863,8 @@ export function openDefaultStore(home: string, env: NodeJS.ProcessEnv = process.
 export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
   const env = options.env ?? process.env;
   const commandSandbox = options.sandbox ?? "on";
+  // The probe runs a command in bubblewrap; started now, it overlaps the rest of the setup.
+  if (commandSandbox === "on") void probeSandbox();
   const dir = options.workspace ?? process.cwd();
   const preset = await resolvePreset(options, dir, env);
   const readOnly = options.readOnlyWorkspace ?? preset?.readOnly ?? false;

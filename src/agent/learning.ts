@@ -245,7 +245,7 @@ export class Learning {
         report.retired.push(experience.id);
       }
     }
-    if (run.status === "aborted") return report;
+    if (run.status === "aborted" || this.deps.settings.reflect === "off") return report;
     const turns = (await store.turns.list(run.sessionId)).filter((turn) => turn.traceId === run.traceId);
     if (!this.worthReflecting(turns, outcome, run.steps)) return report;
     await this.reflect(run, outcome, turns, report);

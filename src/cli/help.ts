@@ -46,7 +46,7 @@ Run options (also for resume, where they override what the run was started with)
       --permission-mode <m>    default | acceptEdits (headless default) | plan | dontAsk | bypass
       --allow <rule>           allow calls matching a rule, e.g. 'Bash(npm test:*)' (repeatable)
       --deny <rule>            deny calls matching a rule (repeatable)
-            --preset <name>          agent type: default, explore, plan, analyst, evaluate, or one
+      --preset <name>          agent type: default, explore, plan, analyst, evaluate, or one
                                from .reson/presets.json / $RESON_HOME/presets.json
       --sandbox off            run commands without the OS sandbox (default on; with no
                                working sandbox, headless runs refuse commands unless this

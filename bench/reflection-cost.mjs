@@ -3,17 +3,10 @@
 // 16,000 characters head and tail) for runs of 3, 10, 30 and 100 steps with realistic tool
 // outputs, and a typical answer of two operations. Tokens by reson's estimator (within ~5 %
 // of o200k, see token-estimate.mjs). Run `npm run build` first.
-import { transcriptOf } from "../dist/context/index.js";
+import { REFLECTION_TRANSCRIPT_CHARS } from "../dist/agent/learning.js";
+import { keepHeadAndTail, transcriptOf } from "../dist/context/index.js";
 import { estimateTokens } from "../dist/core/tokens.js";
 import { REFLECTION_SYSTEM_PROMPT, reflectionRequest } from "../dist/memory/index.js";
-
-const MAX_TRANSCRIPT_CHARS = 16_000; // as src/agent/learning.ts
-
-function headAndTail(text, max) {
-  if (text.length <= max) return text;
-  const half = Math.floor(max / 2);
-  return `${text.slice(0, half)}\n[… ${text.length - max} characters left out …]\n${text.slice(-half)}`;
-}
 
 function output(step) {
   const lines = [];
@@ -76,7 +69,7 @@ const answer =
 
 const rows = [];
 for (const steps of [3, 10, 30, 100]) {
-  const transcript = headAndTail(transcriptOf(entries(steps)), MAX_TRANSCRIPT_CHARS);
+  const transcript = keepHeadAndTail(transcriptOf(entries(steps)), REFLECTION_TRANSCRIPT_CHARS);
   const request = reflectionRequest({
     task: "Fix the failing tests in the payment module.",
     outcome: "completed (success)",

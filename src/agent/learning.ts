@@ -6,9 +6,9 @@
 // operations. A rule is used only once enough independent runs back it, never when it came
 // from untrusted content (web pages) unless the user confirms it, and it retires when it
 // keeps failing. Everything stored is masked for secrets first.
-import { transcriptOf, turnsToHistory } from "../context/index.js";
+import { keepHeadAndTail, transcriptOf, turnsToHistory } from "../context/index.js";
+import type { LearningReport } from "../core/events.js";
 import { ulid } from "../core/ids.js";
-import type { Usage } from "../core/usage.js";
 import {
   experiencesSection,
   jaccard,
@@ -61,24 +61,10 @@ export interface Recall {
   memoryIds: string[];
 }
 
-/** What learning after a run changed. */
-export interface LearningReport {
-  remembered: number;
-  outcomeCounted: number;
-  added: string[];
-  agreed: string[];
-  edited: string[];
-  removed: string[];
-  promoted: string[];
-  retired: string[];
-  reflected: boolean;
-  usage?: Usage;
-}
-
 /** Runs that took this many steps are worth reflecting on even when nothing failed. */
 const REFLECT_AFTER_STEPS = 8;
 /** The run as the reflection model reads it, at most this long (head and tail kept). */
-const MAX_TRANSCRIPT_CHARS = 16_000;
+export const REFLECTION_TRANSCRIPT_CHARS = 16_000;
 /** Rules shown to the reflection model. */
 const MAX_RULES_SHOWN = 15;
 const SNIPPET_CHARS = 300;
@@ -86,12 +72,6 @@ const SNIPPET_CHARS = 300;
 function clip(text: string, max: number): string {
   const flat = text.replace(/\s+/g, " ").trim();
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
-}
-
-function headAndTail(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const half = Math.floor(max / 2);
-  return `${text.slice(0, half)}\n[… ${text.length - max} characters left out …]\n${text.slice(-half)}`;
 }
 
 /** Words too common to say two texts are about the same thing. */
@@ -272,7 +252,9 @@ export class Learning {
     const shown = (
       await this.matchingExperiences(run.task, MAX_RULES_SHOWN, run.signal, ["active", "candidate"])
     ).slice(0, MAX_RULES_SHOWN);
-    const transcript = redact(headAndTail(transcriptOf(turnsToHistory([...turns])), MAX_TRANSCRIPT_CHARS));
+    const transcript = redact(
+      keepHeadAndTail(transcriptOf(turnsToHistory([...turns])), REFLECTION_TRANSCRIPT_CHARS),
+    );
     const chat = await this.deps.reflector.chat(
       {
         systemPrompt: REFLECTION_SYSTEM_PROMPT,

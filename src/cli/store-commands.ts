@@ -19,14 +19,19 @@ import { reportError } from "./run-command.js";
 
 type Values = Record<string, string | boolean | undefined>;
 
+/**
+ * Parses a command's arguments (a usage error exits 2), opens the store, runs `body`, reports
+ * any failure with its exit code, and closes the store.
+ */
 export async function withStore(
   argv: string[],
   options: ParseArgsConfig["options"],
   body: (store: Store, values: Values, positionals: string[]) => Promise<number>,
+  allowPositionals = true,
 ): Promise<number> {
   let parsed: { values: Values; positionals: string[] };
   try {
-    parsed = parseArgs({ args: argv, options, allowPositionals: true, strict: true }) as typeof parsed;
+    parsed = parseArgs({ args: argv, options, allowPositionals, strict: true }) as typeof parsed;
   } catch (error) {
     reportError(new ResonError("usage_error", (error as Error).message, { hint: "See `reson --help`." }));
     return EXIT_USAGE;

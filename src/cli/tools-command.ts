@@ -3,15 +3,12 @@
 // and health flags, most-used first (the order the model is offered them in).
 import { realpath } from "node:fs/promises";
 import { resolve } from "node:path";
-import { parseArgs } from "node:util";
-import { openDefaultStore } from "../agent/index.js";
-import { resonHome } from "../config/index.js";
-import { ResonError, toResonError } from "../core/errors.js";
-import { projectKey, type Store, type ToolStatsRecord } from "../store/index.js";
+import { ResonError } from "../core/errors.js";
+import { projectKey, type ToolStatsRecord } from "../store/index.js";
 import { createBuiltinTools, orderByUse } from "../tools/index.js";
-import { EXIT_OK, EXIT_USAGE, exitCodeForError } from "./exit-codes.js";
+import { EXIT_OK } from "./exit-codes.js";
 import { formatAgo, formatMs, table } from "./format.js";
-import { reportError } from "./run-command.js";
+import { withStore } from "./store-commands.js";
 
 /** `failing`: at least this share of calls failed… */
 export const FAILING_RATE = 0.3;
@@ -62,69 +59,55 @@ async function workspaceRoot(dir: string | undefined): Promise<string> {
   }
 }
 
-export async function toolsCommand(argv: string[]): Promise<number> {
-  let values: { json?: boolean; workspace?: string };
-  try {
-    values = parseArgs({
-      args: argv,
-      options: { json: { type: "boolean" }, workspace: { type: "string", short: "w" } },
-      allowPositionals: false,
-      strict: true,
-    }).values;
-  } catch (error) {
-    reportError(new ResonError("usage_error", (error as Error).message, { hint: "See `reson --help`." }));
-    return EXIT_USAGE;
-  }
-  let store: Store | undefined;
-  try {
-    const root = await workspaceRoot(values.workspace);
-    const key = projectKey(root);
-    store = await openDefaultStore(resonHome());
-    const stats = await store.toolStats.list(key);
-    const byName = new Map(stats.map((s) => [s.tool, s]));
-    const ordered = orderByUse(stats).flatMap((tool) => byName.get(tool) ?? []);
-    const readOnly = new Set(createBuiltinTools().flatMap((tool) => (tool.readOnly ? [tool.name] : [])));
-    const rows = ordered.map((s) => ({
-      ...s,
-      okRate: s.calls === 0 ? null : s.successes / s.calls,
-      flags: toolHealth(s, readOnly.has(s.tool)),
-    }));
+export function toolsCommand(argv: string[]): Promise<number> {
+  const options = { json: { type: "boolean" }, workspace: { type: "string", short: "w" } } as const;
+  return withStore(
+    argv,
+    options,
+    async (store, values) => {
+      const root = await workspaceRoot(values.workspace as string | undefined);
+      const key = projectKey(root);
+      const stats = await store.toolStats.list(key);
+      const byName = new Map(stats.map((s) => [s.tool, s]));
+      const ordered = orderByUse(stats).flatMap((tool) => byName.get(tool) ?? []);
+      const readOnly = new Set(createBuiltinTools().flatMap((tool) => (tool.readOnly ? [tool.name] : [])));
+      const rows = ordered.map((s) => ({
+        ...s,
+        okRate: s.calls === 0 ? null : s.successes / s.calls,
+        flags: toolHealth(s, readOnly.has(s.tool)),
+      }));
 
-    if (values.json) {
-      for (const row of rows) process.stdout.write(`${JSON.stringify(row)}\n`);
-      return EXIT_OK;
-    }
-    if (rows.length === 0) {
+      if (values.json) {
+        for (const row of rows) process.stdout.write(`${JSON.stringify(row)}\n`);
+        return EXIT_OK;
+      }
+      if (rows.length === 0) {
+        process.stdout.write(
+          `No tool calls recorded for ${root} yet (project ${key.slice(0, 12)}). Data: ${store.location}.\n`,
+        );
+        return EXIT_OK;
+      }
+      const lines = [["TOOL", "CALLS", "OK", "FAILURES", "P50", "P95", "LAST CALL", "FLAGS"]];
+      for (const row of rows) {
+        lines.push([
+          row.tool,
+          String(row.calls),
+          okPercent(row),
+          failuresCell(row),
+          row.p50Ms === null ? "-" : formatMs(row.p50Ms),
+          row.p95Ms === null ? "-" : formatMs(row.p95Ms),
+          row.lastCallAt === null ? "-" : formatAgo(row.lastCallAt),
+          row.flags.join(" "),
+        ]);
+      }
+      process.stdout.write(`${table(lines)}\n`);
       process.stdout.write(
-        `No tool calls recorded for ${root} yet (project ${key.slice(0, 12)}). Data: ${store.location}.\n`,
+        `\nTools of ${root} (project ${key.slice(0, 12)}), most used first: the order the model is offered them in. ` +
+          `p50/p95 over the last calls. failing: ≥ ${FAILING_RATE * 100}% of ≥ ${FAILING_MIN_CALLS} calls failed; ` +
+          `slow: p95 over ${formatMs(SLOW_P95_MS)} (${formatMs(SLOW_READ_ONLY_P95_MS)} for read-only tools). Data: ${store.location}.\n`,
       );
       return EXIT_OK;
-    }
-    const lines = [["TOOL", "CALLS", "OK", "FAILURES", "P50", "P95", "LAST CALL", "FLAGS"]];
-    for (const row of rows) {
-      lines.push([
-        row.tool,
-        String(row.calls),
-        okPercent(row),
-        failuresCell(row),
-        row.p50Ms === null ? "-" : formatMs(row.p50Ms),
-        row.p95Ms === null ? "-" : formatMs(row.p95Ms),
-        row.lastCallAt === null ? "-" : formatAgo(row.lastCallAt),
-        row.flags.join(" "),
-      ]);
-    }
-    process.stdout.write(`${table(lines)}\n`);
-    process.stdout.write(
-      `\nTools of ${root} (project ${key.slice(0, 12)}), most used first: the order the model is offered them in. ` +
-        `p50/p95 over the last calls. failing: ≥ ${FAILING_RATE * 100}% of ≥ ${FAILING_MIN_CALLS} calls failed; ` +
-        `slow: p95 over ${formatMs(SLOW_P95_MS)} (${formatMs(SLOW_READ_ONLY_P95_MS)} for read-only tools). Data: ${store.location}.\n`,
-    );
-    return EXIT_OK;
-  } catch (error) {
-    const failure = toResonError(error);
-    reportError(failure);
-    return exitCodeForError(failure.code);
-  } finally {
-    await store?.close().catch(() => {});
-  }
+    },
+    false,
+  );
 }

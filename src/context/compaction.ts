@@ -44,7 +44,8 @@ function textOf(message: Message): string {
     .join("\n");
 }
 
-function clip(text: string, max: number): string {
+/** `text` cut to `max` characters in the middle, keeping its head and tail, with a marker. */
+export function keepHeadAndTail(text: string, max: number): string {
   if (text.length <= max) return text;
   const half = Math.floor(max / 2);
   return `${text.slice(0, half)}\n[… ${text.length - max} characters …]\n${text.slice(-half)}`;
@@ -59,7 +60,7 @@ export function transcriptOf(entries: readonly HistoryEntry[], previous?: string
     else if (message.role === "assistant") parts.push(`AGENT:\n${textOf(message)}`);
     else
       parts.push(
-        `RESULT of ${message.toolName}${message.isError ? " (error)" : ""}:\n${clip(textOf(message), TOOL_OUTPUT_CHARS)}`,
+        `RESULT of ${message.toolName}${message.isError ? " (error)" : ""}:\n${keepHeadAndTail(textOf(message), TOOL_OUTPUT_CHARS)}`,
       );
   }
   return parts.join("\n\n");

@@ -5,6 +5,7 @@ export {
   applyCompaction,
   type Compaction,
   compactionCut,
+  keepHeadAndTail,
   SUMMARY_SYSTEM_PROMPT,
   summaryEntry,
   summaryRequestText,

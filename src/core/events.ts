@@ -165,11 +165,10 @@ export interface WarningEvent extends EventBase {
 }
 
 /**
- * After run_end: what the run left in long-term memory (items remembered, outcome counted for
- * the experiences it was shown) and what reflection changed in the rules (by experience id).
+ * What a run left in long-term memory (items remembered, outcome counted for the experiences
+ * it was shown) and what reflection changed in the rules (by experience id).
  */
-export interface LearningEvent extends EventBase {
-  type: "learning";
+export interface LearningReport {
   remembered: number;
   outcomeCounted: number;
   added: string[];
@@ -181,6 +180,11 @@ export interface LearningEvent extends EventBase {
   reflected: boolean;
   /** Tokens the reflection call used. */
   usage?: Usage;
+}
+
+/** Just before run_end (which stays the last event): what learning from the run changed. */
+export interface LearningEvent extends EventBase, LearningReport {
+  type: "learning";
 }
 
 /** How a run ended: carried by run_end and returned by Agent.run. */

@@ -55,6 +55,8 @@ interface Action {
   host?: string;
   /** Set when the action must be asked whatever the rules and mode (unless denied). */
   guard?: string;
+  /** With a guard: how a headless run, which cannot ask, gets the action through. */
+  headlessHint?: string;
   /** Set when neither an allow rule nor the read-only set may approve the action. */
   noAutoAllow?: string;
 }
@@ -190,9 +192,9 @@ function commandActions(command: string, context: EvaluationContext): Action[] {
   return actions;
 }
 
-export const UNSANDBOXED_REASON =
+const UNSANDBOXED_REASON =
   "no OS sandbox works on this machine, so this command would run OUTSIDE any sandbox";
-export const UNSANDBOXED_HEADLESS_HINT =
+const UNSANDBOXED_HEADLESS_HINT =
   "Run `reson doctor` to see what is missing (usually: apt-get install bubblewrap), or pass --sandbox off to run commands without an OS sandbox.";
 
 /** The extra part of every command when no sandbox can hold it: always asked, never auto-allowed. */
@@ -203,6 +205,7 @@ function unsandboxedAction(): Action {
     part: "(no sandbox)",
     command: { text: "", variants: [], readOnly: false },
     guard: UNSANDBOXED_REASON,
+    headlessHint: UNSANDBOXED_HEADLESS_HINT,
   };
 }
 
@@ -302,7 +305,13 @@ function decideUndenied(
   context: EvaluationContext,
   mode: PermissionMode,
 ): Decision {
-  if (action.guard) return { behavior: "ask", reason: action.guard, decidedBy: "guard" };
+  if (action.guard)
+    return {
+      behavior: "ask",
+      reason: action.guard,
+      decidedBy: "guard",
+      ...(action.headlessHint ? { headlessHint: action.headlessHint } : {}),
+    };
   const ask = findRule(policy, "ask", action, context);
   if (ask) return byRule("ask", ask, `rule ${ask.text} asks`);
   if (!action.noAutoAllow) {
@@ -415,7 +424,6 @@ function combine(parts: PartDecision[]): Decision {
   const strip = ({ part: _part, ...decision }: PartDecision): Decision => decision;
   if (pick) {
     const decision = strip(pick);
-    if (pick.reason === UNSANDBOXED_REASON) decision.headlessHint = UNSANDBOXED_HEADLESS_HINT;
     const prefix = parts.length > 1 ? `${pick.part}: ` : "";
     return { ...decision, reason: prefix + decision.reason, parts };
   }

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { ResonError } from "../core/errors.js";
 import type { Store } from "./types.js";
 
+export { bytesToVector, contentHash, vectorToBytes } from "../core/vector-bytes.js";
 export { parseDuration } from "./duration.js";
 export { successRate } from "./experience-repository.js";
 export { MIN_PREFIX_CHARS } from "./id-prefix.js";
@@ -15,7 +16,6 @@ export { projectKey } from "./project-key.js";
 export { textTokens } from "./text-terms.js";
 export { percentile, TOOL_DURATION_SAMPLES, UNKNOWN_ERROR_CODE } from "./tool-stats.js";
 export type * from "./types.js";
-export { bytesToVector, contentHash, vectorToBytes } from "./vector-bytes.js";
 
 export interface OpenStoreOptions {
   /** reson's own folder (~/.reson): the SQLite file is `${home}/reson.db`. */

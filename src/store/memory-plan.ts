@@ -3,6 +3,7 @@
 // so a secret is never stored, indexed or hashed; every write of vectors bumps its scope's
 // generation, which is how an in-process index of the scope knows it is current.
 import { ResonError } from "../core/errors.js";
+import { contentHash, vectorToBytes } from "../core/vector-bytes.js";
 import type { Statement } from "./driver.js";
 import type { MemoryDialect } from "./memory-dialect.js";
 import { EXPERIENCES, MEMORY_ITEMS, patchToColumns, type SqlValue, toRow } from "./records.js";
@@ -16,7 +17,6 @@ import type {
   Outcome,
   Provenance,
 } from "./types.js";
-import { contentHash, vectorToBytes } from "./vector-bytes.js";
 
 export type Redact = (text: string) => string;
 

@@ -4,6 +4,7 @@
 // vectors, cached embeddings, summaries made from the items) in one transaction.
 import { ResonError } from "../core/errors.js";
 import { ulid } from "../core/ids.js";
+import { bytesToVector } from "../core/vector-bytes.js";
 import type { Statement, TransactOptions } from "./driver.js";
 import type { MemoryDialect } from "./memory-dialect.js";
 import { MEMORY_KINDS } from "./memory-plan.js";
@@ -19,7 +20,6 @@ import type {
   MemoryRepository,
   WriteOp,
 } from "./types.js";
-import { bytesToVector } from "./vector-bytes.js";
 import type { VectorScopes } from "./vector-scopes.js";
 
 /** What the repositories need of the store they belong to. */

@@ -6,10 +6,10 @@
 // ordered read). The indexes share a byte budget, least recently used first out; a scope too
 // large for the budget is scanned page by page instead of kept.
 
+import { bytesToVector } from "../core/vector-bytes.js";
 import { MemoryIndex, type VectorHit } from "./memory-index.js";
 import type { Row, SqlValue } from "./records.js";
 import type { EmbeddingOwnerKind, WriteOp } from "./types.js";
-import { bytesToVector } from "./vector-bytes.js";
 
 /** Bytes of vectors kept in process across all scopes (256 MiB: 100k vectors of 640 dims). */
 export const VECTOR_CACHE_BYTES = 256 * 1024 * 1024;

@@ -2,14 +2,12 @@
 // API), hashed, looked up in a cache, and only the misses are sent. The store keeps a
 // persistent cache behind the same interface; InMemoryEmbeddingCache serves tests and runs
 // without a store.
-import { createHash } from "node:crypto";
+
 import { throwIfAborted } from "../../core/abort.js";
+import { contentHash } from "../../core/vector-bytes.js";
 import type { EmbeddingCache, EmbeddingProvider, EmbedOptions } from "./types.js";
 
-/** The cache key of a text: sha256 of its UTF-8 bytes, in hex. */
-export function contentHash(text: string): string {
-  return createHash("sha256").update(text, "utf8").digest("hex");
-}
+export { contentHash } from "../../core/vector-bytes.js";
 
 /** Vectors in a Map per model, copied in and out so no caller can change what another reads. */
 export class InMemoryEmbeddingCache implements EmbeddingCache {

@@ -4,10 +4,10 @@
 // the store searches vectors in process). The pgvector path is not exercised by the test
 // suite unless the server offers the extension.
 import { createHash } from "node:crypto";
+import { bytesToVector } from "../../core/vector-bytes.js";
 import type { MemoryDialect, NativeVectors, TextQueryPlan } from "../memory-dialect.js";
 import type { Row, SqlValue } from "../records.js";
 import { characterNgrams, charCount, querySegments, textTokens } from "../text-terms.js";
-import { bytesToVector } from "../vector-bytes.js";
 
 const MAX_TERMS = 64;
 /** Tokens of an item put in its tsvector, at most (a tsvector is limited to 1 MB). */

@@ -1,9 +1,10 @@
 // Memory on SQLite: FTS5 with the trigram tokenizer (any script, substrings of three or more
 // characters), LIKE for shorter terms, and sqlite-vec's exact cosine distance when the
 // extension loaded (else the store searches vectors in process).
+
+import { vectorToBytes } from "../../core/vector-bytes.js";
 import type { MemoryDialect, NativeVectors, TextQueryPlan } from "../memory-dialect.js";
 import { characterNgrams, charCount, querySegments } from "../text-terms.js";
-import { vectorToBytes } from "../vector-bytes.js";
 
 /** Terms of one MATCH expression, at most: a long pasted query stays a bounded query. */
 const MAX_TERMS = 64;

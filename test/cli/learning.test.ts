@@ -110,6 +110,54 @@ describe("learning from runs", () => {
     expect((await experiences())[0]).toMatchObject({ status: "retired" });
   }, 120_000);
 
+  it("with an embedding model, embeds what it remembers and recalls by similarity", async () => {
+    const embedEnv = () =>
+      cleanEnv({
+        RESON_HOME: f.home.path,
+        RESON_MEMORY_REFLECT: "always",
+        RESON_EMBEDDINGS_PROVIDER: "openai-compatible",
+        RESON_EMBEDDINGS_BASE_URL: f.server.openaiBaseUrl,
+        RESON_EMBEDDINGS_MODEL: "fake-embed",
+      });
+    const embedRun = (task: string) =>
+      runCli(
+        ["run", "--json", "--provider", "openai-compatible", "--base-url", f.server.openaiBaseUrl, task],
+        {
+          cwd: f.ws.path,
+          env: embedEnv(),
+          timeoutMs: 60_000,
+        },
+      );
+    f.server.setResponder((request) =>
+      isReflection(request)
+        ? { text: "ADD: WHEN deploying to staging THEN connect the VPN before running the script." }
+        : undefined,
+    );
+    f.server.enqueue({ text: "The staging deploy script is scripts/deploy-staging.sh." });
+    expect((await embedRun("where is the staging deploy script?")).code).toBe(0);
+    const embedded = f.server.requests.filter((r) => r.protocol === "openai-embeddings");
+    // The task and the answer were embedded, by the model configured (rules are embedded when
+    // recall first compares them with a task).
+    const inputs = embedded.flatMap((r) => (r.body as { input: string[]; model: string }).input);
+    expect(embedded.every((r) => (r.body as { model: string }).model === "fake-embed")).toBe(true);
+    expect(inputs).toEqual(
+      expect.arrayContaining([
+        "where is the staging deploy script?",
+        "The staging deploy script is scripts/deploy-staging.sh.",
+      ]),
+    );
+
+    f.server.enqueue({ text: "ok" });
+    expect((await embedRun("how do I run the staging deploy?")).code).toBe(0);
+    const chat = f.server.requests.filter((r) => r.protocol === "openai" && !isReflection(r)).at(-1)!;
+    expect(systemText(chat)).toContain("scripts/deploy-staging.sh");
+    // The second task was embedded as a query: recall used the vectors too.
+    const later = f.server.requests.filter((r) => r.protocol === "openai-embeddings").slice(embedded.length);
+    expect(later.flatMap((r) => (r.body as { input: string[] }).input)).toContain(
+      "how do I run the staging deploy?",
+    );
+  }, 60_000);
+
   it("remembers earlier sessions, and forgets on request", async () => {
     f.server.enqueue({ text: "The deploy script is scripts/deploy-staging.sh; it needs the VPN." });
     const first = await run("where is the staging deploy script?");

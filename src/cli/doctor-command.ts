@@ -8,6 +8,7 @@ import { parseArgs } from "node:util";
 import { openDefaultStore } from "../agent/index.js";
 import { loadConfig, resonHome } from "../config/index.js";
 import { ResonError, toResonError } from "../core/errors.js";
+import { INSTALL, installLine } from "../core/install-hints.js";
 import {
   AUTO_DETECT_ORDER,
   embeddingModelId,
@@ -231,9 +232,9 @@ export async function doctorCommand(argv: string[]): Promise<number> {
     await memoryCheck(workspace.root),
     binaryCheck("rg", ["--version"], {
       state: "warn",
-      fix: "Install ripgrep for fast grep (apt-get install ripgrep); the built-in search is used meanwhile.",
+      fix: `Install ripgrep for fast grep (${installLine("ripgrep")}); the built-in search is used meanwhile.`,
     }),
-    binaryCheck("git", ["--version"], { state: "warn", fix: "Install git (apt-get install git)." }),
+    binaryCheck("git", ["--version"], { state: "warn", fix: `Install git (${INSTALL.git}).` }),
     providerCheck(),
   ];
   const report: DoctorReport = {

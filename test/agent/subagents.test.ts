@@ -14,6 +14,9 @@ import {
   startFakeModelServer,
 } from "../support/fake-model-server.js";
 import { replyByTask, taskOf } from "../support/reply-by-task.js";
+import { skipWithout } from "../support/requirements.js";
+
+const noSandbox = await skipWithout("sandbox", "sub-agents");
 
 interface Body {
   messages: Array<{ role: string; content: unknown }>;
@@ -61,114 +64,118 @@ describe("sub-agents", () => {
   const requestsOf = (prefix: string) =>
     server.requests.filter((r) => r.method === "POST" && taskOf(r).startsWith(prefix));
 
-  it("explore runs its branches at the same time, read-only, each as a trace under the parent's goal", async () => {
-    const branch = (name: string): FakeReply[] => [
-      {
-        delayMs: 400,
-        toolCalls: [
-          { name: "write_file", arguments: { path: `x-${name}.txt`, content: "x" } },
-          { name: "execute_command", arguments: { command: `touch made-${name}.txt` } },
-        ],
-      },
-      { text: `found ${name}` },
-    ];
-    script = {
-      PARENT: [
+  it.skipIf(noSandbox)(
+    "explore runs its branches at the same time, read-only, each as a trace under the parent's goal",
+    async () => {
+      const branch = (name: string): FakeReply[] => [
         {
+          delayMs: 400,
           toolCalls: [
-            {
-              name: "subagent",
-              arguments: {
-                mode: "explore",
-                branches: ["BRANCH-A where", "BRANCH-B what", "BRANCH-C who"],
-                background: "the project is small",
-              },
-            },
+            { name: "write_file", arguments: { path: `x-${name}.txt`, content: "x" } },
+            { name: "execute_command", arguments: { command: `touch made-${name}.txt` } },
           ],
         },
-        { text: "all explored" },
-      ],
-      "BRANCH-A": branch("A"),
-      "BRANCH-B": branch("B"),
-      "BRANCH-C": branch("C"),
-    };
-    const agent = await agentFor();
-    const events: ResonEvent[] = [];
-    const result = await agent.run("PARENT explore the project", { onEvent: (e) => events.push(e) });
-    expect(result).toMatchObject({ status: "completed", finalText: "all explored" });
+        { text: `found ${name}` },
+      ];
+      script = {
+        PARENT: [
+          {
+            toolCalls: [
+              {
+                name: "subagent",
+                arguments: {
+                  mode: "explore",
+                  branches: ["BRANCH-A where", "BRANCH-B what", "BRANCH-C who"],
+                  background: "the project is small",
+                },
+              },
+            ],
+          },
+          { text: "all explored" },
+        ],
+        "BRANCH-A": branch("A"),
+        "BRANCH-B": branch("B"),
+        "BRANCH-C": branch("C"),
+      };
+      const agent = await agentFor();
+      const events: ResonEvent[] = [];
+      const result = await agent.run("PARENT explore the project", { onEvent: (e) => events.push(e) });
+      expect(result).toMatchObject({ status: "completed", finalText: "all explored" });
 
-    // Overlap: every branch's first request arrived before any of them was answered.
-    const firsts = ["BRANCH-A", "BRANCH-B", "BRANCH-C"].map((name) => requestsOf(name)[0]!);
-    const lastArrival = Math.max(...firsts.map((r) => r.receivedAt));
-    const firstAnswer = Math.min(...firsts.map((r) => r.completedAt ?? Number.POSITIVE_INFINITY));
-    expect(lastArrival).toBeLessThan(firstAnswer);
+      // Overlap: every branch's first request arrived before any of them was answered.
+      const firsts = ["BRANCH-A", "BRANCH-B", "BRANCH-C"].map((name) => requestsOf(name)[0]!);
+      const lastArrival = Math.max(...firsts.map((r) => r.receivedAt));
+      const firstAnswer = Math.min(...firsts.map((r) => r.completedAt ?? Number.POSITIVE_INFINITY));
+      expect(lastArrival).toBeLessThan(firstAnswer);
 
-    // Read-only: no write tools offered or registered, commands see a read-only workspace.
-    for (const request of firsts) {
-      expect(offered(request)).toContain("read_file");
-      for (const name of ["write_file", "edit_file", "subagent"])
-        expect(offered(request)).not.toContain(name);
-      expect(taskOf(request)).toContain("the project is small");
-    }
-    for (const name of ["A", "B", "C"]) {
-      expect(existsSync(join(ws.path, `x-${name}.txt`))).toBe(false);
-      expect(existsSync(join(ws.path, `made-${name}.txt`))).toBe(false);
-    }
+      // Read-only: no write tools offered or registered, commands see a read-only workspace.
+      for (const request of firsts) {
+        expect(offered(request)).toContain("read_file");
+        for (const name of ["write_file", "edit_file", "subagent"])
+          expect(offered(request)).not.toContain(name);
+        expect(taskOf(request)).toContain("the project is small");
+      }
+      for (const name of ["A", "B", "C"]) {
+        expect(existsSync(join(ws.path, `x-${name}.txt`))).toBe(false);
+        expect(existsSync(join(ws.path, `made-${name}.txt`))).toBe(false);
+      }
 
-    // Each child is a trace of its own under the parent, in the parent's session.
-    const children = await agent.store!.traces.children(result.runId);
-    expect(children).toHaveLength(3);
-    for (const child of children) {
-      expect(child).toMatchObject({
-        parentTraceId: result.runId,
-        sessionId: result.sessionId,
-        status: "completed",
+      // Each child is a trace of its own under the parent, in the parent's session.
+      const children = await agent.store!.traces.children(result.runId);
+      expect(children).toHaveLength(3);
+      for (const child of children) {
+        expect(child).toMatchObject({
+          parentTraceId: result.runId,
+          sessionId: result.sessionId,
+          status: "completed",
+        });
+        expect(child.preset).toBe("explore");
+        const [write, command] = await toolSteps(agent, child.id);
+        expect(write!.result).toMatchObject({ ok: false, error: { code: "tool_not_found" } });
+        expect(command!.result!.ok).toBe(false);
+        expect(JSON.stringify(command!.result)).toContain("Read-only file system");
+      }
+
+      // The parent's stream: one start and one end per child, and none of the children's own events.
+      expect(events.every((e) => e.runId === result.runId)).toBe(true);
+      const started = events.filter((e) => e.type === "sub_trace_started");
+      const completed = events.filter((e) => e.type === "sub_trace_completed");
+      expect(started).toHaveLength(3);
+      expect(completed.map((e) => (e as { status: string }).status)).toEqual([
+        "completed",
+        "completed",
+        "completed",
+      ]);
+      expect(started[0]).toMatchObject({
+        mode: "explore",
+        preset: "explore",
+        limits: { maxSteps: 20, maxWallMs: 600_000 },
       });
-      expect(child.preset).toBe("explore");
-      const [write, command] = await toolSteps(agent, child.id);
-      expect(write!.result).toMatchObject({ ok: false, error: { code: "tool_not_found" } });
-      expect(command!.result!.ok).toBe(false);
-      expect(JSON.stringify(command!.result)).toContain("Read-only file system");
-    }
 
-    // The parent's stream: one start and one end per child, and none of the children's own events.
-    expect(events.every((e) => e.runId === result.runId)).toBe(true);
-    const started = events.filter((e) => e.type === "sub_trace_started");
-    const completed = events.filter((e) => e.type === "sub_trace_completed");
-    expect(started).toHaveLength(3);
-    expect(completed.map((e) => (e as { status: string }).status)).toEqual([
-      "completed",
-      "completed",
-      "completed",
-    ]);
-    expect(started[0]).toMatchObject({
-      mode: "explore",
-      preset: "explore",
-      limits: { maxSteps: 20, maxWallMs: 600_000 },
-    });
+      // The parent model gets every branch's answer, in order.
+      const answer = JSON.stringify(body(requestsOf("PARENT")[1]!));
+      expect(answer.indexOf("found A")).toBeGreaterThan(0);
+      expect(answer.indexOf("found A")).toBeLessThan(answer.indexOf("found B"));
+      expect(answer.indexOf("found B")).toBeLessThan(answer.indexOf("found C"));
 
-    // The parent model gets every branch's answer, in order.
-    const answer = JSON.stringify(body(requestsOf("PARENT")[1]!));
-    expect(answer.indexOf("found A")).toBeGreaterThan(0);
-    expect(answer.indexOf("found A")).toBeLessThan(answer.indexOf("found B"));
-    expect(answer.indexOf("found B")).toBeLessThan(answer.indexOf("found C"));
+      // The goal focused when the call ran records the children.
+      const checkpoint = await agent.store!.checkpoints.get(result.runId);
+      const goals = (checkpoint!.state as { goals: { goals: Array<{ subTraceIds?: string[] }> } }).goals
+        .goals;
+      expect(new Set(goals[0]!.subTraceIds)).toEqual(new Set(children.map((c) => c.id)));
 
-    // The goal focused when the call ran records the children.
-    const checkpoint = await agent.store!.checkpoints.get(result.runId);
-    const goals = (checkpoint!.state as { goals: { goals: Array<{ subTraceIds?: string[] }> } }).goals.goals;
-    expect(new Set(goals[0]!.subTraceIds)).toEqual(new Set(children.map((c) => c.id)));
-
-    // The children's turns are in the store, but not in what the session's next run sees.
-    const turns = await agent.store!.turns.list(result.sessionId);
-    expect(turns.some((t) => t.traceId === children[0]!.id)).toBe(true);
-    await agent.run("NEXT task", { session: result.sessionId });
-    const next = JSON.stringify(body(server.requests.at(-1)!));
-    expect(next).toContain("NEXT task");
-    expect(next).toContain("all explored");
-    expect(next).not.toContain("made-A.txt");
-    expect(next).not.toContain("Read-only file system");
-    await agent.close();
-  });
+      // The children's turns are in the store, but not in what the session's next run sees.
+      const turns = await agent.store!.turns.list(result.sessionId);
+      expect(turns.some((t) => t.traceId === children[0]!.id)).toBe(true);
+      await agent.run("NEXT task", { session: result.sessionId });
+      const next = JSON.stringify(body(server.requests.at(-1)!));
+      expect(next).toContain("NEXT task");
+      expect(next).toContain("all explored");
+      expect(next).not.toContain("made-A.txt");
+      expect(next).not.toContain("Read-only file system");
+      await agent.close();
+    },
+  );
 
   it("a child's turns stay out of the session's history, also after gc removed its trace", async () => {
     script = {

@@ -5,13 +5,16 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cleanEnv, runCli } from "../support/cli.js";
 import { useCliFixture } from "../support/cli-fixture.js";
+import { skipWithout } from "../support/requirements.js";
+
+const noSandbox = await skipWithout("sandbox", "reson doctor");
 
 describe("reson doctor", () => {
   const f = useCliFixture();
   const doctor = (args: string[] = [], env: Record<string, string> = {}) =>
     runCli(["doctor", ...args], { cwd: f.ws.path, env: cleanEnv({ RESON_HOME: f.home.path, ...env }) });
 
-  it("reports an enforced sandbox and every check, and exits 0", async () => {
+  it.skipIf(noSandbox)("reports an enforced sandbox and every check, and exits 0", async () => {
     const result = await doctor();
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
@@ -38,22 +41,25 @@ describe("reson doctor", () => {
     expect(failed.some((check) => check.fix?.includes("apt-get install bubblewrap"))).toBe(true);
   });
 
-  it("lists secret names, never values, and fails on a secrets file others can read", async () => {
-    const path = join(f.home.path, "secrets.json");
-    writeFileSync(path, JSON.stringify({ "*.github.com": { gh_token: "ghp_abcdefgh12345678" } }), {
-      mode: 0o600,
-    });
-    const ok = await doctor();
-    expect(ok.code).toBe(0);
-    expect(ok.stdout).toContain("1 secret in");
-    expect(ok.stdout).toContain("gh_token");
-    expect(ok.stdout).not.toContain("ghp_abcdefgh12345678");
+  it.skipIf(noSandbox)(
+    "lists secret names, never values, and fails on a secrets file others can read",
+    async () => {
+      const path = join(f.home.path, "secrets.json");
+      writeFileSync(path, JSON.stringify({ "*.github.com": { gh_token: "ghp_abcdefgh12345678" } }), {
+        mode: 0o600,
+      });
+      const ok = await doctor();
+      expect(ok.code).toBe(0);
+      expect(ok.stdout).toContain("1 secret in");
+      expect(ok.stdout).toContain("gh_token");
+      expect(ok.stdout).not.toContain("ghp_abcdefgh12345678");
 
-    const { chmodSync } = await import("node:fs");
-    chmodSync(path, 0o644);
-    const insecure = await doctor();
-    expect(insecure.code).toBe(1);
-    expect(insecure.stdout).toContain("chmod 600");
-    expect(insecure.stdout).not.toContain("ghp_abcdefgh12345678");
-  });
+      const { chmodSync } = await import("node:fs");
+      chmodSync(path, 0o644);
+      const insecure = await doctor();
+      expect(insecure.code).toBe(1);
+      expect(insecure.stdout).toContain("chmod 600");
+      expect(insecure.stdout).not.toContain("ghp_abcdefgh12345678");
+    },
+  );
 });

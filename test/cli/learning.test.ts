@@ -8,6 +8,9 @@ import { describe, expect, it } from "vitest";
 import { cleanEnv, parseEvents, runCli } from "../support/cli.js";
 import { type CliFixture, useCliFixture } from "../support/cli-fixture.js";
 import type { FakeReply, RecordedRequest } from "../support/fake-model-server.js";
+import { skipWithout } from "../support/requirements.js";
+
+const noSandbox = await skipWithout("sandbox", "learning from runs");
 
 const RULE = "ADD: WHEN running the tests THEN use `make test`; there is no npm test script in this project.";
 
@@ -42,73 +45,79 @@ describe("learning from runs", () => {
     { text: "The tests pass (make test)." },
   ];
 
-  it("turns a failure into a rule, uses it once backed, and counts its outcome", async () => {
-    writeFileSync(join(f.ws.path, "Makefile"), "test:\n\t@echo all tests passed\n");
-    let reflections = 0;
-    // Reflection requests are answered by content; everything else follows the script.
-    f.server.setResponder((request) => {
-      if (!isReflection(request)) return undefined;
-      reflections += 1;
-      return {
-        text:
-          reflections === 1 ? RULE : "AGREE 1: use `make test`; there is no npm test script in this project.",
-      };
-    });
+  it.skipIf(noSandbox)(
+    "turns a failure into a rule, uses it once backed, and counts its outcome",
+    async () => {
+      writeFileSync(join(f.ws.path, "Makefile"), "test:\n\t@echo all tests passed\n");
+      let reflections = 0;
+      // Reflection requests are answered by content; everything else follows the script.
+      f.server.setResponder((request) => {
+        if (!isReflection(request)) return undefined;
+        reflections += 1;
+        return {
+          text:
+            reflections === 1
+              ? RULE
+              : "AGREE 1: use `make test`; there is no npm test script in this project.",
+        };
+      });
 
-    f.server.enqueue(...failingThenFixed);
-    const first = await run("run the tests");
-    expect(first.code).toBe(0);
-    const learnt = parseEvents(first.stdout).find((event) => event.type === "learning");
-    expect(learnt).toMatchObject({ reflected: true, remembered: 2 });
-    expect((learnt!.added as string[]).length).toBe(1);
-    expect(parseEvents(first.stdout).at(-1)!.type).toBe("run_end");
-    let rules = await experiences();
-    expect(rules).toEqual([
-      expect.objectContaining({ status: "candidate", condition: "running the tests", usageCount: 0 }),
-    ]);
+      f.server.enqueue(...failingThenFixed);
+      const first = await run("run the tests");
+      expect(first.code).toBe(0);
+      const learnt = parseEvents(first.stdout).find((event) => event.type === "learning");
+      expect(learnt).toMatchObject({ reflected: true, remembered: 2 });
+      expect((learnt!.added as string[]).length).toBe(1);
+      expect(parseEvents(first.stdout).at(-1)!.type).toBe("run_end");
+      let rules = await experiences();
+      expect(rules).toEqual([
+        expect.objectContaining({ status: "candidate", condition: "running the tests", usageCount: 0 }),
+      ]);
 
-    // A candidate is not shown: one run is not enough evidence. A second run backs it.
-    f.server.enqueue(...failingThenFixed);
-    const second = await run("please run the tests again");
-    expect(second.code).toBe(0);
-    const secondRequest = f.server.requests.filter((r) => !isReflection(r)).at(-3)!;
-    expect(systemText(secondRequest)).not.toContain("make test");
-    expect(parseEvents(second.stdout).find((e) => e.type === "learning")).toMatchObject({
-      agreed: [rules[0]!.id],
-      promoted: [rules[0]!.id],
-    });
-    rules = await experiences();
-    expect(rules[0]).toMatchObject({ status: "active" });
+      // A candidate is not shown: one run is not enough evidence. A second run backs it.
+      f.server.enqueue(...failingThenFixed);
+      const second = await run("please run the tests again");
+      expect(second.code).toBe(0);
+      const secondRequest = f.server.requests.filter((r) => !isReflection(r)).at(-3)!;
+      expect(systemText(secondRequest)).not.toContain("make test");
+      expect(parseEvents(second.stdout).find((e) => e.type === "learning")).toMatchObject({
+        agreed: [rules[0]!.id],
+        promoted: [rules[0]!.id],
+      });
+      rules = await experiences();
+      expect(rules[0]).toMatchObject({ status: "active" });
 
-    // The third similar task sees the rule before its first step, and succeeds with it.
-    f.server.enqueue(
-      { toolCalls: [{ name: "execute_command", arguments: { command: "make test" } }] },
-      { text: "All tests passed." },
-    );
-    const third = await run("run the tests for me");
-    expect(third.code).toBe(0);
-    const thirdFirst = f.server.requests.filter((r) => !isReflection(r)).at(-2)!;
-    const system = systemText(thirdFirst);
-    expect(system).toContain("Lessons from earlier runs in this project");
-    expect(system).toContain("When running the tests: use `make test`");
-    rules = await experiences();
-    expect(rules[0]).toMatchObject({ usageCount: 1, successCount: 1, failureCount: 0 });
-    expect(reflections).toBe(2); // the third run went smoothly: nothing to reflect on
+      // The third similar task sees the rule before its first step, and succeeds with it.
+      f.server.enqueue(
+        { toolCalls: [{ name: "execute_command", arguments: { command: "make test" } }] },
+        { text: "All tests passed." },
+      );
+      const third = await run("run the tests for me");
+      expect(third.code).toBe(0);
+      const thirdFirst = f.server.requests.filter((r) => !isReflection(r)).at(-2)!;
+      const system = systemText(thirdFirst);
+      expect(system).toContain("Lessons from earlier runs in this project");
+      expect(system).toContain("When running the tests: use `make test`");
+      rules = await experiences();
+      expect(rules[0]).toMatchObject({ usageCount: 1, successCount: 1, failureCount: 0 });
+      expect(reflections).toBe(2); // the third run went smoothly: nothing to reflect on
 
-    // A fourth run that fails with the rule in view counts against it.
-    f.server.enqueue({ fault: "http", status: 400, message: "bad request" });
-    const fourth = await run("run the tests once more");
-    expect(fourth.code).toBe(1);
-    rules = await experiences();
-    expect(rules[0]).toMatchObject({ usageCount: 2, successCount: 1, failureCount: 1 });
+      // A fourth run that fails with the rule in view counts against it.
+      f.server.enqueue({ fault: "http", status: 400, message: "bad request" });
+      const fourth = await run("run the tests once more");
+      expect(fourth.code).toBe(1);
+      rules = await experiences();
+      expect(rules[0]).toMatchObject({ usageCount: 2, successCount: 1, failureCount: 1 });
 
-    const shown = await cli(["experiences", "show", String(rules[0]!.id).slice(0, 12)]);
-    expect(shown.stdout).toContain("rule: use `make test`");
-    expect(shown.stdout).toContain("shown in 2 runs: 1 succeeded, 1 failed");
-    const retired = await cli(["experiences", "retire", String(rules[0]!.id)]);
-    expect(retired.code).toBe(0);
-    expect((await experiences())[0]).toMatchObject({ status: "retired" });
-  }, 120_000);
+      const shown = await cli(["experiences", "show", String(rules[0]!.id).slice(0, 12)]);
+      expect(shown.stdout).toContain("rule: use `make test`");
+      expect(shown.stdout).toContain("shown in 2 runs: 1 succeeded, 1 failed");
+      const retired = await cli(["experiences", "retire", String(rules[0]!.id)]);
+      expect(retired.code).toBe(0);
+      expect((await experiences())[0]).toMatchObject({ status: "retired" });
+    },
+    120_000,
+  );
 
   it("with an embedding model, embeds what it remembers and recalls by similarity", async () => {
     const embedEnv = () =>

@@ -6,6 +6,9 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cleanEnv, parseEvents, runCli } from "../support/cli.js";
 import { useCliFixture } from "../support/cli-fixture.js";
+import { skipWithout } from "../support/requirements.js";
+
+const noSandbox = await skipWithout("sandbox", "reson run --preset");
 
 function toolNames(body: unknown): string[] {
   return ((body as { tools?: Array<{ function: { name: string } }> }).tools ?? []).map(
@@ -25,7 +28,7 @@ describe("reson run --preset", () => {
       },
     );
 
-  it("explore: read-only tools only, and commands cannot write the workspace", async () => {
+  it.skipIf(noSandbox)("explore: read-only tools only, and commands cannot write the workspace", async () => {
     writeFileSync(join(f.ws.path, "notes.txt"), "hello\n");
     f.server.enqueue(
       {

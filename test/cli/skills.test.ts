@@ -7,6 +7,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { copyFixtureSkills } from "../skills/fixtures.js";
 import { cleanEnv, parseEvents, runCli, type TempDir, tempDir } from "../support/cli.js";
 import { fakeModelArgs, useCliFixture } from "../support/cli-fixture.js";
+import { skipWithout } from "../support/requirements.js";
+
+const noSandbox = await skipWithout("sandbox", "skills written for other clients");
 
 describe("reson skills", () => {
   let ws: TempDir;
@@ -75,69 +78,72 @@ describe("skills written for other clients", () => {
     expect(result.stdout).not.toContain("Warnings");
   });
 
-  it("reson run offers a .claude skill, loads it, and runs its bundled script", async () => {
-    const skill = join(f.ws.path, ".claude/skills/weekly-report");
-    mkdirSync(join(skill, "scripts"), { recursive: true });
-    mkdirSync(join(f.ws.path, ".git"));
-    writeFileSync(
-      join(skill, "SKILL.md"),
-      [
-        "---",
-        "name: weekly-report",
-        "description: Writes the weekly status report. Use when the user asks for the weekly report.",
-        "---",
-        "# Weekly report",
-        "",
-        "Run `bash .claude/skills/weekly-report/scripts/run.sh` from the workspace root; it writes",
-        "out/report.txt from template.txt. Do not write the report by hand.",
-        "",
-      ].join("\n"),
-    );
-    writeFileSync(join(skill, "template.txt"), "Weekly report: all green.\n");
-    writeFileSync(
-      join(skill, "scripts/run.sh"),
-      '#!/usr/bin/env bash\nset -eu\nhere="$(dirname "$0")"\nmkdir -p out\ncat "$here/../template.txt" > out/report.txt\necho "report written"\n',
-    );
-    chmodSync(join(skill, "scripts/run.sh"), 0o755);
-    const command = "bash .claude/skills/weekly-report/scripts/run.sh";
-    f.server.enqueue(
-      {
-        text: "Loading the skill.",
-        toolCalls: [{ name: "skill", arguments: { name: "weekly-report" }, id: "s1" }],
-      },
-      { toolCalls: [{ name: "execute_command", arguments: { command }, id: "c1" }] },
-      { text: "The weekly report is in out/report.txt." },
-    );
-    const result = await cli(["run", "--json", ...fakeModelArgs(f.server), "write the weekly report"]);
-    expect(result.stderr).toBe("");
-    expect(result.code).toBe(0);
-    expect(readFileSync(join(f.ws.path, "out/report.txt"), "utf8")).toBe("Weekly report: all green.\n");
+  it.skipIf(noSandbox)(
+    "reson run offers a .claude skill, loads it, and runs its bundled script",
+    async () => {
+      const skill = join(f.ws.path, ".claude/skills/weekly-report");
+      mkdirSync(join(skill, "scripts"), { recursive: true });
+      mkdirSync(join(f.ws.path, ".git"));
+      writeFileSync(
+        join(skill, "SKILL.md"),
+        [
+          "---",
+          "name: weekly-report",
+          "description: Writes the weekly status report. Use when the user asks for the weekly report.",
+          "---",
+          "# Weekly report",
+          "",
+          "Run `bash .claude/skills/weekly-report/scripts/run.sh` from the workspace root; it writes",
+          "out/report.txt from template.txt. Do not write the report by hand.",
+          "",
+        ].join("\n"),
+      );
+      writeFileSync(join(skill, "template.txt"), "Weekly report: all green.\n");
+      writeFileSync(
+        join(skill, "scripts/run.sh"),
+        '#!/usr/bin/env bash\nset -eu\nhere="$(dirname "$0")"\nmkdir -p out\ncat "$here/../template.txt" > out/report.txt\necho "report written"\n',
+      );
+      chmodSync(join(skill, "scripts/run.sh"), 0o755);
+      const command = "bash .claude/skills/weekly-report/scripts/run.sh";
+      f.server.enqueue(
+        {
+          text: "Loading the skill.",
+          toolCalls: [{ name: "skill", arguments: { name: "weekly-report" }, id: "s1" }],
+        },
+        { toolCalls: [{ name: "execute_command", arguments: { command }, id: "c1" }] },
+        { text: "The weekly report is in out/report.txt." },
+      );
+      const result = await cli(["run", "--json", ...fakeModelArgs(f.server), "write the weekly report"]);
+      expect(result.stderr).toBe("");
+      expect(result.code).toBe(0);
+      expect(readFileSync(join(f.ws.path, "out/report.txt"), "utf8")).toBe("Weekly report: all green.\n");
 
-    type Body = { tools?: Array<{ function: { name: string; description: string } }>; messages: unknown[] };
-    const [first, second, third] = f.server.requests.map((r) => r.body as Body);
-    // The catalogue: the skill tool's description names the skill and when to use it.
-    const skillTool = first!.tools?.find((t) => t.function.name === "skill");
-    expect(skillTool?.function.description).toContain(
-      "- weekly-report: Writes the weekly status report. Use when the user asks for the weekly report.",
-    );
-    // The skill's body and its files, listed relative to the workspace, come back to the model.
-    const loaded = JSON.stringify(second!.messages.at(-1));
-    expect(loaded).toContain("Do not write the report by hand.");
-    expect(loaded).toContain(".claude/skills/weekly-report/scripts/run.sh");
-    expect(loaded).toContain(".claude/skills/weekly-report/template.txt");
-    expect(JSON.stringify(third!.messages.at(-1))).toContain("report written");
+      type Body = { tools?: Array<{ function: { name: string; description: string } }>; messages: unknown[] };
+      const [first, second, third] = f.server.requests.map((r) => r.body as Body);
+      // The catalogue: the skill tool's description names the skill and when to use it.
+      const skillTool = first!.tools?.find((t) => t.function.name === "skill");
+      expect(skillTool?.function.description).toContain(
+        "- weekly-report: Writes the weekly status report. Use when the user asks for the weekly report.",
+      );
+      // The skill's body and its files, listed relative to the workspace, come back to the model.
+      const loaded = JSON.stringify(second!.messages.at(-1));
+      expect(loaded).toContain("Do not write the report by hand.");
+      expect(loaded).toContain(".claude/skills/weekly-report/scripts/run.sh");
+      expect(loaded).toContain(".claude/skills/weekly-report/template.txt");
+      expect(JSON.stringify(third!.messages.at(-1))).toContain("report written");
 
-    const events = parseEvents(result.stdout);
-    const calls = events.filter((e) => e.type === "tool_result").map((e) => [e.name, e.ok]);
-    expect(calls).toEqual([
-      ["skill", true],
-      ["execute_command", true],
-    ]);
-    // The trace has both calls, with their results.
-    const runId = String(events[0]!.runId);
-    const trace = await cli(["trace", "show", runId]);
-    expect(trace.code).toBe(0);
-    expect(trace.stdout).toMatch(/skill name="weekly-report" ✓/);
-    expect(trace.stdout).toMatch(/execute_command command="bash \.claude\/skills\/weekly-report\/[^"]*" ✓/);
-  });
+      const events = parseEvents(result.stdout);
+      const calls = events.filter((e) => e.type === "tool_result").map((e) => [e.name, e.ok]);
+      expect(calls).toEqual([
+        ["skill", true],
+        ["execute_command", true],
+      ]);
+      // The trace has both calls, with their results.
+      const runId = String(events[0]!.runId);
+      const trace = await cli(["trace", "show", runId]);
+      expect(trace.code).toBe(0);
+      expect(trace.stdout).toMatch(/skill name="weekly-report" ✓/);
+      expect(trace.stdout).toMatch(/execute_command command="bash \.claude\/skills\/weekly-report\/[^"]*" ✓/);
+    },
+  );
 });

@@ -14,6 +14,7 @@ import {
   type RecordedRequest,
   startFakeModelServer,
 } from "../support/fake-model-server.js";
+import { skipWithout } from "../support/requirements.js";
 
 let replies = 0;
 
@@ -74,7 +75,7 @@ function reply(request: RecordedRequest): FakeReply {
 
 const FINAL = "All done: the note says alpha two and b.txt says beta.";
 
-describe("crash safety", () => {
+describe.skipIf(await skipWithout("sandbox", "crash safety"))("crash safety", () => {
   let server: FakeModelServer;
   let home: TempDir;
   beforeAll(async () => {

@@ -8,13 +8,14 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/index.js";
 import { POSTGRES_MIGRATIONS } from "../../src/store/postgres/migrations.js";
+import { skipWithout } from "../support/requirements.js";
 import { expectUpgraded, rejection, type StoreTarget, storeContract } from "./contract.js";
 import { session } from "./fixtures.js";
 import { memoryContract } from "./memory-contract.js";
 import { postgresAvailability, startTestPostgres, type TestPostgres } from "./postgres-server.js";
 
 const availability = postgresAvailability();
-const skip = !availability.available && !process.env.CI;
+const skip = await skipWithout("postgres", "PostgreSQL store");
 if (!availability.available) {
   const say = process.env.CI ? "FAILING (CI needs it)" : "SKIPPING";
   console.warn(`\n*** PostgreSQL store tests: ${say}: ${availability.reason} ***\n`);

@@ -1,6 +1,6 @@
-import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Workspace } from "../../src/workspace/index.js";
+import { skipWithout } from "../support/requirements.js";
 import { type Harness, makeHarness } from "./harness.js";
 
 let h: Harness;
@@ -123,11 +123,10 @@ describe.each(["auto", "js"] as const)("grep (engine %s)", (engine) => {
   });
 });
 
-describe("grep engines", () => {
-  // ripgrep is a system package (apt-get install ripgrep); without it "auto" is the JS engine.
-  const hasRipgrep = (process.env.PATH ?? "").split(":").some((dir) => dir !== "" && existsSync(`${dir}/rg`));
+const noRipgrep = await skipWithout("ripgrep", "grep engines");
 
-  it.skipIf(!hasRipgrep)("uses ripgrep for auto when it is installed, the JS scan for js", async () => {
+describe("grep engines", () => {
+  it.skipIf(noRipgrep)("uses ripgrep for auto when it is installed, the JS scan for js", async () => {
     expect((await h.workspace.search("TODO")).engine).toBe("ripgrep");
     expect((await h.workspace.search("TODO", { engine: "js" })).engine).toBe("js");
   });

@@ -6,6 +6,7 @@ import { spawn } from "node:child_process";
 import { access, constants, readFile } from "node:fs/promises";
 import { delimiter, isAbsolute, join } from "node:path";
 import { Writable } from "node:stream";
+import { installLine } from "../../core/install-hints.js";
 import { type CgroupKind, type CgroupSupport, detectCgroups } from "./cgroup.js";
 import { seccompArch, seccompFilter } from "./seccomp.js";
 
@@ -56,7 +57,7 @@ export interface ProbeOptions {
 const PROBE_TIMEOUT_MS = 10_000;
 /** Found here first: a bwrap or prlimit earlier on PATH could be a workspace's own file. */
 const SYSTEM_BIN_DIRS = ["/usr/bin", "/bin", "/usr/local/bin", "/usr/sbin", "/sbin"];
-const INSTALL_BWRAP = "apt-get install bubblewrap (or: dnf install bubblewrap, apk add bubblewrap)";
+const INSTALL_BWRAP = installLine("bubblewrap");
 
 let cached: Promise<SandboxStatus> | undefined;
 

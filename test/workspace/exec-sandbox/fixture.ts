@@ -8,10 +8,11 @@ import { dirname, join } from "node:path";
 import { type CommandResult, runCommand } from "../../../src/workspace/command.js";
 import { probeSandbox, type SandboxStatus } from "../../../src/workspace/exec-sandbox/probe.js";
 import { type PolicyOptions, type WorkspacePolicy, workspacePolicy } from "../../../src/workspace/policy.js";
+import { skipWithout } from "../../support/requirements.js";
 
 export const status: SandboxStatus = await probeSandbox();
-/** Skip (locally) when this machine cannot sandbox; CI never skips. */
-export const noSandbox = status.level !== "enforced" && !process.env.CI;
+/** Skip (locally, recorded for the skip block) when this machine cannot sandbox; CI never skips. */
+export const noSandbox = await skipWithout("sandbox", "every sandbox suite");
 
 export interface Fixture {
   base: string;

@@ -1,60 +1,12 @@
 // End to end: the interactive terminal (`reson` with no subcommand) driven through pipes, as
 // a user would type: tasks stream their answer and tool lines, permission prompts take each
 // answer, slash commands answer, Ctrl-C cancels a run, and `reson --continue` reopens it.
-import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { CLI, cleanEnv, type TempDir, tempDir } from "../support/cli.js";
+import { cleanEnv, type TempDir, tempDir } from "../support/cli.js";
 import { type FakeModelServer, startFakeModelServer } from "../support/fake-model-server.js";
-
-interface Session {
-  child: ChildProcess;
-  /** stdout and stderr, interleaved as they arrived. */
-  readonly output: string;
-  send(line: string): void;
-  /** Resolves when `text` appears in the output after `from` (default: anywhere). */
-  waitFor(text: string | RegExp, from?: number): Promise<number>;
-  exited: Promise<number | null>;
-}
-
-function startRepl(args: string[], cwd: string, env: NodeJS.ProcessEnv): Session {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
-  let output = "";
-  const waiters = new Set<() => void>();
-  const onData = (chunk: string) => {
-    output += chunk;
-    for (const check of [...waiters]) check();
-  };
-  child.stdout!.setEncoding("utf8").on("data", onData);
-  child.stderr!.setEncoding("utf8").on("data", onData);
-  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
-  return {
-    child,
-    get output() {
-      return output;
-    },
-    send: (line) => child.stdin!.write(`${line}\n`),
-    waitFor: (text, from = 0) =>
-      new Promise((resolve, reject) => {
-        const check = () => {
-          const rest = output.slice(from);
-          const at = typeof text === "string" ? rest.indexOf(text) : rest.search(text);
-          if (at < 0) return;
-          waiters.delete(check);
-          clearTimeout(timer);
-          resolve(from + at + 1);
-        };
-        const timer = setTimeout(() => {
-          waiters.delete(check);
-          reject(new Error(`timed out waiting for ${String(text)}; output:\n${output}`));
-        }, 15_000);
-        waiters.add(check);
-        check();
-      }),
-    exited,
-  };
-}
+import { type ReplSession as Session, startRepl } from "../support/repl-session.js";
 
 /** All the text the model was sent in a request (system, messages, tool results). */
 function requestText(body: unknown): string {

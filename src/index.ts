@@ -17,10 +17,13 @@ export type { ProviderName } from "./providers/index.js";
 export { SecretVault } from "./secrets/index.js";
 export type {
   AskHuman,
+  FileChange,
   HumanQuestion,
+  PreviewContext,
   ToolContext,
   ToolDefinition,
   ToolOutput,
+  ToolPreview,
   ToolResult,
 } from "./tools/index.js";
 export { probeSandbox, type SandboxStatus } from "./workspace/index.js";

@@ -1,7 +1,7 @@
 // The only extension points of the loop: transformContext, beforeToolCall, afterToolCall.
 // Hooks run in order of registration; each sees what the previous one produced.
 import type { ChatRequest } from "../providers/index.js";
-import type { ToolCallRequest, ToolDefinition, ToolResult } from "../tools/index.js";
+import type { ToolCallRequest, ToolDefinition, ToolPreview, ToolResult } from "../tools/index.js";
 
 export interface HookInfo {
   runId: string;
@@ -18,6 +18,11 @@ export type ToolCallDecision =
 export interface ToolCallInfo extends HookInfo {
   /** Undefined when the model named a tool that does not exist. */
   tool: ToolDefinition | undefined;
+  /**
+   * What the call would change with these arguments (a file's text before and after, secret
+   * values masked), computed without changing anything; undefined for a tool without a preview.
+   */
+  preview?: (args: Record<string, unknown>) => Promise<ToolPreview | undefined>;
 }
 
 export interface AgentHooks {

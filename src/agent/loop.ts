@@ -477,7 +477,19 @@ async function runToolCall(
     return result;
   }
 
-  const info: ToolCallInfo = { ...hookInfo(state), tool: deps.tools.get(call.name) };
+  const info: ToolCallInfo = {
+    ...hookInfo(state),
+    tool: deps.tools.get(call.name),
+    preview: (args) =>
+      deps.tools.preview(
+        { ...call, arguments: args },
+        {
+          workspace: deps.workspace,
+          signal: deps.signal,
+          ...(deps.secrets ? { secrets: deps.secrets } : {}),
+        },
+      ),
+  };
   const startedAt = Date.now();
   let effective = call;
   let result: ToolResult | undefined;

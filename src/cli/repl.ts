@@ -451,6 +451,7 @@ export async function replCommand(argv: string[]): Promise<number> {
       return askPermission(prompt, {
         write: (text) => current.write(text),
         read: (question) => current.reader.read(question),
+        color: current.color,
       });
     };
     const sandbox = await sandboxSetup(args.sandbox, true);

@@ -290,13 +290,15 @@ function decideAction(
     };
 
   const verdict = decideUndenied(action, policy, context, mode);
-  if (verdict.behavior === "ask" && mode === "dontAsk")
+  if (verdict.behavior !== "ask") return verdict;
+  if (mode === "dontAsk")
     return {
       ...verdict,
       behavior: "deny",
       reason: `dontAsk mode denies what would be asked: ${verdict.reason}`,
     };
-  return verdict;
+  // Only the mode's default gives way to an allow rule; anything else asks again next time.
+  return verdict.decidedBy === "mode" && !action.noAutoAllow ? verdict : { ...verdict, alwaysAsked: true };
 }
 
 function decideUndenied(
@@ -425,7 +427,8 @@ function combine(parts: PartDecision[]): Decision {
   if (pick) {
     const decision = strip(pick);
     const prefix = parts.length > 1 ? `${pick.part}: ` : "";
-    return { ...decision, reason: prefix + decision.reason, parts };
+    const alwaysAsked = parts.some((p) => p.behavior === "ask" && p.alwaysAsked);
+    return { ...decision, reason: prefix + decision.reason, parts, ...(alwaysAsked ? { alwaysAsked } : {}) };
   }
   const byRulePart = parts.find((p) => p.decidedBy === "rule");
   const byModePart = parts.find((p) => p.decidedBy === "mode");

@@ -3,11 +3,14 @@
 // terminal), or, in a headless run, is denied with the flag or rule that would allow it. The
 // decision, and the rule and file behind it, are recorded with the call.
 import { mkdir, readFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { AgentHooks, ToolCallDecision } from "../agent/index.js";
 import { writeFileAtomic } from "../core/atomic-write.js";
+import type { ToolPreview } from "../tools/index.js";
 import { evaluate } from "./evaluate.js";
+import { escapeGlob } from "./path-pattern.js";
 import { parseRule } from "./rule.js";
+import { isWriteTool } from "./tool-names.js";
 import type { Decision, PermissionMode, Policy, Rule, SandboxState } from "./types.js";
 
 export type PermissionAnswer =
@@ -25,9 +28,24 @@ export interface PermissionPrompt {
   tool: string;
   arguments: Record<string, unknown>;
   decision: Decision;
-  /** The rule an "allow always" answer would add. */
-  suggestedRule: string;
+  /**
+   * The rule an "allow always" answer (project or user) would add; absent when the call is
+   * asked every time (a guard, an ask rule), where no rule would spare the next question.
+   */
+  suggestedRule?: string;
+  /** What an "allow for this session" answer covers; absent as for suggestedRule. */
+  session?: SessionGrant;
   editableParams: readonly string[];
+  /** What the call would change (write_file, edit_file): the file before and after. */
+  change?: ToolPreview;
+}
+
+/** What "allow for this session" allows from now on. */
+export interface SessionGrant {
+  /** The allow rule added for the rest of the session. */
+  rule: string;
+  /** What it covers, as the prompt says it ("all file edits in the workspace"). */
+  covers: string;
 }
 
 export interface PermissionGateOptions {
@@ -59,12 +77,18 @@ function quoteForShell(text: string): string {
   return `'${text.replaceAll("'", "'\\''")}'`;
 }
 
-/** The narrowest rule that would allow this exact call. */
-export function suggestedRule(tool: string, args: Record<string, unknown>): string {
+/**
+ * The narrowest rule that would allow this exact call. A file edit gets Claude Code's
+ * `Edit(…)` form, which covers write_file and edit_file alike, with the path from the
+ * workspace root (`./…`, glob characters escaped) or, outside it, absolute (`//…`).
+ */
+export function suggestedRule(tool: string, args: Record<string, unknown>, workspaceRoot?: string): string {
   if (tool === "execute_command" && typeof args.command === "string") {
     // A compound command needs every part allowed; one exact rule would not cover it.
-    return /&&|\|\||[;|&\n`]|\$\(/.test(args.command) ? tool : `execute_command(${args.command})`;
+    return isCompound(args.command) ? tool : `execute_command(${args.command})`;
   }
+  if (isWriteTool(tool) && typeof args.path === "string" && args.path !== "")
+    return `Edit(${editPattern(args.path, workspaceRoot)})`;
   if (typeof args.path === "string") return `${tool}(${args.path})`;
   if (tool === "web_fetch" && typeof args.url === "string") {
     try {
@@ -74,6 +98,51 @@ export function suggestedRule(tool: string, args: Record<string, unknown>): stri
     }
   }
   return tool;
+}
+
+/** Every file edit (write_file, edit_file) inside the workspace. */
+const WORKSPACE_EDITS = "Edit(./**)";
+
+/**
+ * What "allow for this session" covers. For a file edit inside the workspace: every edit
+ * inside it, as Claude Code's "allow all edits this session" (a task edits several files, and
+ * protected paths are still asked); elsewhere the call's own rule.
+ */
+export function sessionGrant(
+  tool: string,
+  args: Record<string, unknown>,
+  workspaceRoot: string,
+): SessionGrant {
+  const rule = suggestedRule(tool, args, workspaceRoot);
+  if (isWriteTool(tool) && typeof args.path === "string" && args.path !== "") {
+    if (rule.startsWith("Edit(./"))
+      return {
+        rule: WORKSPACE_EDITS,
+        covers: "all file edits in this workspace for this session (protected paths still ask)",
+      };
+    return { rule, covers: `edits of ${args.path} for this session` };
+  }
+  if (tool === "execute_command" && typeof args.command === "string")
+    return isCompound(args.command)
+      ? { rule, covers: "every command for this session" }
+      : { rule, covers: "this exact command for this session" };
+  if (rule.startsWith("web_fetch(domain:"))
+    return { rule, covers: `fetches from ${rule.slice("web_fetch(domain:".length, -1)} for this session` };
+  if (rule !== tool) return { rule, covers: `${rule} for this session` };
+  return { rule, covers: `every ${tool} call for this session` };
+}
+
+function isCompound(command: string): boolean {
+  return /&&|\|\||[;|&\n`]|\$\(/.test(command);
+}
+
+function editPattern(path: string, workspaceRoot: string | undefined): string {
+  if (workspaceRoot === undefined) return isAbsolute(path) ? `/${escapeGlob(path)}` : `./${escapeGlob(path)}`;
+  const absolute = resolve(workspaceRoot, path);
+  const rel = relative(workspaceRoot, absolute);
+  if (rel === "" || rel === ".." || rel.startsWith("../") || isAbsolute(rel))
+    return `/${escapeGlob(absolute)}`;
+  return `./${escapeGlob(rel)}`;
 }
 
 async function appendAllowRule(file: string, rule: string): Promise<void> {
@@ -114,7 +183,7 @@ export class PermissionGate {
 
   /** Adds an allow rule for the rest of this session (not written anywhere). */
   allowForSession(text: string): Rule | undefined {
-    const parsed = parseRule(text, "allow", { kind: "flags", root: this.options.workspaceRoot });
+    const parsed = parseRule(text, "allow", { kind: "session", root: this.options.workspaceRoot });
     if (!parsed.ok) return undefined;
     this.policy = { ...this.policy, rules: [...this.policy.rules, parsed.rule] };
     return parsed.rule;
@@ -151,7 +220,7 @@ export class PermissionGate {
     if (decision.headlessHint) {
       return `${decision.reason}. This run cannot ask for approval (headless). ${decision.headlessHint}`;
     }
-    const rule = suggestedRule(tool, args);
+    const rule = suggestedRule(tool, args, this.options.workspaceRoot);
     return (
       `${decision.reason} This run cannot ask for approval (headless). Allow it with ` +
       `--allow ${quoteForShell(rule)}, a rule in .reson/settings.json, or --permission-mode bypass.`
@@ -177,28 +246,39 @@ export class PermissionGate {
             record: this.record(decision, "deny"),
           };
         }
-        const rule = suggestedRule(call.name, call.arguments);
+        // Only an ask that a rule could silence offers "for this session" and "always".
+        const repeatable = decision.decidedBy === "mode" && !decision.alwaysAsked;
+        const root = this.options.workspaceRoot;
+        const rule = repeatable ? suggestedRule(call.name, call.arguments, root) : undefined;
+        const session = repeatable ? sessionGrant(call.name, call.arguments, root) : undefined;
+        const change = await info.preview?.(call.arguments);
         const answer = await prompt({
           tool: call.name,
           arguments: call.arguments,
           decision,
-          suggestedRule: rule,
+          ...(rule ? { suggestedRule: rule } : {}),
+          ...(session ? { session } : {}),
           editableParams: info.tool?.editableParams ?? [],
+          ...(change ? { change } : {}),
         });
         const record = (behavior: "allow" | "deny") => this.record(decision, behavior, answer.kind);
         switch (answer.kind) {
           case "allow_once":
             return { action: "allow", record: record("allow") };
           case "allow_session":
-            this.allowForSession(rule);
+            if (session) this.allowForSession(session.rule);
             return { action: "allow", record: record("allow") };
           case "allow_project":
-            this.allowForSession(rule);
-            await appendAllowRule(join(this.options.workspaceRoot, ".reson", "settings.local.json"), rule);
+            if (rule) {
+              this.allowForSession(rule);
+              await appendAllowRule(join(root, ".reson", "settings.local.json"), rule);
+            }
             return { action: "allow", record: record("allow") };
           case "allow_user":
-            this.allowForSession(rule);
-            await appendAllowRule(join(this.options.home, "settings.json"), rule);
+            if (rule) {
+              this.allowForSession(rule);
+              await appendAllowRule(join(this.options.home, "settings.json"), rule);
+            }
             return { action: "allow", record: record("allow") };
           case "edit":
             return { action: "modify", arguments: answer.arguments, record: record("allow") };

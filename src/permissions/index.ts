@@ -8,6 +8,8 @@ export {
   PermissionGate,
   type PermissionGateOptions,
   type PermissionPrompt,
+  type SessionGrant,
+  sessionGrant,
   suggestedRule,
 } from "./gate.js";
 export { PROTECTED_DIRS, PROTECTED_FILES, protectedPathReason } from "./guards.js";

@@ -42,6 +42,11 @@ function anchored(base: string, glob: string): CompiledPattern {
   return { base, globs: [trimmed, `${trimmed}/**`] };
 }
 
+/** A file name as a pattern that matches just that name (glob characters escaped). */
+export function escapeGlob(path: string): string {
+  return path.replace(/[\\*?[\]{}()!+@|]/g, "\\$&");
+}
+
 /** Whether absolute `path` matches the rule's path pattern. */
 export function matchesPathPattern(
   path: string,

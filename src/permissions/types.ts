@@ -8,8 +8,8 @@ export const RULE_LISTS = ["deny", "ask", "allow"] as const;
 export type RuleList = (typeof RULE_LISTS)[number];
 export type Behavior = "allow" | "ask" | "deny";
 
-/** Where rules come from, highest precedence first. */
-export const SOURCE_KINDS = ["flags", "local", "project", "user"] as const;
+/** Where rules come from, highest precedence first; "session": answers given in this session. */
+export const SOURCE_KINDS = ["flags", "session", "local", "project", "user"] as const;
 export type SourceKind = (typeof SOURCE_KINDS)[number];
 
 export interface RuleSource {
@@ -106,6 +106,11 @@ export interface Decision {
   parts?: PartDecision[];
   /** For a headless run: how to get this call through, when a rule cannot (no sandbox). */
   headlessHint?: string;
+  /**
+   * Set on an "ask" that no allow rule can silence (a guard, an ask rule, a dangerous
+   * variable): answering "for this session" or "always" would not spare the next question.
+   */
+  alwaysAsked?: true;
 }
 
 export interface PartDecision extends Decision {

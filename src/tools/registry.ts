@@ -11,11 +11,14 @@ import { splitLines } from "./builtin/numbered-lines.js";
 import { ToolStatsTable } from "./stats.js";
 import { DEFAULT_TRUNCATION_LIMITS, type TruncationLimits, truncateOutput } from "./truncate.js";
 import type {
+  FileChange,
+  PreviewContext,
   SecretAccess,
   ToolCallRequest,
   ToolContext,
   ToolDefinition,
   ToolOutput,
+  ToolPreview,
   ToolResult,
   ToolSpec,
   ToolStats,
@@ -195,6 +198,29 @@ export class ToolRegistry {
     return result;
   }
 
+  /**
+   * What `call` would change, for the user asked to approve it: undefined when the tool has no
+   * preview or the arguments are not valid (the call will say so when it runs). Values of the
+   * user's secrets in the texts are masked, as in every output.
+   */
+  async preview(
+    call: ToolCallRequest,
+    ctx: PreviewContext & { secrets?: SecretAccess },
+  ): Promise<ToolPreview | undefined> {
+    const tool = this.tools.get(call.name);
+    if (!tool?.preview) return undefined;
+    const validated = validateArguments(tool.name, tool.parameters, call.arguments);
+    if (!validated.ok) return undefined;
+    try {
+      const change = await untilAborted(tool.preview(validated.value, ctx), ctx.signal);
+      return { ok: true, change: redactChange(change, ctx.secrets) };
+    } catch (thrown) {
+      if (ctx.signal.aborted) throw abortError(ctx.signal);
+      const message = thrown instanceof Error ? thrown.message : String(thrown);
+      return { ok: false, message: redactText(message, ctx.secrets) };
+    }
+  }
+
   private failed(tool: ToolDefinition, started: number, error: ResonError): ToolResult {
     return this.finish(tool.name, started, { ok: false, content: "", truncated: false, error });
   }
@@ -225,6 +251,15 @@ function offeredAt(tool: ToolDefinition, url: string | undefined): boolean {
 
 function redactText(text: string, secrets: SecretAccess | undefined): string {
   return secrets ? secrets.redact(text) : text;
+}
+
+function redactChange(change: FileChange, secrets: SecretAccess | undefined): FileChange {
+  if (!secrets) return change;
+  return {
+    ...change,
+    before: change.before === null ? null : secrets.redact(change.before),
+    after: secrets.redact(change.after),
+  };
 }
 
 function redactError(error: ResonError, secrets: SecretAccess | undefined): ResonError {

@@ -30,6 +30,31 @@ export interface ToolContext {
   askHuman?: AskHuman;
 }
 
+/** What a preview may use: the workspace to read, nothing to write with. */
+export interface PreviewContext {
+  workspace: Workspace;
+  signal: AbortSignal;
+}
+
+/** A file a call would create or change: its text before and after. */
+export interface FileChange {
+  /** The path as the call names it. */
+  path: string;
+  /** The text now; null when the call creates the file. */
+  before: string | null;
+  after: string;
+  /** Set when the current text cannot be shown (binary, too large): the call replaces it whole. */
+  beforeUnreadable?: string;
+  /** For an edit: how many occurrences it replaces. */
+  replacements?: number;
+}
+
+/**
+ * A call's preview as the registry gives it: the change with secret values masked, or why the
+ * call would fail as it stands.
+ */
+export type ToolPreview = { ok: true; change: FileChange } | { ok: false; message: string };
+
 /** A question for the user, from the ask_human call `toolCallId`. */
 export interface HumanQuestion {
   question: string;
@@ -145,6 +170,11 @@ export interface ToolDefinition<S extends TSchema = TSchema> {
   editableParams?: string[];
   /** Default "head"; "head_and_tail" for outputs whose end matters (command output). */
   truncation?: TruncationMode;
+  /**
+   * What the call would change, computed without changing anything: shown to the user who is
+   * asked to approve it. Throws a ResonError when the call, as it stands, would fail.
+   */
+  preview?(args: Static<S>, ctx: PreviewContext): Promise<FileChange>;
   /**
    * Default true: an output the registry must cut is kept whole as an artifact when the run
    * can store them. False for tools whose output can be read again by range (read_file).

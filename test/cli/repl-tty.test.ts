@@ -43,6 +43,40 @@ describe.skipIf(await skipWithout("tmux", "the interactive terminal on a pty"))(
       throw new Error(`timed out waiting for ${String(text)}; screen:\n${screen()}`);
     };
     const lines = (shown: string) => shown.trimEnd().split("\n").length;
+    /** `reson` against the fake model server in a 160x50 terminal, colours allowed. */
+    const startReson = () => {
+      const command = [
+        `RESON_HOME=${home.path}`,
+        "OLLAMA_HOST=127.0.0.1:9",
+        "TERM=xterm-256color",
+        process.execPath,
+        CLI,
+        "--provider openai-compatible",
+        `--base-url ${server.openaiBaseUrl}`,
+        "--model fake-model",
+      ].join(" ");
+      tmux(
+        "new-session",
+        "-d",
+        "-s",
+        name,
+        "-x",
+        "160",
+        "-y",
+        "50",
+        "-c",
+        ws.path,
+        `env -u NO_COLOR ${command}`,
+        // The screen stays readable after reson exits (the last wait may come after the exit).
+        ";",
+        "set-option",
+        "-w",
+        "-t",
+        name,
+        "remain-on-exit",
+        "on",
+      );
+    };
 
     it("a permission answer runs the command, Ctrl-C cancels a reply, /exit leaves", async () => {
       const long = Array.from({ length: 100 }, (_, i) => `word${i}`).join(" ");
@@ -55,17 +89,7 @@ describe.skipIf(await skipWithout("tmux", "the interactive terminal on a pty"))(
         { text: long, chunkDelayMs: 100 },
         { text: "After the interrupt." },
       );
-      const command = [
-        `RESON_HOME=${home.path}`,
-        "OLLAMA_HOST=127.0.0.1:9",
-        "TERM=xterm-256color",
-        process.execPath,
-        CLI,
-        "--provider openai-compatible",
-        `--base-url ${server.openaiBaseUrl}`,
-        "--model fake-model",
-      ].join(" ");
-      tmux("new-session", "-d", "-s", name, "-x", "160", "-y", "50", "-c", ws.path, `env ${command}`);
+      startReson();
       await waitFor("reson>");
       tmux("send-keys", "-t", name, "touch a file", "Enter");
       let shown = await waitFor("allow? [y/s/p/u/n/m/e]");
@@ -81,6 +105,27 @@ describe.skipIf(await skipWithout("tmux", "the interactive terminal on a pty"))(
       tmux("send-keys", "-t", name, "again", "Enter");
       shown = await waitFor("After the interrupt.", lines(shown) - 1);
       expect(shown).not.toContain("word99");
+      tmux("send-keys", "-t", name, "/exit", "Enter");
+      await waitFor("reson --continue");
+    });
+
+    it("shows a file change as a coloured diff on a terminal", async () => {
+      server.enqueue(
+        { toolCalls: [{ name: "write_file", arguments: { path: "hello.txt", content: "hello\nworld\n" } }] },
+        { text: "Written." },
+      );
+      startReson();
+      await waitFor("reson>");
+      tmux("send-keys", "-t", name, "write a file", "Enter");
+      await waitFor("allow? [y/s/p/u/n/m/e]");
+      // With its escape sequences (as tmux re-encodes them): added lines green, the hunk header cyan.
+      const coloured = tmux("capture-pane", "-p", "-e", "-t", name, "-S", "-200");
+      const esc = String.fromCharCode(27);
+      expect(coloured).toContain(`${esc}[32m  +hello`);
+      expect(coloured).toMatch(new RegExp(`${esc}\\[36m(${esc}\\[\\d+m)*  @@ -0,0 \\+1,2 @@`));
+      tmux("send-keys", "-t", name, "y", "Enter");
+      await waitFor("Written.");
+      expect(existsSync(join(ws.path, "hello.txt"))).toBe(true);
       tmux("send-keys", "-t", name, "/exit", "Enter");
       await waitFor("reson --continue");
     });

@@ -1,63 +1,12 @@
 // End to end: the interactive terminal (`reson` with no subcommand) driven through pipes, as
 // a user would type: tasks stream their answer and tool lines, permission prompts take each
 // answer, slash commands answer, Ctrl-C cancels a run, and `reson --continue` reopens it.
-import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { CLI, cleanEnv, type TempDir, tempDir } from "../support/cli.js";
+import { cleanEnv, type TempDir, tempDir } from "../support/cli.js";
 import { type FakeModelServer, startFakeModelServer } from "../support/fake-model-server.js";
-import { skipWithout } from "../support/requirements.js";
-
-const noSandbox = await skipWithout("sandbox", "the interactive terminal");
-
-interface Session {
-  child: ChildProcess;
-  /** stdout and stderr, interleaved as they arrived. */
-  readonly output: string;
-  send(line: string): void;
-  /** Resolves when `text` appears in the output after `from` (default: anywhere). */
-  waitFor(text: string | RegExp, from?: number): Promise<number>;
-  exited: Promise<number | null>;
-}
-
-function startRepl(args: string[], cwd: string, env: NodeJS.ProcessEnv): Session {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
-  let output = "";
-  const waiters = new Set<() => void>();
-  const onData = (chunk: string) => {
-    output += chunk;
-    for (const check of [...waiters]) check();
-  };
-  child.stdout!.setEncoding("utf8").on("data", onData);
-  child.stderr!.setEncoding("utf8").on("data", onData);
-  const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
-  return {
-    child,
-    get output() {
-      return output;
-    },
-    send: (line) => child.stdin!.write(`${line}\n`),
-    waitFor: (text, from = 0) =>
-      new Promise((resolve, reject) => {
-        const check = () => {
-          const rest = output.slice(from);
-          const at = typeof text === "string" ? rest.indexOf(text) : rest.search(text);
-          if (at < 0) return;
-          waiters.delete(check);
-          clearTimeout(timer);
-          resolve(from + at + 1);
-        };
-        const timer = setTimeout(() => {
-          waiters.delete(check);
-          reject(new Error(`timed out waiting for ${String(text)}; output:\n${output}`));
-        }, 15_000);
-        waiters.add(check);
-        check();
-      }),
-    exited,
-  };
-}
+import { type ReplSession as Session, startRepl } from "../support/repl-session.js";
 
 /** All the text the model was sent in a request (system, messages, tool results). */
 function requestText(body: unknown): string {
@@ -142,6 +91,8 @@ describe("the interactive terminal", () => {
   });
 
   it("asks before a command and takes y, n, a note with m, and an edited command with e", async () => {
+    // Without a working sandbox every command is asked each time, and only y/n/m/e are offered.
+    const ANSWERS = /allow\? \[y(\/s\/p\/u)?\/n\/m\/e\] /;
     const touch = (file: string) => ({
       toolCalls: [{ name: "execute_command", arguments: { command: `touch ${file}` } }],
     });
@@ -150,17 +101,17 @@ describe("the interactive terminal", () => {
     await r.waitFor("reson> ");
     r.send("make some files");
 
-    let at = await r.waitFor("allow? [y/s/p/u/n/m/e]");
+    let at = await r.waitFor(ANSWERS);
     expect(r.output).toContain('? execute_command command="touch yes.txt"');
     r.send("y");
-    at = await r.waitFor("allow? [y/s/p/u/n/m/e]", at);
+    at = await r.waitFor(ANSWERS, at);
     expect(existsSync(join(ws.path, "yes.txt"))).toBe(true);
     r.send("n");
-    at = await r.waitFor("allow? [y/s/p/u/n/m/e]", at);
+    at = await r.waitFor(ANSWERS, at);
     r.send("m");
     at = await r.waitFor("note to the model: ", at);
     r.send("use the fixtures folder instead");
-    at = await r.waitFor("allow? [y/s/p/u/n/m/e]", at);
+    at = await r.waitFor(ANSWERS, at);
     // The note reached the model with the denied call's result.
     expect(requestText(server.requests.at(-1)?.body)).toContain(
       "The user denied this call: use the fixtures folder instead",
@@ -178,34 +129,31 @@ describe("the interactive terminal", () => {
     expect(await r.exited).toBe(0);
   });
 
-  it.skipIf(noSandbox)(
-    "s allows the same call for the session; p and u write the rule to the project's and the user's settings",
-    async () => {
-      const touch = (file: string) => ({
-        toolCalls: [{ name: "execute_command", arguments: { command: `touch ${file}` } }],
-      });
-      server.enqueue(touch("s.txt"), touch("s.txt"), touch("p.txt"), touch("u.txt"), { text: "ok" });
-      const r = open();
-      await r.waitFor("reson> ");
-      r.send("make files");
-      let at = await r.waitFor("allow? [y/s/p/u/n/m/e]");
-      r.send("s");
-      // The same call again is not asked: the next prompt is for p.txt.
-      at = await r.waitFor("allow? [y/s/p/u/n/m/e]", at);
-      expect(r.output.slice(at - 200)).toContain("touch p.txt");
-      r.send("p");
-      at = await r.waitFor("allow? [y/s/p/u/n/m/e]", at);
-      r.send("u");
-      await r.waitFor(/this session/, at);
-      for (const file of ["s.txt", "p.txt", "u.txt"]) expect(existsSync(join(ws.path, file))).toBe(true);
-      const project = JSON.parse(readFileSync(join(ws.path, ".reson/settings.local.json"), "utf8"));
-      expect(project.permissions.allow).toEqual(["execute_command(touch p.txt)"]);
-      const user = JSON.parse(readFileSync(join(home.path, "settings.json"), "utf8"));
-      expect(user.permissions.allow).toEqual(["execute_command(touch u.txt)"]);
-      r.send("/exit");
-      expect(await r.exited).toBe(0);
-    },
-  );
+  it("s allows the same call for the session; p and u write the rule to the project's and the user's settings", async () => {
+    const touch = (file: string) => ({
+      toolCalls: [{ name: "execute_command", arguments: { command: `touch ${file}` } }],
+    });
+    server.enqueue(touch("s.txt"), touch("s.txt"), touch("p.txt"), touch("u.txt"), { text: "ok" });
+    const r = open();
+    await r.waitFor("reson> ");
+    r.send("make files");
+    let at = await r.waitFor("allow? [y/s/p/u/n/m/e]");
+    r.send("s");
+    // The same call again is not asked: the next prompt is for p.txt.
+    at = await r.waitFor("allow? [y/s/p/u/n/m/e]", at);
+    expect(r.output.slice(at - 200)).toContain("touch p.txt");
+    r.send("p");
+    at = await r.waitFor("allow? [y/s/p/u/n/m/e]", at);
+    r.send("u");
+    await r.waitFor(/this session/, at);
+    for (const file of ["s.txt", "p.txt", "u.txt"]) expect(existsSync(join(ws.path, file))).toBe(true);
+    const project = JSON.parse(readFileSync(join(ws.path, ".reson/settings.local.json"), "utf8"));
+    expect(project.permissions.allow).toEqual(["execute_command(touch p.txt)"]);
+    const user = JSON.parse(readFileSync(join(home.path, "settings.json"), "utf8"));
+    expect(user.permissions.allow).toEqual(["execute_command(touch u.txt)"]);
+    r.send("/exit");
+    expect(await r.exited).toBe(0);
+  });
 
   it("/compact summarises the session with the summary request and the next task sees the summary", async () => {
     server.enqueue(

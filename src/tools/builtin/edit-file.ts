@@ -64,6 +64,79 @@ function noMatchHint(text: string, oldString: string): string {
   return "Read the file again with read_file and copy the text exactly (without the line-number prefix).";
 }
 
+interface EditArgs {
+  old_string: string;
+  new_string: string;
+  replace_all?: boolean;
+}
+
+interface PlannedEdit {
+  updated: string;
+  /** Where each replaced occurrence starts in the original text. */
+  found: number[];
+  /** new_string as written into the file (in its line-ending convention). */
+  newString: string;
+}
+
+/** Refuses an edit that names nothing to replace or would change nothing (before any read). */
+function refuseEmptyEdit(args: EditArgs): void {
+  if (args.old_string === "") {
+    throw new ResonError("tool_invalid_arguments", "old_string is empty.", {
+      hint: "Give the exact text to replace; to create a file or replace all of it, use write_file.",
+      details: { field: "old_string" },
+    });
+  }
+  if (args.old_string === args.new_string) {
+    throw new ResonError(
+      "tool_invalid_arguments",
+      "old_string and new_string are the same, so nothing would change.",
+      {
+        details: { field: "new_string" },
+      },
+    );
+  }
+}
+
+/** The file's text after the edit, or the error that says how to fix the call. */
+function plannedEdit(text: string, args: EditArgs, path: string): PlannedEdit {
+  let oldString = args.old_string;
+  let newString = args.new_string;
+  let found = occurrences(text, oldString);
+  if (usesCrlf(text)) {
+    // The model writes \n; the file has \r\n. Match and write in the file's convention.
+    newString = newString.replace(/\r?\n/g, "\r\n");
+    if (found.length === 0 && !oldString.includes("\r\n") && oldString.includes("\n")) {
+      oldString = oldString.replace(/\n/g, "\r\n");
+      found = occurrences(text, oldString);
+    }
+  }
+  if (found.length === 0) {
+    throw new ResonError("edit_no_match", `old_string was not found in ${path}.`, {
+      hint: noMatchHint(text, args.old_string),
+      details: { path },
+    });
+  }
+  if (found.length > 1 && args.replace_all !== true) {
+    const lines = found.slice(0, 10).map((index) => lineAt(text, index));
+    throw new ResonError(
+      "edit_ambiguous",
+      `old_string occurs ${found.length} times in ${path} (at line${lines.length === 1 ? "" : "s"} ${lines.join(", ")}${found.length > lines.length ? ", …" : ""}).`,
+      {
+        hint: "Include more surrounding lines in old_string so it matches once, or set replace_all=true to change every occurrence.",
+        details: { path, matches: found.length },
+      },
+    );
+  }
+  const parts: string[] = [];
+  let from = 0;
+  for (const index of found) {
+    parts.push(text.slice(from, index), newString);
+    from = index + oldString.length;
+  }
+  parts.push(text.slice(from));
+  return { updated: parts.join(""), found, newString };
+}
+
 export const editFileTool: ToolDefinition<typeof parameters> = {
   name: "edit_file",
   description:
@@ -74,61 +147,9 @@ export const editFileTool: ToolDefinition<typeof parameters> = {
   parameters,
   readOnly: false,
   async execute(args, ctx) {
-    if (args.old_string === "") {
-      throw new ResonError("tool_invalid_arguments", "old_string is empty.", {
-        hint: "Give the exact text to replace; to create a file or replace all of it, use write_file.",
-        details: { field: "old_string" },
-      });
-    }
-    if (args.old_string === args.new_string) {
-      throw new ResonError(
-        "tool_invalid_arguments",
-        "old_string and new_string are the same, so nothing would change.",
-        {
-          details: { field: "new_string" },
-        },
-      );
-    }
+    refuseEmptyEdit(args);
     const file = await ctx.workspace.readText(args.path, { signal: ctx.signal });
-    const text = file.text;
-
-    let oldString = args.old_string;
-    let newString = args.new_string;
-    let found = occurrences(text, oldString);
-    if (usesCrlf(text)) {
-      // The model writes \n; the file has \r\n. Match and write in the file's convention.
-      newString = newString.replace(/\r?\n/g, "\r\n");
-      if (found.length === 0 && !oldString.includes("\r\n") && oldString.includes("\n")) {
-        oldString = oldString.replace(/\n/g, "\r\n");
-        found = occurrences(text, oldString);
-      }
-    }
-    if (found.length === 0) {
-      throw new ResonError("edit_no_match", `old_string was not found in ${file.path}.`, {
-        hint: noMatchHint(text, args.old_string),
-        details: { path: file.path },
-      });
-    }
-    if (found.length > 1 && args.replace_all !== true) {
-      const lines = found.slice(0, 10).map((index) => lineAt(text, index));
-      throw new ResonError(
-        "edit_ambiguous",
-        `old_string occurs ${found.length} times in ${file.path} (at line${lines.length === 1 ? "" : "s"} ${lines.join(", ")}${found.length > lines.length ? ", …" : ""}).`,
-        {
-          hint: "Include more surrounding lines in old_string so it matches once, or set replace_all=true to change every occurrence.",
-          details: { path: file.path, matches: found.length },
-        },
-      );
-    }
-
-    const parts: string[] = [];
-    let from = 0;
-    for (const index of found) {
-      parts.push(text.slice(from, index), newString);
-      from = index + oldString.length;
-    }
-    parts.push(text.slice(from));
-    const updated = parts.join("");
+    const { updated, found, newString } = plannedEdit(file.text, args, file.path);
     await ctx.workspace.writeText(file.path, updated, { signal: ctx.signal });
 
     const count = `${found.length} occurrence${found.length === 1 ? "" : "s"}`;
@@ -143,5 +164,11 @@ export const editFileTool: ToolDefinition<typeof parameters> = {
       if (lines.length > 0) content += `\n\n${numberedLines(lines, from, to)}`;
     }
     return { content, longTermMemory: `edited ${file.path} (${count} replaced)` };
+  },
+  async preview(args, ctx) {
+    refuseEmptyEdit(args);
+    const file = await ctx.workspace.readText(args.path, { signal: ctx.signal });
+    const { updated, found } = plannedEdit(file.text, args, file.path);
+    return { path: file.path, before: file.text, after: updated, replacements: found.length };
   },
 };

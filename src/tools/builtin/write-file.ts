@@ -1,6 +1,7 @@
 // write_file: create or replace a whole file, atomically.
 import { Type } from "typebox";
-import type { ToolDefinition } from "../types.js";
+import { ResonError } from "../../core/errors.js";
+import type { FileChange, PreviewContext, ToolDefinition } from "../types.js";
 import { splitLines } from "./numbered-lines.js";
 
 const parameters = Type.Object(
@@ -28,4 +29,20 @@ export const writeFileTool: ToolDefinition<typeof parameters> = {
       longTermMemory: `wrote ${written.path} (${what})`,
     };
   },
+  preview: (args, ctx) => previewWrite(args.path, args.content, ctx),
 };
+
+/** The file as it is (null when it does not exist yet) beside the content that replaces it. */
+async function previewWrite(path: string, content: string, ctx: PreviewContext): Promise<FileChange> {
+  try {
+    const file = await ctx.workspace.readText(path, { signal: ctx.signal });
+    return { path: file.path, before: file.text, after: content };
+  } catch (error) {
+    if (!(error instanceof ResonError)) throw error;
+    if (error.code === "file_not_found") return { path, before: null, after: content };
+    // The write replaces it whole whatever it holds; only a text the diff can show is shown.
+    if (error.code === "file_binary" || error.code === "file_too_large")
+      return { path, before: null, after: content, beforeUnreadable: error.message };
+    throw error;
+  }
+}

@@ -26,8 +26,8 @@ import {
   transcriptOf,
   turnsToHistory,
 } from "../context/index.js";
-import { ResonError, toResonError } from "../core/errors.js";
-import { EventBus, type EventListener, type ResonEvent } from "../core/events.js";
+import { ResonError, serializeError, toResonError } from "../core/errors.js";
+import { EventBus, type EventListener, type LearningReport, type ResonEvent } from "../core/events.js";
 import { ulid } from "../core/ids.js";
 import { addUsage, emptyUsage, type RunLimits } from "../core/usage.js";
 import {
@@ -65,9 +65,9 @@ import { memoryArtifacts, storeArtifacts } from "./artifacts.js";
 import { RunBudget } from "./budget.js";
 import type { AgentHooks } from "./hooks.js";
 import { Learning } from "./learning.js";
-import { type LoopStart, runLoop } from "./loop.js";
-import { NULL_RECORDER, type RunRecorder, StoreRecorder } from "./recorder.js";
-import { closeOpenToolCalls, conversationTurns, planResume } from "./resume.js";
+import { type LoopStart, runLoop, startSnapshot } from "./loop.js";
+import { type LoopSnapshot, NULL_RECORDER, type RunRecorder, StoreRecorder } from "./recorder.js";
+import { closeOpenToolCalls, conversationTurns, learnedFromEnding, planResume } from "./resume.js";
 import { secretAccess } from "./secret-access.js";
 import {
   type ChildSpec,
@@ -230,6 +230,9 @@ export class Agent {
   /**
    * Continues a run that stopped (crash, Ctrl-C, provider failure) from its last committed
    * state. `id` is a run or session id, or a unique prefix of one; a session means its newest run.
+   * A run that completed and was learned from is left as it is: the result is its stored
+   * outcome with `alreadyEnded`, and no event is emitted. One that completed but was stopped
+   * before learning from it (or during) is learned from, once, and ends with run_end.
    */
   async resume(id: string, options: Omit<RunOptions, "session" | "envelope"> = {}): Promise<RunResult> {
     const store = this.requireStore();
@@ -237,6 +240,9 @@ export class Agent {
     const session = await store.sessions.get(trace.sessionId);
     if (!session) throw new ResonError("not_found", `The session of run ${trace.id} is missing.`);
     const plan = await planResume(store, trace, this.tools);
+    // Completed, and learned from (or nothing to learn with): nothing is left to do or announce.
+    if (trace.status === "completed" && (plan.learned || !this.learning))
+      return endedResult(trace, plan.start.snapshot);
     const recorder = new StoreRecorder({
       store,
       projectKey: this.projectKey,
@@ -479,6 +485,12 @@ export class Agent {
     const budget = childBudget ?? new RunBudget(this.runLimits(start));
     const limits = budget.limits;
     const sandbox = await this.sandboxSummary();
+    // Saved first, then announced: every id run_start shows (run, session) is in the store.
+    await recorder.runStarted(
+      start.kind === "new" ? start.task : "",
+      start.kind === "new" ? start.envelope : { receivedAt: Date.now(), channel: "cli", chatType: "direct" },
+      startSnapshot(start, { maxIterations, budget, sandbox }),
+    );
     bus.emit({
       type: "run_start",
       runId: trace.id,
@@ -562,7 +574,10 @@ export class Agent {
           sandbox,
           ...(this.options.askHuman ? { askHuman: this.options.askHuman } : {}),
           ...(!childBudget && this.learning
-            ? { afterRun: (result: RunResult) => this.learnFrom(trace, result, bus, signal) }
+            ? {
+                afterRun: (result: RunResult) =>
+                  this.learnFrom(trace, result, recorder, resumed, bus, signal),
+              }
             : {}),
         },
         start,
@@ -576,15 +591,27 @@ export class Agent {
     }
   }
 
-  /** After a run: remember it, count its outcome, reflect; a failure here never fails the run. */
+  /**
+   * After a run: remember it, count its outcome, reflect; a failure here never fails the run.
+   * Once per ending of the run: a "learning" step is committed with learning's last changes, and
+   * a resumed run that finds it (killed before run_end, or resumed again) learns nothing twice.
+   */
   private async learnFrom(
     trace: TraceRecord,
     result: RunResult,
+    recorder: RunRecorder,
+    resumed: boolean,
     bus: EventBus,
     signal: AbortSignal,
   ): Promise<void> {
+    if (resumed && learnedFromEnding(await this.requireStore().steps.list(trace.id))) return;
+    const warn = (message: string) =>
+      bus.emit({ type: "warning", runId: trace.id, step: result.steps, ts: Date.now(), message });
+    const commitWith = recorder.learningMark();
+    let report: LearningReport;
     try {
-      const report = await this.learning!.afterRun({
+      report = await this.learning!.afterRun({
+        commitWith,
         traceId: trace.id,
         sessionId: trace.sessionId,
         task: trace.task,
@@ -593,11 +620,18 @@ export class Agent {
         steps: result.steps,
         signal,
       });
-      bus.emit({ type: "learning", runId: trace.id, step: result.steps, ts: Date.now(), ...report });
     } catch (error) {
-      const message = `learning from this run failed: ${toResonError(error).message}`;
-      bus.emit({ type: "warning", runId: trace.id, step: result.steps, ts: Date.now(), message });
+      const failure = toResonError(error);
+      warn(`learning from this run failed: ${failure.message}`);
+      // Tried once, and recorded so: a resume does not try again.
+      await recorder.learned({ error: serializeError(failure) }, false).catch(() => {});
+      return;
     }
+    // A reflection's changes were committed with the mark; otherwise it is written now.
+    await recorder
+      .learned(report, report.reflected)
+      .catch((error: unknown) => warn(`could not record the learning step: ${toResonError(error).message}`));
+    bus.emit({ type: "learning", runId: trace.id, step: result.steps, ts: Date.now(), ...report });
   }
 
   /** The run's hard limits: these options', over a resumed run's own, over the preset's. */
@@ -667,7 +701,13 @@ export class Agent {
         trace,
         parent.recorder.forChild(trace),
         start,
-        { signal: spec.signal },
+        // Its run_start follows the save of its trace: the moment its id may be shown.
+        {
+          signal: spec.signal,
+          onEvent: (event) => {
+            if (event.type === "run_start") spec.onStarted();
+          },
+        },
         false,
         spec.maxSteps,
         budget,
@@ -753,6 +793,20 @@ interface SubagentSetup {
   commandSandbox: "on" | "off";
   settings: ProviderSettings;
   providerOptions: CreateProviderOptions;
+}
+
+/** Resume of a run that already ended and was learned from: its stored outcome, nothing run. */
+function endedResult(trace: TraceRecord, snapshot: LoopSnapshot): RunResult {
+  return {
+    runId: trace.id,
+    sessionId: trace.sessionId,
+    status: "completed",
+    finalText: snapshot.lastText,
+    steps: trace.steps,
+    usage: trace.usage,
+    durationMs: (trace.endedAt ?? trace.updatedAt) - trace.startedAt,
+    alreadyEnded: true,
+  };
 }
 
 function definedLimits(limits: RunLimits): RunLimits {

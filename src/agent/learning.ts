@@ -8,7 +8,7 @@
 // keeps failing. Everything stored is masked for secrets first.
 import { keepHeadAndTail, transcriptOf, turnsToHistory } from "../context/index.js";
 import type { LearningReport } from "../core/events.js";
-import { ulid } from "../core/ids.js";
+import { seededUlid, ulid, ulidTimeMs } from "../core/ids.js";
 import {
   experiencesSection,
   jaccard,
@@ -179,8 +179,15 @@ export class Learning {
     };
   }
 
-  /** Remembers the run, counts its outcome, and reflects when warranted. */
+  /**
+   * Remembers the run, counts its outcome, and reflects when warranted. Again for the same run
+   * (resumed after a kill), it stores nothing twice: the memory items' ids come from the run,
+   * the outcome is counted once; `commitWith` (the caller's mark that the run was learned from)
+   * is committed in one batch with the reflection's changes.
+   */
   async afterRun(run: {
+    /** Written in the same batch as the reflection's changes (when it reflects). */
+    commitWith?: readonly WriteOp[];
     traceId: string;
     sessionId: string;
     task: string;
@@ -193,12 +200,14 @@ export class Learning {
     const outcome: Outcome = run.status === "completed" ? "success" : "failure";
     const now = Date.now();
     const items: MemoryItemInput[] = [
-      memoryItem(projectKey, run, "user", run.task, "user", now),
+      memoryItem(projectKey, run, "user", redact(run.task), "user", now),
       ...(run.finalText.trim()
-        ? [memoryItem(projectKey, run, "assistant", run.finalText, "agent", now + 1)]
+        ? [memoryItem(projectKey, run, "assistant", redact(run.finalText), "agent", now + 1)]
         : []),
-    ].map((item) => ({ ...item, text: redact(item.text) }));
-    await store.memory.appendItems(items);
+    ];
+    const stored = await Promise.all(items.map((item) => store.memory.get(item.id)));
+    const fresh = items.filter((_, i) => stored[i] === undefined);
+    if (fresh.length > 0) await store.memory.appendItems(fresh);
     if (this.deps.embedder) await this.embedMissing("memory", run.signal);
     const outcomeCounted =
       run.status === "aborted" ? 0 : await store.experiences.recordOutcome(run.traceId, outcome);
@@ -243,7 +252,13 @@ export class Learning {
   }
 
   private async reflect(
-    run: { traceId: string; task: string; status: string; signal?: AbortSignal },
+    run: {
+      traceId: string;
+      task: string;
+      status: string;
+      signal?: AbortSignal;
+      commitWith?: readonly WriteOp[];
+    },
     outcome: Outcome,
     turns: readonly TurnRecord[],
     report: LearningReport,
@@ -340,25 +355,24 @@ export class Learning {
       (op.kind === "edit" ? report.edited : report.agreed).push(target.id);
       touched.push({ ...target, evidence: backing, provenance: untrusted ? "untrusted" : target.provenance });
     }
-    if (writes.length > 0) await store.apply(writes);
     // A candidate becomes active once enough independent runs back it and nothing untrusted made it.
+    const promote = (id: string) => {
+      writes.push({ op: "updateExperience", id, patch: { status: "active" }, at: now });
+      report.promoted.push(id);
+    };
     for (const experience of touched) {
       const runs = new Set(experience.evidence.map((item) => item.traceId)).size;
       if (
         experience.status === "candidate" &&
         runs >= settings.minEvidence &&
         experience.provenance !== "untrusted"
-      ) {
-        await store.experiences.update(experience.id, { status: "active" }, now);
-        report.promoted.push(experience.id);
-      }
+      )
+        promote(experience.id);
     }
-    if (settings.minEvidence <= 1 && provenance !== "untrusted") {
-      for (const id of report.added) {
-        await store.experiences.update(id, { status: "active" }, now);
-        report.promoted.push(id);
-      }
-    }
+    if (settings.minEvidence <= 1 && provenance !== "untrusted") for (const id of report.added) promote(id);
+    // All at once: the rules change together with the caller's mark, or not at all.
+    const batch = [...writes, ...(run.commitWith ?? [])];
+    if (batch.length > 0) await store.apply(batch);
   }
 
   /** The best experiences for a task: text match (and vectors when configured), weighted by record. */
@@ -444,6 +458,7 @@ export class Learning {
   }
 }
 
+/** A run's turn as remembered; its id comes from the run, role and text, so it is stored once. */
 function memoryItem(
   projectKey: string,
   run: { traceId: string; sessionId: string },
@@ -453,7 +468,7 @@ function memoryItem(
   at: number,
 ): MemoryItemInput {
   return {
-    id: ulid(at),
+    id: seededUlid(ulidTimeMs(run.traceId), `${run.traceId}\u0000${role}\u0000${text}`),
     projectKey,
     sessionId: run.sessionId,
     traceId: run.traceId,

@@ -176,14 +176,23 @@ class RunState {
   observedGoals(json?: unknown): GoalTree {
     const options = { currentStep: () => this.step };
     const tree = json === undefined ? new GoalTree(options) : GoalTree.fromJSON(json, options);
-    const emitChanges = (changes: GoalChange[]) => {
-      for (const change of changes) this.emit({ type: "goal_changed", change, tree: tree.render() });
-      return changes;
-    };
+    // A method that calls another (ensureRoot adds the root goal) reports its changes once,
+    // from the outermost call.
+    let depth = 0;
     for (const method of ["add", "done", "abandon", "focus", "ensureRoot"] as const) {
       const original = tree[method].bind(tree) as (...args: unknown[]) => GoalChange[];
-      (tree as unknown as Record<string, unknown>)[method] = (...args: unknown[]) =>
-        emitChanges(original(...args));
+      (tree as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
+        depth++;
+        let changes: GoalChange[];
+        try {
+          changes = original(...args);
+        } finally {
+          depth--;
+        }
+        if (depth === 0)
+          for (const change of changes) this.emit({ type: "goal_changed", change, tree: tree.render() });
+        return changes;
+      };
     }
     return tree;
   }
@@ -238,6 +247,30 @@ class RunState {
   }
 }
 
+/**
+ * The checkpoint a run starts from, committed (recorder.runStarted) before run_start is
+ * emitted, so that every id a run shows is already in the store: a new run's empty state, or
+ * a resumed run's committed one with the limits and sandbox it runs under now.
+ */
+export function startSnapshot(
+  start: LoopStart,
+  run: { maxIterations: number; budget: RunBudget; sandbox?: string },
+): LoopSnapshot {
+  const limits = run.budget.limits;
+  const base: LoopSnapshot =
+    start.kind === "resume"
+      ? { ...start.snapshot }
+      : { step: 0, usage: run.budget.used, lastText: "", consecutiveFailures: 0, failureReasons: [] };
+  const { limits: _stored, sandbox: _sandbox, ...rest } = base;
+  return {
+    ...rest,
+    maxIterations: run.maxIterations,
+    ...(Object.keys(limits).length > 0 ? { limits } : {}),
+    ...(run.sandbox === undefined ? {} : { sandbox: run.sandbox }),
+  };
+}
+
+/** Runs a run whose start is committed (see startSnapshot) to its end. */
 export async function runLoop(deps: LoopDeps, start: LoopStart): Promise<RunResult> {
   const state = new RunState(deps, start.kind === "resume" ? start.snapshot.context : undefined);
   const { signal } = deps;
@@ -250,7 +283,6 @@ export async function runLoop(deps: LoopDeps, start: LoopStart): Promise<RunResu
         step: 0,
         message: { role: "user", content: start.task, timestamp: start.envelope.receivedAt },
       });
-      await deps.recorder.runStarted(start.task, start.envelope, state.snapshot());
     } else {
       state.restore(start.snapshot);
       state.taskIndex = start.taskIndex;
@@ -262,11 +294,6 @@ export async function runLoop(deps: LoopDeps, start: LoopStart): Promise<RunResu
         const goalId = state.stepGoals[entry.step];
         if (goalId && entry.step > 0) entry.goalId = goalId;
       }
-      await deps.recorder.runStarted(
-        "",
-        { receivedAt: Date.now(), channel: "cli", chatType: "direct" },
-        state.snapshot(),
-      );
       if (start.finished) return await finish(state, "completed");
       if (start.pending) {
         const { message, toolCalls } = start.pending;

@@ -8,7 +8,14 @@ import type { RunStatus } from "../core/events.js";
 import { ulid } from "../core/ids.js";
 import { addUsage, type RunLimits, type Usage } from "../core/usage.js";
 import type { AssistantMessage, ToolResultMessage } from "../providers/index.js";
-import type { MessageContext, SessionRecord, Store, TraceRecord, WriteOp } from "../store/index.js";
+import type {
+  MessageContext,
+  SessionRecord,
+  StepRecord,
+  Store,
+  TraceRecord,
+  WriteOp,
+} from "../store/index.js";
 import type { ToolCallRequest, ToolResult } from "../tools/index.js";
 import type { ContextState } from "./context-manager.js";
 
@@ -48,7 +55,10 @@ export interface CallContextInfo {
 }
 
 export interface RunRecorder {
-  /** The task turn, the trace and (for a new session) the session, in one batch. */
+  /**
+   * The task turn, the trace and (for a new session) the session, in one batch; committed
+   * before run_start is emitted, so the ids it shows can be found.
+   */
   runStarted(task: string, envelope: MessageContext, snapshot: LoopSnapshot): Promise<void>;
   /** The assistant turn, its model-call step and one pending step per tool call. */
   modelResponded(
@@ -66,6 +76,13 @@ export interface RunRecorder {
   /** The tool-result turns in the model's order, and the new checkpoint. */
   stepFinished(results: ToolResultMessage[], snapshot: LoopSnapshot): Promise<void>;
   runEnded(status: RunStatus, snapshot: LoopSnapshot, error?: SerializedError): Promise<void>;
+  /**
+   * The mark that learning from the run's ending is done (a "learning" step), for learning to
+   * commit with its last changes: a run killed before it is learned from again, never after.
+   */
+  learningMark(): WriteOp[];
+  /** Records what learning did, on the mark (written now unless `markCommitted`). */
+  learned(data: object, markCommitted: boolean): Promise<void>;
   /** The recorder of a sub-agent run (its own trace, under this run's session). */
   forChild(trace: TraceRecord): RunRecorder;
 }
@@ -97,6 +114,8 @@ export const NULL_RECORDER: RunRecorder = {
   toolFinished: async () => {},
   stepFinished: async () => {},
   runEnded: async () => {},
+  learningMark: () => [],
+  learned: async () => {},
   forChild: () => NULL_RECORDER,
 };
 
@@ -131,6 +150,8 @@ export class StoreRecorder implements RunRecorder {
   private stepSeq: number;
   private modelStepId: string | undefined;
   private readonly toolStepIds: Map<string, string>;
+  /** The learning step of learningMark(), once made. */
+  private learningStep: StepRecord | undefined;
   /** The session's usage from its other runs; this run's usage is added at every checkpoint. */
   private readonly otherRunsUsage: Usage;
 
@@ -367,6 +388,37 @@ export class StoreRecorder implements RunRecorder {
         },
       },
       ...this.sessionPatch({ status, updatedAt: now }),
+    ]);
+  }
+
+  /** The run's learning step: one per recorder, that is per process that ends the run. */
+  private learningStepRecord(): StepRecord {
+    const now = Date.now();
+    this.learningStep ??= {
+      id: ulid(now),
+      traceId: this.traceId,
+      parentId: null,
+      seq: this.stepSeq++,
+      kind: "learning",
+      status: "done",
+      data: {},
+      createdAt: now,
+      updatedAt: now,
+    };
+    return this.learningStep;
+  }
+
+  learningMark(): WriteOp[] {
+    return [{ op: "insertStep", step: this.learningStepRecord() }];
+  }
+
+  async learned(data: object, markCommitted: boolean): Promise<void> {
+    const step = this.learningStepRecord();
+    const patch = { status: "error" in data ? "failed" : "done", data, updatedAt: Date.now() } as const;
+    await this.init.store.apply([
+      markCommitted
+        ? { op: "updateStep", id: step.id, patch }
+        : { op: "insertStep", step: { ...step, ...patch } },
     ]);
   }
 }

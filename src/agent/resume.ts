@@ -17,6 +17,8 @@ export interface ResumePlan {
   nextStepSeq: number;
   modelStepId?: string;
   toolStepIds: Map<string, string>;
+  /** Learning from the run's current ending is done (see learnedFromEnding). */
+  learned: boolean;
 }
 
 interface ToolStepData {
@@ -89,6 +91,19 @@ export async function conversationTurns(
   return { all, conversation: all.filter((t) => t.traceId === null || !subagents.has(t.traceId)) };
 }
 
+/**
+ * Whether the run was learned from since its last model call: a run resumed after that learns
+ * nothing again, while one that goes on (a failed run given more room) learns from its new end.
+ */
+export function learnedFromEnding(steps: readonly StepRecord[]): boolean {
+  for (let i = steps.length - 1; i >= 0; i--) {
+    const kind = steps[i]!.kind;
+    if (kind === "learning") return true;
+    if (kind === "model_call") return false;
+  }
+  return false;
+}
+
 export async function planResume(store: Store, trace: TraceRecord, tools: ToolRegistry): Promise<ResumePlan> {
   const [session, checkpoint, steps] = await Promise.all([
     conversationTurns(store, trace.sessionId),
@@ -118,6 +133,7 @@ export async function planResume(store: Store, trace: TraceRecord, tools: ToolRe
     nextSeq,
     nextStepSeq,
     toolStepIds: new Map(),
+    learned: learnedFromEnding(steps),
   };
   if (lastIndex < 0) return plan;
   const last = current[lastIndex]!.message as AssistantMessage;

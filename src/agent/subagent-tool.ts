@@ -47,6 +47,8 @@ export interface ChildSpec {
   limits: RunLimits;
   /** The parent's signal: aborting the parent aborts the child. */
   signal: AbortSignal;
+  /** Called once the child's trace is in the store, before it runs: then its id may be shown. */
+  onStarted: () => void;
 }
 
 /** What the tool needs of the agent whose runs call it. */
@@ -115,6 +117,8 @@ interface ChildOutcome {
   label: string;
   spec: ChildSpec;
   result: RunResult;
+  /** False when it could not start: it has no trace, and its id is never shown. */
+  started: boolean;
 }
 
 export function createSubagentTool(host: SubagentHost): ToolDefinition<typeof parameters> {
@@ -136,20 +140,22 @@ export function createSubagentTool(host: SubagentHost): ToolDefinition<typeof pa
       const tasks = tasksOf(args);
       const preset = await host.preset(args.preset ?? DEFAULT_PRESET[args.mode]);
       const readOnly = args.mode !== "delegate" || preset.readOnly === true;
-      const specs = tasks.map(() => ulid());
       // The goal focused when the call ran keeps the ids of the runs it started.
       const goal = ctx.goals?.focused();
-      if (goal) ctx.goals?.recordSubTraces(goal.id, specs);
       const start = (index: number): Promise<ChildOutcome> => {
-        const spec: ChildSpec = {
-          runId: specs[index]!,
+        const runId = ulid();
+        const spec: Omit<ChildSpec, "onStarted"> = {
+          runId,
           preset,
           task: tasks[index]!.task,
           readOnly,
           ...childLimits(host.caps, parent.budget.remaining(), preset, args),
           signal: ctx.signal,
         };
-        return runOne(host, parent, ctx, args.mode, spec, tasks[index]!.label);
+        const recordStart = () => {
+          if (goal) ctx.goals?.recordSubTraces(goal.id, [runId]);
+        };
+        return runOne(host, parent, ctx, args.mode, spec, tasks[index]!.label, recordStart);
       };
       const concurrency = args.mode === "explore" ? host.caps.concurrency : 1;
       const outcomes = await inPool(tasks.length, concurrency, ctx.signal, start);
@@ -217,17 +223,28 @@ async function runOne(
   parent: ParentRun,
   ctx: ToolContext,
   mode: SubagentMode,
-  spec: ChildSpec,
+  child: Omit<ChildSpec, "onStarted">,
   label: string,
+  onStarted: () => void,
 ): Promise<ChildOutcome> {
-  parent.emit({
-    type: "sub_trace_started",
-    childRunId: spec.runId,
-    mode,
-    preset: spec.preset.name,
-    task: spec.task,
-    limits: { maxSteps: spec.maxSteps, ...spec.limits },
-  });
+  let started = false;
+  const spec: ChildSpec = {
+    ...child,
+    // Announced once its trace is saved, so the id the event shows can be looked up.
+    onStarted: () => {
+      if (started) return;
+      started = true;
+      onStarted();
+      parent.emit({
+        type: "sub_trace_started",
+        childRunId: child.runId,
+        mode,
+        preset: child.preset.name,
+        task: child.task,
+        limits: { maxSteps: child.maxSteps, ...child.limits },
+      });
+    },
+  };
   let result: RunResult;
   try {
     result = await host.runChild(ctx.runId, spec);
@@ -246,7 +263,7 @@ async function runOne(
     };
   }
   // After the parent was stopped its stream has ended; the child's own trace says how it ended.
-  if (!ctx.signal.aborted)
+  if (started && !ctx.signal.aborted)
     parent.emit({
       type: "sub_trace_completed",
       childRunId: spec.runId,
@@ -255,7 +272,7 @@ async function runOne(
       steps: result.steps,
       ...(result.error ? { error: result.error } : {}),
     });
-  return { label, spec, result };
+  return { label, spec, result, started };
 }
 
 /** Runs `count` jobs, at most `limit` at a time, results in order; none starts after an abort. */
@@ -280,9 +297,9 @@ async function inPool<R>(
 
 /** What the parent model reads: per child its outcome, its use, and its answer (bounded). */
 function report(mode: SubagentMode, outcomes: ChildOutcome[]): ToolOutput {
-  const sections = outcomes.map(({ label, spec, result }) => {
+  const sections = outcomes.map(({ label, spec, result, started }) => {
     const head =
-      `[${label}] run ${result.runId} · ${outcomeWords(result.status, result.error)} · ` +
+      `[${label}] ${started ? `run ${result.runId}` : "not started"} · ${outcomeWords(result.status, result.error)} · ` +
       `${result.steps} step${result.steps === 1 ? "" : "s"} · ` +
       `${result.usage.totalTokens.toLocaleString("en-US")} tokens` +
       (spec.readOnly ? " · read-only" : "");
@@ -299,8 +316,8 @@ function report(mode: SubagentMode, outcomes: ChildOutcome[]): ToolOutput {
   });
   const memory = outcomes
     .map(
-      ({ label, result }) =>
-        `sub-agent ${result.runId} [${label}] ${outcomeWords(result.status, result.error)}: ` +
+      ({ label, result, started }) =>
+        `sub-agent ${started ? `${result.runId} ` : ""}[${label}] ${outcomeWords(result.status, result.error)}: ` +
         oneLine(result.finalText, MEMORY_CHARS),
     )
     .join("\n");

@@ -4,6 +4,11 @@ import type { RunSummary } from "../core/events.js";
 export interface RunResult extends RunSummary {
   runId: string;
   sessionId: string;
+  /**
+   * Set by resume when the run had already completed and been learned from: nothing ran and
+   * no event was emitted; the rest is the run's stored outcome.
+   */
+  alreadyEnded?: true;
 }
 
 export interface LoopLimits {

@@ -30,7 +30,7 @@ import { humanRenderer } from "./render-human.js";
 import { LineReader, Spinner } from "./repl-input.js";
 import { askPermission } from "./repl-permission.js";
 import { parseReplArgs, type ReplArgs } from "./run-args.js";
-import { reportError } from "./run-command.js";
+import { nothingToResume, reportError } from "./run-command.js";
 import { sessionsCommand } from "./store-commands.js";
 
 const SLASH_HELP = `Commands:
@@ -227,6 +227,7 @@ class Repl {
     this.midLine = false;
     try {
       const result = await start(controller.signal, this.listener());
+      if (result.alreadyEnded) this.write(nothingToResume(result));
       if (result.status !== "completed") this.write(`  continue it with: /resume ${result.runId}\n`);
     } catch (error) {
       this.spinner.stop();

@@ -43,6 +43,15 @@ function keepStdoutForEvents(): void {
   console.debug = toStderr;
 }
 
+/** What resume says of a run that had already completed and been learned from. */
+export function nothingToResume(result: RunResult): string {
+  const steps = `${result.steps} step${result.steps === 1 ? "" : "s"}`;
+  return (
+    `Run ${result.runId} already completed (${steps}); there is nothing to resume.\n` +
+    `  see it with: reson trace show ${result.runId}\n`
+  );
+}
+
 export function reportError(error: ResonError): void {
   process.stderr.write(`reson: ${error.message}\n`);
   if (error.hint) process.stderr.write(`hint: ${error.hint}\n`);
@@ -116,6 +125,7 @@ async function execute(
       ? jsonRenderer(process.stdout)
       : humanRenderer({ out: process.stdout, err: process.stderr, color: useColor() });
     const result = await launch(agent, controller.signal, render);
+    if (result.alreadyEnded) process.stderr.write(nothingToResume(result));
     if (result.status !== "completed" && !args.json) {
       process.stderr.write(`  continue it with: reson resume ${result.runId}\n`);
     }

@@ -126,6 +126,31 @@ interface CompactionStepData {
   summary: string;
 }
 
+/** A learning step: the LearningReport, or the error learning stopped at. */
+interface LearningStepData {
+  remembered?: number;
+  outcomeCounted?: number;
+  reflected?: boolean;
+  added?: string[];
+  agreed?: string[];
+  edited?: string[];
+  removed?: string[];
+  promoted?: string[];
+  retired?: string[];
+  error?: { code: string; message: string };
+}
+
+function learningLine(data: LearningStepData): string {
+  if (data.error) return `learning failed [${data.error.code}]: ${oneLine(data.error.message, 120)}`;
+  const rules = (["added", "agreed", "edited", "removed", "promoted", "retired"] as const)
+    .filter((key) => (data[key]?.length ?? 0) > 0)
+    .map((key) => `${data[key]!.length} ${key}`);
+  return (
+    `learning: ${data.remembered ?? 0} remembered · outcome counted for ${data.outcomeCounted ?? 0} rules · ` +
+    (data.reflected ? `reflected${rules.length > 0 ? ` (${rules.join(", ")})` : ""}` : "no reflection")
+  );
+}
+
 function contextLines(
   pad: string,
   context: NonNullable<ModelStepData["context"]>,
@@ -211,6 +236,10 @@ export function renderTraceTree(
           `${formatTokens(c.beforeTokens)} -> ${formatTokens(c.afterTokens)} tokens`,
       );
       if (options.context) lines.push(`${pad}   "${oneLine(c.summary, 160)}"`);
+      return;
+    }
+    if (root.kind === "learning") {
+      lines.push(`${lastRoot ? "└─" : "├─"} ${learningLine(root.data as LearningStepData)}`);
       return;
     }
     const data = root.data as ModelStepData;

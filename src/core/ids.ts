@@ -1,7 +1,7 @@
 // ULIDs: 48-bit millisecond time + 80 bits of randomness, Crockford base32, 26 characters.
 // Sortable by creation time, so "newest first" is a plain string sort, and a short unique
 // prefix is enough to name a record.
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 
 const ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 const TIME_CHARS = 10;
@@ -43,6 +43,15 @@ export function ulid(timeMs: number = Date.now()): string {
   lastRandom = timeMs === lastTimeMs ? incremented(lastRandom) : freshRandom();
   lastTimeMs = timeMs;
   return encodeTime(timeMs) + lastRandom.map((d) => ALPHABET[d]).join("");
+}
+
+/**
+ * A ULID whose random part is taken from the SHA-256 of `seed`: the same time and seed always
+ * give the same id, so a record derived from the same facts is known when it is written again.
+ */
+export function seededUlid(timeMs: number, seed: string): string {
+  const digest = createHash("sha256").update(seed).digest();
+  return encodeTime(timeMs) + Array.from(digest.subarray(0, RANDOM_CHARS), (b) => ALPHABET[b % 32]).join("");
 }
 
 export function isUlid(value: string): boolean {

@@ -14,7 +14,8 @@ export type EpochMs = number;
 export type SessionStatus = "active" | "completed" | "failed" | "aborted";
 export type TraceStatus = "running" | "completed" | "failed" | "aborted";
 export type TurnRole = "user" | "assistant" | "toolResult";
-export type StepKind = "model_call" | "tool_call" | "compaction";
+/** "learning": what learning from the run did, recorded once per ending of the run. */
+export type StepKind = "model_call" | "tool_call" | "compaction" | "learning";
 export type StepStatus = "pending" | "running" | "done" | "failed" | "interrupted";
 
 /** What a session was started with; API keys are never stored. */

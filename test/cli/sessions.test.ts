@@ -60,6 +60,7 @@ describe("sessions, traces and resume from the CLI", () => {
     expect(result.stdout).toMatch(/step 1 · model toolUse/);
     expect(result.stdout).toMatch(/└─ write_file path="a.txt" content="A" ✓/);
     expect(result.stdout).toMatch(/step 2 · model stop/);
+    expect(result.stdout).toMatch(/└─ learning: 2 remembered · outcome counted for 0 rules · no reflection/);
     expect(result.stdout).toMatch(/context [\d,]+ \/ [\d,]+ tokens \(estimated\) · \d+ messages · goal g1/);
   });
 
@@ -87,11 +88,12 @@ describe("sessions, traces and resume from the CLI", () => {
     expect(json.code).toBe(0);
     const doc = JSON.parse(readFileSync(join(f.ws.path, "t.json"), "utf8")) as {
       trace: { id: string };
-      steps: unknown[];
+      steps: Array<{ kind: string }>;
       turns: unknown[];
     };
     expect(doc.trace.id).toBe(runId);
-    expect(doc.steps).toHaveLength(3);
+    // The learning step records that (and what) the run was learned from.
+    expect(doc.steps.map((step) => step.kind)).toEqual(["model_call", "tool_call", "model_call", "learning"]);
     expect(doc.turns).toHaveLength(4);
     const jsonl = await cli(["trace", "export", runId, "--format", "jsonl", "--output", "-"]);
     const records = jsonl.stdout
@@ -100,6 +102,7 @@ describe("sessions, traces and resume from the CLI", () => {
       .map((l) => JSON.parse(l) as { record: string });
     expect(records.map((r) => r.record)).toEqual([
       "trace",
+      "step",
       "step",
       "step",
       "step",

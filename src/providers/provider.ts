@@ -48,7 +48,8 @@ export const LOCAL_DEFAULT_TIMEOUTS: Readonly<ProviderTimeouts> = {
 const FINISH_MARKERS: Record<WireApi, RegExp | undefined> = {
   "openai-completions": /"finish_reason"\s*:\s*"[^"]|data:\s*\[DONE\]/,
   "anthropic-messages": /event:\s*message_stop|"type"\s*:\s*"message_stop"/,
-  "google-generative-ai": undefined,
+  // Gemini's last chunk carries the finish reason (a function call ends with STOP too).
+  "google-generative-ai": /"finishReason"\s*:\s*"/,
 };
 
 export interface CreateProviderOptions {

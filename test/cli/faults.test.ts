@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cleanEnv, parseEvents, runCli, type TempDir, tempDir } from "../support/cli.js";
 import { type FakeReply, startFakeModelServer } from "../support/fake-model-server.js";
 
-type Protocol = "openai-compatible" | "anthropic";
+type Protocol = "openai-compatible" | "anthropic" | "google";
 
 interface FaultCase {
   name: string;
@@ -126,7 +126,7 @@ const CASES: FaultCase[] = [
   },
 ];
 
-describe.each<Protocol>(["openai-compatible", "anthropic"])(
+describe.each<Protocol>(["openai-compatible", "anthropic", "google"])(
   "provider faults through the CLI (%s)",
   (protocol) => {
     let ws: TempDir;
@@ -138,7 +138,11 @@ describe.each<Protocol>(["openai-compatible", "anthropic"])(
     it.each(CASES)("$name", async (fault) => {
       const server = await startFakeModelServer({ replies: fault.replies });
       try {
-        const baseUrl = protocol === "anthropic" ? server.anthropicBaseUrl : server.openaiBaseUrl;
+        const baseUrl = {
+          "openai-compatible": server.openaiBaseUrl,
+          anthropic: server.anthropicBaseUrl,
+          google: server.googleBaseUrl,
+        }[protocol];
         const result = await runCli(
           ["run", "--json", "--provider", protocol, "--base-url", baseUrl, "--api-key", "k", "hi"],
           {

@@ -12,6 +12,7 @@
 // fell"); a text without words gets the unit vector e0.
 import type { ServerResponse } from "node:http";
 import type { FakeFault } from "../fake-model-server.js";
+import { googleWire } from "./google.js";
 import { openaiWire } from "./openai.js";
 import { type ProtocolWire, sendFault, sendJson, type WireContext } from "./wire.js";
 
@@ -214,6 +215,7 @@ const googleEmbeddingsWire: ProtocolWire = {
       status: "INVALID_ARGUMENT",
     },
   }),
+  quota: googleWire.quota,
   malformedEvent: () => "",
   errorEvent: () => "",
 };

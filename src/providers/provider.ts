@@ -201,6 +201,10 @@ function toResult(final: AssistantMessage, spent: Usage, attempts: number): Chat
     if (block.type === "text") text += block.text;
     else if (block.type === "toolCall") toolCalls.push(block);
   }
+  // A reply with complete tool calls is a tool-use stop, whatever the stream said: some
+  // servers end with [DONE] and no finish_reason (OpenRouter), or say "stop" (older Ollama),
+  // and both wires then default to "stop". A cut-off reply ("length") stays what it is.
+  if (message.stopReason === "stop" && toolCalls.length > 0) message.stopReason = "toolUse";
   return {
     message,
     text,

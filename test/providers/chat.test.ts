@@ -48,6 +48,36 @@ describe.each(PROTOCOLS)("chat over $name", (protocol) => {
     ]);
   });
 
+  it.runIf(protocol.protocol !== "google")(
+    "reports a tool-use stop when the stream ends with complete tool calls but no finish reason",
+    async () => {
+      // OpenRouter ends some streams so: the tool calls, usage, [DONE], and no finish_reason.
+      fake.server.enqueue({
+        toolCalls: [{ name: "read_file", arguments: { path: "a.txt" }, id: "call_3" }],
+        finish: "none",
+      });
+      const provider = await providerFor(protocol, fake.server);
+      const result = await provider.chat(ask("read it", [readFile]));
+
+      expect(result.stopReason).toBe("toolUse");
+      expect(result.message.stopReason).toBe("toolUse");
+      expect(result.toolCalls).toEqual([
+        expect.objectContaining({ id: "call_3", name: "read_file", arguments: { path: "a.txt" } }),
+      ]);
+    },
+  );
+
+  it.runIf(protocol.protocol !== "google")(
+    "reports a plain stop when a stream with no finish reason carries only text",
+    async () => {
+      fake.server.enqueue({ text: "All done.", finish: "none" });
+      const provider = await providerFor(protocol, fake.server);
+      const result = await provider.chat(ask("hi"));
+      expect(result.stopReason).toBe("stop");
+      expect(result.text).toBe("All done.");
+    },
+  );
+
   it("returns two tool calls made in one step, in order", async () => {
     fake.server.enqueue({
       toolCalls: [

@@ -23,15 +23,27 @@ function systemText(request: RecordedRequest): string {
   return String(messages.find((message) => message.role === "system")?.content ?? "");
 }
 
+/** `reson run --json` in the fixture's workspace, against its fake server. */
+function runTask(f: CliFixture, env: NodeJS.ProcessEnv, task: string, extra: string[] = []) {
+  return runCli(
+    [
+      "run",
+      "--json",
+      "--provider",
+      "openai-compatible",
+      "--base-url",
+      f.server.openaiBaseUrl,
+      ...extra,
+      task,
+    ],
+    { cwd: f.ws.path, env, timeoutMs: 60_000 },
+  );
+}
+
 describe("learning from runs", () => {
   const f: CliFixture = useCliFixture();
   const env = () => cleanEnv({ RESON_HOME: f.home.path, RESON_MEMORY_REFLECT: "auto" });
-  const run = (task: string) =>
-    runCli(["run", "--json", "--provider", "openai-compatible", "--base-url", f.server.openaiBaseUrl, task], {
-      cwd: f.ws.path,
-      env: env(),
-      timeoutMs: 60_000,
-    });
+  const run = (task: string, extra: string[] = []) => runTask(f, env(), task, extra);
   const cli = (args: string[]) => runCli(args, { cwd: f.ws.path, env: env() });
   const experiences = async () =>
     (await cli(["experiences", "list", "--json"])).stdout
@@ -104,20 +116,7 @@ describe("learning from runs", () => {
 
       // A fourth run that fails with the rule in view (out of steps) counts against it.
       f.server.enqueue({ toolCalls: [{ name: "execute_command", arguments: { command: "make test" } }] });
-      const fourth = await runCli(
-        [
-          "run",
-          "--json",
-          "--provider",
-          "openai-compatible",
-          "--base-url",
-          f.server.openaiBaseUrl,
-          "--max-iterations",
-          "1",
-          "run the tests once more",
-        ],
-        { cwd: f.ws.path, env: env(), timeoutMs: 60_000 },
-      );
+      const fourth = await run("run the tests once more", ["--max-iterations", "1"]);
       expect(fourth.code).toBe(1);
       rules = await experiences();
       expect(rules[0]).toMatchObject({ usageCount: 2, successCount: 1, failureCount: 1 });
@@ -216,20 +215,7 @@ describe("learning after a run the provider failed", () => {
       RESON_RETRY_BASE_DELAY_MS: "20",
       RESON_HEADERS_TIMEOUT_MS: "400",
     });
-  const run = (task: string, extra: string[] = []) =>
-    runCli(
-      [
-        "run",
-        "--json",
-        "--provider",
-        "openai-compatible",
-        "--base-url",
-        f.server.openaiBaseUrl,
-        ...extra,
-        task,
-      ],
-      { cwd: f.ws.path, env: env(), timeoutMs: 60_000 },
-    );
+  const run = (task: string, extra: string[] = []) => runTask(f, env(), task, extra);
   const reflections = () => f.server.requests.filter(isReflection);
   const learningWarnings = (events: ReturnType<typeof parseEvents>) =>
     events.filter((e) => e.type === "warning" && String(e.message).includes("learning from this run failed"));

@@ -39,15 +39,27 @@ const FINISH_REASON: Record<Exclude<FakeFinish, "none">, string> = {
 const ERRORS: Record<number, { status: string; message: string }> = {
   400: { status: "INVALID_ARGUMENT", message: "Request contains an invalid argument." },
   401: { status: "UNAUTHENTICATED", message: "Request had invalid authentication credentials." },
-  403: { status: "PERMISSION_DENIED", message: "The caller does not have permission" },
+  403: {
+    status: "PERMISSION_DENIED",
+    message: "Method doesn't allow unregistered callers (callers without established identity).",
+  },
   404: {
     status: "NOT_FOUND",
-    message: "models/{model} is not found for API version v1beta, or is not supported for generateContent.",
+    message: "models/{model} is not found for API version v1beta, or is not supported for {method}.",
   },
   429: { status: "RESOURCE_EXHAUSTED", message: "Resource has been exhausted (e.g. check quota)." },
-  500: { status: "INTERNAL", message: "An internal error has occurred. Please retry or report it." },
+  500: { status: "INTERNAL", message: "An internal error has occurred." },
   503: { status: "UNAVAILABLE", message: "The model is overloaded. Please try again later." },
 };
+
+/** Google's error body for `status`, as the API answers for `method` (generateContent, batchEmbedContents). */
+export function googleErrorBody(method: string): ProtocolWire["errorBody"] {
+  return (status, ctx, message) => {
+    const known = ERRORS[status] ?? { status: "UNKNOWN", message: `HTTP ${status}` };
+    const text = (message ?? known.message).replace("{model}", ctx.model).replace("{method}", method);
+    return { error: { code: status, message: text, status: known.status } };
+  };
+}
 
 const QUOTA_PREAMBLE =
   "You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits. To monitor your current usage, head to: https://ai.dev/usage?tab=rate-limit.";
@@ -130,16 +142,7 @@ export const googleWire: ProtocolWire = {
     };
   },
 
-  errorBody(status: number, ctx: WireContext, message?: string): unknown {
-    const known = ERRORS[status] ?? { status: "UNKNOWN", message: `HTTP ${status}` };
-    return {
-      error: {
-        code: status,
-        message: (message ?? known.message).replace("{model}", ctx.model),
-        status: known.status,
-      },
-    };
-  },
+  errorBody: googleErrorBody("generateContent"),
 
   overflowBody(): unknown {
     return {

@@ -63,8 +63,9 @@ export function classifyFailure(call: CallFacts, failure: FailureFacts): ResonEr
   const label = `${call.provider} (${call.model})`;
   const said = status !== undefined ? ` (HTTP ${status})` : "";
   const quota = quotaFacts(failure.message);
-  // The wait Google names with a daily quota is for its next check, not the quota's reset.
-  const retryAfterMs = quota.period === "day" ? undefined : (failure.retryAfterMs ?? quota.retryAfterMs);
+  // The wait a body names with a daily quota is for its next check (Google) or a rolling
+  // window (OpenAI), not a wait worth holding a run for; the hint says it instead.
+  const retryAfterMs = failure.retryAfterMs ?? (quota.period === "day" ? undefined : quota.retryAfterMs);
   // Google's quota wording is the same for every quota: the quota's name goes first.
   const shown = quota.quotaId ? clip(`quota ${quotaName(quota)} exceeded; ${detail}`) : detail;
   const make = (

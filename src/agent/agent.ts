@@ -616,6 +616,7 @@ export class Agent {
         sessionId: trace.sessionId,
         task: trace.task,
         status: result.status,
+        ...(result.error ? { errorCode: result.error.code } : {}),
         finalText: result.finalText,
         steps: result.steps,
         signal,

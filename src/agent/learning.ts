@@ -3,10 +3,13 @@
 // after it, the task and answer are remembered, the outcome is counted for exactly the
 // experiences the run was shown, and (when it hit trouble, or always if configured) the
 // summary model reflects on the run and proposes rules as ExpeL's add/agree/edit/remove
-// operations. A rule is used only once enough independent runs back it, never when it came
+// operations. A run the provider failed (a rejected key, an outage, a quota) says nothing
+// about the task: it is not counted nor reflected on, and remembered only if the model
+// answered in it. A rule is used only once enough independent runs back it, never when it came
 // from untrusted content (web pages) unless the user confirms it, and it retires when it
 // keeps failing. Everything stored is masked for secrets first.
 import { keepHeadAndTail, transcriptOf, turnsToHistory } from "../context/index.js";
+import { isProviderErrorCode } from "../core/errors.js";
 import type { LearningReport } from "../core/events.js";
 import { seededUlid, ulid, ulidTimeMs } from "../core/ids.js";
 import {
@@ -192,25 +195,35 @@ export class Learning {
     sessionId: string;
     task: string;
     status: string;
+    /** The code the run failed with, if it failed. */
+    errorCode?: string;
     finalText: string;
     steps: number;
     signal?: AbortSignal;
   }): Promise<LearningReport> {
     const { store, projectKey, redact } = this.deps;
     const outcome: Outcome = run.status === "completed" ? "success" : "failure";
+    // Whether the rules shown helped is unknown when the run was cut short from outside: by
+    // the user, or by the provider (whose failure would also fail a reflection call, on a key
+    // just rejected or a quota used up).
+    const providerFailed = run.status === "failed" && isProviderErrorCode(run.errorCode ?? "");
+    const judged = run.status !== "aborted" && !providerFailed;
     const now = Date.now();
-    const items: MemoryItemInput[] = [
-      memoryItem(projectKey, run, "user", redact(run.task), "user", now),
-      ...(run.finalText.trim()
-        ? [memoryItem(projectKey, run, "assistant", redact(run.finalText), "agent", now + 1)]
-        : []),
-    ];
+    const remember = !providerFailed || (await this.modelAnswered(run));
+    const items: MemoryItemInput[] = remember
+      ? [
+          memoryItem(projectKey, run, "user", redact(run.task), "user", now),
+          ...(run.finalText.trim()
+            ? [memoryItem(projectKey, run, "assistant", redact(run.finalText), "agent", now + 1)]
+            : []),
+        ]
+      : [];
+    // Ids follow from the run and the text, so a resumed run's learning stores nothing twice.
     const stored = await Promise.all(items.map((item) => store.memory.get(item.id)));
     const fresh = items.filter((_, i) => stored[i] === undefined);
     if (fresh.length > 0) await store.memory.appendItems(fresh);
-    if (this.deps.embedder) await this.embedMissing("memory", run.signal);
-    const outcomeCounted =
-      run.status === "aborted" ? 0 : await store.experiences.recordOutcome(run.traceId, outcome);
+    if (items.length > 0 && this.deps.embedder) await this.embedMissing("memory", run.signal);
+    const outcomeCounted = judged ? await store.experiences.recordOutcome(run.traceId, outcome) : 0;
     const report: LearningReport = {
       remembered: items.length,
       outcomeCounted,
@@ -234,11 +247,20 @@ export class Learning {
         report.retired.push(experience.id);
       }
     }
-    if (run.status === "aborted" || this.deps.settings.reflect === "off") return report;
-    const turns = (await store.turns.list(run.sessionId)).filter((turn) => turn.traceId === run.traceId);
+    if (!judged || this.deps.settings.reflect === "off") return report;
+    const turns = await this.turnsOf(run);
     if (!this.worthReflecting(turns, outcome, run.steps)) return report;
     await this.reflect(run, outcome, turns, report);
     return report;
+  }
+
+  private async turnsOf(run: { sessionId: string; traceId: string }): Promise<TurnRecord[]> {
+    return (await this.deps.store.turns.list(run.sessionId)).filter((turn) => turn.traceId === run.traceId);
+  }
+
+  /** The model answered at least once in the run (before the provider failed, say). */
+  private async modelAnswered(run: { sessionId: string; traceId: string }): Promise<boolean> {
+    return (await this.turnsOf(run)).some((turn) => turn.role === "assistant");
   }
 
   private worthReflecting(turns: readonly TurnRecord[], outcome: Outcome, steps: number): boolean {

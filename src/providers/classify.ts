@@ -3,6 +3,7 @@
 // are pi-ai's error text plus what the HTTP hook saw; rules run in order, first match wins.
 import { type ProviderErrorCode, ResonError } from "../core/errors.js";
 import { keyHint, PROVIDER_CATALOG } from "./catalog.js";
+import { type QuotaFacts, quotaFacts } from "./quota.js";
 import type { ProviderName } from "./types.js";
 
 /** The call being classified. */
@@ -39,7 +40,15 @@ export interface FailureFacts {
   overflow: boolean;
 }
 
-const QUOTA = /insufficient_quota|exceeded your current quota|insufficient (credits|balance)|billing/i;
+/** The account itself is refused: no credit, or a spending limit reached. */
+const ACCOUNT =
+  /insufficient_quota|insufficient (credits|balance)|credit balance is too low|reached your specified API usage limits/i;
+/**
+ * Quota wording that also comes with Gemini's per-minute limits ("You exceeded your current
+ * quota, please check your plan and billing details"): an account refusal only when the
+ * response names no quota and no time to retry.
+ */
+const QUOTA_WORDING = /exceeded your current quota|billing/i;
 const AUTH = /api[ _-]?key|authentication|unauthori[sz]ed|permission[ _]denied|forbidden/i;
 /** Google answers a wrong key with 400 INVALID_ARGUMENT rather than 401. */
 const INVALID_KEY = /api key not valid|API_KEY_INVALID/i;
@@ -53,10 +62,22 @@ export function classifyFailure(call: CallFacts, failure: FailureFacts): ResonEr
   const status = failure.status !== undefined && failure.status >= 400 ? failure.status : textStatus;
   const label = `${call.provider} (${call.model})`;
   const said = status !== undefined ? ` (HTTP ${status})` : "";
-  const make = (code: ProviderErrorCode, message: string, hint: string) =>
-    providerError(call, code, `${message}${said}: ${detail}`, hint, {
+  const quota = quotaFacts(failure.message);
+  // The wait a body names with a daily quota is for its next check (Google) or a rolling
+  // window (OpenAI), not a wait worth holding a run for; the hint says it instead.
+  const retryAfterMs = failure.retryAfterMs ?? (quota.period === "day" ? undefined : quota.retryAfterMs);
+  // Google's quota wording is the same for every quota: the quota's name goes first.
+  const shown = quota.quotaId ? clip(`quota ${quotaName(quota)} exceeded; ${detail}`) : detail;
+  const make = (
+    code: ProviderErrorCode,
+    message: string,
+    hint: string,
+    extra: Record<string, unknown> = {},
+  ) =>
+    providerError(call, code, `${message}${said}: ${shown}`, hint, {
       ...(status !== undefined ? { status } : {}),
-      ...(failure.retryAfterMs !== undefined ? { retryAfterMs: failure.retryAfterMs } : {}),
+      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+      ...extra,
     });
 
   if (failure.overflow || status === 413) {
@@ -69,11 +90,20 @@ export function classifyFailure(call: CallFacts, failure: FailureFacts): ResonEr
         `It does not fit the model's context window (${call.contextWindow} tokens): compact the history, or use a model with a larger window.`,
     );
   }
-  if (status === 402 || QUOTA.test(detail)) {
+  const named = quotaDetails(quota);
+  if (
+    status === 402 ||
+    ACCOUNT.test(detail) ||
+    quota.limit === "0" ||
+    (QUOTA_WORDING.test(detail) && quota.quotaId === undefined && quota.retryAfterMs === undefined)
+  ) {
     return make(
       "provider_auth_failed",
       `${label} refused the request for the account`,
-      "The account has no credit or quota left: check its plan and billing, or use another key.",
+      quota.limit === "0"
+        ? `The plan of this key has no quota for ${call.model} (${quota.quotaId ?? "quota"}, limit 0): enable billing for the key's project, or use another model.`
+        : "The account has no credit or quota left: check its plan and billing, or use another key.",
+      named,
     );
   }
   if (
@@ -89,10 +119,19 @@ export function classifyFailure(call: CallFacts, failure: FailureFacts): ResonEr
     );
   }
   if (status === 429 || (status === undefined && RATE.test(detail))) {
+    if (quota.period === "day") {
+      return make(
+        "provider_rate_limited",
+        `${label} has used up a daily quota`,
+        dailyHint(call, quota, failure.retryAfterMs ?? quota.retryAfterMs),
+        { ...named, retryable: false },
+      );
+    }
     return make(
       "provider_rate_limited",
       `${label} is rate limiting requests`,
-      "Wait a little and try again, or lower the request rate.",
+      `Wait a little and try again, or lower the request rate${quota.quotaId ? ` (quota ${quotaName(quota)})` : ""}.`,
+      named,
     );
   }
   if (status === 408 || (status === undefined && TIMEOUT.test(detail))) {
@@ -158,11 +197,43 @@ export function malformedFailure(call: CallFacts, detail: string): ResonError {
 
 /** The error for a Retry-After longer than reson is willing to wait. */
 export function retryAfterTooLong(error: ResonError, retryAfterMs: number, limitMs: number): ResonError {
+  const quota = error.details?.quota as { id?: string; limit?: string } | undefined;
+  const which = quota?.id
+    ? ` (quota ${quotaName({ quotaId: quota.id, ...(quota.limit ? { limit: quota.limit } : {}) })})`
+    : "";
   return new ResonError(error.code, error.message, {
-    hint: `The provider asked to wait ${formatSeconds(retryAfterMs)}, longer than the ${formatSeconds(limitMs)} reson waits; try again later.`,
+    hint: `The provider asked to wait ${formatSeconds(retryAfterMs)}${which}, longer than the ${formatSeconds(limitMs)} reson waits; try again later.`,
     details: error.details,
     cause: error,
   });
+}
+
+/** The quota named in an error's details, for scripts: `{ id, limit, period }`. */
+function quotaDetails(quota: QuotaFacts): Record<string, unknown> {
+  if (quota.quotaId === undefined && quota.period === undefined) return {};
+  return {
+    quota: {
+      ...(quota.quotaId !== undefined ? { id: quota.quotaId } : {}),
+      ...(quota.limit !== undefined ? { limit: quota.limit } : {}),
+      ...(quota.period !== undefined ? { period: quota.period } : {}),
+    },
+  };
+}
+
+function quotaName(quota: Pick<QuotaFacts, "quotaId" | "limit">): string {
+  return `${quota.quotaId ?? "unnamed"}${quota.limit !== undefined ? `, limit ${quota.limit}` : ""}`;
+}
+
+/** A daily quota: waiting within the run cannot help; say which quota, when it returns, and the ways out. */
+function dailyHint(call: CallFacts, quota: QuotaFacts, waitMs: number | undefined): string {
+  const which = quota.quotaId ? `The daily quota ${quotaName(quota)}` : "The daily limit";
+  const when =
+    call.provider === "google"
+      ? "It comes back when Google resets daily quotas, at midnight Pacific time"
+      : waitMs !== undefined
+        ? `The provider says to try again in ${formatSeconds(waitMs)}`
+        : "Try again tomorrow";
+  return `${which} for ${call.model} is used up, so reson does not wait for it. ${when}; or use another model or key, or raise the quota (a paid plan).`;
 }
 
 function providerError(
@@ -180,32 +251,46 @@ function providerError(
 
 /**
  * Status and a readable detail from pi-ai's text: "429 {json body}" → 429 and the body's
- * error message; raw SSE dumps cut off; whitespace collapsed; at most 300 characters.
+ * error message; Gemini's in-stream "got status: UNAVAILABLE. {json}" → the body's code and
+ * message; raw SSE dumps cut off; whitespace collapsed; at most 300 characters.
  */
 function describe(message: string): { status: number | undefined; detail: string } {
   const leading = /^(\d{3})\b\s*(.*)$/s.exec(message);
   const googleStatus = /got status:? (\d{3})/i.exec(message);
-  const status = leading ? Number(leading[1]) : googleStatus ? Number(googleStatus[1]) : undefined;
+  let status = leading ? Number(leading[1]) : googleStatus ? Number(googleStatus[1]) : undefined;
   let detail = (leading ? leading[2] : message) ?? "";
   detail = detail.split("; data=")[0] ?? detail;
+  detail = /^got status:? \S+\. (\{.*)$/is.exec(detail)?.[1] ?? detail;
   const fromJson = errorFromJson(detail);
-  if (fromJson) detail = fromJson;
-  detail = detail.replace(/\s+/g, " ").trim() || "no details";
-  return { status, detail: detail.length > 300 ? `${detail.slice(0, 297)}...` : detail };
+  if (fromJson) {
+    detail = fromJson.text;
+    status ??= fromJson.code;
+  }
+  return { status, detail: clip(detail.replace(/\s+/g, " ").trim() || "no details") };
 }
 
-function errorFromJson(text: string): string | undefined {
+function clip(text: string): string {
+  return text.length > 300 ? `${text.slice(0, 297)}...` : text;
+}
+
+/** The error in a JSON body: "type: message" (Google: "STATUS: message") and a numeric code. */
+function errorFromJson(text: string): { text: string; code?: number } | undefined {
   if (!text.startsWith("{")) return undefined;
   try {
     const body = JSON.parse(text) as { error?: unknown };
     const error = (typeof body.error === "object" && body.error !== null ? body.error : body) as {
       type?: unknown;
+      status?: unknown;
+      code?: unknown;
       message?: unknown;
     };
-    const parts = [error.type, error.message].filter(
+    const parts = [error.type ?? error.status, error.message].filter(
       (part): part is string => typeof part === "string" && part !== "",
     );
-    return parts.length > 0 ? parts.join(": ") : undefined;
+    if (parts.length === 0) return undefined;
+    const code =
+      typeof error.code === "number" && error.code >= 400 && error.code <= 599 ? error.code : undefined;
+    return { text: parts.join(": "), ...(code !== undefined ? { code } : {}) };
   } catch {
     return undefined;
   }

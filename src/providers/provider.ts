@@ -48,7 +48,8 @@ export const LOCAL_DEFAULT_TIMEOUTS: Readonly<ProviderTimeouts> = {
 const FINISH_MARKERS: Record<WireApi, RegExp | undefined> = {
   "openai-completions": /"finish_reason"\s*:\s*"[^"]|data:\s*\[DONE\]/,
   "anthropic-messages": /event:\s*message_stop|"type"\s*:\s*"message_stop"/,
-  "google-generative-ai": undefined,
+  // Gemini's last chunk carries the finish reason (a function call ends with STOP too).
+  "google-generative-ai": /"finishReason"\s*:\s*"/,
 };
 
 export interface CreateProviderOptions {
@@ -200,6 +201,10 @@ function toResult(final: AssistantMessage, spent: Usage, attempts: number): Chat
     if (block.type === "text") text += block.text;
     else if (block.type === "toolCall") toolCalls.push(block);
   }
+  // A reply with complete tool calls is a tool-use stop, whatever the stream said: some
+  // servers end with [DONE] and no finish_reason (OpenRouter), or say "stop" (older Ollama),
+  // and both wires then default to "stop". A cut-off reply ("length") stays what it is.
+  if (message.stopReason === "stop" && toolCalls.length > 0) message.stopReason = "toolUse";
   return {
     message,
     text,

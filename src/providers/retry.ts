@@ -15,8 +15,9 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = {
 
 const RETRYABLE = new Set(["provider_timeout", "provider_rate_limited", "provider_unavailable"]);
 
+/** A timeout, a rate limit or an outage, unless the error says waiting will not cure it (a daily quota). */
 export function isRetryable(error: ResonError): boolean {
-  return RETRYABLE.has(error.code);
+  return RETRYABLE.has(error.code) && error.details?.retryable !== false;
 }
 
 /** The server's requested wait, from an error's details. */

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cleanEnv, parseEvents, runCli, type TempDir, tempDir } from "../support/cli.js";
 import { type FakeReply, startFakeModelServer } from "../support/fake-model-server.js";
 
-type Protocol = "openai-compatible" | "anthropic";
+type Protocol = "openai-compatible" | "anthropic" | "google";
 
 interface FaultCase {
   name: string;
@@ -126,7 +126,7 @@ const CASES: FaultCase[] = [
   },
 ];
 
-describe.each<Protocol>(["openai-compatible", "anthropic"])(
+describe.each<Protocol>(["openai-compatible", "anthropic", "google"])(
   "provider faults through the CLI (%s)",
   (protocol) => {
     let ws: TempDir;
@@ -138,7 +138,11 @@ describe.each<Protocol>(["openai-compatible", "anthropic"])(
     it.each(CASES)("$name", async (fault) => {
       const server = await startFakeModelServer({ replies: fault.replies });
       try {
-        const baseUrl = protocol === "anthropic" ? server.anthropicBaseUrl : server.openaiBaseUrl;
+        const baseUrl = {
+          "openai-compatible": server.openaiBaseUrl,
+          anthropic: server.anthropicBaseUrl,
+          google: server.googleBaseUrl,
+        }[protocol];
         const result = await runCli(
           ["run", "--json", "--provider", protocol, "--base-url", baseUrl, "--api-key", "k", "hi"],
           {
@@ -170,3 +174,56 @@ describe.each<Protocol>(["openai-compatible", "anthropic"])(
     });
   },
 );
+
+describe("Gemini quota refusals through the CLI", () => {
+  let ws: TempDir;
+  beforeAll(() => {
+    ws = tempDir();
+  });
+  afterAll(() => ws.remove());
+
+  const run = async (replies: FakeReply[]) => {
+    const server = await startFakeModelServer({ replies });
+    try {
+      const result = await runCli(
+        ["run", "--json", "--provider", "google", "--base-url", server.googleBaseUrl, "--api-key", "k", "hi"],
+        { cwd: ws.path, env: cleanEnv({ RESON_HOME: ws.path }) },
+      );
+      return { result, events: parseEvents(result.stdout), requests: server.requests.length };
+    } finally {
+      await server.close();
+    }
+  };
+
+  it("a per-minute quota (429 RESOURCE_EXHAUSTED) waits the body's retryDelay and the run completes", async () => {
+    const { result, events, requests } = await run([
+      { fault: "quota", quota: "minute", retryAfterS: 1 },
+      { text: "answered after the wait" },
+    ]);
+    expect(result.code).toBe(0);
+    expect(events.filter((e) => e.type === "provider_retry")).toEqual([
+      expect.objectContaining({
+        delayMs: 1000,
+        error: expect.objectContaining({ code: "provider_rate_limited" }),
+      }),
+    ]);
+    expect(events.at(-1)).toMatchObject({ type: "run_end", status: "completed" });
+    expect(requests).toBe(2);
+  });
+
+  it("a per-day quota stops the run at once as provider_rate_limited, naming the quota", async () => {
+    const { result, events, requests } = await run([{ fault: "quota", quota: "day" }, OK]);
+    expect(result.code).toBe(1);
+    const end = events.at(-1)!;
+    expect(end).toMatchObject({
+      type: "run_end",
+      status: "failed",
+      error: { code: "provider_rate_limited" },
+    });
+    const { message, hint } = end.error as { message: string; hint: string };
+    expect(message).toContain("GenerateRequestsPerDayPerProjectPerModel-FreeTier");
+    expect(hint).toMatch(/daily quota GenerateRequestsPerDayPerProjectPerModel-FreeTier.*midnight Pacific/);
+    expect(events.filter((e) => e.type === "provider_retry")).toEqual([]);
+    expect(requests).toBe(1);
+  });
+});

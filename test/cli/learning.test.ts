@@ -23,15 +23,27 @@ function systemText(request: RecordedRequest): string {
   return String(messages.find((message) => message.role === "system")?.content ?? "");
 }
 
+/** `reson run --json` in the fixture's workspace, against its fake server. */
+function runTask(f: CliFixture, env: NodeJS.ProcessEnv, task: string, extra: string[] = []) {
+  return runCli(
+    [
+      "run",
+      "--json",
+      "--provider",
+      "openai-compatible",
+      "--base-url",
+      f.server.openaiBaseUrl,
+      ...extra,
+      task,
+    ],
+    { cwd: f.ws.path, env, timeoutMs: 60_000 },
+  );
+}
+
 describe("learning from runs", () => {
   const f: CliFixture = useCliFixture();
   const env = () => cleanEnv({ RESON_HOME: f.home.path, RESON_MEMORY_REFLECT: "auto" });
-  const run = (task: string) =>
-    runCli(["run", "--json", "--provider", "openai-compatible", "--base-url", f.server.openaiBaseUrl, task], {
-      cwd: f.ws.path,
-      env: env(),
-      timeoutMs: 60_000,
-    });
+  const run = (task: string, extra: string[] = []) => runTask(f, env(), task, extra);
   const cli = (args: string[]) => runCli(args, { cwd: f.ws.path, env: env() });
   const experiences = async () =>
     (await cli(["experiences", "list", "--json"])).stdout
@@ -102,9 +114,9 @@ describe("learning from runs", () => {
       expect(rules[0]).toMatchObject({ usageCount: 1, successCount: 1, failureCount: 0 });
       expect(reflections).toBe(2); // the third run went smoothly: nothing to reflect on
 
-      // A fourth run that fails with the rule in view counts against it.
-      f.server.enqueue({ fault: "http", status: 400, message: "bad request" });
-      const fourth = await run("run the tests once more");
+      // A fourth run that fails with the rule in view (out of steps) counts against it.
+      f.server.enqueue({ toolCalls: [{ name: "execute_command", arguments: { command: "make test" } }] });
+      const fourth = await run("run the tests once more", ["--max-iterations", "1"]);
       expect(fourth.code).toBe(1);
       rules = await experiences();
       expect(rules[0]).toMatchObject({ usageCount: 2, successCount: 1, failureCount: 1 });
@@ -190,5 +202,140 @@ describe("learning from runs", () => {
     f.server.enqueue({ text: "ok" });
     await run("how do I run the staging deploy script?");
     expect(systemText(f.server.requests.at(-1)!)).not.toContain("deploy-staging.sh");
+  }, 60_000);
+});
+
+describe("learning after a run the provider failed", () => {
+  const f: CliFixture = useCliFixture();
+  const env = () =>
+    cleanEnv({
+      RESON_HOME: f.home.path,
+      RESON_MEMORY_REFLECT: "auto",
+      RESON_RETRY_MAX_ATTEMPTS: "2",
+      RESON_RETRY_BASE_DELAY_MS: "20",
+      RESON_HEADERS_TIMEOUT_MS: "400",
+    });
+  const run = (task: string, extra: string[] = []) => runTask(f, env(), task, extra);
+  const reflections = () => f.server.requests.filter(isReflection);
+  const learningWarnings = (events: ReturnType<typeof parseEvents>) =>
+    events.filter((e) => e.type === "warning" && String(e.message).includes("learning from this run failed"));
+
+  it.each<{ name: string; replies: FakeReply[]; code: string; calls: number }>([
+    {
+      name: "a rejected key (401)",
+      replies: [{ fault: "http", status: 401 }],
+      code: "provider_auth_failed",
+      calls: 1,
+    },
+    {
+      name: "an outage that outlasts the retries",
+      replies: [
+        { fault: "http", status: 503 },
+        { fault: "http", status: 503 },
+      ],
+      code: "provider_unavailable",
+      calls: 2,
+    },
+    {
+      name: "a rate limit asking for too long a wait",
+      replies: [{ fault: "http", status: 429, retryAfter: "600" }],
+      code: "provider_rate_limited",
+      calls: 1,
+    },
+    {
+      name: "a response it cannot read",
+      replies: [{ fault: "malformed" }],
+      code: "provider_bad_response",
+      calls: 1,
+    },
+    {
+      name: "a context overflow",
+      replies: [{ fault: "overflow" }],
+      code: "provider_context_overflow",
+      calls: 1,
+    },
+    {
+      name: "a timeout",
+      replies: [{ fault: "hang" }, { fault: "hang" }],
+      code: "provider_timeout",
+      calls: 2,
+    },
+  ])(
+    "after $name, reson does not call the model again to reflect",
+    async ({ replies, code, calls }) => {
+      // Anything asked after the run's own calls would be a reflection.
+      f.server.setResponder((request) =>
+        isReflection(request) ? { text: "ADD: WHEN x THEN y." } : undefined,
+      );
+      f.server.enqueue(...replies);
+      const result = await run("summarise the changelog");
+      const events = parseEvents(result.stdout);
+
+      expect(result.code).toBe(1);
+      expect(events.at(-1)).toMatchObject({ type: "run_end", status: "failed", error: { code } });
+      expect(f.server.requests.filter((r) => r.method === "POST")).toHaveLength(calls);
+      expect(reflections()).toEqual([]);
+      expect(learningWarnings(events)).toEqual([]);
+      // Nothing happened in the run: nothing to remember, no outcome to count.
+      expect(events.find((e) => e.type === "learning")).toMatchObject({
+        reflected: false,
+        remembered: 0,
+        outcomeCounted: 0,
+      });
+    },
+    60_000,
+  );
+
+  it.skipIf(noSandbox)(
+    "a rule in view when the provider fails is not counted against, and the work done is remembered",
+    async () => {
+      writeFileSync(join(f.home.path, "config.json"), JSON.stringify({ memory: { minEvidence: 1 } }));
+      writeFileSync(join(f.ws.path, "Makefile"), "test:\n\t@echo all tests passed\n");
+      f.server.setResponder((request) => (isReflection(request) ? { text: RULE } : undefined));
+      f.server.enqueue(
+        { toolCalls: [{ name: "execute_command", arguments: { command: "npm test" } }] },
+        { text: "The tests pass (make test)." },
+      );
+      expect((await run("run the tests")).code).toBe(0);
+      expect(reflections()).toHaveLength(1);
+
+      // The rule is shown to the next run, which works a step and then loses its key.
+      f.server.enqueue(
+        { toolCalls: [{ name: "execute_command", arguments: { command: "make test" } }] },
+        { fault: "http", status: 401 },
+      );
+      const failed = await run("run the tests again");
+      const events = parseEvents(failed.stdout);
+      expect(failed.code).toBe(1);
+      expect(events.find((e) => e.type === "tool_result")).toMatchObject({ ok: true });
+      expect(reflections()).toHaveLength(1);
+      expect(learningWarnings(events)).toEqual([]);
+      expect(events.find((e) => e.type === "learning")).toMatchObject({
+        reflected: false,
+        remembered: 1,
+        outcomeCounted: 0,
+      });
+      const rules = (await runCli(["experiences", "list", "--json"], { cwd: f.ws.path, env: env() })).stdout
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(rules).toEqual([
+        expect.objectContaining({ status: "active", usageCount: 1, successCount: 0, failureCount: 0 }),
+      ]);
+    },
+    60_000,
+  );
+
+  it("a run stopped by the iteration limit still reflects", async () => {
+    f.server.setResponder((request) =>
+      isReflection(request) ? { text: "ADD: WHEN listing files THEN answer after one listing." } : undefined,
+    );
+    f.server.enqueue({ toolCalls: [{ name: "list_files", arguments: { path: "." } }] });
+    const result = await run("list the files", ["--max-iterations", "1"]);
+    const events = parseEvents(result.stdout);
+    expect(result.code).toBe(1);
+    expect(events.at(-1)).toMatchObject({ status: "failed", error: { code: "max_iterations" } });
+    expect(reflections()).toHaveLength(1);
+    expect(events.find((e) => e.type === "learning")).toMatchObject({ reflected: true, outcomeCounted: 0 });
   }, 60_000);
 });

@@ -206,3 +206,57 @@ describe("reson run, the key and the workspace", () => {
     }
   });
 });
+
+// OpenRouter ends some streams with the tool calls, usage and [DONE], but no finish_reason.
+describe.each([
+  { name: "openai-compatible (native wire)", provider: "openai-compatible", wire: "native" },
+  { name: "openai-compatible (pi-ai wire)", provider: "openai-compatible", wire: "pi-ai" },
+  { name: "openrouter", provider: "openrouter", wire: undefined },
+])("a stream with tool calls and no finish reason, from $name", ({ provider, wire }) => {
+  it("is a tool-use step: the tools run and the run goes on to its answer", async () => {
+    const server = await startFakeModelServer({
+      replies: [
+        {
+          toolCalls: [{ name: "write_file", arguments: { path: "out.txt", content: "written\n" } }],
+          finish: "none",
+        },
+        { text: "Wrote out.txt.", finish: "none" },
+      ],
+    });
+    const ws = tempDir();
+    try {
+      const result = await runCli(
+        [
+          "run",
+          "--json",
+          "--provider",
+          provider,
+          "--base-url",
+          server.openaiBaseUrl,
+          "--api-key",
+          "k",
+          "--model",
+          "fake-model",
+          "write out.txt",
+        ],
+        { cwd: ws.path, env: cleanEnv({ RESON_HOME: ws.path, ...(wire ? { RESON_WIRE: wire } : {}) }) },
+      );
+      const events = parseEvents(result.stdout);
+      expect(result.code).toBe(0);
+      expect(events.filter((e) => e.type === "step_end").map((e) => e.stopReason)).toEqual([
+        "toolUse",
+        "stop",
+      ]);
+      expect(events.find((e) => e.type === "tool_result")).toMatchObject({ name: "write_file", ok: true });
+      expect(readFileSync(join(ws.path, "out.txt"), "utf8")).toBe("written\n");
+      expect(events.at(-1)).toMatchObject({
+        type: "run_end",
+        status: "completed",
+        finalText: "Wrote out.txt.",
+      });
+    } finally {
+      await server.close();
+      ws.remove();
+    }
+  });
+});

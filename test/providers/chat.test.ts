@@ -48,6 +48,36 @@ describe.each(PROTOCOLS)("chat over $name", (protocol) => {
     ]);
   });
 
+  it.runIf(protocol.protocol !== "google")(
+    "reports a tool-use stop when the stream ends with complete tool calls but no finish reason",
+    async () => {
+      // OpenRouter ends some streams so: the tool calls, usage, [DONE], and no finish_reason.
+      fake.server.enqueue({
+        toolCalls: [{ name: "read_file", arguments: { path: "a.txt" }, id: "call_3" }],
+        finish: "none",
+      });
+      const provider = await providerFor(protocol, fake.server);
+      const result = await provider.chat(ask("read it", [readFile]));
+
+      expect(result.stopReason).toBe("toolUse");
+      expect(result.message.stopReason).toBe("toolUse");
+      expect(result.toolCalls).toEqual([
+        expect.objectContaining({ id: "call_3", name: "read_file", arguments: { path: "a.txt" } }),
+      ]);
+    },
+  );
+
+  it.runIf(protocol.protocol !== "google")(
+    "reports a plain stop when a stream with no finish reason carries only text",
+    async () => {
+      fake.server.enqueue({ text: "All done.", finish: "none" });
+      const provider = await providerFor(protocol, fake.server);
+      const result = await provider.chat(ask("hi"));
+      expect(result.stopReason).toBe("stop");
+      expect(result.text).toBe("All done.");
+    },
+  );
+
   it("returns two tool calls made in one step, in order", async () => {
     fake.server.enqueue({
       toolCalls: [
@@ -80,6 +110,13 @@ describe.each(PROTOCOLS)("chat over $name", (protocol) => {
         expect.objectContaining({ function: expect.objectContaining({ name: "read_file" }) }),
       ]);
       expect(body.max_tokens).toBe(provider.model.maxOutputTokens);
+    } else if (protocol.protocol === "google") {
+      expect(request?.headers["x-goog-api-key"]).toBe(key);
+      expect(JSON.stringify(body.systemInstruction)).toContain("You are a test.");
+      expect(body.tools).toEqual([
+        { functionDeclarations: [expect.objectContaining({ name: "read_file" })] },
+      ]);
+      expect(body.generationConfig).toMatchObject({ maxOutputTokens: provider.model.maxOutputTokens });
     } else {
       expect(request?.headers["x-api-key"]).toBe(key);
       expect(JSON.stringify(body.system)).toContain("You are a test.");
@@ -113,11 +150,12 @@ describe.each(PROTOCOLS)("chat over $name", (protocol) => {
     const second = await provider.chat({ ...request, messages });
 
     expect(second.text).toBe("The file says hi.");
-    const sent = JSON.stringify(
-      (fake.server.requests[1]?.body as { messages?: unknown } | undefined)?.messages,
-    );
+    const body = fake.server.requests[1]?.body as { messages?: unknown; contents?: unknown } | undefined;
+    const sent = JSON.stringify(body?.messages ?? body?.contents);
     if (protocol.protocol === "openai") {
       expect(sent).toContain('{"role":"tool","content":"hi","tool_call_id":"call_7"}');
+    } else if (protocol.protocol === "google") {
+      expect(sent).toContain('{"functionResponse":{"name":"read_file","response":{"output":"hi"}}}');
     } else {
       expect(sent).toContain('"type":"tool_result","tool_use_id":"call_7"');
     }
@@ -164,6 +202,7 @@ describe("usage and cost", () => {
       model: "claude-sonnet-4-6",
       url: "anthropic",
     },
+    { name: "google (registry model)", provider: "google", model: "gemini-2.5-flash", url: "google" },
   ] as const;
 
   it.each(cases)("$name reports tokens and prices them from the registry", async (c) => {
@@ -173,7 +212,11 @@ describe("usage and cost", () => {
         provider: c.provider,
         model: c.model,
         apiKey: "sk-test-0123456789",
-        baseUrl: c.url === "openai" ? fake.server.openaiBaseUrl : fake.server.anthropicBaseUrl,
+        baseUrl: {
+          openai: fake.server.openaiBaseUrl,
+          anthropic: fake.server.anthropicBaseUrl,
+          google: fake.server.googleBaseUrl,
+        }[c.url],
       },
       FAST,
     );

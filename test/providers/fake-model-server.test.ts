@@ -58,6 +58,33 @@ describe("fake model server", () => {
     ]);
   });
 
+  it("answers Gemini's generateContent with one JSON response and streamGenerateContent with SSE", async () => {
+    server = await startFakeModelServer({
+      replies: [{ text: "one", toolCalls: [{ name: "t", arguments: { a: 1 } }] }, { text: "two words" }],
+    });
+    const gemini = (await (
+      await post("/v1beta/models/gemini-x:generateContent", { contents: [] })
+    ).json()) as { candidates: { content: { parts: unknown[] }; finishReason: string }[] };
+    expect(gemini.candidates[0]?.content.parts).toEqual([
+      { text: "one" },
+      { functionCall: { name: "t", args: { a: 1 } } },
+    ]);
+    expect(gemini.candidates[0]?.finishReason).toBe("STOP");
+
+    const stream = await (
+      await post("/v1beta/models/gemini-x:streamGenerateContent?alt=sse", { contents: [] })
+    ).text();
+    const events = stream.split("\r\n\r\n").filter(Boolean);
+    expect(events).toHaveLength(2);
+    expect(events.every((event) => event.startsWith("data: "))).toBe(true);
+    expect(JSON.parse(events[1]!.slice(6))).toMatchObject({
+      candidates: [{ content: { parts: [{ text: "words" }] }, finishReason: "STOP" }],
+      usageMetadata: { promptTokenCount: 12, candidatesTokenCount: 7 },
+      modelVersion: "gemini-x",
+    });
+    expect(server.requests.map((r) => r.protocol)).toEqual(["google", "google"]);
+  });
+
   it("answers GET /api/tags and /v1/models without consuming the script", async () => {
     server = await startFakeModelServer({ replies: [{ text: "kept" }] });
     expect((await fetch(`${server.url}/api/tags`)).status).toBe(200);

@@ -209,3 +209,103 @@ export function faultSuite(protocol: ProtocolCase): void {
     expect(error.message).toContain("fake model server: script exhausted");
   });
 }
+
+/** How each vendor's quota refusals must end: the code, and what the hint must say. */
+const QUOTA_OUTCOMES: Record<
+  ProtocolCase["protocol"],
+  Record<"day" | "billing", { code: string; hint: RegExp; quota?: Record<string, unknown> }>
+> = {
+  openai: {
+    day: {
+      code: "provider_rate_limited",
+      hint: /daily limit .* try again in 432 s/,
+      quota: { period: "day" },
+    },
+    billing: { code: "provider_auth_failed", hint: /billing/ },
+  },
+  anthropic: {
+    // Anthropic's nearest thing is the workspace's spend limit: the account is refused.
+    day: { code: "provider_auth_failed", hint: /plan and billing/ },
+    billing: { code: "provider_auth_failed", hint: /billing/ },
+  },
+  google: {
+    day: {
+      code: "provider_rate_limited",
+      hint: /GenerateRequestsPerDayPerProjectPerModel-FreeTier, limit 250 .*midnight Pacific time/,
+      quota: { id: "GenerateRequestsPerDayPerProjectPerModel-FreeTier", limit: "250", period: "day" },
+    },
+    billing: { code: "provider_auth_failed", hint: /billing/ },
+  },
+};
+
+export function quotaSuite(protocol: ProtocolCase): void {
+  const fake = useFakeServer();
+
+  it("a per-minute quota is provider_rate_limited and retried after the wait the refusal names", async () => {
+    fake.server.enqueue({ fault: "quota", quota: "minute", retryAfterS: 1 }, { text: "within quota again" });
+    const provider = await providerFor(protocol, fake.server);
+    const { events, onEvent } = collector();
+    const result = await provider.chat(ask("hi"), { onEvent });
+
+    expect(result.text).toBe("within quota again");
+    expect(result.attempts).toBe(2);
+    const retries = events.flatMap((e) => (e.type === "retry" ? [e.notice] : []));
+    expect(retries.map((n) => [n.delayMs, n.error.code])).toEqual([[1000, "provider_rate_limited"]]);
+  });
+
+  it("a per-minute quota asking for a longer wait than reson's cap stops at once, saying how long", async () => {
+    fake.server.enqueue({ fault: "quota", quota: "minute", retryAfterS: 120 }, { text: "not reached" });
+    const provider = await providerFor(protocol, fake.server);
+    const error = await rejection(provider.chat(ask("hi")));
+
+    expect(error.code).toBe("provider_rate_limited");
+    expect(error.details).toMatchObject({ status: 429, retryAfterMs: 120_000, attempts: 1 });
+    expect(error.hint).toMatch(/wait 120 s/);
+    if (protocol.protocol === "google")
+      expect(error.hint).toContain("GenerateRequestsPerMinutePerProjectPerModel-FreeTier");
+    expect(fake.server.requests).toHaveLength(1);
+  });
+
+  it("a daily quota stops the call at once with a hint naming it", async () => {
+    fake.server.enqueue({ fault: "quota", quota: "day" }, { text: "not reached" });
+    const provider = await providerFor(protocol, fake.server);
+    const { events, onEvent } = collector();
+    const error = await rejection(provider.chat(ask("hi"), { onEvent }));
+
+    const expected = QUOTA_OUTCOMES[protocol.protocol].day;
+    expect(error.code).toBe(expected.code);
+    expect(error.hint).toMatch(expected.hint);
+    expect(error.details).toMatchObject({
+      attempts: 1,
+      ...(expected.quota ? { quota: expected.quota } : {}),
+    });
+    expect(events.filter((e) => e.type === "retry")).toEqual([]);
+    expect(fake.server.requests).toHaveLength(1);
+  });
+
+  it("no credit left stops the call at once as provider_auth_failed, pointing at billing", async () => {
+    fake.server.enqueue({ fault: "quota", quota: "billing" }, { text: "not reached" });
+    const provider = await providerFor(protocol, fake.server);
+    const error = await rejection(provider.chat(ask("hi")));
+
+    const expected = QUOTA_OUTCOMES[protocol.protocol].billing;
+    expect(error.code).toBe(expected.code);
+    expect(error.hint).toMatch(expected.hint);
+    expect(error.details).toMatchObject({ attempts: 1 });
+    expect(fake.server.requests).toHaveLength(1);
+  });
+
+  if (protocol.protocol === "google") {
+    it("a free tier without quota for the model (limit 0) stops at once, saying to enable billing", async () => {
+      fake.server.enqueue({ fault: "quota", quota: "zero" }, { text: "not reached" });
+      const provider = await providerFor(protocol, fake.server);
+      const error = await rejection(provider.chat(ask("hi")));
+
+      expect(error.code).toBe("provider_auth_failed");
+      expect(error.hint).toMatch(
+        /GenerateContentInputTokensPerModelPerMinute-FreeTier, limit 0.*enable billing/,
+      );
+      expect(fake.server.requests).toHaveLength(1);
+    });
+  }
+}

@@ -15,13 +15,14 @@ import { type FakeModelServer, startFakeModelServer } from "../support/fake-mode
 
 export interface ProtocolCase {
   name: string;
-  protocol: "openai" | "anthropic";
+  protocol: "openai" | "anthropic" | "google";
   wire: WireName;
   settings(server: FakeModelServer): ProviderSettings;
 }
 
 export const OPENAI_KEY = "sk-test-openai-0123456789";
 export const ANTHROPIC_KEY = "sk-ant-test-0123456789";
+export const GOOGLE_KEY = "AIza-test-0123456789";
 
 /** Every wire of every protocol: openai-compatible runs the same tests over both of its wires. */
 export const PROTOCOLS: ProtocolCase[] = [
@@ -58,6 +59,17 @@ export const PROTOCOLS: ProtocolCase[] = [
       baseUrl: server.anthropicBaseUrl,
       model: "claude-sonnet-4-6",
       apiKey: ANTHROPIC_KEY,
+    }),
+  },
+  {
+    name: "google",
+    protocol: "google",
+    wire: "pi-ai",
+    settings: (server) => ({
+      provider: "google",
+      baseUrl: server.googleBaseUrl,
+      model: "gemini-2.5-flash",
+      apiKey: GOOGLE_KEY,
     }),
   },
 ];

@@ -1,19 +1,21 @@
 // A fake LLM server for tests: plain node:http on 127.0.0.1, speaking the real wire protocols
-// (OpenAI Chat Completions and Anthropic Messages, streaming SSE and plain JSON), answering
-// from a script and injecting the faults real providers produce.
+// (OpenAI Chat Completions, Anthropic Messages and Gemini's generateContent, streaming SSE and
+// plain JSON), answering from a script and injecting the faults real providers produce.
 //
 // Usage:
 //
 //   const server = await startFakeModelServer({ replies: [{ text: "Hello" }] });
 //   server.openaiBaseUrl     // "http://127.0.0.1:PORT/v1"  (give to openai / openai-compatible / ollama)
 //   server.anthropicBaseUrl  // "http://127.0.0.1:PORT"     (give to anthropic; the SDK adds /v1/messages)
+//   server.googleBaseUrl     // "http://127.0.0.1:PORT/v1beta" (give to google; the SDK adds /models/...)
 //   server.enqueue({ fault: "http", status: 429, retryAfter: "1" }, { text: "ok" });
 //   server.requests          // every request: protocol, method, path, headers, parsed body
 //   server.remaining         // replies not consumed yet
 //   await server.close();    // also destroys hung connections
 //
-// Script: each POST to /v1/chat/completions or /v1/messages consumes the next reply, whatever
-// the protocol; "fail N times then succeed" is N faults enqueued before a reply. When the
+// Script: each POST to /v1/chat/completions, /v1/messages or /v1beta/models/{model}:
+// streamGenerateContent (?alt=sse) or :generateContent consumes the next reply, whatever the
+// protocol; "fail N times then succeed" is N faults enqueued before a reply. When the
 // script is exhausted the server answers HTTP 500 with "fake model server: script exhausted",
 // so a test fails visibly instead of hanging. GET /v1/models and GET /api/tags (Ollama's
 // probe) answer without consuming anything.
@@ -21,8 +23,15 @@
 // A reply is a response or a fault:
 //   { text?, thinking?, toolCalls?: [{ name, arguments, id? }], usage?, finish?, delayMs?, chunkDelayMs?, byteChunks? }
 //     text is streamed as one delta per word, tool arguments (an object, or a raw string for
-//     invalid JSON) in three fragments; several tool calls in one reply are one step.
+//     invalid JSON) in three fragments (Gemini: whole); several tool calls in one reply are one
+//     step. finish "none" ends the stream properly but with no finish reason (OpenAI: usage
+//     and [DONE] still come, as from OpenRouter).
 //   { fault: "http", status, retryAfter?, message? }  an error status with the vendor's body
+//   { fault: "quota", quota, retryAfterS? }  the vendor's refusal for a used-up quota:
+//     "minute" (a per-minute rate limit saying when to retry: Gemini's RetryInfo, OpenAI's
+//     "try again in", Anthropic's Retry-After), "day" (Gemini's per-day quota, OpenAI's RPD,
+//     Anthropic's spend limit), "zero" (Gemini: no free-tier quota for the model) or
+//     "billing" (no credit: OpenAI's insufficient_quota, Anthropic's credit balance)
 //   { fault: "overflow" }      400 in the vendor's context-overflow wording
 //   { fault: "hang" }          never send headers
 //   { fault: "stall" }         headers and the first chunk, then silence
@@ -48,6 +57,7 @@ import {
   type FakeEmbeddingReply,
   sendEmbeddings,
 } from "./fake-model-server/embeddings.js";
+import { googleRoute, googleWire } from "./fake-model-server/google.js";
 import { openaiWire } from "./fake-model-server/openai.js";
 import { type ProtocolWire, sendFault, sendJson, sendReply } from "./fake-model-server/wire.js";
 
@@ -65,7 +75,8 @@ export interface FakeUsage {
   cacheRead?: number;
 }
 
-export type FakeFinish = "stop" | "length" | "tool_use" | "content_filter";
+/** "none": the stream ends cleanly with no finish reason. */
+export type FakeFinish = "stop" | "length" | "tool_use" | "content_filter" | "none";
 
 export interface FakeResponse {
   text?: string;
@@ -83,8 +94,16 @@ export interface FakeResponse {
   byteChunks?: number[];
 }
 
+export interface FakeQuotaFault {
+  fault: "quota";
+  quota: "minute" | "day" | "zero" | "billing";
+  /** The wait the refusal asks for, in seconds (a default per vendor and quota). */
+  retryAfterS?: number;
+}
+
 export type FakeFault =
   | { fault: "http"; status: number; retryAfter?: string; message?: string }
+  | FakeQuotaFault
   | { fault: "overflow" }
   | { fault: "hang" }
   | { fault: "stall" }
@@ -98,7 +117,13 @@ export type FakeReply = FakeResponse | FakeFault;
 export type { FakeEmbeddingReply, FakeEmbeddingResponse } from "./fake-model-server/embeddings.js";
 export { fakeEmbedding } from "./fake-model-server/embeddings.js";
 
-export type FakeProtocol = "openai" | "anthropic" | "openai-embeddings" | "google-embeddings" | "other";
+export type FakeProtocol =
+  | "openai"
+  | "anthropic"
+  | "google"
+  | "openai-embeddings"
+  | "google-embeddings"
+  | "other";
 
 export interface RecordedRequest {
   protocol: FakeProtocol;
@@ -118,7 +143,7 @@ export interface FakeModelServer {
   readonly url: string;
   readonly openaiBaseUrl: string;
   readonly anthropicBaseUrl: string;
-  /** "http://127.0.0.1:PORT/v1beta" (give to the google embeddings provider). */
+  /** "http://127.0.0.1:PORT/v1beta" (give to the google provider, for chat or embeddings). */
   readonly googleBaseUrl: string;
   readonly requests: RecordedRequest[];
   /** Replies not consumed yet. */
@@ -168,7 +193,8 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
 
   function handle(req: IncomingMessage, res: ServerResponse, raw: string): void {
     const path = (req.url ?? "/").split("?")[0] ?? "/";
-    const route = WIRES[path];
+    const google = googleRoute(path);
+    const route = WIRES[path] ?? (google ? { protocol: "google" as const, wire: googleWire } : undefined);
     const embeddings = embeddingRoute(path);
     const body = parseBody(raw);
     const recorded: RecordedRequest = {
@@ -202,13 +228,14 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
       sendJson(res, 500, { error: { message: "fake model server: script exhausted", type: "server_error" } });
       return;
     }
-    const model = typeof request.model === "string" ? request.model : "fake-model";
-    const streaming = request.stream === true;
+    const model = google?.model ?? (typeof request.model === "string" ? request.model : "fake-model");
+    // Gemini streams by method (and ?alt=sse), the others by a body field.
+    const streaming = google ? google.streaming : request.stream === true;
     const includeUsage = (request.stream_options as { include_usage?: unknown } | undefined)?.include_usage;
     const context = {
       model,
       streaming,
-      includeUsage: includeUsage === true || route.protocol === "anthropic",
+      includeUsage: includeUsage === true || route.protocol !== "openai",
       apiKey: sentApiKey(req),
     };
     if ("fault" in reply) sendFault(res, route.wire, reply, context);

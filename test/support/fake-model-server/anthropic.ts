@@ -1,23 +1,25 @@
 // Anthropic Messages as the fake server writes it: `event: <type>\ndata: <json>\n\n` from
 // message_start through content blocks to message_delta and message_stop; error bodies in
 // Anthropic's `{ type: "error", error: { type, message } }` shape.
-import type { FakeFinish, FakeResponse } from "../fake-model-server.js";
+import type { FakeFinish, FakeQuotaFault, FakeResponse } from "../fake-model-server.js";
 import {
   argumentFragments,
   finishOf,
   freshId,
   type ProtocolWire,
+  type QuotaReply,
   type StreamPlan,
   textDeltas,
   usageOf,
   type WireContext,
 } from "./wire.js";
 
-const STOP_REASON: Record<FakeFinish, string> = {
+const STOP_REASON: Record<FakeFinish, string | null> = {
   stop: "end_turn",
   length: "max_tokens",
   tool_use: "tool_use",
   content_filter: "refusal",
+  none: null,
 };
 
 const ERRORS: Record<number, { type: string; message: string }> = {
@@ -145,6 +147,38 @@ export const anthropicWire: ProtocolWire = {
       type: "error",
       error: { type: known.type, message: (message ?? known.message).replace("{model}", ctx.model) },
     };
+  },
+
+  quota(fault: FakeQuotaFault, _ctx: WireContext): QuotaReply {
+    const refusal = (type: string, message: string) => ({ type: "error", error: { type, message } });
+    switch (fault.quota) {
+      case "minute":
+        return {
+          status: 429,
+          body: refusal(
+            "rate_limit_error",
+            "This request would exceed the rate limit for your organization of 50 requests per minute. For details, refer to: https://docs.claude.com/en/api/rate-limits. You can see the response headers for current usage. Please reduce the prompt length or the maximum tokens requested, or try again later.",
+          ),
+          headers: { "retry-after": String(fault.retryAfterS ?? 20) },
+        };
+      case "day":
+        // Anthropic has no daily quota; the spend limit a workspace sets is the nearest thing.
+        return {
+          status: 400,
+          body: refusal(
+            "invalid_request_error",
+            "You have reached your specified API usage limits. You will regain access on 2026-07-01 at 00:00 UTC.",
+          ),
+        };
+      default:
+        return {
+          status: 400,
+          body: refusal(
+            "invalid_request_error",
+            "Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade or purchase credits.",
+          ),
+        };
+    }
   },
 
   overflowBody(): unknown {

@@ -12,6 +12,7 @@
 // fell"); a text without words gets the unit vector e0.
 import type { ServerResponse } from "node:http";
 import type { FakeFault } from "../fake-model-server.js";
+import { googleErrorBody, googleWire } from "./google.js";
 import { openaiWire } from "./openai.js";
 import { type ProtocolWire, sendFault, sendJson, type WireContext } from "./wire.js";
 
@@ -177,36 +178,10 @@ const openaiEmbeddingsWire: ProtocolWire = {
   }),
 };
 
-const GOOGLE_ERRORS: Record<number, { status: string; message: string }> = {
-  400: { status: "INVALID_ARGUMENT", message: "Request contains an invalid argument." },
-  401: { status: "UNAUTHENTICATED", message: "Request had invalid authentication credentials." },
-  403: {
-    status: "PERMISSION_DENIED",
-    message: "Method doesn't allow unregistered callers (callers without established identity).",
-  },
-  404: {
-    status: "NOT_FOUND",
-    message:
-      "models/{model} is not found for API version v1beta, or is not supported for batchEmbedContents.",
-  },
-  429: { status: "RESOURCE_EXHAUSTED", message: "Resource has been exhausted (e.g. check quota)." },
-  500: { status: "INTERNAL", message: "An internal error has occurred." },
-  503: { status: "UNAVAILABLE", message: "The model is overloaded. Please try again later." },
-};
-
 const googleEmbeddingsWire: ProtocolWire = {
   stream: () => ({ events: [], head: 0, body: 0 }),
   json: partialBody,
-  errorBody(status: number, ctx: WireContext, message?: string): unknown {
-    const known = GOOGLE_ERRORS[status] ?? { status: "UNKNOWN", message: `HTTP ${status}` };
-    return {
-      error: {
-        code: status,
-        message: (message ?? known.message).replace("{model}", ctx.model),
-        status: known.status,
-      },
-    };
-  },
+  errorBody: googleErrorBody("batchEmbedContents"),
   overflowBody: () => ({
     error: {
       code: 400,
@@ -214,6 +189,7 @@ const googleEmbeddingsWire: ProtocolWire = {
       status: "INVALID_ARGUMENT",
     },
   }),
+  quota: googleWire.quota,
   malformedEvent: () => "",
   errorEvent: () => "",
 };

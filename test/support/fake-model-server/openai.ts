@@ -1,23 +1,25 @@
 // OpenAI Chat Completions as the fake server writes it: `data: <chunk>\n\n` events ending in
 // a finish_reason chunk, a usage chunk (when asked for) and `data: [DONE]`; error bodies in
 // OpenAI's `{ error: { message, type, code } }` shape.
-import type { FakeFinish, FakeResponse } from "../fake-model-server.js";
+import type { FakeFinish, FakeQuotaFault, FakeResponse } from "../fake-model-server.js";
 import {
   argumentFragments,
   finishOf,
   freshId,
   type ProtocolWire,
+  type QuotaReply,
   type StreamPlan,
   textDeltas,
   usageOf,
   type WireContext,
 } from "./wire.js";
 
-const FINISH: Record<FakeFinish, string> = {
+const FINISH: Record<FakeFinish, string | null> = {
   stop: "stop",
   length: "length",
   tool_use: "tool_calls",
   content_filter: "content_filter",
+  none: null,
 };
 
 const ERRORS: Record<number, { message: string; type: string; code: string | null }> = {
@@ -82,7 +84,9 @@ export const openaiWire: ProtocolWire = {
     const head = Math.min(2, events.length);
     const body = events.length;
 
-    events.push(frame([{ index: 0, delta: {}, finish_reason: FINISH[finishOf(reply)] }]));
+    // "none": no finish_reason at all, only usage and [DONE] (as OpenRouter ends some streams).
+    const finish = FINISH[finishOf(reply)];
+    if (finish !== null) events.push(frame([{ index: 0, delta: {}, finish_reason: finish }]));
     if (ctx.includeUsage) events.push(frame([], { usage: usageBody(reply) }));
     events.push("data: [DONE]\n\n");
     return { events, head, body };
@@ -122,6 +126,44 @@ export const openaiWire: ProtocolWire = {
     const known = ERRORS[status] ?? { message: `HTTP ${status}`, type: "api_error", code: null };
     const text = (message ?? known.message).replace("{key}", ctx.apiKey).replace("{model}", ctx.model);
     return { error: { message: text, type: known.type, param: null, code: known.code } };
+  },
+
+  quota(fault: FakeQuotaFault, ctx: WireContext): QuotaReply {
+    if (fault.quota === "billing" || fault.quota === "zero") {
+      return {
+        status: 429,
+        body: {
+          error: {
+            message:
+              "You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.",
+            type: "insufficient_quota",
+            param: null,
+            code: "insufficient_quota",
+          },
+        },
+      };
+    }
+    const perDay = fault.quota === "day";
+    const seconds = fault.retryAfterS ?? (perDay ? 432 : 20);
+    const wait = seconds >= 60 ? `${Math.floor(seconds / 60)}m${seconds % 60}s` : `${seconds}s`;
+    const window = perDay
+      ? "requests per day (RPD): Limit 200, Used 200"
+      : "requests per min (RPM): Limit 3, Used 3";
+    return {
+      status: 429,
+      body: {
+        error: {
+          message: `Rate limit reached for ${ctx.model} in organization org-fake on ${window}, Requested 1. Please try again in ${wait}. Visit https://platform.openai.com/account/rate-limits to learn more.`,
+          type: "requests",
+          param: null,
+          code: "rate_limit_exceeded",
+        },
+      },
+      // OpenAI reports its limits in headers, not a Retry-After.
+      headers: perDay
+        ? { "x-ratelimit-limit-requests": "200", "x-ratelimit-remaining-requests": "0" }
+        : { "x-ratelimit-limit-requests": "3", "x-ratelimit-remaining-requests": "0" },
+    };
   },
 
   overflowBody(): unknown {

@@ -1,12 +1,12 @@
-// What the two protocols share: how a reply is cut into deltas, and how a scripted response
-// or fault is written to the socket (SSE pacing, byte chunking, stalls and resets).
+// What the protocols share: how a reply is cut into deltas, and how a scripted response or
+// fault is written to the socket (SSE pacing, byte chunking, stalls and resets).
 import type { ServerResponse } from "node:http";
-import type { FakeFault, FakeFinish, FakeResponse, FakeUsage } from "../fake-model-server.js";
+import type { FakeFault, FakeFinish, FakeQuotaFault, FakeResponse, FakeUsage } from "../fake-model-server.js";
 
 export interface WireContext {
   model: string;
   streaming: boolean;
-  /** OpenAI: the request asked for stream_options.include_usage; always true for Anthropic. */
+  /** OpenAI: the request asked for stream_options.include_usage; always true for the others. */
   includeUsage: boolean;
   /** The key the client sent (so the 401 body can echo it, as OpenAI does). */
   apiKey: string;
@@ -21,11 +21,19 @@ export interface StreamPlan {
   body: number;
 }
 
+/** A quota or billing refusal in the vendor's own words. */
+export interface QuotaReply {
+  status: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
 export interface ProtocolWire {
   stream(reply: FakeResponse, ctx: WireContext): StreamPlan;
   json(reply: FakeResponse, ctx: WireContext): unknown;
   errorBody(status: number, ctx: WireContext, message?: string): unknown;
   overflowBody(): unknown;
+  quota(fault: FakeQuotaFault, ctx: WireContext): QuotaReply;
   malformedEvent(): string;
   errorEvent(message?: string): string;
 }
@@ -91,6 +99,11 @@ export function sendFault(res: ServerResponse, wire: ProtocolWire, fault: FakeFa
     case "overflow":
       sendJson(res, 400, wire.overflowBody());
       break;
+    case "quota": {
+      const refusal = wire.quota(fault, ctx);
+      sendJson(res, refusal.status, refusal.body, refusal.headers);
+      break;
+    }
     case "hang":
       break; // keep the request open; close() destroys the socket
     case "reset":
@@ -104,7 +117,10 @@ export function sendFault(res: ServerResponse, wire: ProtocolWire, fault: FakeFa
       writeHeadThen(res, wire, ctx, () => res.end(ctx.streaming ? wire.malformedEvent() : ""));
       break;
     case "stream_error":
-      if (ctx.streaming) writeHeadThen(res, wire, ctx, () => res.end(wire.errorEvent(fault.message)));
+      // A moment after the first chunk, so the error arrives in a read of its own (Gemini's SDK
+      // recognises an error only as a whole chunk).
+      if (ctx.streaming)
+        writeHeadThen(res, wire, ctx, () => setTimeout(() => res.end(wire.errorEvent(fault.message)), 20));
       else sendJson(res, 200, wire.errorBody(500, ctx, fault.message));
       break;
     case "truncate":

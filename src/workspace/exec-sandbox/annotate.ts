@@ -7,7 +7,7 @@ import { basename, dirname, join, relative, resolve } from "node:path";
 import { containsProtected, isProtected, type WorkspacePolicy } from "../policy.js";
 import { TMP_BYTES } from "./bwrap-args.js";
 import type { CgroupUsage } from "./cgroup.js";
-import { isWithin } from "./safe-root.js";
+import { isWithin } from "../../core/path-within.js";
 
 export interface DenialContext {
   output: string;

@@ -48,6 +48,15 @@ export const SYSTEM_DIRS: ReadonlySet<string> = new Set([
 /** Kernel file systems: nothing beneath them is a workspace. */
 export const KERNEL_TREES: readonly string[] = ["/proc", "/sys", "/dev"];
 
+/**
+ * Folders that hold only what the OS installed (programs, libraries, the boot loader): nothing
+ * beneath them is a workspace either. /usr/local and /usr/src hold the machine owner's own
+ * programs and sources, so folders beneath those may be (the folders themselves may not).
+ * Beneath /etc, /var, /opt or /srv a folder may be a workspace: a site, a service's config.
+ */
+const OS_TREES: readonly string[] = ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot", "/usr"];
+const OWNER_TREES: readonly string[] = ["/usr/local", "/usr/src"];
+
 export type RootRisk =
   /** An ordinary folder. */
   | { kind: "none" }
@@ -93,6 +102,8 @@ export function workspaceRootRisk(root: string, places: RootPlaces): RootRisk {
   // Before the system folders: root's home is /root.
   if (root === home) return { kind: "broad", reason: "it is your home folder" };
   if (SYSTEM_DIRS.has(root)) return { kind: "refused", reason: "it is a system folder" };
+  if (OS_TREES.some((tree) => isWithin(root, tree)) && !OWNER_TREES.some((tree) => isBelow(root, tree)))
+    return { kind: "refused", reason: "it holds what the operating system installed" };
   if (isBelow(home, root)) return { kind: "broad", reason: `it contains your home folder (${home})` };
   if (isBelow(resonHome, root)) {
     return {

@@ -59,8 +59,13 @@ export function relativeToRoot(root: string, real: string): string {
   return relative(root, real) || ".";
 }
 
+/** A path as shown in a message: a very long one is cut (the details keep it whole). */
+function shown(path: string): string {
+  return JSON.stringify(path.length > 200 ? `${path.slice(0, 200)}…` : path);
+}
+
 function invalid(path: string, why: string, hint?: string): ResonError {
-  return new ResonError("path_invalid", `Invalid path ${JSON.stringify(path)}: ${why}.`, {
+  return new ResonError("path_invalid", `Invalid path ${shown(path)}: ${why}.`, {
     hint: hint ?? "Name a file or directory relative to the workspace root, with / separators.",
     details: { path },
   });
@@ -115,7 +120,6 @@ export function checkPathString(root: string, path: unknown): CheckedPath {
   }
   return { absolute, relative: relativeToRoot(root, absolute), directory: NAMES_DIRECTORY.test(path) };
 }
-
 
 export interface CheckedPath {
   /** Normalised and absolute. */

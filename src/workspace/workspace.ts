@@ -255,7 +255,10 @@ export class Workspace {
         throw new ResonError(
           "not_a_file",
           `Cannot write ${JSON.stringify(path)}: a path ending in "/" names a directory, not a file.`,
-          { hint: `Name the file without the trailing "/": ${target.relative}.`, details: { path: target.relative } },
+          {
+            hint: `Name the file without the trailing "/": ${target.relative}.`,
+            details: { path: target.relative },
+          },
         );
       }
       if (target.info) {

@@ -5,8 +5,8 @@
 // first by `gatherPathFacts`), so the argv can be checked as a snapshot.
 import { lstat, realpath, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import type { WorkspacePolicy } from "../policy.js";
 import { isWithin } from "../../core/path-within.js";
+import type { WorkspacePolicy } from "../policy.js";
 import { assertSafeWritable } from "./safe-root.js";
 
 export interface PathInfo {

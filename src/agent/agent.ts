@@ -2,7 +2,7 @@
 // workspace, the tools and the store once; each `run` is one loop with its own id and
 // events, persisted step by step so that `resume` can finish it after a crash.
 
-import { realpath } from "node:fs/promises";
+import { mkdir, realpath } from "node:fs/promises";
 import { homedir } from "node:os";
 import { basename, join } from "node:path";
 import {
@@ -77,6 +77,7 @@ import {
   type SubagentHost,
 } from "./subagent-tool.js";
 import type { RunResult } from "./types.js";
+import { workspaceStanding } from "./workspace-trust.js";
 
 export interface AgentOptions {
   /** The folder the agent works in; default the current directory. */
@@ -120,6 +121,13 @@ export interface AgentOptions {
   sandbox?: "on" | "off";
   /** Plan and explore agents: the workspace is read-only for file tools and commands alike. */
   readOnlyWorkspace?: boolean;
+  /**
+   * true: work in a broad folder (the home folder, a folder above it, or one holding
+   * $RESON_HOME) although the user has not trusted it. Default false: such a workspace is
+   * refused (`workspace_untrusted`) unless the user trusted it in the interactive terminal.
+   * `/`, system folders and $RESON_HOME itself are refused whatever this says.
+   */
+  trustWorkspace?: boolean;
   /** false: no long-term memory or experiences for this agent (default: config `memory.enabled`). */
   memory?: boolean;
   /** The sandbox line of the run start (default: what the sandbox probe found, or "off"). */
@@ -928,6 +936,12 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
     commandSandbox,
     policy: { resonHome: resonHome(env), readOnly },
   });
+  const standing = await workspaceStanding(workspace.root, env);
+  if (standing.kind === "refused") throw standing.error;
+  if (standing.kind === "needs_trust" && options.trustWorkspace !== true) throw standing.error;
+  // reson's own folder inside the workspace is hidden from commands by a mount over it, which
+  // needs it to exist: made now, or a command could create it with settings of its choosing.
+  if (workspace.policy.sealed.length > 0) await mkdir(resonHome(env), { recursive: true, mode: 0o700 });
   const flags: PartialConfig = { ...options.config };
   if (options.provider) flags.provider = options.provider;
   const model = options.model ?? preset?.model;

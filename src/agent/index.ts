@@ -10,3 +10,4 @@ export {
 export type { AgentHooks, HookInfo, ToolCallDecision, ToolCallInfo } from "./hooks.js";
 export type { LoopSnapshot } from "./recorder.js";
 export type { LoopLimits, RunResult } from "./types.js";
+export { type WorkspaceStanding, workspaceStanding } from "./workspace-trust.js";

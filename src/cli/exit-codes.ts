@@ -16,6 +16,8 @@ const CONFIG_CODES: ReadonlySet<ErrorCode> = new Set([
   "no_provider_configured",
   "unknown_provider",
   "workspace_invalid",
+  "workspace_refused",
+  "workspace_untrusted",
   "not_found",
   "ambiguous_id",
   "secrets_file_insecure",

@@ -51,6 +51,9 @@ Run options (also for resume, where they override what the run was started with)
       --sandbox off            run commands without the OS sandbox (default on; with no
                                working sandbox, headless runs refuse commands unless this
                                is given, and the terminal asks before every command)
+      --trust-workspace        work in the home folder, a folder above it, or one holding
+                               $RESON_HOME, for this run (the terminal asks once and
+                               remembers; headless runs refuse such folders without this)
 
 Provider selection without --provider: the first of ANTHROPIC_API_KEY, OPENAI_API_KEY,
 GEMINI_API_KEY, DEEPSEEK_API_KEY, OPENROUTER_API_KEY that is set, else a local Ollama.

@@ -10,8 +10,9 @@ import {
   createAgent,
   openDefaultStore,
   type RunResult,
+  workspaceStanding,
 } from "../agent/index.js";
-import { resonHome } from "../config/index.js";
+import { resonHome, trustedFoldersPath, trustFolder } from "../config/index.js";
 import { ResonError, toResonError } from "../core/errors.js";
 import type { ContextUsageEvent, EventListener, ResonEvent } from "../core/events.js";
 import { addUsage, emptyUsage, type Usage } from "../core/usage.js";
@@ -167,6 +168,7 @@ class Repl {
       ...(args.maxIterations ? { maxIterations: args.maxIterations } : {}),
       ...(Object.keys(args.limits).length > 0 ? { limits: args.limits } : {}),
       ...(args.preset ? { preset: args.preset } : {}),
+      ...(args.trustWorkspace ? { trustWorkspace: true } : {}),
     };
     this.agent = await createAgent({
       ...options,
@@ -420,6 +422,34 @@ class Repl {
   }
 }
 
+/**
+ * The workspace question, as Codex asks whether to trust a folder: only for a broad folder
+ * (home, above it, holding $RESON_HOME) not trusted yet. A yes is remembered for the folder;
+ * a no (or the end of input) ends the session with nothing run. `/`, system folders and
+ * $RESON_HOME itself are refused without a question.
+ */
+async function confirmWorkspace(repl: Repl, root: string): Promise<boolean> {
+  const standing = await workspaceStanding(root);
+  if (standing.kind === "refused") throw standing.error;
+  if (standing.kind === "ok" || repl.args.trustWorkspace) return true;
+  repl.write(
+    `reson is about to work in ${root}: ${standing.reason}.\n` +
+      "Its tools can read every file in it and, as the permission mode allows, change them.\n",
+  );
+  const answer = await repl.reader.read("Trust this folder? [y] yes, and remember it  [n] no, quit: ");
+  if (answer !== null && /^\s*y(es)?\s*$/i.test(answer)) {
+    await trustFolder(resonHome(), root);
+    repl.write(
+      `Trusted ${root}; remembered in ${trustedFoldersPath(resonHome())} (delete its entry there to revoke).\n`,
+    );
+    return true;
+  }
+  repl.write(
+    "Not trusted; nothing ran. Start reson in a project folder (cd into it, or --workspace <folder>).\n",
+  );
+  return false;
+}
+
 export async function replCommand(argv: string[]): Promise<number> {
   let args: ReplArgs;
   try {
@@ -459,6 +489,7 @@ export async function replCommand(argv: string[]): Promise<number> {
     const gate = await loadGate(args, workspaceRoot, { promptUser: ask, sandbox: sandbox.state });
     repl = new Repl(args, store, gate, workspaceRoot);
     repl.sandbox = sandbox.agent;
+    if (!(await confirmWorkspace(repl, workspaceRoot))) return EXIT_USAGE;
     if (args.continue) {
       const latest = await store.sessions.latest(projectKey(workspaceRoot));
       if (latest) repl.session = latest.id;

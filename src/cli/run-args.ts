@@ -21,6 +21,8 @@ export interface ModelArgs {
   sandbox: "on" | "off";
   /** An agent type: explore, plan, analyst, evaluate, default, or one from presets.json. */
   preset?: string;
+  /** Work in a broad folder (home, above it, holding $RESON_HOME) for this run, untrusted. */
+  trustWorkspace: boolean;
   json: boolean;
   /** ask_human reads the user's answers from standard input, one line each. */
   interactiveStdin: boolean;
@@ -52,6 +54,7 @@ const MODEL_OPTIONS = {
   deny: { type: "string", multiple: true },
   sandbox: { type: "string" },
   preset: { type: "string" },
+  "trust-workspace": { type: "boolean" },
   json: { type: "boolean" },
   "interactive-stdin": { type: "boolean" },
   help: { type: "boolean", short: "h" },
@@ -139,6 +142,7 @@ function modelArgs(values: Record<string, string | boolean | string[] | undefine
     allow: strings(values.allow),
     deny: strings(values.deny),
     sandbox: sandboxChoice(values.sandbox),
+    trustWorkspace: values["trust-workspace"] === true,
     limits: limitArgs(values),
   };
   if (typeof values["permission-mode"] === "string") args.permissionMode = values["permission-mode"];

@@ -74,6 +74,7 @@ function agentOptions(args: ModelArgs, stored?: TraceRecord): AgentOptions {
     ...(args.maxIterations ? { maxIterations: args.maxIterations } : {}),
     ...(Object.keys(args.limits).length > 0 ? { limits: args.limits } : {}),
     ...((args.preset ?? stored?.preset) ? { preset: (args.preset ?? stored?.preset) as string } : {}),
+    ...(args.trustWorkspace ? { trustWorkspace: true } : {}),
   };
 }
 

@@ -24,3 +24,4 @@ export {
   PartialConfigSchema,
   type ResonConfig,
 } from "./schema.js";
+export { isTrustedFolder, TRUSTED_FOLDERS_FILE, trustedFoldersPath, trustFolder } from "./trust.js";

@@ -19,6 +19,7 @@
 import { lstat, readFile, realpath, stat } from "node:fs/promises";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { abortError, throwIfAborted } from "../core/abort.js";
+import { isWithin } from "../core/path-within.js";
 
 export type InstructionKind = "agents" | "soul" | "user";
 
@@ -213,7 +214,7 @@ async function readCandidate(candidate: Candidate, signal?: AbortSignal): Promis
     if (isMissing(error)) return { kind: "absent" };
     return { kind: "refused", warning: `${name} at ${path} could not be read: ${describe(error)}` };
   }
-  if (candidate.confine !== null && !isInside(candidate.confine, target))
+  if (candidate.confine !== null && !isWithin(target, candidate.confine))
     return {
       kind: "refused",
       warning: `${name} at ${path} links to ${target}, outside ${candidate.confine}; it was not read.`,
@@ -283,11 +284,6 @@ async function realOrResolved(path: string): Promise<string> {
   } catch {
     return resolve(path);
   }
-}
-
-function isInside(folder: string, path: string): boolean {
-  const rel = relative(folder, path);
-  return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !rel.startsWith(sep));
 }
 
 function isMissing(error: unknown): boolean {

@@ -18,6 +18,8 @@ export type ErrorCode =
   | "no_provider_configured"
   | "unknown_provider"
   | "workspace_invalid"
+  | "workspace_refused"
+  | "workspace_untrusted"
   | "aborted"
   | "max_iterations"
   | "budget_exceeded"

@@ -2,7 +2,8 @@
 // limits of plan mode, then the guards and ask rules, then allow rules and the read-only
 // set, and last the mode's default. For execute_command every subcommand and every redirect
 // target is decided on its own and the strictest answer wins. Pure: no I/O, never throws.
-import { relative, resolve } from "node:path";
+import { resolve } from "node:path";
+import { isWithin } from "../core/path-within.js";
 import { normalizeCommandText } from "./command-pattern.js";
 import {
   commandWriteTargets,
@@ -341,7 +342,11 @@ function decideUndenied(
     case "dontAsk":
       return modeDecision("deny", `dontAsk mode denies ${describeKind(action)} that no rule allows`);
     case "acceptEdits":
-      if (action.kind === "write" && action.path !== undefined && inside(action.path, context.workspaceRoot))
+      if (
+        action.kind === "write" &&
+        action.path !== undefined &&
+        isWithin(action.path, context.workspaceRoot)
+      )
         return modeDecision("allow", "acceptEdits mode allows file edits inside the workspace");
       // In the sandbox a command can write only the workspace (and a private /tmp): the
       // same reach as the edits this mode accepts.
@@ -438,11 +443,6 @@ function combine(parts: PartDecision[]): Decision {
       ? first.reason
       : `every part is allowed (${parts.map((p) => `${p.part}: ${p.reason}`).join("; ")})`;
   return { ...strip(first), reason, parts };
-}
-
-function inside(path: string, root: string): boolean {
-  const rel = relative(root, path);
-  return rel === "" || (!rel.startsWith("..") && !rel.startsWith("/"));
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

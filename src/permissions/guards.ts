@@ -1,7 +1,8 @@
 // The guards no rule or mode can loosen: writes to protected paths (version control, reson's
 // own settings, shell start-up files, credentials) and recursive deletion of critical paths
 // (root, top-level folders, home, the workspace and its parents) are always asked.
-import { basename, isAbsolute, relative, resolve, sep } from "node:path";
+import { basename, isAbsolute, resolve, sep } from "node:path";
+import { isBelow, isWithin } from "../core/path-within.js";
 import { hasSubstitutionMark } from "./shell-parse.js";
 
 /** Folders whose contents are protected, at any depth. */
@@ -104,7 +105,7 @@ export function criticalTargetReason(
     return undefined;
   }
   const abs = resolveUserPath(unexpanded, base, ctx.userHome);
-  const climbs = segments.includes("..") && relative(ctx.workspaceRoot, abs).startsWith("..");
+  const climbs = segments.includes("..") && !isWithin(abs, ctx.workspaceRoot);
   if (climbs) return `${target} climbs out of the workspace`;
   return criticalDirReason(abs, target, ctx);
 }
@@ -119,8 +120,7 @@ function criticalDirReason(abs: string, target: string, ctx: PathContext): strin
 }
 
 function isParent(dir: string, child: string): boolean {
-  const rel = relative(dir, child);
-  return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel);
+  return isBelow(child, dir);
 }
 
 /** The targets of `rm` when it deletes recursively, else an empty list. */

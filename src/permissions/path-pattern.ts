@@ -6,8 +6,9 @@
 //              any depth, one with an inner `/` is anchored. In deny and ask rules a relative
 //              pattern matches at any depth even with an inner `/` (stricter is the safe side).
 // A pattern naming a folder also covers everything inside it.
-import { isAbsolute, relative } from "node:path";
+import { relative } from "node:path";
 import picomatch from "picomatch";
+import { isWithin } from "../core/path-within.js";
 import type { RuleList } from "./types.js";
 
 export interface PathAnchors {
@@ -55,8 +56,8 @@ export function matchesPathPattern(
   anchors: PathAnchors,
 ): boolean {
   const { base, globs } = compile(pattern, list, anchors);
+  if (!isWithin(path, base)) return false;
   const rel = relative(base, path);
-  if (rel.startsWith("..") || isAbsolute(rel)) return false;
   if (rel === "") return globs.includes("**");
   return globs.some((glob) => picomatch.isMatch(rel, glob, { dot: true }));
 }

@@ -4,9 +4,10 @@
 // The sandbox cannot reach a skill folder outside the workspace (e.g. ~/.agents/skills), so
 // for those the result says so and includes up to 3 small text files inline instead.
 import { readFile, realpath, stat } from "node:fs/promises";
-import { isAbsolute, join, relative, sep } from "node:path";
+import { join, relative, sep } from "node:path";
 import { Type } from "typebox";
 import { ResonError } from "../core/errors.js";
+import { isWithin } from "../core/path-within.js";
 import type { ToolDefinition } from "../tools/index.js";
 import { invocableSkills, skillCatalogue } from "./catalogue.js";
 import type { Skill } from "./types.js";
@@ -110,9 +111,9 @@ async function renderSkill(skill: Skill, workspaceRoot: string): Promise<string>
 async function relativeInside(workspaceRoot: string, folder: string): Promise<string | undefined> {
   const real = await realpath(folder).catch(() => folder);
   const root = await realpath(workspaceRoot).catch(() => workspaceRoot);
+  if (!isWithin(real, root)) return undefined;
   const rel = relative(root, real);
   if (rel === "") return "";
-  if (rel.startsWith("..") || isAbsolute(rel)) return undefined;
   return rel.split(sep).join("/");
 }
 

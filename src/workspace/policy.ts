@@ -2,7 +2,9 @@
 // points: the in-process path checks of the file tools and the OS sandbox around commands.
 // It is built from user-level settings only; workspace files may tighten it, never relax it.
 import { homedir } from "node:os";
-import { isAbsolute, relative, sep } from "node:path";
+import { isAbsolute, relative, resolve, sep } from "node:path";
+import { isBelow, isWithin } from "../core/path-within.js";
+import { realPathOf } from "./root-risk.js";
 
 /**
  * Folders in the home folder that hold credentials or keys: never shown to commands whole,
@@ -60,6 +62,12 @@ export interface WorkspacePolicy {
    * for file tools and commands alike. Renaming or deleting an ancestor is refused too.
    */
   protected: readonly string[];
+  /**
+   * Paths relative to the root that file tools neither read nor write and walks skip, and
+   * that commands cannot see (they are in `readDeny` too): reson's own folder, when the
+   * workspace holds it, as named and where it really is.
+   */
+  sealed: readonly string[];
   /** Absolute folders commands cannot see (an empty tmpfs in their place). */
   readDeny: readonly string[];
   /** Extra absolute folders commands may write (opt-in, by the user). */
@@ -76,7 +84,7 @@ export interface WorkspacePolicy {
 }
 
 export interface PolicyOptions {
-  /** reson's own folder ($RESON_HOME); hidden from commands. */
+  /** reson's own folder ($RESON_HOME); hidden from commands, and sealed when inside the root. */
   resonHome?: string;
   protected?: readonly string[];
   readDeny?: readonly string[];
@@ -94,9 +102,8 @@ export interface PolicyOptions {
 export function toolchainFolders(pathVariable: string, home: string): string[] {
   const found = new Set<string>();
   for (const dir of pathVariable.split(":")) {
-    if (!isAbsolute(dir)) continue;
+    if (!isAbsolute(dir) || !isBelow(dir, home)) continue;
     const rel = relative(home, dir);
-    if (rel === "" || rel.startsWith("..") || isAbsolute(rel)) continue;
     const top = rel.split(sep)[0]!;
     found.add(CREDENTIAL_HOME_DIRS.has(top) ? dir : `${home}${sep}${top}`);
   }
@@ -107,10 +114,17 @@ export function toolchainFolders(pathVariable: string, home: string): string[] {
 export function workspacePolicy(root: string, options: PolicyOptions = {}): WorkspacePolicy {
   const home = options.home ?? homedir();
   const readDeny = new Set<string>([home, "/root", "/run", ...(options.readDeny ?? [])]);
-  if (options.resonHome) readDeny.add(options.resonHome);
+  const sealed = new Set<string>();
+  if (options.resonHome) {
+    for (const path of new Set([resolve(options.resonHome), realPathOf(options.resonHome)])) {
+      readDeny.add(path);
+      if (isWithin(path, root)) sealed.add(relative(root, path) || ".");
+    }
+  }
   return {
     root,
     protected: options.protected ?? DEFAULT_PROTECTED,
+    sealed: [...sealed],
     readDeny: [...readDeny],
     writeExtra: options.writeExtra ?? [],
     readOnlyExtra: toolchainFolders(options.path ?? process.env.PATH ?? "", home),
@@ -123,6 +137,11 @@ export function workspacePolicy(root: string, options: PolicyOptions = {}): Work
 /** Whether the root-relative `path` ("." for the root) is a protected path or beneath one. */
 export function isProtected(policy: WorkspacePolicy, path: string): boolean {
   return policy.protected.some((entry) => path === entry || path.startsWith(`${entry}/`));
+}
+
+/** Whether the root-relative `path` ("." for the root) is sealed or beneath a sealed path. */
+export function isSealed(policy: WorkspacePolicy, path: string): boolean {
+  return policy.sealed.some((entry) => entry === "." || path === entry || path.startsWith(`${entry}/`));
 }
 
 /** Whether the root-relative `path` is an ancestor of a protected path (renaming it would move one). */

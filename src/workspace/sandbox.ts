@@ -22,11 +22,19 @@ import {
   requireProc,
 } from "./fd-ops.js";
 
-/** Linux PATH_MAX and NAME_MAX, in bytes. */
-const MAX_PATH_BYTES = 4096;
+/**
+ * The longest path file tools take, in bytes: eight times Linux's PATH_MAX. The walk opens one
+ * name at a time inside the directory before it, so PATH_MAX (4096) does not bind it; this
+ * only keeps an absurd argument from costing thousands of opens.
+ */
+export const MAX_PATH_BYTES = 32_768;
+/** Linux NAME_MAX, in bytes: the kernel refuses longer names. */
 const MAX_NAME_BYTES = 255;
 /** The kernel's limit on symlinks followed in one lookup. */
 const MAX_SYMLINK_HOPS = 40;
+
+/** A path ending in "/" or "/." (or just ".") can only name a directory, as POSIX has it. */
+const NAMES_DIRECTORY = /(^|\/)\.?$/;
 
 const OUTSIDE_HINT =
   'Use a path relative to the workspace root (e.g. "src/index.ts"); files outside the workspace cannot be reached.';
@@ -51,8 +59,13 @@ export function relativeToRoot(root: string, real: string): string {
   return relative(root, real) || ".";
 }
 
+/** A path as shown in a message: a very long one is cut (the details keep it whole). */
+function shown(path: string): string {
+  return JSON.stringify(path.length > 200 ? `${path.slice(0, 200)}…` : path);
+}
+
 function invalid(path: string, why: string, hint?: string): ResonError {
-  return new ResonError("path_invalid", `Invalid path ${JSON.stringify(path)}: ${why}.`, {
+  return new ResonError("path_invalid", `Invalid path ${shown(path)}: ${why}.`, {
     hint: hint ?? "Name a file or directory relative to the workspace root, with / separators.",
     details: { path },
   });
@@ -74,7 +87,7 @@ function outside(path: string, root: string, why: string): ResonError {
  * names, and anything that normalises outside the root. Never percent-decodes: "%2e%2e" is
  * an ordinary name.
  */
-export function checkPathString(root: string, path: unknown): { absolute: string; relative: string } {
+export function checkPathString(root: string, path: unknown): CheckedPath {
   if (typeof path !== "string") throw invalid(String(path), "a path must be a string");
   if (path.length === 0) throw invalid(path, "the path is empty");
   if (path.includes("\0")) throw invalid(path, "it contains a NUL byte");
@@ -90,7 +103,11 @@ export function checkPathString(root: string, path: unknown): { absolute: string
     );
   }
   if (Buffer.byteLength(path) > MAX_PATH_BYTES) {
-    throw invalid(path, `it is longer than ${MAX_PATH_BYTES} bytes`);
+    throw invalid(
+      path,
+      `it is longer than ${MAX_PATH_BYTES} bytes, the most file tools take`,
+      "Name a shorter path, or work in a folder deeper down with execute_command (cd into it first).",
+    );
   }
   for (const name of path.split("/")) {
     if (Buffer.byteLength(name) > MAX_NAME_BYTES) {
@@ -101,7 +118,16 @@ export function checkPathString(root: string, path: unknown): { absolute: string
   if (!isInside(root, absolute)) {
     throw outside(path, root, isAbsolute(path) ? "is an absolute path" : 'climbs out through ".."');
   }
-  return { absolute, relative: relativeToRoot(root, absolute) };
+  return { absolute, relative: relativeToRoot(root, absolute), directory: NAMES_DIRECTORY.test(path) };
+}
+
+export interface CheckedPath {
+  /** Normalised and absolute. */
+  absolute: string;
+  /** Relative to the root, "." for the root itself. */
+  relative: string;
+  /** The path as named can only be a directory (a trailing "/"). */
+  directory: boolean;
 }
 
 /** A path placed in the workspace by the walk, with descriptors open: call `close` after use. */
@@ -122,6 +148,8 @@ export interface Located {
   readable: boolean;
   /** fstat of `target`. */
   info: Stats | undefined;
+  /** The path as named ends in "/": it must be a directory (checked when it exists). */
+  directory: boolean;
   close(): void;
 }
 
@@ -252,6 +280,13 @@ export function locate(
     }
     const dir = fds[fds.length - 1]!;
     info ??= target === undefined ? undefined : fstatSync(target);
+    if (lexical.directory && info !== undefined && !info.isDirectory()) {
+      throw new ResonError(
+        "not_a_directory",
+        `${JSON.stringify(path)} names a directory (it ends with "/"), but ${lexical.relative} is a file.`,
+        { hint: `Name the file without the trailing "/": ${lexical.relative}.`, details: { path } },
+      );
+    }
     const end = target ?? dir;
     if (end !== rootFd && mountIdOf(end) !== mountId) {
       throw outside(lexical.relative, root, `crosses into another file system (at ${realOf(root, names)})`);
@@ -268,6 +303,7 @@ export function locate(
       target,
       readable: readable && target !== undefined && target !== dir,
       info,
+      directory: lexical.directory,
       close: () => {
         for (const fd of open) closeSync(fd);
       },

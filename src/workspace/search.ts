@@ -36,6 +36,8 @@ export interface SearchScope {
   start: string;
   startIsFile: boolean;
   filter: PathMatcher | undefined;
+  /** Paths (relative to the root) never searched, with everything beneath them. */
+  skip: (path: string) => boolean;
   maxMatches: number;
   maxLineChars: number;
   maxFileBytes: number;
@@ -72,7 +74,11 @@ function cutLine(text: string, maxChars: number): string {
 export async function searchWithJs(scope: SearchScope, regex: RegExp): Promise<SearchResult> {
   const walked = scope.startIsFile
     ? { files: [scope.start], truncated: false }
-    : await walkFiles(scope.root, scope.start, { maxFiles: scope.maxWalkFiles, signal: scope.signal });
+    : await walkFiles(scope.root, scope.start, {
+        maxFiles: scope.maxWalkFiles,
+        skip: scope.skip,
+        signal: scope.signal,
+      });
   const matches: SearchMatch[] = [];
   for (const [index, path] of walked.files.entries()) {
     // The reads are synchronous (cheaper than thread-pool round trips): let an abort, or
@@ -109,7 +115,8 @@ function rgText(value: RgText | undefined): string {
 
 /**
  * Runs ripgrep. Resolves to "unsupported" when rg cannot parse the pattern (its regex
- * syntax differs from JS: no look-around, for one), so the caller can fall back to JS.
+ * syntax differs from JS: no look-around, for one) or could not open a file whose path is
+ * longer than PATH_MAX, so the caller can fall back to JS.
  */
 export function searchWithRipgrep(
   scope: SearchScope,
@@ -161,6 +168,7 @@ export function searchWithRipgrep(
         data: { path: RgText; lines: RgText; line_number: number };
       };
       const path = rgText(event.data.path).replace(/^\.\//, "");
+      if (scope.skip(path)) return;
       if (scope.filter && !scope.startIsFile && !scope.filter(path)) return;
       if (matches.length >= scope.maxMatches) {
         truncated = true;
@@ -194,7 +202,9 @@ export function searchWithRipgrep(
         finish(() => resolve({ matches, truncated, filesTruncated: false, engine: "ripgrep" }));
         return;
       }
-      if (/regex parse error|error parsing regex/i.test(stderr)) {
+      // rg opens files by path, so it misses those past PATH_MAX (ENAMETOOLONG, errno 36);
+      // the JS scan walks by descriptor and reaches them.
+      if (/regex parse error|error parsing regex|\(os error 36\)/i.test(stderr)) {
         finish(() => resolve("unsupported"));
         return;
       }

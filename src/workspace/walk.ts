@@ -13,6 +13,8 @@ import { admitDirectory, type IgnoreLayer, isIgnored, loadIgnoreLayer } from "./
 export interface WalkOptions {
   /** Stop after this many files (default 20,000). */
   maxFiles?: number;
+  /** Paths (relative to the root) the walk leaves out, with everything beneath them. */
+  skip?: (path: string) => boolean;
   signal?: AbortSignal;
 }
 
@@ -82,6 +84,7 @@ export async function walkFiles(root: string, start: string, options: WalkOption
         if (truncated) return;
         if (entry.name === ".git") continue;
         const path = dir === "" ? entry.name : `${dir}/${entry.name}`;
+        if (options.skip?.(path)) continue;
         if (entry.isDirectory()) {
           if (isIgnored(active, path, true)) continue;
           const child = openSubdirectory(fd, entry.name, mountId);

@@ -23,6 +23,7 @@ import { fileFilter, globMatcher } from "./glob.js";
 import {
   containsProtected,
   isProtected,
+  isSealed,
   type PolicyOptions,
   type WorkspacePolicy,
   workspacePolicy,
@@ -250,6 +251,16 @@ export class Workspace {
     return this.at(path, options.signal, "place", (target) => {
       this.refuseProtected(named, relativeToRoot(this.root, target.real));
       let mode: number | undefined;
+      if (!target.info && target.directory) {
+        throw new ResonError(
+          "not_a_file",
+          `Cannot write ${JSON.stringify(path)}: a path ending in "/" names a directory, not a file.`,
+          {
+            hint: `Name the file without the trailing "/": ${target.relative}.`,
+            details: { path: target.relative },
+          },
+        );
+      }
       if (target.info) {
         if (target.info.isDirectory()) throw toFsError({ code: "EISDIR" }, target.relative);
         // Permission bits only: a rewritten file never keeps a setuid or setgid bit.
@@ -308,6 +319,7 @@ export class Workspace {
     return this.guard(start.relative, options.signal, () =>
       walkFiles(this.root, start.relative, {
         maxFiles: options.maxFiles ?? this.maxWalkFiles,
+        skip: (file) => isSealed(this.policy, file),
         signal: options.signal,
       }),
     );
@@ -334,6 +346,7 @@ export class Workspace {
       start: start.relative,
       startIsFile: start.isFile,
       filter,
+      skip: (file) => isSealed(this.policy, file),
       maxMatches: options.maxMatches ?? 500,
       maxLineChars: options.maxLineChars ?? 500,
       maxFileBytes: this.maxReadBytes,
@@ -400,6 +413,7 @@ export class Workspace {
       throw toFsError(error, String(path));
     }
     try {
+      this.refuseSealed(target);
       return await this.guard(target.relative, signal, async () => use(target));
     } finally {
       target.close();
@@ -417,6 +431,20 @@ export class Workspace {
       {
         hint: `Protected paths (${this.policy.protected.join(", ")}) can only be changed by the user; ask them to make this change themselves.`,
         details: { path: named, resolved: path },
+      },
+    );
+  }
+
+  /** Refuses any file operation on reson's own folder (see `WorkspacePolicy.sealed`), as named or where it leads. */
+  private refuseSealed(target: Located): void {
+    const real = relativeToRoot(this.root, target.real);
+    if (!isSealed(this.policy, target.relative) && !isSealed(this.policy, real)) return;
+    throw new ResonError(
+      "path_protected",
+      `${target.relative} is in reson's own folder ($RESON_HOME): file tools cannot read or change it.`,
+      {
+        hint: "reson's settings, permissions and secrets are only changed by the user, outside the agent; leave this folder alone.",
+        details: { path: target.relative },
       },
     );
   }
@@ -455,6 +483,7 @@ export class Workspace {
     }
     try {
       if (!target.info?.isFile() || target.info.size > this.maxReadBytes) return undefined;
+      if (isSealed(this.policy, relativeToRoot(this.root, target.real))) return undefined;
       const bytes = readRegular(target.target!, target.readable, target.info.size, this.maxReadBytes);
       return bytes.length > this.maxReadBytes || bytes.includes(0) ? undefined : bytes;
     } catch {

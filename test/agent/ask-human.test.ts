@@ -1,7 +1,6 @@
 // ask_human through the real loop: the host's channel gets the question (announced first as a
 // human_question event), the answer reaches the model as the tool's result, masked like any
 // output; without a channel, or with no answer, the model is told to decide for itself.
-import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   type AgentOptions,
@@ -46,7 +45,7 @@ describe("ask_human", () => {
       provider: "openai-compatible",
       baseUrl: server.openaiBaseUrl,
       model: "fake",
-      env: cleanEnv({ RESON_HOME: join(ws.path, ".home") }),
+      env: cleanEnv({ RESON_HOME: ws.home }),
       persist: false,
       secrets: SecretVault.empty(),
       ...options,

@@ -92,7 +92,7 @@ describe("context budget", () => {
       provider: "openai-compatible",
       baseUrl: server.openaiBaseUrl,
       model: "main-model",
-      env: cleanEnv({ RESON_HOME: join(ws.path, ".home") }),
+      env: cleanEnv({ RESON_HOME: ws.home }),
       persist: false,
       config,
     });

@@ -25,9 +25,35 @@ describe("createAgent", () => {
       provider: "openai-compatible",
       baseUrl: server.openaiBaseUrl,
       model: "fake-model",
-      env: cleanEnv({ RESON_HOME: ws.path }),
+      env: cleanEnv({ RESON_HOME: ws.home }),
       ...extra,
     });
+
+  it("refuses / and, untrusted, a folder holding $RESON_HOME; trustWorkspace lets the latter run", async () => {
+    await expect(agentFor({ workspace: "/", trustWorkspace: true })).rejects.toMatchObject({
+      code: "workspace_refused",
+      message: "reson will not work in /: it is the whole file system.",
+    });
+    const env = cleanEnv({ RESON_HOME: join(ws.path, ".reson-home") });
+    await expect(agentFor({ env })).rejects.toMatchObject({
+      code: "workspace_untrusted",
+      hint: expect.stringContaining("trustWorkspace: true"),
+    });
+    server.enqueue(
+      {
+        toolCalls: [{ name: "write_file", arguments: { path: ".reson-home/settings.json", content: "{}" } }],
+      },
+      { text: "ok" },
+    );
+    const agent = await agentFor({ env, trustWorkspace: true, persist: false });
+    const events: ResonEvent[] = [];
+    expect((await agent.run("try", { onEvent: (e) => events.push(e) })).status).toBe("completed");
+    expect(events.find((e) => e.type === "tool_result")).toMatchObject({
+      ok: false,
+      error: { code: "path_protected" },
+    });
+    expect(existsSync(join(ws.path, ".reson-home", "settings.json"))).toBe(false);
+  });
 
   it("runs a task and reports the result and events", async () => {
     server.enqueue(
@@ -198,7 +224,7 @@ describe("parallel read-only tools", () => {
         workspace: ws.path,
         provider: "openai-compatible",
         baseUrl: server.openaiBaseUrl,
-        env: cleanEnv({ RESON_HOME: ws.path }),
+        env: cleanEnv({ RESON_HOME: ws.home }),
         tools: [meeting("meet_a"), meeting("meet_b")],
       });
       const results: Array<{ name: string; ok: boolean }> = [];
@@ -232,7 +258,7 @@ describe("two-layer tool results", () => {
         workspace: ws.path,
         provider: "openai-compatible",
         baseUrl: server.openaiBaseUrl,
-        env: cleanEnv({ RESON_HOME: ws.path }),
+        env: cleanEnv({ RESON_HOME: ws.home }),
         tools: [
           {
             name: "fetch_page",
@@ -272,7 +298,7 @@ describe("prompt caching", () => {
         provider: "anthropic",
         baseUrl: server.anthropicBaseUrl,
         apiKey: "sk-ant-test",
-        env: cleanEnv({ RESON_HOME: join(ws.path, ".home") }),
+        env: cleanEnv({ RESON_HOME: ws.home }),
         persist: false,
       });
       expect((await agent.run("look around")).status).toBe("completed");
@@ -307,7 +333,7 @@ describe("instruction files in the request", () => {
         workspace: ws.path,
         provider: "openai-compatible",
         baseUrl: server.openaiBaseUrl,
-        env: cleanEnv({ RESON_HOME: join(ws.path, ".home") }),
+        env: cleanEnv({ RESON_HOME: ws.home }),
         persist: false,
       });
       const warnings: string[] = [];

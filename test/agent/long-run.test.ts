@@ -77,7 +77,7 @@ describe("a long run within budget", () => {
       provider: "openai-compatible",
       baseUrl: server.openaiBaseUrl,
       model: "long-model",
-      env: cleanEnv({ RESON_HOME: join(ws.path, ".home") }),
+      env: cleanEnv({ RESON_HOME: ws.home }),
       persist: false,
       config: { contextWindow: WINDOW, maxIterations: 260 },
     });

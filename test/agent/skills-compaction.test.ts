@@ -75,7 +75,7 @@ describe("loaded skills and compaction", () => {
       provider: "openai-compatible",
       baseUrl: server.openaiBaseUrl,
       model: "main-model",
-      env: cleanEnv({ RESON_HOME: join(ws.path, ".home") }),
+      env: cleanEnv({ RESON_HOME: ws.home }),
       maxIterations,
       config: { contextWindow: 9_000 },
     });

@@ -52,7 +52,7 @@ describe("sub-agents", () => {
       provider: "openai-compatible",
       baseUrl: server.openaiBaseUrl,
       model: "fake-model",
-      env: cleanEnv({ RESON_HOME: join(ws.path, ".home") }),
+      env: cleanEnv({ RESON_HOME: ws.home }),
       ...extra,
     });
 

@@ -58,7 +58,7 @@ describe("URL-scoped tools", () => {
       provider: "openai-compatible",
       baseUrl: server.openaiBaseUrl,
       model: "fake-model",
-      env: cleanEnv({ RESON_HOME: ws.path }),
+      env: cleanEnv({ RESON_HOME: ws.home }),
       tools: [pageTool, elsewhere],
       secrets: SecretVault.empty(),
     });

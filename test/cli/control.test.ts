@@ -27,7 +27,7 @@ describe("how a run stops", () => {
       ["run", "--json", "--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, ...args],
       {
         cwd: ws.path,
-        env: cleanEnv({ RESON_HOME: ws.path }),
+        env: cleanEnv({ RESON_HOME: ws.home }),
         ...extra,
       },
     );
@@ -145,13 +145,13 @@ describe("usage and configuration errors", () => {
   });
 
   it("run without a task exits 2", async () => {
-    const result = await runCli(["run"], { cwd: ws.path, env: cleanEnv({ RESON_HOME: ws.path }) });
+    const result = await runCli(["run"], { cwd: ws.path, env: cleanEnv({ RESON_HOME: ws.home }) });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("No task given");
   });
 
   it("with no key and no local model, exits 2 and says exactly what to set", async () => {
-    const result = await runCli(["run", "hello"], { cwd: ws.path, env: cleanEnv({ RESON_HOME: ws.path }) });
+    const result = await runCli(["run", "hello"], { cwd: ws.path, env: cleanEnv({ RESON_HOME: ws.home }) });
     expect(result.code).toBe(2);
     for (const name of [
       "ANTHROPIC_API_KEY",
@@ -171,7 +171,7 @@ describe("usage and configuration errors", () => {
     writeFileSync(resolve(ws.path, ".reson/config.json"), JSON.stringify({ maxIterations: "many" }));
     const result = await runCli(["run", "--provider", "ollama", "hello"], {
       cwd: ws.path,
-      env: cleanEnv({ RESON_HOME: ws.path }),
+      env: cleanEnv({ RESON_HOME: ws.home }),
     });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(".reson/config.json");
@@ -180,7 +180,7 @@ describe("usage and configuration errors", () => {
 
   it("a missing workspace exits 2", async () => {
     const result = await runCli(["run", "-w", resolve(ws.path, "nope"), "--provider", "ollama", "hello"], {
-      env: cleanEnv({ RESON_HOME: ws.path }),
+      env: cleanEnv({ RESON_HOME: ws.home }),
     });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("nope");

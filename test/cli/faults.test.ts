@@ -148,7 +148,7 @@ describe.each<Protocol>(["openai-compatible", "anthropic", "google"])(
           {
             cwd: ws.path,
             env: cleanEnv({
-              RESON_HOME: ws.path,
+              RESON_HOME: ws.home,
               RESON_RETRY_MAX_ATTEMPTS: "3",
               RESON_RETRY_BASE_DELAY_MS: "20",
               RESON_HEADERS_TIMEOUT_MS: "400",

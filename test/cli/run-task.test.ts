@@ -157,7 +157,7 @@ describe("reson run, the key and the workspace", () => {
           "sk-explicit",
           "say hi",
         ],
-        { cwd: ws.path, env: cleanEnv({ OPENAI_API_KEY: "sk-from-env-must-not-leak", RESON_HOME: ws.path }) },
+        { cwd: ws.path, env: cleanEnv({ OPENAI_API_KEY: "sk-from-env-must-not-leak", RESON_HOME: ws.home }) },
       );
       expect(result.code).toBe(0);
       expect(server.requests[0]!.headers.authorization).toBe("Bearer sk-explicit");
@@ -190,7 +190,7 @@ describe("reson run, the key and the workspace", () => {
           server.openaiBaseUrl,
           "-",
         ],
-        { env: cleanEnv({ RESON_HOME: ws.path }), input: "what does the README say?\n" },
+        { env: cleanEnv({ RESON_HOME: ws.home }), input: "what does the README say?\n" },
       );
       expect(result.code).toBe(0);
       const events = parseEvents(result.stdout);

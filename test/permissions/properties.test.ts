@@ -1,7 +1,8 @@
+import { resolve } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { evaluate, PERMISSION_MODES } from "../../src/permissions/index.js";
-import { cmd, ctx, policyOf } from "./support.js";
+import { cmd, ctx, edit, policyOf, WS, write } from "./support.js";
 
 const policy = policyOf({
   allow: ["Bash(npm test)", "Bash(make build:*)", "Bash(cargo check *)"],
@@ -93,6 +94,26 @@ describe("permission properties", () => {
           evaluate(cmd(`${text} ${op} ${target}`), policy, ctx("plan")).behavior === "deny",
       ),
       { numRuns: 200 },
+    );
+  });
+
+  it("acceptEdits allows an edit of any path inside the workspace, whatever its names look like, and none that climbs out", () => {
+    const name = fc.oneof(
+      fc.constantFrom("..foo", "...", "..", ".", "..bar.txt", "foo..", ".. x", "src", "a.txt"),
+      // Letters that spell no protected name (.git, .reson).
+      fc.stringMatching(/^[a-f.]{1,5}$/),
+    );
+    fc.assert(
+      fc.property(fc.array(name, { minLength: 1, maxLength: 6 }), fc.boolean(), (names, absolute) => {
+        const path = (absolute ? `${WS}/` : "") + names.join("/");
+        const resolved = resolve(WS, path);
+        const climbs = resolved !== WS && !resolved.startsWith(`${WS}/`);
+        for (const call of [write(path), edit(path)]) {
+          const decision = evaluate(call, policyOf(), ctx("acceptEdits"));
+          expect(decision.behavior).toBe(climbs ? "ask" : "allow");
+        }
+      }),
+      { numRuns: 400 },
     );
   });
 });

@@ -81,10 +81,23 @@ export function parseEvents(stdout: string): Array<Record<string, unknown> & { t
 
 export interface TempDir {
   path: string;
+  /**
+   * A $RESON_HOME beside the folder (not made until reson makes it), removed with it: a
+   * workspace that holds reson's own folder is refused, so it cannot go inside.
+   */
+  home: string;
   remove(): void;
 }
 
 export function tempDir(prefix = "reson-test-"): TempDir {
   const path = mkdtempSync(join(tmpdir(), prefix));
-  return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+  const home = `${path}.home`;
+  return {
+    path,
+    home,
+    remove: () => {
+      rmSync(path, { recursive: true, force: true });
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
 }

@@ -66,10 +66,25 @@ export function escapeCases(layout: TempLayout): EscapeCase[] {
     { name: "bare tilde", path: "~", code: invalid },
     { name: "empty", path: "", code: invalid },
     { name: "lone surrogate", path: "a\uD800b.txt", code: invalid },
-    { name: "very long path", path: "a/".repeat(2100), code: invalid },
+    { name: "path longer than file tools take", path: "a/".repeat(16_385), code: invalid },
     { name: "very long name", path: "x".repeat(300), code: invalid },
   ];
 }
+
+/**
+ * Names that look like a way out but are ordinary names inside the workspace: each must work
+ * in every file tool. `file` is made by the test, holding `INSIDE_TEXT`.
+ */
+export const LEGITIMATE_NAMES: ReadonlyArray<{ name: string; file: string }> = [
+  { name: "a folder whose name starts with two dots", file: "..foo/bar.txt" },
+  { name: "a file whose name starts with two dots", file: "..bar.txt" },
+  { name: "three dots", file: ".../x.txt" },
+  { name: "two dots then a space", file: ".. /x.txt" },
+  { name: "a dotted name deeper down", file: "src/..hidden/x.txt" },
+  { name: "a name ending in two dots", file: "foo../x.txt" },
+];
+
+export const INSIDE_TEXT = "legitimate inside text";
 
 /** The case names, for test.each before the temporary folders exist. */
 export function escapeCaseNames(): string[] {

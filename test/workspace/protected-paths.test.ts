@@ -238,3 +238,37 @@ describe("mounts inside the workspace", () => {
     }
   });
 });
+
+describe("reson's own folder inside the workspace", () => {
+  it("is neither read nor written by file tools, however it is named, and walks and searches skip it", async () => {
+    await layout.write({
+      "state/reson/secrets.json": `{ "example.com": { "key": "${CANARY}" } }\n`,
+      "state/reson/settings.json": "{}\n",
+      "state/notes.txt": "notes\n",
+    });
+    await symlink("state/reson", join(layout.root, "shortcut"));
+    const sealed = await Workspace.open(layout.root, {
+      policy: { resonHome: join(layout.root, "state/reson") },
+    });
+    expect(sealed.policy.sealed).toEqual(["state/reson"]);
+    for (const path of [
+      "state/reson/secrets.json",
+      "./state//reson/settings.json",
+      "shortcut/secrets.json",
+    ]) {
+      expect((await errorOf(sealed.readText(path))).code).toBe("path_protected");
+      expect((await errorOf(sealed.writeText(path, "{}"))).code).toBe("path_protected");
+    }
+    expect((await errorOf(sealed.writeText("state/reson/new.json", "{}"))).code).toBe("path_protected");
+    expect((await errorOf(sealed.list("state/reson"))).code).toBe("path_protected");
+    expect((await errorOf(sealed.walk("shortcut"))).code).toBe("path_protected");
+    expect((await sealed.walk(".")).files.filter((file) => file.startsWith("state/"))).toEqual([
+      "state/notes.txt",
+    ]);
+    for (const engine of ["auto", "js"] as const) {
+      expect((await sealed.search("example", { engine })).matches).toEqual([]);
+    }
+    expect(await readFile(join(layout.root, "state/reson/settings.json"), "utf8")).toBe("{}\n");
+    expect((await sealed.list("state")).map((entry) => entry.name)).toEqual(["notes.txt", "reson"]);
+  });
+});

@@ -1,10 +1,12 @@
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ResonError } from "../../src/core/errors.js";
 import { Workspace } from "../../src/workspace/index.js";
-import { escapeCaseNames, escapeCases, escapeLinks } from "./escape-cases.js";
+import { escapeCaseNames, escapeCases, escapeLinks, INSIDE_TEXT, LEGITIMATE_NAMES } from "./escape-cases.js";
 import { CANARY, makeTempLayout, type TempLayout } from "./temp-dirs.js";
 
 let layout: TempLayout;
@@ -114,6 +116,88 @@ describe("the path sandbox", () => {
   });
 });
 
+describe("names that only look like escapes", () => {
+  it.each(LEGITIMATE_NAMES.map((c) => [c.name, c.file]))(
+    "%s (%s) is read, written, listed and walked",
+    async (_, file) => {
+      await layout.write({ [file]: `${INSIDE_TEXT}\n` });
+      const resolved = await ws.resolve(file);
+      expect(resolved).toMatchObject({ relative: file, real: join(layout.root, file), exists: true });
+      expect((await ws.readText(file)).text).toBe(`${INSIDE_TEXT}\n`);
+      await ws.writeText(file, "rewritten\n");
+      expect(await readFile(join(layout.root, file), "utf8")).toBe("rewritten\n");
+      const folder = file.includes("/") ? file.slice(0, file.lastIndexOf("/")) : ".";
+      expect((await ws.list(folder)).map((e) => e.name)).toContain(file.slice(file.lastIndexOf("/") + 1));
+      expect((await ws.walk(".")).files).toContain(file);
+      await ws.writeText(`${folder}/new..txt`, "new\n");
+      expect(await readFile(join(layout.root, folder, "new..txt"), "utf8")).toBe("new\n");
+    },
+  );
+});
+
+describe("a trailing slash names a directory", () => {
+  it.each(["inside.txt/", "inside.txt/.", "./inside.txt/", "link-dir-in/a.ts/"])(
+    "%s, naming a file, fails as not a directory for every operation, and the file stays as it was",
+    async (path) => {
+      const before = await readFile(join(layout.root, path.replace(/\/\.?$/, "")), "utf8");
+      for (const operation of [
+        () => ws.readText(path),
+        () => ws.writeText(path, "PWNED"),
+        () => ws.stat(path),
+        () => ws.list(path),
+        () => ws.walk(path),
+        () => ws.glob("*", { path }),
+        () => ws.search("a", { path, engine: "js" }),
+      ]) {
+        expect(await codeOf(operation())).toBe("not_a_directory");
+      }
+      expect(await readFile(join(layout.root, path.replace(/\/\.?$/, "")), "utf8")).toBe(before);
+      const error = (await ws.readText(path).catch((e: unknown) => e)) as ResonError;
+      expect(error.message).toContain("is a file");
+      expect(error.hint).toContain("without the trailing");
+    },
+  );
+
+  it("a missing name with a trailing slash is not created as a file", async () => {
+    expect(await codeOf(ws.writeText("fresh.txt/", "x"))).toBe("not_a_file");
+    expect(existsSync(join(layout.root, "fresh.txt"))).toBe(false);
+  });
+
+  it("a directory with a trailing slash is fine", async () => {
+    expect((await ws.list("src/")).map((e) => e.name)).toContain("a.ts");
+    expect((await ws.stat("src/")).kind).toBe("directory");
+    expect((await ws.walk("src/")).files).toContain("src/a.ts");
+    expect(await codeOf(ws.readText("src/"))).toBe("not_a_file");
+  });
+});
+
+describe("paths longer than PATH_MAX", () => {
+  const deep = Array.from({ length: 24 }, (_, i) => `${i}`.padStart(3, "0").padEnd(200, "d")).join("/");
+  const file = `${deep}/notes.txt`;
+  // Node's rm walks by path and stops at PATH_MAX; GNU rm walks by descriptor.
+  afterAll(() => execFileSync("rm", ["-rf", join(layout.root, deep.split("/")[0]!)]));
+
+  it("are written, read, listed, walked and searched by descriptor", async () => {
+    expect(Buffer.byteLength(file)).toBeGreaterThan(4096);
+    await ws.writeText(file, `${INSIDE_TEXT}\n`);
+    expect((await ws.readText(file)).text).toBe(`${INSIDE_TEXT}\n`);
+    expect(await ws.resolve(file)).toMatchObject({ relative: file, exists: true });
+    expect((await ws.list(deep)).map((e) => e.name)).toEqual(["notes.txt"]);
+    expect((await ws.walk(".")).files).toContain(file);
+    expect((await ws.glob("**/notes.txt")).paths).toContain(file);
+    for (const engine of ["auto", "js"] as const) {
+      const found = await ws.search(INSIDE_TEXT, { engine });
+      expect(found.matches.map((m) => m.path)).toContain(file);
+    }
+  });
+
+  it("past the limit file tools take, are refused with the limit named", async () => {
+    const error = (await ws.readText("d/".repeat(16_400)).catch((e: unknown) => e)) as ResonError;
+    expect(error.code).toBe("path_invalid");
+    expect(error.message).toContain("32768 bytes");
+  });
+});
+
 describe("the path sandbox under generated paths", () => {
   const segments = [
     "..",
@@ -136,6 +220,9 @@ describe("the path sandbox under generated paths", () => {
     "dangling-dir-out",
     "up",
     "deep-out",
+    "..foo",
+    "...",
+    "..inside.txt",
     "link-root-abs",
     "etc",
   ];

@@ -4,10 +4,10 @@
 // command the sandbox will never allow (and never asks to leave the sandbox).
 import { realpathSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
+import { isWithin } from "../../core/path-within.js";
 import { containsProtected, isProtected, type WorkspacePolicy } from "../policy.js";
 import { TMP_BYTES } from "./bwrap-args.js";
 import type { CgroupUsage } from "./cgroup.js";
-import { isWithin } from "./safe-root.js";
 
 export interface DenialContext {
   output: string;

@@ -5,8 +5,9 @@
 // first by `gatherPathFacts`), so the argv can be checked as a snapshot.
 import { lstat, realpath, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { isWithin } from "../../core/path-within.js";
 import type { WorkspacePolicy } from "../policy.js";
-import { assertSafeWritable, isWithin } from "./safe-root.js";
+import { assertSafeWritable } from "./safe-root.js";
 
 export interface PathInfo {
   kind: "dir" | "file" | "other";
@@ -47,11 +48,16 @@ const PRIVATE_TMPFS: ReadonlyArray<readonly [string, number]> = [
   ["/run", RUN_BYTES],
 ];
 
-/** Protected paths (relative) and their ancestors below the root, as absolute paths. */
+/**
+ * Protected paths (relative) as absolute paths, and the folders that must become mount points
+ * so that neither they nor a hidden folder inside the workspace can be renamed away: their
+ * ancestors below the root.
+ */
 function protectedPaths(policy: WorkspacePolicy): { targets: string[]; ancestors: string[] } {
   const targets = policy.protected.map((entry) => join(policy.root, entry));
+  const hiddenInside = policy.readDeny.filter((path) => path !== policy.root && isWithin(path, policy.root));
   const ancestors = new Set<string>();
-  for (const target of targets) {
+  for (const target of [...targets, ...hiddenInside]) {
     for (let dir = dirname(target); dir !== policy.root && isWithin(dir, policy.root); dir = dirname(dir)) {
       ancestors.add(dir);
     }
@@ -133,10 +139,10 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
   const bind = policy.readOnly ? "--ro-bind" : "--bind";
   args.push(bind, policy.root, policy.root);
   for (const dir of extras) args.push(bind, dir, dir);
-  for (const path of late) hide(path);
 
-  // Existing ancestors of protected paths become mount points, so they cannot be renamed
-  // away (mv .git elsewhere, then a fresh .git/hooks); the protected paths are re-bound read-only.
+  // Existing ancestors of protected and hidden paths become mount points, so they cannot be
+  // renamed away (mv .git elsewhere, then a fresh .git/hooks; mv the folder holding reson's,
+  // then a fresh settings.json where reson will look); the protected paths are re-bound read-only.
   const { targets, ancestors } = protectedPaths(policy);
   if (!policy.readOnly) {
     for (const dir of ancestors.sort(byDepth)) {
@@ -150,6 +156,9 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
     if (real && insideWritable(real) && !late.some((dir) => isWithin(real, dir))) readOnlyAgain.add(real);
   }
   for (const real of [...readOnlyAgain].sort(byDepth)) args.push("--ro-bind", real, real);
+  // Last: a bind is taken from the host's view, so one mounted after a hidden folder's tmpfs
+  // would show the folder again.
+  for (const path of late) hide(path);
 
   args.push("--chdir", plan.cwd, "--seccomp", String(plan.seccompFd), "--");
   if (plan.prlimit) {

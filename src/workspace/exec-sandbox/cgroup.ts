@@ -5,6 +5,7 @@
 // died are removed at the next detection.
 import { access, mkdir, readdir, readFile, rmdir, writeFile } from "node:fs/promises";
 import { join, relative } from "node:path";
+import { isWithin } from "../../core/path-within.js";
 
 export type CgroupKind = "v1" | "v2" | "none";
 
@@ -85,7 +86,7 @@ function parseMembership(text: string): Map<string, string> {
 function ownFolder(mount: Mount, path: string): string {
   const inside = relative(mount.root, path);
   // Under a cgroup namespace the path may already be relative to the mount's root.
-  return join(mount.mountPoint, inside.startsWith("..") ? path : inside);
+  return join(mount.mountPoint, isWithin(path, mount.root) ? inside : path);
 }
 
 async function exists(path: string): Promise<boolean> {

@@ -3,54 +3,8 @@
 // every opt-in extra writable folder pass through here before bwrap sees them.
 import { isAbsolute, normalize } from "node:path";
 import { ResonError } from "../../core/errors.js";
-
-/** Folders whose whole content belongs to the system; writable binds of them are refused. */
-const SYSTEM_DIRS = new Set([
-  "/bin",
-  "/boot",
-  "/dev",
-  "/etc",
-  "/home",
-  "/lib",
-  "/lib32",
-  "/lib64",
-  "/libx32",
-  "/media",
-  "/mnt",
-  "/opt",
-  "/proc",
-  "/root",
-  "/run",
-  "/sbin",
-  "/srv",
-  "/sys",
-  "/tmp",
-  "/usr",
-  "/usr/bin",
-  "/usr/include",
-  "/usr/lib",
-  "/usr/libexec",
-  "/usr/local",
-  "/usr/local/bin",
-  "/usr/sbin",
-  "/usr/share",
-  "/usr/src",
-  "/var",
-  "/var/cache",
-  "/var/lib",
-  "/var/log",
-  "/var/run",
-  "/var/tmp",
-]);
-
-/** Kernel file systems: nothing beneath them is a workspace. */
-const KERNEL_TREES = ["/proc", "/sys", "/dev"];
-
-/** Whether `path` is `ancestor` or lies beneath it (both absolute and normalised). */
-export function isWithin(path: string, ancestor: string): boolean {
-  if (ancestor === "/") return true;
-  return path === ancestor || path.startsWith(`${ancestor}/`);
-}
+import { isWithin } from "../../core/path-within.js";
+import { KERNEL_TREES, SYSTEM_DIRS } from "../root-risk.js";
 
 /** Why a writable bind of `dir` would be unsafe, or undefined when it is fine. */
 export function unsafeWritableReason(

@@ -16,6 +16,7 @@ const ROOT = "/work/proj";
 const policy: WorkspacePolicy = {
   root: ROOT,
   protected: DEFAULT_PROTECTED,
+  sealed: [],
   readDeny: [],
   writeExtra: [],
   readOnlyExtra: [],

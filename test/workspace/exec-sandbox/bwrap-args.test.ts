@@ -17,6 +17,7 @@ function policy(overrides: Partial<WorkspacePolicy> = {}): WorkspacePolicy {
   return {
     root: ROOT,
     protected: DEFAULT_PROTECTED,
+    sealed: [],
     readDeny: [HOME, "/root", "/run", "/var/run", `${ROOT}/.state`],
     writeExtra: [],
     readOnlyExtra: [],
@@ -67,10 +68,11 @@ describe("bwrap argv", () => {
         // /run and /var/run (a link to it) are covered by the private /run already
         "--size 67108864 --tmpfs /root --size 67108864 --tmpfs /home/ada",
         "--bind /home/ada/proj /home/ada/proj",
-        "--size 67108864 --tmpfs /home/ada/proj/.state",
         "--bind /home/ada/proj/.git /home/ada/proj/.git",
         "--ro-bind /home/ada/proj/.git/config /home/ada/proj/.git/config",
         "--ro-bind /home/ada/proj/.git/hooks /home/ada/proj/.git/hooks",
+        // hidden folders inside the workspace last: a bind after them would show them again
+        "--size 67108864 --tmpfs /home/ada/proj/.state",
         "--chdir /home/ada/proj --seccomp 3",
         "-- /usr/bin/prlimit --fsize=1073741824 --nofile=4096 -- /bin/bash -c make test",
       ].join(" "),
@@ -99,6 +101,22 @@ describe("bwrap argv", () => {
     ).toEqual(["/home/ada/.cargo", "/home/ada/.local/bin", "/home/ada/.pyenv", "/home/ada/.ssh/x"]);
   });
 
+  it("makes the folders above a hidden folder inside the workspace mount points, so it cannot be renamed away", () => {
+    const hidden = `${ROOT}/.config/reson`;
+    const args = bwrapArgs(
+      plan({
+        policy: policy({ readDeny: [HOME, hidden] }),
+        facts: new Map([...facts, [`${ROOT}/.config`, dir(`${ROOT}/.config`)], [hidden, dir(hidden)]]),
+      }),
+    ).join(" ");
+    expect(args).toContain(
+      "--bind /home/ada/proj /home/ada/proj --bind /home/ada/proj/.config /home/ada/proj/.config --bind /home/ada/proj/.git",
+    );
+    expect(args).toMatch(
+      /--ro-bind \S+\/\.git\/hooks \S+ --size 67108864 --tmpfs \/home\/ada\/proj\/\.config\/reson --chdir/,
+    );
+  });
+
   it("keeps the command one argument, however it is quoted", () => {
     const command = `echo "a b" 'c' $(id) ; rm -rf / # --bind / /`;
     const args = bwrapArgs(plan({ command }));
@@ -120,8 +138,9 @@ describe("bwrap argv", () => {
       "--unshare-all --unshare-user --cap-drop ALL --hostname sandbox --share-net --ro-bind / /",
     );
     expect(args).toContain(
-      "--ro-bind /home/ada/proj /home/ada/proj --ro-bind /var/cache/build /var/cache/build --size 67108864 --tmpfs /home/ada/proj/.state",
+      "--ro-bind /home/ada/proj /home/ada/proj --ro-bind /var/cache/build /var/cache/build",
     );
+    expect(args).toContain("--size 67108864 --tmpfs /home/ada/proj/.state --chdir");
     expect(args).not.toContain("--bind /home/ada/proj/.git");
     expect(args).toMatch(/--seccomp 3 -- \/bin\/bash -c make test$/);
   });

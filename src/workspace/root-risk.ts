@@ -1,0 +1,115 @@
+// Which folders may be a workspace. A workspace gives the model's tools the run of a folder
+// (with acceptEdits, every file in it), so the whole file system, a system folder and reson's
+// own folder never are one; the home folder, a folder above it, and a folder that holds
+// reson's own folder are one only once the user trusts it. Compared by real path.
+import { realpathSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+import { isBelow, isWithin } from "../core/path-within.js";
+
+/** Folders whose whole content belongs to the system (every user's, or the OS's). */
+export const SYSTEM_DIRS: ReadonlySet<string> = new Set([
+  "/bin",
+  "/boot",
+  "/dev",
+  "/etc",
+  "/home",
+  "/lib",
+  "/lib32",
+  "/lib64",
+  "/libx32",
+  "/media",
+  "/mnt",
+  "/opt",
+  "/proc",
+  "/root",
+  "/run",
+  "/sbin",
+  "/srv",
+  "/sys",
+  "/tmp",
+  "/usr",
+  "/usr/bin",
+  "/usr/include",
+  "/usr/lib",
+  "/usr/libexec",
+  "/usr/local",
+  "/usr/local/bin",
+  "/usr/sbin",
+  "/usr/share",
+  "/usr/src",
+  "/var",
+  "/var/cache",
+  "/var/lib",
+  "/var/log",
+  "/var/run",
+  "/var/tmp",
+]);
+
+/** Kernel file systems: nothing beneath them is a workspace. */
+export const KERNEL_TREES: readonly string[] = ["/proc", "/sys", "/dev"];
+
+/**
+ * Folders that hold only what the OS installed (programs, libraries, the boot loader): nothing
+ * beneath them is a workspace either. /usr/local and /usr/src hold the machine owner's own
+ * programs and sources, so folders beneath those may be (the folders themselves may not).
+ * Beneath /etc, /var, /opt or /srv a folder may be a workspace: a site, a service's config.
+ */
+const OS_TREES: readonly string[] = ["/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot", "/usr"];
+const OWNER_TREES: readonly string[] = ["/usr/local", "/usr/src"];
+
+export type RootRisk =
+  /** An ordinary folder. */
+  | { kind: "none" }
+  /** Never a workspace, whatever the user says. */
+  | { kind: "refused"; reason: string }
+  /** A workspace only once the user trusts it. */
+  | { kind: "broad"; reason: string };
+
+export interface RootPlaces {
+  /** The user's home folder. */
+  home: string;
+  /** reson's own folder ($RESON_HOME). */
+  resonHome: string;
+}
+
+/**
+ * The real path of `path`, or, when it does not exist yet, the real path of its deepest
+ * existing ancestor with the missing names after it.
+ */
+export function realPathOf(path: string): string {
+  const absolute = resolve(path);
+  try {
+    return realpathSync(absolute);
+  } catch {
+    const parent = dirname(absolute);
+    return parent === absolute ? absolute : join(realPathOf(parent), basename(absolute));
+  }
+}
+
+/** How risky `root` (a real path) is as a workspace, next to the home folder and $RESON_HOME. */
+export function workspaceRootRisk(root: string, places: RootPlaces): RootRisk {
+  const home = realPathOf(places.home);
+  const resonHome = realPathOf(places.resonHome);
+  if (root === "/") return { kind: "refused", reason: "it is the whole file system" };
+  if (KERNEL_TREES.some((tree) => isWithin(root, tree)))
+    return { kind: "refused", reason: "it is a kernel file system" };
+  if (isWithin(root, resonHome)) {
+    return {
+      kind: "refused",
+      reason: `it is inside reson's own folder ($RESON_HOME, ${resonHome}), which tools never change`,
+    };
+  }
+  // Before the system folders: root's home is /root.
+  if (root === home) return { kind: "broad", reason: "it is your home folder" };
+  if (SYSTEM_DIRS.has(root)) return { kind: "refused", reason: "it is a system folder" };
+  if (OS_TREES.some((tree) => isWithin(root, tree)) && !OWNER_TREES.some((tree) => isBelow(root, tree)))
+    return { kind: "refused", reason: "it holds what the operating system installed" };
+  if (isBelow(home, root)) return { kind: "broad", reason: `it contains your home folder (${home})` };
+  if (isBelow(resonHome, root)) {
+    return {
+      kind: "broad",
+      reason: `it contains reson's own folder ($RESON_HOME, ${resonHome}): its settings, permissions and secrets`,
+    };
+  }
+  return { kind: "none" };
+}

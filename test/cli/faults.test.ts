@@ -187,7 +187,7 @@ describe("Gemini quota refusals through the CLI", () => {
     try {
       const result = await runCli(
         ["run", "--json", "--provider", "google", "--base-url", server.googleBaseUrl, "--api-key", "k", "hi"],
-        { cwd: ws.path, env: cleanEnv({ RESON_HOME: ws.path }) },
+        { cwd: ws.path, env: cleanEnv({ RESON_HOME: ws.home }) },
       );
       return { result, events: parseEvents(result.stdout), requests: server.requests.length };
     } finally {

@@ -239,7 +239,7 @@ describe.each([
           "fake-model",
           "write out.txt",
         ],
-        { cwd: ws.path, env: cleanEnv({ RESON_HOME: ws.path, ...(wire ? { RESON_WIRE: wire } : {}) }) },
+        { cwd: ws.path, env: cleanEnv({ RESON_HOME: ws.home, ...(wire ? { RESON_WIRE: wire } : {}) }) },
       );
       const events = parseEvents(result.stdout);
       expect(result.code).toBe(0);

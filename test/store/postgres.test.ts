@@ -93,7 +93,7 @@ describe.skipIf(skip)("PostgreSQL store", () => {
   afterAll(async () => {
     await server?.stop();
     await rm(home, { recursive: true, force: true });
-  });
+  }, 60_000);
 
   storeContract(postgresTarget);
 

@@ -51,6 +51,8 @@ export type ErrorCode =
   | "ambiguous_id"
   | "store_unavailable"
   | "store_conflict"
+  | "run_leased"
+  | "lease_lost"
   | "secrets_file_insecure"
   | "secrets_file_invalid"
   | "secret_invalid"

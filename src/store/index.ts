@@ -1,4 +1,4 @@
-// The store module: sessions, turns, traces, steps, checkpoints, artifacts, tool statistics,
+// The store module: sessions, turns, traces, steps, checkpoints, artifacts, tool statistics, run leases,
 // long-term memory and experiences behind one contract (types.ts), kept in one SQLite file by default or in PostgreSQL when a
 // database URL is given. Drivers load only when a store is opened, so importing this module
 // costs nothing.
@@ -11,6 +11,7 @@ export { bytesToVector, contentHash, vectorToBytes } from "../core/vector-bytes.
 export { parseDuration } from "./duration.js";
 export { successRate } from "./experience-repository.js";
 export { MIN_PREFIX_CHARS } from "./id-prefix.js";
+export { describeHolder, holderAlive, leaseHolder, leaseLostError, leaseSince } from "./lease.js";
 export { MemoryIndex, type MemoryIndexOptions, type VectorHit } from "./memory-index.js";
 export { projectKey } from "./project-key.js";
 export { textTokens } from "./text-terms.js";

@@ -4,6 +4,7 @@ import { ResonError } from "../core/errors.js";
 import { type Driver, type Statement, StatementFailed, type TransactOptions } from "./driver.js";
 import { experienceRepository } from "./experience-repository.js";
 import { resolveIdPrefix } from "./id-prefix.js";
+import { fenceStatement, leaseLostError, leaseRepository } from "./lease.js";
 import type { PlanContext, Redact } from "./memory-plan.js";
 import { memoryRepository } from "./memory-repository.js";
 import {
@@ -22,12 +23,14 @@ import {
 } from "./records.js";
 import { percentile } from "./tool-stats.js";
 import type {
+  ApplyOptions,
   ArtifactPage,
   ArtifactRepository,
   CheckpointRepository,
   ExperienceRepository,
   GcReport,
   IdMatch,
+  LeaseRepository,
   MemoryRepository,
   SessionRepository,
   StepRepository,
@@ -88,6 +91,12 @@ function gcStatements(before: number): Statement[] {
     },
     { sql: `DELETE FROM turns WHERE session_id IN (${EMPTY_SESSIONS})`, params: [before] },
     { sql: `DELETE FROM sessions WHERE id IN (${EMPTY_SESSIONS})`, params: [before] },
+    // The leases of runs gone (or never stored: their process died before the first commit).
+    {
+      sql: `DELETE FROM run_leases WHERE (released_at IS NOT NULL OR expires_at < ?)
+        AND NOT EXISTS (SELECT 1 FROM traces t WHERE t.id = run_leases.trace_id)`,
+      params: [before],
+    },
   ];
 }
 
@@ -112,6 +121,7 @@ export class SqlStore implements Store {
   readonly toolStats: ToolStatsRepository;
   readonly memory: MemoryRepository;
   readonly experiences: ExperienceRepository;
+  readonly leases: LeaseRepository;
   readonly #driver: Driver;
   readonly #plan: PlanContext;
   readonly #vectors: VectorScopes;
@@ -203,6 +213,7 @@ export class SqlStore implements Store {
     };
     this.memory = memoryRepository(context);
     this.experiences = experienceRepository(context);
+    this.leases = leaseRepository({ kind: driver.kind, query: context.query });
   }
 
   /** Statements in one transaction, outside `apply` (their change counts are the answer). */
@@ -280,21 +291,24 @@ export class SqlStore implements Store {
     });
   }
 
-  async apply(ops: readonly WriteOp[]): Promise<void> {
+  async apply(ops: readonly WriteOp[], options: ApplyOptions = {}): Promise<void> {
     this.#ensureOpen();
-    const statements: Statement[] = [];
-    const opOf: number[] = [];
+    const { fence } = options;
+    // The fence goes first: a batch of a run that lost its lease fails before writing a row.
+    const statements: Statement[] = fence ? [fenceStatement(fence)] : [];
+    const opOf: number[] = fence ? [-1] : [];
     ops.forEach((op, index) => {
       for (const statement of planWrite(op, this.#plan)) {
         statements.push(statement);
         opOf.push(index);
       }
     });
-    if (statements.length === 0) return;
+    if (statements.length === (fence ? 1 : 0)) return;
     try {
       await this.#driver.transact(statements);
     } catch (error) {
       if (!(error instanceof StatementFailed)) throw error;
+      if (fence && error.index === 0) throw leaseLostError(fence, await this.leases.get(fence.traceId));
       throw batchError(ops, opOf[error.index] ?? -1, error.reason, error.cause);
     }
     this.#vectors.afterWrite(ops);

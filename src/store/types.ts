@@ -194,6 +194,83 @@ export type WriteOp =
     }
   | MemoryWriteOp;
 
+/**
+ * Who holds a run's lease: a process on a machine, and what it is. `id` is unique per holder
+ * (host, pid and a random part), so two holders in one process are told apart.
+ */
+export interface LeaseHolder {
+  id: string;
+  host: string;
+  pid: number;
+  /** What holds it, in words: "reson run", "reson resume", "worker". */
+  role: string;
+}
+
+/**
+ * "held": its holder renewed it in time; "expired": the holder stopped renewing (it died, is
+ * stopped or cut off) and another may take the run; "released": the holder let it go.
+ */
+export type LeaseState = "held" | "expired" | "released";
+
+/**
+ * A run's lease. One per trace; the row stays after a release so that `epoch` only ever grows:
+ * every acquire bumps it, and every write of the run is fenced by the epoch it acquired.
+ */
+export interface RunLease {
+  traceId: string;
+  epoch: number;
+  holder: LeaseHolder;
+  /** Times by the database's clock. */
+  acquiredAt: EpochMs;
+  renewedAt: EpochMs;
+  expiresAt: EpochMs;
+  releasedAt: EpochMs | null;
+  /** As the database's clock saw it when the lease was read. */
+  state: LeaseState;
+}
+
+/** What a write of a run carries: the run and the epoch its writer acquired. */
+export interface LeaseFence {
+  traceId: string;
+  epoch: number;
+}
+
+export interface AcquireOptions {
+  /** How long the lease lasts without a renewal. */
+  ttlMs: number;
+  /**
+   * Take over a lease that expired although its holder is still alive on this host (a stopped
+   * or stuck process). A lease that has not expired is never taken over.
+   */
+  force?: boolean;
+}
+
+export interface LeaseRepository {
+  /** The run's lease as stored (held or not); undefined when it never had one. */
+  get(traceId: string): Promise<RunLease | undefined>;
+  /** The leases held now (not expired, not released). */
+  listHeld(): Promise<RunLease[]>;
+  /**
+   * Takes the run's lease, with a new epoch: when no one holds it, when it expired (its holder
+   * alive on this host only with `force`), or when its holder was a process on this host that
+   * is gone (a crash is not waited out). Otherwise a ResonError "run_leased" naming the holder
+   * and since when. Of several acquiring at once, exactly one succeeds.
+   */
+  acquire(traceId: string, holder: LeaseHolder, options: AcquireOptions): Promise<RunLease>;
+  /** Extends the lease by ttlMs; undefined when the fence's epoch is no longer current (lost). */
+  renew(fence: LeaseFence, ttlMs: number): Promise<RunLease | undefined>;
+  /** Lets the lease go; false when it was no longer this epoch's. */
+  release(fence: LeaseFence): Promise<boolean>;
+}
+
+export interface ApplyOptions {
+  /**
+   * The batch is a run's: it is written only while the run's lease is still at this epoch
+   * (checked in the same transaction); else nothing is written and it fails with "lease_lost".
+   */
+  fence?: LeaseFence;
+}
+
 export interface ListOptions {
   limit?: number;
 }
@@ -276,8 +353,10 @@ export interface Store {
   /** Long-term memory: items, their text index and vectors, the embedding cache. */
   readonly memory: MemoryRepository;
   readonly experiences: ExperienceRepository;
+  /** Runs' leases: who executes a run now, and the epoch that fences its writes. */
+  readonly leases: LeaseRepository;
   /** Applies every operation in one transaction: all or nothing. */
-  apply(ops: readonly WriteOp[]): Promise<void>;
+  apply(ops: readonly WriteOp[], options?: ApplyOptions): Promise<void>;
   /**
    * Finds a session or a trace by a unique id prefix (case-insensitive). No match: a
    * ResonError "not_found"; several: "ambiguous_id" listing them.

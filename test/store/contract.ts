@@ -1,11 +1,18 @@
 // The store contract, one suite for every backend: each backend's test file calls
 // storeContract with a way to get a fresh, empty database, and must pass all of it.
 import { type ChildProcess, spawn } from "node:child_process";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ResonError } from "../../src/core/errors.js";
 import { ulid } from "../../src/core/ids.js";
-import type { OpenStoreOptions, Store, WriteOp } from "../../src/store/index.js";
+import {
+  type LeaseHolder,
+  leaseHolder,
+  type OpenStoreOptions,
+  type Store,
+  type WriteOp,
+} from "../../src/store/index.js";
 import { type BuiltStore, buildStore } from "./built-store.js";
 import { artifact, OTHER_PROJECT, PROJECT, session, step, T0, trace, turn } from "./fixtures.js";
 
@@ -106,6 +113,17 @@ export function storeContract(fresh: () => Promise<StoreTarget>): void {
     await store.close();
     await target.cleanup();
   });
+
+  /** A session and a trace of it in the store; the trace's id. */
+  async function traceStored(): Promise<string> {
+    const s = session();
+    const t = trace(s.id);
+    await store.apply([
+      { op: "insertSession", session: s },
+      { op: "insertTrace", trace: t },
+    ]);
+    return t.id;
+  }
 
   describe("sessions", () => {
     it("a session reads back exactly as it was written; an unknown id is undefined", async () => {
@@ -410,16 +428,6 @@ export function storeContract(fresh: () => Promise<StoreTarget>): void {
   });
 
   describe("artifacts", () => {
-    async function traceStored(): Promise<string> {
-      const s = session();
-      const t = trace(s.id);
-      await store.apply([
-        { op: "insertSession", session: s },
-        { op: "insertTrace", trace: t },
-      ]);
-      return t.id;
-    }
-
     it("an artifact reads back exactly, odd characters and all; an unknown id is undefined", async () => {
       const traceId = await traceStored();
       const content = `${JSON.stringify(TRICKY_JSON)}\nnul \u0000 here\n中文 😀 \ud800 lone\r\n`;
@@ -936,6 +944,207 @@ export function storeContract(fresh: () => Promise<StoreTarget>): void {
     });
   });
 
+  describe("run leases", () => {
+    const other = (role = "worker", host = "elsewhere.invalid"): LeaseHolder => ({
+      id: `${host}:4242:${ulid().slice(-6)}`,
+      host,
+      pid: 4242,
+      role,
+    });
+    const LONG = { ttlMs: 60_000 };
+    const expire = () => new Promise((r) => setTimeout(r, 30));
+    /** The pid of a process of this host that has exited. */
+    async function deadPid(): Promise<number> {
+      const child = spawn(process.execPath, ["-e", ""], { stdio: "ignore" });
+      await new Promise((r) => child.once("exit", r));
+      return child.pid!;
+    }
+
+    it("a run's first acquire gets epoch 1 for its holder, and reads back as held", async () => {
+      const traceId = ulid();
+      expect(await store.leases.get(traceId)).toBeUndefined();
+      const holder = leaseHolder("reson run");
+      expect(holder).toMatchObject({ host: hostname(), pid: process.pid, role: "reson run" });
+      const lease = await store.leases.acquire(traceId, holder, LONG);
+      expect(lease).toMatchObject({ traceId, epoch: 1, holder, state: "held", releasedAt: null });
+      expect(lease.expiresAt - lease.acquiredAt).toBe(60_000);
+      expect(lease.renewedAt).toBe(lease.acquiredAt);
+      expect(await store.leases.get(traceId)).toEqual(lease);
+      expect((await store.leases.listHeld()).map((l) => l.traceId)).toEqual([traceId]);
+    });
+
+    it("a held lease is refused to anyone else, naming its holder and since when; force does not take it", async () => {
+      const traceId = ulid();
+      const holder = other("reson resume");
+      await store.leases.acquire(traceId, holder, LONG);
+      const refused = await rejection(store.leases.acquire(traceId, leaseHolder("reson resume"), LONG));
+      expect(refused.code).toBe("run_leased");
+      expect(refused.message).toContain(
+        `Run ${traceId} is held by reson resume (pid 4242 on elsewhere.invalid) since`,
+      );
+      expect(refused.message).toMatch(/ago/);
+      expect(refused.hint).toMatch(/--force/);
+      expect(refused.details).toMatchObject({ traceId, epoch: 1, holder, state: "held" });
+      const forced = await rejection(
+        store.leases.acquire(traceId, leaseHolder("x"), { ...LONG, force: true }),
+      );
+      expect(forced.code).toBe("run_leased");
+      expect(forced.message).toContain("--force only takes over a lease that has expired");
+      // Another holder in this very process is alive too.
+      const mine = ulid();
+      await store.leases.acquire(mine, leaseHolder("reson run"), LONG);
+      expect((await rejection(store.leases.acquire(mine, leaseHolder("reson run"), LONG))).code).toBe(
+        "run_leased",
+      );
+      expect((await store.leases.get(traceId))?.epoch).toBe(1);
+    });
+
+    it("renew extends the lease; after a release the next acquire bumps the epoch, and the old epoch does nothing", async () => {
+      const traceId = ulid();
+      const first = await store.leases.acquire(traceId, leaseHolder("reson run"), { ttlMs: 1_000 });
+      const fence = { traceId, epoch: first.epoch };
+      const renewed = await store.leases.renew(fence, 60_000);
+      expect(renewed).toMatchObject({ epoch: 1, state: "held" });
+      expect(renewed!.expiresAt).toBeGreaterThan(first.expiresAt);
+      expect(await store.leases.release(fence)).toBe(true);
+      expect(await store.leases.get(traceId)).toMatchObject({ epoch: 1, state: "released" });
+      expect(await store.leases.listHeld()).toEqual([]);
+      expect(await store.leases.release(fence)).toBe(false);
+      const second = await store.leases.acquire(traceId, leaseHolder("reson resume"), LONG);
+      expect(second).toMatchObject({ epoch: 2, state: "held", releasedAt: null });
+      expect(await store.leases.renew(fence, 60_000)).toBeUndefined();
+      expect(await store.leases.release(fence)).toBe(false);
+      expect(await store.leases.get(traceId)).toMatchObject({ epoch: 2, state: "held" });
+      expect((await rejection(store.leases.acquire(traceId, other(), { ttlMs: 0 }))).code).toBe(
+        "usage_error",
+      );
+    });
+
+    it("an expired lease is taken over by the next acquirer, and its old holder can renew no more", async () => {
+      const traceId = ulid();
+      const old = await store.leases.acquire(traceId, other(), { ttlMs: 1 });
+      await expire();
+      expect((await store.leases.get(traceId))?.state).toBe("expired");
+      const taken = await store.leases.acquire(traceId, leaseHolder("reson resume"), LONG);
+      expect(taken).toMatchObject({ epoch: 2, state: "held", holder: { role: "reson resume" } });
+      expect(await store.leases.renew({ traceId, epoch: old.epoch }, 60_000)).toBeUndefined();
+      // An expired lease that no one took is still its holder's: a late renewal keeps it.
+      const late = ulid();
+      const slow = await store.leases.acquire(late, other(), { ttlMs: 1 });
+      await expire();
+      expect(await store.leases.renew({ traceId: late, epoch: slow.epoch }, 60_000)).toMatchObject({
+        epoch: 1,
+        state: "held",
+      });
+    });
+
+    it("a lease whose holder was a process on this host that is gone is taken at once, expired or not", async () => {
+      const traceId = ulid();
+      const pid = await deadPid();
+      await store.leases.acquire(
+        traceId,
+        { id: `${hostname()}:${pid}:dead01`, host: hostname(), pid, role: "reson run" },
+        LONG,
+      );
+      const taken = await store.leases.acquire(traceId, leaseHolder("reson resume"), LONG);
+      expect(taken).toMatchObject({ epoch: 2, holder: { pid: process.pid } });
+    });
+
+    it("an expired lease whose holder still runs on this host is taken only with force", async () => {
+      const traceId = ulid();
+      // A stopped process: alive, but it renews nothing.
+      await store.leases.acquire(traceId, leaseHolder("reson resume"), { ttlMs: 1 });
+      await expire();
+      const refused = await rejection(store.leases.acquire(traceId, leaseHolder("reson resume"), LONG));
+      expect(refused.code).toBe("run_leased");
+      expect(refused.message).toMatch(/expired .* ago, but that process is still alive/);
+      expect(refused.hint).toContain(`reson resume ${traceId} --force`);
+      const forced = await store.leases.acquire(traceId, leaseHolder("reson resume"), {
+        ...LONG,
+        force: true,
+      });
+      expect(forced).toMatchObject({ epoch: 2, state: "held" });
+      // A holder elsewhere cannot be asked: its expired lease is free to take.
+      const far = ulid();
+      await store.leases.acquire(far, other(), { ttlMs: 1 });
+      await expire();
+      expect(await store.leases.acquire(far, leaseHolder("worker"), LONG)).toMatchObject({ epoch: 2 });
+    });
+
+    it("a fenced batch is written while its epoch is current; once taken over it fails with lease_lost and writes nothing", async () => {
+      const traceId = await traceStored();
+      const mine = await store.leases.acquire(traceId, other("reson run"), { ttlMs: 1 });
+      const fence = { traceId, epoch: mine.epoch };
+      await store.apply([{ op: "insertStep", step: step(traceId, 0) }], { fence });
+      await expire();
+      // Expired but not taken: the writer still owns the run.
+      await store.apply([{ op: "insertStep", step: step(traceId, 1) }], { fence });
+      const taker = await store.leases.acquire(traceId, leaseHolder("reson resume"), LONG);
+      const late = step(traceId, 2);
+      const lost = await rejection(
+        store.apply(
+          [
+            { op: "insertStep", step: late },
+            { op: "putCheckpoint", checkpoint: { traceId, step: 2, state: { late: true }, updatedAt: T0 } },
+          ],
+          { fence },
+        ),
+      );
+      expect(lost.code).toBe("lease_lost");
+      expect(lost.message).toContain(`lost the lease of run ${traceId} (epoch 1)`);
+      expect(lost.message).toContain("now held by reson resume");
+      expect((await store.steps.list(traceId)).map((s) => s.seq)).toEqual([0, 1]);
+      expect(await store.checkpoints.get(traceId)).toBeUndefined();
+      await store.apply([{ op: "insertStep", step: late }], { fence: { traceId, epoch: taker.epoch } });
+      expect(await store.steps.list(traceId)).toHaveLength(3);
+    });
+
+    it("a released lease fences out its old holder, and a run that never had one is refused", async () => {
+      const traceId = await traceStored();
+      const lease = await store.leases.acquire(traceId, leaseHolder("reson run"), LONG);
+      const fence = { traceId, epoch: lease.epoch };
+      await store.leases.release(fence);
+      const lost = await rejection(store.apply([{ op: "insertStep", step: step(traceId, 0) }], { fence }));
+      expect(lost.code).toBe("lease_lost");
+      expect(lost.message).toContain("released");
+      const never = await rejection(
+        store.apply([{ op: "insertStep", step: step(traceId, 0) }], { fence: { traceId: ulid(), epoch: 1 } }),
+      );
+      expect(never.code).toBe("lease_lost");
+      expect(await store.steps.list(traceId)).toEqual([]);
+    });
+
+    it("of several connections acquiring a free lease at once, exactly one wins", async () => {
+      const traceId = ulid();
+      const stores = await Promise.all(Array.from({ length: 4 }, () => target.open()));
+      try {
+        const outcomes = await Promise.allSettled(
+          stores.map((s, i) => s.leases.acquire(traceId, leaseHolder(`worker ${i}`), LONG)),
+        );
+        const won = outcomes.filter((o) => o.status === "fulfilled");
+        expect(won).toHaveLength(1);
+        for (const o of outcomes.filter((o) => o.status === "rejected"))
+          expect((o as PromiseRejectedResult).reason).toMatchObject({ code: "run_leased" });
+        expect((await store.leases.get(traceId))?.epoch).toBe(1);
+      } finally {
+        await Promise.all(stores.map((s) => s.close()));
+      }
+    });
+
+    it("gc removes the leases of runs that are gone, never a held one", async () => {
+      const held = ulid();
+      await store.leases.acquire(held, leaseHolder("reson run"), LONG);
+      const released = ulid();
+      await store.leases.release(await store.leases.acquire(released, leaseHolder("reson run"), LONG));
+      const kept = await traceStored();
+      await store.leases.release(await store.leases.acquire(kept, leaseHolder("reson run"), LONG));
+      await store.gc(Date.now() + 1_000);
+      expect(await store.leases.get(held)).toMatchObject({ state: "held" });
+      expect(await store.leases.get(released)).toBeUndefined();
+      expect(await store.leases.get(kept)).toMatchObject({ state: "released" });
+    });
+  });
+
   describe("several processes at once", () => {
     let built: BuiltStore;
     beforeAll(async () => {
@@ -978,6 +1187,80 @@ export function storeContract(fresh: () => Promise<StoreTarget>): void {
       ]);
       expect(await target.integrity()).toBe("ok");
     }, 120_000);
+
+    it("8 processes racing for an expired lease: exactly one takes it, the rest are refused naming it", async () => {
+      const traceId = await traceStored();
+      const gone = { id: "elsewhere.invalid:1:gone01", host: "elsewhere.invalid", pid: 1, role: "worker" };
+      await store.leases.acquire(traceId, gone, { ttlMs: 1 });
+      await new Promise((r) => setTimeout(r, 30));
+      const racers = Array.from({ length: 8 }, (_, worker) => {
+        const job = {
+          storeModule: built.indexUrl,
+          fixturesModule: built.fixturesUrl,
+          ...target.openOptions,
+          worker,
+          traceId: traceId,
+          ttlMs: 60_000,
+        };
+        const child = spawn(
+          process.execPath,
+          [join(import.meta.dirname, "lease-worker.mjs"), JSON.stringify(job)],
+          {
+            stdio: ["pipe", "pipe", "pipe"],
+          },
+        );
+        let stdout = "";
+        let stderr = "";
+        const lines: Array<() => void> = [];
+        child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+          stdout += chunk;
+          for (const wake of lines.splice(0)) wake();
+        });
+        child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+          stderr += chunk;
+        });
+        const lineCount = (n: number) =>
+          new Promise<void>((resolve, reject) => {
+            const check = () => {
+              if (stdout.split("\n").filter(Boolean).length >= n) return resolve();
+              if (child.exitCode !== null) return reject(new Error(`worker ${worker} exited: ${stderr}`));
+              lines.push(check);
+            };
+            check();
+          });
+        const closed = new Promise<number | null>((resolve) => child.once("close", resolve));
+        return { child, lineCount, closed, out: () => stdout, err: () => stderr };
+      });
+      await Promise.all(racers.map((r) => r.lineCount(1)));
+      for (const r of racers) r.child.stdin.write("go\n");
+      await Promise.all(racers.map((r) => r.lineCount(2)));
+      const outcomes = racers.map(
+        (r) =>
+          JSON.parse(r.out().split("\n").filter(Boolean)[1]!) as {
+            worker: number;
+            won: boolean;
+            epoch?: number;
+            code?: string;
+            message?: string;
+          },
+      );
+      for (const r of racers) r.child.stdin.end();
+      const codes = await Promise.all(racers.map((r) => r.closed));
+      for (const [i, r] of racers.entries()) {
+        expect(r.err()).toBe("");
+        expect(codes[i]).toBe(0);
+      }
+      const winners = outcomes.filter((o) => o.won);
+      expect(winners).toEqual([expect.objectContaining({ epoch: 2 })]);
+      const winner = winners[0]!.worker;
+      for (const loser of outcomes.filter((o) => !o.won)) {
+        expect(loser.code).toBe("run_leased");
+        expect(loser.message).toContain(`held by worker ${winner} (pid`);
+      }
+      // Only the winner committed, under its epoch, and let the lease go.
+      expect((await store.steps.list(traceId)).map((step) => step.seq)).toEqual([winner]);
+      expect(await store.leases.get(traceId)).toMatchObject({ epoch: 2, state: "released" });
+    }, 60_000);
 
     it("8 processes opening a brand-new database at once migrate it once and all write", async () => {
       const blank = await fresh();

@@ -136,7 +136,7 @@ describe.skipIf(skip)("PostgreSQL store", () => {
       const stores = await Promise.all(Array.from({ length: 6 }, () => openStore({ home, databaseUrl })));
       await Promise.all(stores.map((s) => s.close()));
       const rows = await sql<{ version: number }>(databaseUrl, "SELECT version FROM schema_migrations");
-      expect(rows.map((r) => r.version).sort()).toEqual([1, 2, 3, 4]);
+      expect(rows.map((r) => r.version).sort()).toEqual(POSTGRES_MIGRATIONS.map((m) => m.version));
     });
 
     it("a database of schema 1 (before artifacts) is migrated on open and keeps its data", async () => {
@@ -160,7 +160,7 @@ describe.skipIf(skip)("PostgreSQL store", () => {
         databaseUrl,
         "SELECT version FROM schema_migrations ORDER BY version",
       );
-      expect(rows.map((r) => r.version)).toEqual([1, 2, 3, 4]);
+      expect(rows.map((r) => r.version)).toEqual(POSTGRES_MIGRATIONS.map((m) => m.version));
     });
 
     it("records whether pgvector is available, and enables it when it is", async () => {

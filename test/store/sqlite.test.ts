@@ -106,9 +106,9 @@ describe("SQLite file", () => {
         await store.close();
       }
       const after = new Database(join(base, "reson.db"));
-      expect(after.prepare("SELECT version FROM schema_migrations ORDER BY version").pluck().all()).toEqual([
-        1, 2, 3, 4,
-      ]);
+      expect(after.prepare("SELECT version FROM schema_migrations ORDER BY version").pluck().all()).toEqual(
+        SQLITE_MIGRATIONS.map((m) => m.version),
+      );
       after.close();
     } finally {
       await rm(base, { recursive: true, force: true });

@@ -240,6 +240,27 @@ CREATE TABLE experience_uses (
 CREATE INDEX experience_uses_by_trace ON experience_uses (trace_id);
 `,
   },
+  {
+    version: 5,
+    name: "run leases",
+    sql: `
+-- One row per run that was ever leased; it stays after a release so the epoch only grows.
+-- No foreign key: a new run's lease is taken before its trace is stored (gc removes orphans).
+CREATE TABLE run_leases (
+  trace_id text COLLATE "C" PRIMARY KEY,
+  epoch bigint NOT NULL,
+  holder_id text NOT NULL,
+  host text NOT NULL,
+  pid integer NOT NULL,
+  role text NOT NULL,
+  acquired_at bigint NOT NULL,
+  renewed_at bigint NOT NULL,
+  expires_at bigint NOT NULL,
+  released_at bigint
+);
+CREATE INDEX run_leases_unreleased ON run_leases (expires_at) WHERE released_at IS NULL;
+`,
+  },
 ];
 
 /** The tables of the store, for sizeBytes. */
@@ -263,4 +284,5 @@ export const POSTGRES_TABLES = [
   "memory_index_meta",
   "experiences",
   "experience_uses",
+  "run_leases",
 ];

@@ -252,4 +252,25 @@ CREATE TABLE experience_uses (
 CREATE INDEX experience_uses_by_trace ON experience_uses (trace_id);
 `,
   },
+  {
+    version: 5,
+    name: "run leases",
+    sql: `
+-- One row per run that was ever leased; it stays after a release so the epoch only grows.
+-- No foreign key: a new run's lease is taken before its trace is stored (gc removes orphans).
+CREATE TABLE run_leases (
+  trace_id TEXT PRIMARY KEY,
+  epoch INTEGER NOT NULL,
+  holder_id TEXT NOT NULL,
+  host TEXT NOT NULL,
+  pid INTEGER NOT NULL,
+  role TEXT NOT NULL,
+  acquired_at INTEGER NOT NULL,
+  renewed_at INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  released_at INTEGER
+) STRICT;
+CREATE INDEX run_leases_unreleased ON run_leases (expires_at) WHERE released_at IS NULL;
+`,
+  },
 ];

@@ -1,6 +1,7 @@
 // createAgent: the runtime as a library. Loads the config, resolves the model, opens the
 // workspace, the tools and the store once; each `run` is one loop with its own id and
-// events, persisted step by step so that `resume` can finish it after a crash.
+// events, persisted step by step so that `resume` can finish it after a crash, and held
+// under a lease while it runs so that no other process runs it at the same time.
 
 import { mkdir, realpath } from "node:fs/promises";
 import { homedir } from "node:os";
@@ -45,6 +46,9 @@ import {
 import { type SecretNameInfo, SecretVault } from "../secrets/index.js";
 import { createSkillTool, discoverSkills, SkillSet } from "../skills/index.js";
 import {
+  describeHolder,
+  holderAlive,
+  leaseSince,
   type MessageContext,
   openStore,
   projectKey,
@@ -68,6 +72,7 @@ import { Learning } from "./learning.js";
 import { type LoopStart, runLoop, startSnapshot } from "./loop.js";
 import { type LoopSnapshot, NULL_RECORDER, type RunRecorder, StoreRecorder } from "./recorder.js";
 import { closeOpenToolCalls, conversationTurns, learnedFromEnding, planResume } from "./resume.js";
+import { HeldLease } from "./run-lease.js";
 import { secretAccess } from "./secret-access.js";
 import {
   type ChildSpec,
@@ -143,6 +148,11 @@ export interface AgentOptions {
    * undefined when no one is there. Absent: ask_human tells the model to decide for itself.
    */
   askHuman?: AskHuman;
+  /**
+   * What holds the leases of this agent's runs, as a process that finds a run busy is told
+   * ("reson run", "reson resume", "worker"); default "reson library".
+   */
+  leaseHolder?: string;
 }
 
 /** What an agent knows of the user's secrets: names for the prompt, access for the tools. */
@@ -162,6 +172,14 @@ export interface RunOptions {
   session?: "new" | "latest" | string;
   /** Envelope facts of the task turn (channel, sender…); default the terminal. */
   envelope?: Partial<MessageContext>;
+}
+
+export interface ResumeOptions extends Omit<RunOptions, "session" | "envelope"> {
+  /**
+   * Take the run over although its lease is held by a process that is still alive, once that
+   * lease has expired (a stopped or stuck process). A lease that has not expired is never taken.
+   */
+  force?: boolean;
 }
 
 export class Agent {
@@ -218,21 +236,29 @@ export class Agent {
       ...options.envelope,
     };
     const { session, isNew } = await this.sessionFor(options.session ?? "new", task, now);
+    if (!isNew && this.store) await assertSessionFree(this.store, session);
     const history = isNew || !this.store ? [] : await this.sessionHistory(session);
     const trace = this.traceRecord(runId, session.id, task, now);
-    const recorder = this.store
-      ? new StoreRecorder({
-          store: this.store,
-          projectKey: this.projectKey,
-          session,
-          newSession: isNew,
-          trace,
-          resumed: false,
-          nextSeq: isNew ? 0 : await this.store.turns.nextSeq(session.id),
-          nextStepSeq: 0,
-        })
-      : NULL_RECORDER;
-    return this.loop(trace, recorder, { kind: "new", task, envelope, history }, options, false);
+    const start: LoopStart = { kind: "new", task, envelope, history };
+    if (!this.store) return this.loop(trace, NULL_RECORDER, start, options, false);
+    // Taken before the trace is stored, so the run is never in the store unheld.
+    const lease = await this.takeLease(this.store, trace.id);
+    try {
+      const recorder = new StoreRecorder({
+        store: this.store,
+        projectKey: this.projectKey,
+        session,
+        newSession: isNew,
+        trace,
+        resumed: false,
+        nextSeq: isNew ? 0 : await this.store.turns.nextSeq(session.id),
+        nextStepSeq: 0,
+        lease,
+      });
+      return await this.loop(trace, recorder, start, options, false, { lease });
+    } finally {
+      await lease.release();
+    }
   }
 
   /**
@@ -242,31 +268,60 @@ export class Agent {
    * outcome with `alreadyEnded`, and no event is emitted. One that completed but was stopped
    * before learning from it (or during) is learned from, once, and ends with run_end.
    */
-  async resume(id: string, options: Omit<RunOptions, "session" | "envelope"> = {}): Promise<RunResult> {
+  async resume(id: string, options: ResumeOptions = {}): Promise<RunResult> {
     const store = this.requireStore();
-    const trace = await findTrace(store, id);
-    const session = await store.sessions.get(trace.sessionId);
-    if (!session) throw new ResonError("not_found", `The session of run ${trace.id} is missing.`);
+    const found = await findTrace(store, id);
+    // Completed, and learned from (or nothing to learn with): nothing is left to do or announce,
+    // whoever may still hold it on its way out.
+    if (found.status === "completed") {
+      const ended = await this.endedOutcome(store, found);
+      if (ended) return ended;
+    }
+    // The run is read again under its lease: what another process committed before letting it
+    // go is part of the plan, and nothing else commits while this one holds it.
+    const lease = await this.takeLease(store, found.id, options.force);
+    try {
+      const trace = (await store.traces.get(found.id)) ?? found;
+      const session = await store.sessions.get(trace.sessionId);
+      if (!session) throw new ResonError("not_found", `The session of run ${trace.id} is missing.`);
+      const plan = await planResume(store, trace, this.tools);
+      if (trace.status === "completed" && (plan.learned || !this.learning))
+        return endedResult(trace, plan.start.snapshot);
+      const recorder = new StoreRecorder({
+        store,
+        projectKey: this.projectKey,
+        session,
+        newSession: false,
+        trace,
+        resumed: true,
+        nextSeq: plan.nextSeq,
+        nextStepSeq: plan.nextStepSeq,
+        toolStepIds: plan.toolStepIds,
+        nested: trace.parentTraceId !== null,
+        ...(plan.modelStepId ? { modelStepId: plan.modelStepId } : {}),
+        lease,
+      });
+      // The run keeps the limit it was started with, unless this agent was given one.
+      const maxIterations = this.options.maxIterations ?? plan.start.snapshot.maxIterations;
+      return await this.loop(trace, recorder, plan.start, options, true, { maxIterations, lease });
+    } finally {
+      await lease.release();
+    }
+  }
+
+  /** A completed run's stored outcome when nothing is left to do for it (learned from). */
+  private async endedOutcome(store: Store, trace: TraceRecord): Promise<RunResult | undefined> {
     const plan = await planResume(store, trace, this.tools);
-    // Completed, and learned from (or nothing to learn with): nothing is left to do or announce.
-    if (trace.status === "completed" && (plan.learned || !this.learning))
-      return endedResult(trace, plan.start.snapshot);
-    const recorder = new StoreRecorder({
-      store,
-      projectKey: this.projectKey,
-      session,
-      newSession: false,
-      trace,
-      resumed: true,
-      nextSeq: plan.nextSeq,
-      nextStepSeq: plan.nextStepSeq,
-      toolStepIds: plan.toolStepIds,
-      nested: trace.parentTraceId !== null,
-      ...(plan.modelStepId ? { modelStepId: plan.modelStepId } : {}),
+    return plan.learned || !this.learning ? endedResult(trace, plan.start.snapshot) : undefined;
+  }
+
+  /** The run's lease for this process, with the TTL of the config. */
+  private takeLease(store: Store, traceId: string, force?: boolean): Promise<HeldLease> {
+    return HeldLease.acquire(store, traceId, {
+      role: this.options.leaseHolder ?? "reson library",
+      ttlMs: this.loaded.config.lease.ttlMs,
+      ...(force ? { force: true } : {}),
     });
-    // The run keeps the limit it was started with, unless this agent was given one.
-    const maxIterations = this.options.maxIterations ?? plan.start.snapshot.maxIterations;
-    return this.loop(trace, recorder, plan.start, options, true, maxIterations);
   }
 
   /** The run events as an async iterable; `result` settles when the run ends. */
@@ -479,11 +534,18 @@ export class Agent {
     start: LoopStart,
     options: Omit<RunOptions, "session" | "envelope">,
     resumed: boolean,
-    maxIterationsOverride?: number,
-    /** A sub-agent's budget, under its parent's; default a budget of this run's own limits. */
-    childBudget?: RunBudget,
+    extra: {
+      maxIterations?: number;
+      /** A sub-agent's budget, under its parent's; default a budget of this run's own limits. */
+      childBudget?: RunBudget;
+      /** The run's lease (persisted runs): its loss aborts the run. The caller releases it. */
+      lease?: HeldLease;
+    } = {},
   ): Promise<RunResult> {
-    const signal = options.signal ?? new AbortController().signal;
+    const { childBudget, lease } = extra;
+    const maxIterationsOverride = extra.maxIterations;
+    const given = options.signal ?? new AbortController().signal;
+    const signal = lease ? AbortSignal.any([given, lease.signal]) : given;
     const bus = new EventBus();
     bus.subscribe((event) => this.bus.emit(event));
     if (options.onEvent) bus.subscribe(options.onEvent);
@@ -575,7 +637,9 @@ export class Agent {
           recorder,
           summaryProvider: this.summaryProvider,
           budgetRatio: config.contextBudgetRatio,
-          artifacts: this.store ? storeArtifacts(this.store) : memoryArtifacts(),
+          artifacts: this.store
+            ? storeArtifacts(this.store, (ops) => recorder.write(ops))
+            : memoryArtifacts(),
           ...(this.options.offerTool ? { offerTool: this.options.offerTool } : {}),
           toolOrder: await this.toolOrder(trace.sessionId),
           ...(this.secrets ? { secrets: this.secrets.access } : {}),
@@ -620,6 +684,7 @@ export class Agent {
     try {
       report = await this.learning!.afterRun({
         commitWith,
+        commit: (ops) => recorder.write([...ops]),
         traceId: trace.id,
         sessionId: trace.sessionId,
         task: trace.task,
@@ -706,21 +771,27 @@ export class Agent {
         history: [],
       };
       const budget = parent.budget.child(spec.limits);
-      return child.loop(
-        trace,
-        parent.recorder.forChild(trace),
-        start,
-        // Its run_start follows the save of its trace: the moment its id may be shown.
-        {
-          signal: spec.signal,
-          onEvent: (event) => {
-            if (event.type === "run_start") spec.onStarted();
+      // A sub-agent holds a lease of its own run, so that its trace is not resumed elsewhere
+      // while it runs; it ends (and lets it go) before its parent does.
+      const lease = this.store ? await child.takeLease(this.store, trace.id) : undefined;
+      try {
+        return await child.loop(
+          trace,
+          parent.recorder.forChild(trace, lease),
+          start,
+          // Its run_start follows the save of its trace: the moment its id may be shown.
+          {
+            signal: spec.signal,
+            onEvent: (event) => {
+              if (event.type === "run_start") spec.onStarted();
+            },
           },
-        },
-        false,
-        spec.maxSteps,
-        budget,
-      );
+          false,
+          { maxIterations: spec.maxSteps, childBudget: budget, ...(lease ? { lease } : {}) },
+        );
+      } finally {
+        await lease?.release();
+      }
     })();
     parent.children.add(running);
     return running;
@@ -816,6 +887,24 @@ function endedResult(trace: TraceRecord, snapshot: LoopSnapshot): RunResult {
     durationMs: (trace.endedAt ?? trace.updatedAt) - trace.startedAt,
     alreadyEnded: true,
   };
+}
+
+/**
+ * Refuses a new run in a session whose newest run another live process holds: the two would
+ * write the same conversation at once.
+ */
+async function assertSessionFree(store: Store, session: SessionRecord): Promise<void> {
+  if (!session.lastTraceId) return;
+  const lease = await store.leases.get(session.lastTraceId);
+  if (lease?.state !== "held" || holderAlive(lease.holder) === false) return;
+  throw new ResonError(
+    "run_leased",
+    `Session ${session.id} is busy: its run ${lease.traceId} is held by ${describeHolder(lease.holder)} ${leaseSince(lease)}.`,
+    {
+      hint: "Wait for that run to end, or start a new session (without --continue).",
+      details: { sessionId: session.id, traceId: lease.traceId, holder: lease.holder, epoch: lease.epoch },
+    },
+  );
 }
 
 function definedLimits(limits: RunLimits): RunLimits {

@@ -2,15 +2,19 @@
 // through: in the store with the run (removed by gc with it), or in memory for runs that are
 // not persisted.
 import { ulid } from "../core/ids.js";
-import type { Store } from "../store/index.js";
+import type { Store, WriteOp } from "../store/index.js";
 import type { ArtifactPage } from "../tools/index.js";
 import type { ArtifactKeeper } from "./loop.js";
 
-export function storeArtifacts(store: Store): ArtifactKeeper {
+/** `write`: how the run writes its batches (fenced by its lease); default the store's apply. */
+export function storeArtifacts(
+  store: Store,
+  write: (ops: WriteOp[]) => Promise<void> = (ops) => store.apply(ops),
+): ArtifactKeeper {
   return {
     async save(content, meta) {
       const id = ulid();
-      await store.apply([
+      await write([
         {
           op: "putArtifact",
           artifact: {

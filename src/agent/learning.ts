@@ -191,6 +191,8 @@ export class Learning {
   async afterRun(run: {
     /** Written in the same batch as the reflection's changes (when it reflects). */
     commitWith?: readonly WriteOp[];
+    /** How that batch is written (the run's fenced writer); default the store's apply. */
+    commit?: (ops: readonly WriteOp[]) => Promise<void>;
     traceId: string;
     sessionId: string;
     task: string;
@@ -280,6 +282,7 @@ export class Learning {
       status: string;
       signal?: AbortSignal;
       commitWith?: readonly WriteOp[];
+      commit?: (ops: readonly WriteOp[]) => Promise<void>;
     },
     outcome: Outcome,
     turns: readonly TurnRecord[],
@@ -394,7 +397,7 @@ export class Learning {
     if (settings.minEvidence <= 1 && provenance !== "untrusted") for (const id of report.added) promote(id);
     // All at once: the rules change together with the caller's mark, or not at all.
     const batch = [...writes, ...(run.commitWith ?? [])];
-    if (batch.length > 0) await store.apply(batch);
+    if (batch.length > 0) await (run.commit ? run.commit(batch) : store.apply(batch));
   }
 
   /** The best experiences for a task: text match (and vectors when configured), weighted by record. */

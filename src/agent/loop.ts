@@ -660,24 +660,46 @@ async function finish(state: RunState, status: RunStatus, error?: ResonError): P
     durationMs: Date.now() - state.startedAt,
   };
   if (error) result.error = serializeError(error);
-  try {
-    await state.deps.recorder.runEnded(status, state.snapshot(), result.error);
-  } catch (recordError) {
-    // The run's outcome stands; what could not be saved is said, and resume will redo the end.
-    state.emit({
-      type: "warning",
-      message: `Could not save the end of the run: ${toResonError(recordError).message}`,
-    });
+  // Another process holds the run now: this one writes nothing more, not even its end.
+  let lost = leaseLost(state, error);
+  if (!lost) {
+    try {
+      await state.deps.recorder.runEnded(status, state.snapshot(), result.error);
+    } catch (recordError) {
+      const failure = toResonError(recordError);
+      if (failure.code === "lease_lost") lost = failure;
+      // The run's outcome stands; what could not be saved is said, and resume will redo the end.
+      else state.emit({ type: "warning", message: `Could not save the end of the run: ${failure.message}` });
+    }
   }
-  if (state.deps.afterRun) await state.deps.afterRun(result);
+  if (!lost && state.deps.afterRun) await state.deps.afterRun(result);
+  lost ??= leaseLost(state);
+  if (lost) {
+    result.status = "failed";
+    result.error = serializeError(lost);
+  }
   state.emit({ type: "run_end", ...result });
   return result;
 }
 
-/** The run's signal fired: a budget's deadline fails the run, anything else aborts it. */
+/** The lease_lost error the run stopped with (thrown by a fenced write, or its signal's reason). */
+function leaseLost(state: RunState, error?: ResonError): ResonError | undefined {
+  if (error?.code === "lease_lost") return error;
+  const reason: unknown = state.deps.signal.reason;
+  if (state.deps.signal.aborted && reason instanceof ResonError && reason.code === "lease_lost")
+    return reason;
+  return undefined;
+}
+
+/**
+ * The run's signal fired: a budget's deadline fails the run, and so does a lost lease (another
+ * process holds the run); anything else aborts it.
+ */
 function finishStopped(state: RunState): Promise<RunResult> {
   const reason: unknown = state.deps.signal.reason;
   if (isBudgetError(reason)) return finish(state, "failed", reason);
+  const lost = leaseLost(state);
+  if (lost) return finish(state, "failed", lost);
   return finish(state, "aborted", abortedError(state.deps.signal));
 }
 

@@ -1,6 +1,7 @@
 // Makes a run durable: every phase of the loop is committed to the store as one atomic batch,
 // so a run killed at any moment resumes from its last committed state (resume.ts) without
-// losing a turn or repeating a tool call whose result was saved.
+// losing a turn or repeating a tool call whose result was saved. Each batch is fenced by the
+// run's lease: a process that lost the run writes nothing more.
 
 import type { Compaction } from "../context/index.js";
 import type { SerializedError } from "../core/errors.js";
@@ -18,6 +19,7 @@ import type {
 } from "../store/index.js";
 import type { ToolCallRequest, ToolResult } from "../tools/index.js";
 import type { ContextState } from "./context-manager.js";
+import type { HeldLease } from "./run-lease.js";
 
 /** The loop's counters after a committed step: with the turns, all resume needs. */
 export interface LoopSnapshot {
@@ -83,8 +85,10 @@ export interface RunRecorder {
   learningMark(): WriteOp[];
   /** Records what learning did, on the mark (written now unless `markCommitted`). */
   learned(data: object, markCommitted: boolean): Promise<void>;
-  /** The recorder of a sub-agent run (its own trace, under this run's session). */
-  forChild(trace: TraceRecord): RunRecorder;
+  /** Writes a batch of the run's as its own batches are written (fenced by its lease). */
+  write(ops: WriteOp[]): Promise<void>;
+  /** The recorder of a sub-agent run (its own trace and lease, under this run's session). */
+  forChild(trace: TraceRecord, lease?: HeldLease): RunRecorder;
 }
 
 function subtractUsage(a: Usage, b: Usage): Usage {
@@ -116,6 +120,7 @@ export const NULL_RECORDER: RunRecorder = {
   runEnded: async () => {},
   learningMark: () => [],
   learned: async () => {},
+  write: async () => {},
   forChild: () => NULL_RECORDER,
 };
 
@@ -143,6 +148,8 @@ export interface StoreRecorderInit {
   nested?: boolean;
   /** The session's turn counter, shared with the runs writing the same session at once. */
   seq?: { next: number };
+  /** The run's lease: every batch is written through it, fenced by its epoch. */
+  lease?: HeldLease;
 }
 
 export class StoreRecorder implements RunRecorder {
@@ -192,7 +199,16 @@ export class StoreRecorder implements RunRecorder {
     };
   }
 
-  forChild(trace: TraceRecord): RunRecorder {
+  /** One batch of the run, all or nothing, fenced by its lease when it has one. */
+  private commit(ops: WriteOp[]): Promise<void> {
+    return this.init.lease ? this.init.lease.apply(ops) : this.init.store.apply(ops);
+  }
+
+  write(ops: WriteOp[]): Promise<void> {
+    return this.commit(ops);
+  }
+
+  forChild(trace: TraceRecord, lease?: HeldLease): RunRecorder {
     return new StoreRecorder({
       store: this.init.store,
       projectKey: this.init.projectKey,
@@ -204,6 +220,7 @@ export class StoreRecorder implements RunRecorder {
       nextStepSeq: 0,
       nested: true,
       seq: this.seq,
+      ...(lease ? { lease } : {}),
     });
   }
 
@@ -245,7 +262,7 @@ export class StoreRecorder implements RunRecorder {
     }
     ops.push(...this.sessionPatch({ status: "active", lastTraceId: this.traceId, updatedAt: Date.now() }));
     ops.push(...this.checkpoint(snapshot));
-    await this.init.store.apply(ops);
+    await this.commit(ops);
   }
 
   async modelResponded(
@@ -300,12 +317,12 @@ export class StoreRecorder implements RunRecorder {
       });
     }
     ops.push(...this.checkpoint(snapshot));
-    await this.init.store.apply(ops);
+    await this.commit(ops);
   }
 
   async compacted(compaction: Compaction, info: CompactionInfo, snapshot: LoopSnapshot): Promise<void> {
     const now = Date.now();
-    await this.init.store.apply([
+    await this.commit([
       {
         op: "insertStep",
         step: {
@@ -327,9 +344,7 @@ export class StoreRecorder implements RunRecorder {
   async toolStarted(call: ToolCallRequest): Promise<void> {
     const id = this.toolStepIds.get(call.id);
     if (!id) return;
-    await this.init.store.apply([
-      { op: "updateStep", id, patch: { status: "running", updatedAt: Date.now() } },
-    ]);
+    await this.commit([{ op: "updateStep", id, patch: { status: "running", updatedAt: Date.now() } }]);
   }
 
   async toolFinished(call: ToolCallRequest, result: ToolResult, permission?: object): Promise<void> {
@@ -362,18 +377,18 @@ export class StoreRecorder implements RunRecorder {
         },
       });
     }
-    await this.init.store.apply(ops);
+    await this.commit(ops);
   }
 
   async stepFinished(results: ToolResultMessage[], snapshot: LoopSnapshot): Promise<void> {
     const ops: WriteOp[] = results.map((message) => this.turn("toolResult", message, snapshot.step));
     ops.push(...this.checkpoint(snapshot));
-    await this.init.store.apply(ops);
+    await this.commit(ops);
   }
 
   async runEnded(status: RunStatus, snapshot: LoopSnapshot, error?: SerializedError): Promise<void> {
     const now = Date.now();
-    await this.init.store.apply([
+    await this.commit([
       ...this.checkpoint(snapshot),
       {
         op: "updateTrace",
@@ -415,7 +430,7 @@ export class StoreRecorder implements RunRecorder {
   async learned(data: object, markCommitted: boolean): Promise<void> {
     const step = this.learningStepRecord();
     const patch = { status: "error" in data ? "failed" : "done", data, updatedAt: Date.now() } as const;
-    await this.init.store.apply([
+    await this.commit([
       markCommitted
         ? { op: "updateStep", id: step.id, patch }
         : { op: "insertStep", step: { ...step, ...patch } },

@@ -5,7 +5,7 @@ import type { RunStatus } from "../core/events.js";
 export const EXIT_OK = 0;
 /** The agent failed: provider error after retries, max iterations, circuit breaker. */
 export const EXIT_FAILED = 1;
-/** Usage or configuration error: nothing ran. */
+/** Usage or configuration error, or a run another live process holds: nothing ran. */
 export const EXIT_USAGE = 2;
 /** Interrupted (Ctrl-C). */
 export const EXIT_INTERRUPTED = 130;
@@ -20,6 +20,8 @@ const CONFIG_CODES: ReadonlySet<ErrorCode> = new Set([
   "workspace_untrusted",
   "not_found",
   "ambiguous_id",
+  // Another process runs it: nothing ran here, and trying again later may work.
+  "run_leased",
   "secrets_file_insecure",
   "secrets_file_invalid",
 ]);

@@ -11,6 +11,8 @@ Usage:
   reson run --continue [task...]     add a task to this workspace's latest session
                                      (with no task: finish its latest run)
   reson resume <id> [options]        continue a run that stopped, from its last committed step
+                                     (refused while another live process runs it; --force
+                                     takes over one whose lease expired, e.g. a stopped process)
   reson sessions [-n N] [--json]     list sessions, newest first, and where the data lives
   reson trace show <id> [--context]  print a run as a tree of steps (--context: what each
                                      model call saw: sections, files, sizes, hashes)
@@ -65,5 +67,7 @@ RESON_DATABASE_URL=postgres://… is set. API keys are never stored.
 Environment: RESON_PROVIDER, RESON_MODEL, RESON_BASE_URL, RESON_MAX_ITERATIONS.
 Config files: $RESON_HOME/config.json, <workspace>/.reson/config.json.
 
-Exit status: 0 completed, 1 the agent failed, 2 usage or configuration error, 130 interrupted.
+Exit status: 0 completed, 1 the agent failed (or this process lost the run to another),
+2 usage or configuration error, or the run is held by another process (nothing ran),
+130 interrupted.
 `;

@@ -41,7 +41,8 @@ const SLASH_HELP = `Commands:
   /context               context use of the last model call and its system prompt sections
   /cost                  tokens and cost of this session
   /sessions              recent sessions
-  /resume <id>           continue a run that stopped
+  /resume <id> [--force] continue a run that stopped (--force: take it over from a stopped
+                         process whose lease expired)
   /permissions           rules in force and where each came from
   /permissions mode <m>  switch mode: ${PERMISSION_MODES.join(" | ")}
   /compact [focus]       summarise the session so far (the newest turns stay whole)
@@ -172,6 +173,7 @@ class Repl {
     };
     this.agent = await createAgent({
       ...options,
+      leaseHolder: "reson (terminal)",
       store: this.store,
       ...gateOptions(this.gate),
       ...this.sandbox,
@@ -230,7 +232,8 @@ class Repl {
     try {
       const result = await start(controller.signal, this.listener());
       if (result.alreadyEnded) this.write(nothingToResume(result));
-      if (result.status !== "completed") this.write(`  continue it with: /resume ${result.runId}\n`);
+      if (result.status !== "completed" && result.error?.code !== "lease_lost")
+        this.write(`  continue it with: /resume ${result.runId}\n`);
     } catch (error) {
       this.spinner.stop();
       reportError(toResonError(error));
@@ -306,13 +309,18 @@ class Repl {
       case "/sessions":
         await sessionsCommand(["-n", "10"]);
         return true;
-      case "/resume":
-        if (!arg) {
-          this.write("Usage: /resume <id>  (`/sessions` lists them)\n");
+      case "/resume": {
+        const force = rest.includes("--force");
+        const id = rest.filter((word) => word !== "--force").join(" ");
+        if (!id) {
+          this.write("Usage: /resume <id> [--force]  (`/sessions` lists them)\n");
           return true;
         }
-        await this.launch((signal, onEvent) => this.agent.resume(arg, { signal, onEvent }));
+        await this.launch((signal, onEvent) =>
+          this.agent.resume(id, { signal, onEvent, ...(force ? { force: true } : {}) }),
+        );
         return true;
+      }
       case "/permissions":
         this.permissions(rest);
         return true;

@@ -33,10 +33,14 @@ export interface RunArgs extends ModelArgs {
   /** The task; "-" reads it from standard input; empty with --continue resumes. */
   task: string;
   continue: boolean;
+  /** With --continue and no task: take over the run although its expired lease has a live holder. */
+  force: boolean;
 }
 
 export interface ResumeArgs extends ModelArgs {
   id: string;
+  /** Take over a run whose lease expired although its holder is still alive (stopped, stuck). */
+  force: boolean;
 }
 
 const MODEL_OPTIONS = {
@@ -159,9 +163,22 @@ function modelArgs(values: Record<string, string | boolean | string[] | undefine
 }
 
 export function parseRunArgs(argv: string[]): RunArgs {
-  const { values, positionals } = parse(argv, { continue: { type: "boolean", short: "c" } });
+  const { values, positionals } = parse(argv, {
+    continue: { type: "boolean", short: "c" },
+    force: { type: "boolean" },
+  });
   const task = positionals.join(" ").trim();
-  const args: RunArgs = { ...modelArgs(values), task, continue: values.continue === true };
+  const args: RunArgs = {
+    ...modelArgs(values),
+    task,
+    continue: values.continue === true,
+    force: values.force === true,
+  };
+  if (args.force && (task || !args.continue)) {
+    throw new ResonError("usage_error", "--force is for taking over a run to resume it.", {
+      hint: "Use `reson resume <id> --force`, or `reson run --continue --force` with no task.",
+    });
+  }
   if (task === "-" && args.interactiveStdin) {
     throw new ResonError(
       "usage_error",
@@ -178,8 +195,8 @@ export function parseRunArgs(argv: string[]): RunArgs {
 }
 
 export function parseResumeArgs(argv: string[]): ResumeArgs {
-  const { values, positionals } = parse(argv, {});
-  const args: ResumeArgs = { ...modelArgs(values), id: positionals[0] ?? "" };
+  const { values, positionals } = parse(argv, { force: { type: "boolean" } });
+  const args: ResumeArgs = { ...modelArgs(values), id: positionals[0] ?? "", force: values.force === true };
   if (positionals.length > 1) {
     throw new ResonError("usage_error", "reson resume takes one id.", {
       hint: "Usage: reson resume <id-or-prefix>",

@@ -1,7 +1,8 @@
 // `reson run` and `reson resume`: one headless run in the workspace, streamed to the terminal
 // or as JSON lines. Ctrl-C once cancels the run (the step in flight stops, the run ends
 // "aborted", exit 130); a second Ctrl-C exits at once. Every run is persisted, so a run that
-// stopped for any reason continues with `reson resume <id>` or `reson run --continue`.
+// stopped for any reason continues with `reson resume <id>` or `reson run --continue`; a run
+// another live process holds is refused (exit 2), and one this process lost stops (exit 1).
 import { realpathSync } from "node:fs";
 
 import { resolve } from "node:path";
@@ -127,7 +128,11 @@ async function execute(
       : humanRenderer({ out: process.stdout, err: process.stderr, color: useColor() });
     const result = await launch(agent, controller.signal, render);
     if (result.alreadyEnded) process.stderr.write(nothingToResume(result));
-    if (result.status !== "completed" && !args.json) {
+    if (result.error?.code === "lease_lost") {
+      // Another process runs it now: there is nothing here to continue.
+      if (args.json)
+        reportError(new ResonError("lease_lost", result.error.message, { hint: result.error.hint }));
+    } else if (result.status !== "completed" && !args.json) {
       process.stderr.write(`  continue it with: reson resume ${result.runId}\n`);
     }
     return exitCodeForStatus(result.status);
@@ -198,12 +203,16 @@ export async function runCommand(argv: string[]): Promise<number> {
       }
       const trace = await findTrace(store, session.id);
       return {
-        options: agentOptions({ ...args, workspace: args.workspace ?? session.workspace }, trace),
-        launch: (agent, signal, onEvent) => agent.resume(trace.id, { signal, onEvent }),
+        options: {
+          ...agentOptions({ ...args, workspace: args.workspace ?? session.workspace }, trace),
+          leaseHolder: "reson run --continue",
+        },
+        launch: (agent, signal, onEvent) =>
+          agent.resume(trace.id, { signal, onEvent, ...(args.force ? { force: true } : {}) }),
       };
     }
     return {
-      options: agentOptions(args),
+      options: { ...agentOptions(args), leaseHolder: args.continue ? "reson run --continue" : "reson run" },
       launch: (agent, signal, onEvent) =>
         agent.run(task, { signal, onEvent, session: args.continue ? "latest" : "new" }),
     };
@@ -222,8 +231,12 @@ export async function resumeCommand(argv: string[]): Promise<number> {
     const trace = await findTrace(store, args.id);
     const session = await store.sessions.get(trace.sessionId);
     return {
-      options: agentOptions({ ...args, workspace: args.workspace ?? session?.workspace }, trace),
-      launch: (agent, signal, onEvent) => agent.resume(trace.id, { signal, onEvent }),
+      options: {
+        ...agentOptions({ ...args, workspace: args.workspace ?? session?.workspace }, trace),
+        leaseHolder: "reson resume",
+      },
+      launch: (agent, signal, onEvent) =>
+        agent.resume(trace.id, { signal, onEvent, ...(args.force ? { force: true } : {}) }),
     };
   });
 }

@@ -2,12 +2,17 @@
 // `reson gc`. Each opens the store ($RESON_HOME/reson.db or RESON_DATABASE_URL), answers,
 // and closes it.
 import { writeFileSync } from "node:fs";
+import { hostname as localHost } from "node:os";
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { findTrace, openDefaultStore } from "../agent/index.js";
 import { resonHome } from "../config/index.js";
 import { ResonError, toResonError } from "../core/errors.js";
 import {
+  describeHolder,
+  holderAlive,
+  leaseSince,
   parseDuration,
+  type RunLease,
   type StepRecord,
   type Store,
   type TraceRecord,
@@ -58,8 +63,17 @@ export function sessionsCommand(argv: string[]): Promise<number> {
       if (!Number.isInteger(limit) || limit < 1)
         throw new ResonError("usage_error", "--limit must be a whole number.");
       const sessions = await store.sessions.list({ limit });
+      // Whose newest run a live process executes now.
+      const running = new Map<string, RunLease>();
+      for (const lease of await store.leases.listHeld())
+        if (holderAlive(lease.holder) !== false) running.set(lease.traceId, lease);
+      const leaseOf = (session: { lastTraceId: string | null }) =>
+        session.lastTraceId ? running.get(session.lastTraceId) : undefined;
       if (values.json) {
-        for (const session of sessions) process.stdout.write(`${JSON.stringify(session)}\n`);
+        for (const session of sessions) {
+          const lease = leaseOf(session);
+          process.stdout.write(`${JSON.stringify(lease ? { ...session, lease } : session)}\n`);
+        }
         return EXIT_OK;
       }
       const size = await store.sizeBytes();
@@ -69,9 +83,12 @@ export function sessionsCommand(argv: string[]): Promise<number> {
       }
       const rows = [["ID", "STATUS", "UPDATED", "TOKENS", "COST", "WORKSPACE", "TITLE"]];
       for (const s of sessions) {
+        const lease = leaseOf(s);
         rows.push([
           s.id,
-          s.status,
+          lease
+            ? `running (${lease.holder.role}, pid ${lease.holder.pid}${lease.holder.host === localHost() ? "" : ` on ${lease.holder.host}`})`
+            : s.status,
           formatAgo(s.updatedAt),
           formatTokens(s.usage.totalTokens),
           formatCost(s.usage.costUsd),
@@ -200,18 +217,36 @@ function assistantText(turns: TurnRecord[], step: number): string {
     .join("");
 }
 
+/**
+ * Who runs a running run now: its live holder, or that no process does (it stopped; resume
+ * continues it). Nothing for a run that ended.
+ */
+function holderLine(trace: TraceRecord, lease: RunLease | undefined): string | undefined {
+  if (lease?.state === "held" && holderAlive(lease.holder) !== false) {
+    return (
+      `held by ${describeHolder(lease.holder)} ${leaseSince(lease)} · lease renewed ` +
+      `${formatAgo(lease.renewedAt)} · epoch ${lease.epoch}`
+    );
+  }
+  if (trace.status !== "running") return undefined;
+  const was = lease ? `; last held by ${describeHolder(lease.holder)}` : "";
+  return `not running now: no live process holds it${was}; \`reson resume ${trace.id}\` continues it`;
+}
+
 /** A run as a readable tree: the model calls, and under each its tool calls and outcomes. */
 export function renderTraceTree(
   trace: TraceRecord,
   steps: StepRecord[],
   turns: TurnRecord[],
-  options: { context?: boolean; children?: TraceRecord[] } = {},
+  options: { context?: boolean; children?: TraceRecord[]; lease?: RunLease } = {},
 ): string {
+  const holder = holderLine(trace, options.lease);
   const lines = [
     `run ${trace.id} · ${trace.status} · ${trace.provider}/${trace.model} · ${trace.steps} steps · ` +
       `${formatTokens(trace.usage.totalTokens)} tokens · ${formatCost(trace.usage.costUsd)}` +
       (trace.endedAt ? ` · ${formatMs(trace.endedAt - trace.startedAt)}` : ""),
     `session ${trace.sessionId}${trace.parentTraceId ? ` · parent run ${trace.parentTraceId}` : ""}`,
+    ...(holder ? [holder] : []),
     `task: ${oneLine(trace.task, 200)}`,
   ];
   if (trace.error) lines.push(`error [${trace.error.code}]: ${oneLine(trace.error.message, 200)}`);
@@ -292,16 +327,16 @@ export function traceCommand(argv: string[]): Promise<number> {
     if (!id)
       throw new ResonError("usage_error", `No run id given.`, { hint: `Usage: reson trace ${sub} <id>` });
     const trace = await findTrace(store, id);
-    const [steps, allTurns, children] = await Promise.all([
+    const [steps, allTurns, children, lease] = await Promise.all([
       store.steps.list(trace.id),
       store.turns.list(trace.sessionId),
       store.traces.children(trace.id),
+      store.leases.get(trace.id),
     ]);
     const turns = allTurns.filter((t) => t.traceId === trace.id);
     if (sub === "show") {
-      process.stdout.write(
-        `${renderTraceTree(trace, steps, turns, { context: values.context === true, children })}\n`,
-      );
+      const options = { context: values.context === true, children, ...(lease ? { lease } : {}) };
+      process.stdout.write(`${renderTraceTree(trace, steps, turns, options)}\n`);
       return EXIT_OK;
     }
     const format = (values.format as string | undefined) ?? "json";

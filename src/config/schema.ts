@@ -95,6 +95,15 @@ const MemorySchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** The lease a run holds while a process executes it (see store leases). */
+const LeaseSchema = Type.Object(
+  {
+    /** Unrenewed this long, the lease expires and another process may take the run over. */
+    ttlMs: PositiveInt("how long a run's lease lasts unrenewed; renewed every third of it"),
+  },
+  { additionalProperties: false },
+);
+
 const topLevel = {
   provider: Type.Optional(ProviderNameSchema),
   model: Type.Optional(Type.String({ minLength: 1 })),
@@ -120,6 +129,7 @@ export const ConfigSchema = Type.Object(
     subagents: SubagentsSchema,
     embeddings: EmbeddingsSchema,
     memory: MemorySchema,
+    lease: LeaseSchema,
   },
   { additionalProperties: false },
 );
@@ -134,6 +144,7 @@ export const PartialConfigSchema = Type.Partial(
     subagents: Type.Partial(SubagentsSchema, { additionalProperties: false }),
     embeddings: Type.Partial(EmbeddingsSchema, { additionalProperties: false }),
     memory: Type.Partial(MemorySchema, { additionalProperties: false }),
+    lease: Type.Partial(LeaseSchema, { additionalProperties: false }),
   }),
   { additionalProperties: false },
 );
@@ -151,4 +162,5 @@ export const DEFAULT_CONFIG: ResonConfig = {
   subagents: { concurrency: 3, maxSteps: 20, maxWallMs: 600_000 },
   embeddings: {},
   memory: { enabled: true, reflect: "auto", minEvidence: 2, maxExperiences: 4, maxMemories: 3 },
+  lease: { ttlMs: 30_000 },
 };

@@ -48,6 +48,14 @@ describe("loadConfig", () => {
     ]);
   });
 
+  it("a run's lease lasts 30 s unrenewed unless a file or RESON_LEASE_TTL_MS says otherwise", async () => {
+    expect((await load()).config.lease).toEqual({ ttlMs: 30_000 });
+    writeHome({ lease: { ttlMs: 60_000 } });
+    expect((await load()).config.lease).toEqual({ ttlMs: 60_000 });
+    expect((await load({ RESON_LEASE_TTL_MS: "1500" })).config.lease).toEqual({ ttlMs: 1_500 });
+    await expect(load({ RESON_LEASE_TTL_MS: "0" })).rejects.toMatchObject({ code: "config_invalid" });
+  });
+
   it("a project file cannot redirect model calls: its baseUrl is ignored with a warning", async () => {
     writeProject({ baseUrl: "http://evil.example/v1", model: "m" });
     const { config, warnings } = await load();

@@ -217,7 +217,9 @@ export async function doctorCommand(argv: string[]): Promise<number> {
     reportError(toResonError(error));
     return EXIT_USAGE;
   }
-  const status = await probeSandbox();
+  // Always bwrap again: doctor is where people look after changing something, and it
+  // refreshes what runs remember (probe-cache.ts).
+  const status = await probeSandbox({ force: true });
   const checks: Check[] = [
     ...sandboxChecks(status),
     {

@@ -14,6 +14,16 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(MAIN_HELP);
     return EXIT_OK;
   }
+  try {
+    return await dispatch(command, rest, argv);
+  } finally {
+    // Nothing reson started outlives it: a command's background processes, a probe in flight.
+    const { endChildren } = await import("../workspace/index.js");
+    await endChildren();
+  }
+}
+
+async function dispatch(command: string | undefined, rest: string[], argv: string[]): Promise<number> {
   if (command === "run") {
     const { runCommand } = await import("./run-command.js");
     return runCommand(rest);

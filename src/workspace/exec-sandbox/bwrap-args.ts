@@ -95,7 +95,9 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
   for (const dir of policy.writeExtra)
     assertSafeWritable(dir, "extra writable folder", policy.readDeny, plan.home);
 
-  const args = ["--die-with-parent", "--new-session", "--unshare-all", "--unshare-user"];
+  // --as-pid-1: the command is the PID namespace's init, so when bwrap exits nothing of the
+  // sandbox is left (with bwrap's own init there, bwrap exits while that init still ends).
+  const args = ["--die-with-parent", "--new-session", "--unshare-all", "--unshare-user", "--as-pid-1"];
   if (plan.disableUserns) args.push("--disable-userns");
   args.push("--cap-drop", "ALL", "--hostname", "sandbox");
   if (policy.network === "host") args.push("--share-net");

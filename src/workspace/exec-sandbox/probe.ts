@@ -1,13 +1,22 @@
 // What the OS sandbox can promise on this machine, found by trying it: bwrap must really
 // start a command with every namespace, no capabilities, no nested user namespaces and our
-// seccomp filter. The answer is cached per process; it carries the facts (for the status
-// line, `reson doctor` and traces), the problems with their fixes, and what a launch needs.
-import { spawn } from "node:child_process";
+// seccomp filter. The answer is kept per process, and what bwrap showed is kept on disk for
+// the next runs (probe-cache.ts); it carries the facts (for the status line, `reson doctor`
+// and traces), the problems with their fixes, and what a launch needs.
 import { access, constants, readFile } from "node:fs/promises";
 import { delimiter, isAbsolute, join } from "node:path";
 import { Writable } from "node:stream";
 import { installLine } from "../../core/install-hints.js";
+import { spawnChild } from "../processes.js";
 import { type CgroupKind, type CgroupSupport, detectCgroups } from "./cgroup.js";
+import {
+  forgetCheck,
+  probeCacheFile,
+  probeKey,
+  type RememberedCheck,
+  readRememberedCheck,
+  rememberCheck,
+} from "./probe-cache.js";
 import { seccompArch, seccompFilter } from "./seccomp.js";
 
 export type SandboxLevel = "enforced" | "none";
@@ -48,11 +57,14 @@ export interface SandboxStatus {
 }
 
 export interface ProbeOptions {
-  /** Probe again instead of returning the cached status. */
+  /** Run bwrap again, whatever this process or the cache on disk remembers (`reson doctor`). */
   force?: boolean;
   /** Use this bwrap (tests simulate a missing one); such a probe is never cached. */
   bwrapPath?: string;
 }
+
+/** Whether a probe may use the cache on disk ("read"), only refresh it ("write"), or neither. */
+type CacheUse = "read" | "write" | "none";
 
 const PROBE_TIMEOUT_MS = 10_000;
 /** Found here first: a bwrap or prlimit earlier on PATH could be a workspace's own file. */
@@ -63,10 +75,20 @@ let cached: Promise<SandboxStatus> | undefined;
 
 /** The sandbox this machine supports; cached after the first call unless `force` or `bwrapPath`. */
 export function probeSandbox(options: ProbeOptions = {}): Promise<SandboxStatus> {
-  if (options.bwrapPath !== undefined) return probe(options.bwrapPath);
+  if (options.bwrapPath !== undefined) return probe(options.bwrapPath, "none");
   // RESON_BWRAP names the bubblewrap to use (a build elsewhere than the system folders).
-  if (!cached || options.force) cached = probe(process.env.RESON_BWRAP?.trim() || undefined);
+  if (!cached || options.force)
+    cached = probe(process.env.RESON_BWRAP?.trim() || undefined, options.force ? "write" : "read");
   return cached;
+}
+
+/**
+ * Forgets what was found (here and on disk), after bwrap failed to start a sandbox the
+ * probe said would work: the next probe runs bwrap again.
+ */
+export async function forgetSandboxProbe(): Promise<void> {
+  cached = undefined;
+  await forgetCheck(probeCacheFile());
 }
 
 async function executable(path: string): Promise<boolean> {
@@ -94,7 +116,7 @@ interface Ran {
 /** Runs a probe command to its end (bounded), optionally feeding `fd3` as its fourth descriptor. */
 function run(file: string, args: string[], fd3?: Buffer): Promise<Ran> {
   return new Promise((resolve) => {
-    const child = spawn(file, args, {
+    const child = spawnChild(file, args, {
       stdio: ["ignore", "pipe", "pipe", fd3 ? "pipe" : "ignore"],
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
     });
@@ -172,8 +194,12 @@ async function usernsProblem(stderr: string): Promise<SandboxProblem> {
   };
 }
 
-const BASE_PROBE = ["--unshare-all", "--unshare-user", "--cap-drop", "ALL"];
+// --as-pid-1: without it bwrap puts an init of its own in the PID namespace and exits as soon
+// as the command has, while that init is still ending: an orphan for whoever adopts it.
+const BASE_PROBE = ["--unshare-all", "--unshare-user", "--as-pid-1", "--cap-drop", "ALL"];
 const PROBE_TAIL = ["--ro-bind", "/", "/", "--seccomp", "3", "--", "true"];
+/** Part of the cache key: a change to the probe makes earlier answers stale. */
+const PROBE_ARGS = [...BASE_PROBE, "--disable-userns", ...PROBE_TAIL];
 
 interface BwrapCheck {
   ok: boolean;
@@ -245,7 +271,7 @@ function summarise(level: SandboxLevel, facts: SandboxFacts, problems: SandboxPr
   return `sandbox: enforced (${parts.join(", ")}; limits: ${describeLimits(facts)})`;
 }
 
-async function probe(bwrapOverride: string | undefined): Promise<SandboxStatus> {
+async function probe(bwrapOverride: string | undefined, cacheUse: CacheUse): Promise<SandboxStatus> {
   const root = process.getuid?.() === 0;
   const arch = seccompArch();
   const [cgroups, prlimitPath] = await Promise.all([
@@ -293,16 +319,35 @@ async function probe(bwrapOverride: string | undefined): Promise<SandboxStatus> 
     return done("none");
   }
   facts.bwrapPath = bwrap;
-  const version = await run(bwrap, ["--version"]);
-  const versionMatch = /(\d+\.\d+(?:\.\d+)?)/.exec(version.stdout);
-  if (versionMatch) facts.bwrapVersion = versionMatch[1]!;
+  const filter = seccompFilter(arch);
+  const key = cacheUse === "none" ? undefined : await probeKey(bwrap, PROBE_ARGS, filter);
+  const cacheFile = probeCacheFile();
+  const remembered = cacheUse === "read" && key ? await readRememberedCheck(cacheFile, key) : undefined;
+  if (remembered) {
+    if (remembered.bwrapVersion) facts.bwrapVersion = remembered.bwrapVersion;
+    facts.userNamespaces = true;
+    facts.disableUserns = remembered.disableUserns;
+    facts.seccomp = true;
+  } else {
+    const version = await run(bwrap, ["--version"]);
+    const versionMatch = /(\d+\.\d+(?:\.\d+)?)/.exec(version.stdout);
+    if (versionMatch) facts.bwrapVersion = versionMatch[1]!;
 
-  const check = await checkBwrap(bwrap, seccompFilter(arch));
-  facts.userNamespaces = check.userNamespaces;
-  facts.disableUserns = check.disableUserns;
-  facts.seccomp = check.seccomp;
-  if (check.problem) problems.push(check.problem);
-  if (!check.ok) return done("none");
+    const check = await checkBwrap(bwrap, filter);
+    facts.userNamespaces = check.userNamespaces;
+    facts.disableUserns = check.disableUserns;
+    facts.seccomp = check.seccomp;
+    if (check.problem) problems.push(check.problem);
+    if (key && check.ok) {
+      const found: RememberedCheck = { disableUserns: check.disableUserns };
+      if (facts.bwrapVersion) found.bwrapVersion = facts.bwrapVersion;
+      await rememberCheck(cacheFile, key, found);
+    }
+    if (!check.ok) {
+      if (cacheUse !== "none") await forgetCheck(cacheFile);
+      return done("none");
+    }
+  }
 
   if (facts.pidsLimit === "unavailable") {
     problems.push(

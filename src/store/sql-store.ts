@@ -25,6 +25,7 @@ import type {
   ArtifactPage,
   ArtifactRepository,
   CheckpointRepository,
+  CloseOptions,
   ExperienceRepository,
   GcReport,
   IdMatch,
@@ -345,9 +346,9 @@ export class SqlStore implements Store {
     return this.#driver.sizeBytes();
   }
 
-  async close(): Promise<void> {
+  async close(options: CloseOptions = {}): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.#driver.close();
+    await this.#driver.close(options);
   }
 }

@@ -4,7 +4,6 @@
 // throw. Given a policy and an enforced sandbox status, the command runs inside bubblewrap
 // (exec-sandbox/): then the policy's limits apply and the result says what the sandbox refused.
 import { accessSync, constants } from "node:fs";
-import { performance } from "node:perf_hooks";
 import { Writable } from "node:stream";
 import { sleep, throwIfAborted } from "../core/abort.js";
 import { ResonError } from "../core/errors.js";

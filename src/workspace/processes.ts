@@ -1,7 +1,7 @@
 // Every process reson starts (the sandbox probe, commands, ripgrep) goes through here, so
 // none outlives reson: `endChildren` ends what is still running and waits for it, and a
 // last-moment `exit` hook kills whatever is left when the process exits another way.
-import { type ChildProcess, type SpawnOptions, spawn } from "node:child_process";
+import type { ChildProcess, SpawnOptions } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 
 export interface ChildOptions extends Omit<SpawnOptions, "detached"> {
@@ -132,6 +132,9 @@ function prune(): void {
 export function spawnChild(file: string, args: readonly string[], options: ChildOptions = {}): ChildProcess {
   const { group = false, supervisor = false, ...spawnOptions } = options;
   prune();
+  // Loaded at the first spawn (with net and dgram): a run whose sandbox probe is remembered
+  // may start no process at all.
+  const { spawn } = process.getBuiltinModule("node:child_process");
   const child = spawn(file, args, { ...spawnOptions, detached: group });
   const pid = child.pid;
   if (pid === undefined) return child; // did not start: spawn reports it as "error"

@@ -14,7 +14,7 @@ import type { MemoryDialect } from "../memory-dialect.js";
 import { assertKnownVersion, pendingMigrations } from "../migration.js";
 import type { Row, SqlValue } from "../records.js";
 import { SqlStore, type SqlStoreOptions } from "../sql-store.js";
-import type { Store, StoreFeatures } from "../types.js";
+import type { CloseOptions, Store, StoreFeatures } from "../types.js";
 import { type DatabaseUrl, parseDatabaseUrl } from "./database-url.js";
 import { PGVECTOR, postgresMemoryDialect } from "./memory-dialect.js";
 import { POSTGRES_MIGRATIONS, POSTGRES_TABLES } from "./migrations.js";
@@ -160,7 +160,7 @@ class PostgresDriver implements Driver {
     return Number(rows[0]?.bytes ?? 0);
   }
 
-  async close(): Promise<void> {
+  async close(_options: CloseOptions): Promise<void> {
     await this.#pool.end();
   }
 }

@@ -85,7 +85,7 @@ export async function gatherPathFacts(policy: WorkspacePolicy): Promise<PathFact
 }
 
 function byDepth(a: string, b: string): number {
-  return a.split("/").length - b.split("/").length || a.localeCompare(b);
+  return a.split("/").length - b.split("/").length || (a < b ? -1 : a > b ? 1 : 0);
 }
 
 /** The bwrap arguments (without "bwrap") that run `plan.command` under `plan.policy`. */

@@ -1,18 +1,22 @@
 // What the bubblewrap probe found, kept in $RESON_HOME/cache/sandbox-probe.json so a run
-// does not start bwrap three times before its first step. An entry counts only for the
-// same kernel boot, user, namespaces, process restrictions, sysctls, bubblewrap file and
-// probe; anything unreadable, malformed or different is ignored and probed again. Only a
-// working sandbox is kept: a failure is probed every time, so fixing it shows at once.
-import { lstat, mkdir, readFile, readlink, realpath, rm } from "node:fs/promises";
+// does not start bwrap three times (and make a test cgroup) before its first step. An entry
+// counts only for the same kernel boot, user, namespaces, process restrictions, sysctls,
+// cgroup membership and mounts, bubblewrap file and probe; anything unreadable, malformed
+// or different is ignored and probed again. Only a working sandbox is kept: a failure is
+// probed every time, so fixing it shows at once.
+import { lstatSync, readFileSync, readlinkSync, realpathSync } from "node:fs";
+import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { resonHome } from "../../config/index.js";
 import { writeFileAtomic } from "../../core/atomic-write.js";
+import type { CgroupSupport } from "./cgroup.js";
 
-/** What a successful probe found out by running bwrap. */
+/** What a successful probe found out by running bwrap, and where command cgroups go. */
 export interface RememberedCheck {
   bwrapVersion?: string;
   /** bwrap ≥ 0.8 (--disable-userns works). */
   disableUserns: boolean;
+  cgroups: CgroupSupport;
 }
 
 /** Read by the probe for its hints; a change (sysctl -w) must lead to a new probe. */
@@ -30,32 +34,44 @@ export function probeCacheFile(env: NodeJS.ProcessEnv = process.env): string {
   return join(resonHome(env), "cache", "sandbox-probe.json");
 }
 
-const text = (path: string) =>
-  readFile(path, "utf8").then(
-    (t) => t.trim(),
-    () => null,
-  );
+// Synchronous, like the reads of the entry: small files, read on every run's way to its
+// first step, cost less so than as thread-pool round trips.
+function text(path: string): string | null {
+  try {
+    return readFileSync(path, "utf8").trim();
+  } catch {
+    return null;
+  }
+}
+
+function attempt<T>(read: () => T): T | undefined {
+  try {
+    return read();
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * Everything the probe's answer depends on, as one string; undefined when the kernel boot
  * cannot be told (no /proc), and then nothing is cached.
  */
-export async function probeKey(
+export function probeKey(
   bwrapPath: string,
   probeArgs: readonly string[],
   filter: Buffer,
-): Promise<string | undefined> {
-  const [bootId, bwrapStat, bwrapReal, sysctls, namespaces, status] = await Promise.all([
-    text("/proc/sys/kernel/random/boot_id"),
-    lstat(bwrapPath).catch(() => undefined),
-    realpath(bwrapPath).catch(() => undefined),
-    Promise.all(SYSCTLS.map(text)),
-    Promise.all(NAMESPACES.map((ns) => readlink(`/proc/self/ns/${ns}`).catch(() => null))),
-    text("/proc/self/status"),
-  ]);
+): string | undefined {
+  const bootId = text("/proc/sys/kernel/random/boot_id");
+  const bwrapStat = attempt(() => lstatSync(bwrapPath));
+  const bwrapReal = attempt(() => realpathSync(bwrapPath));
   if (!bootId || !bwrapStat || !bwrapReal) return undefined;
-  const real = bwrapReal === bwrapPath ? bwrapStat : await lstat(bwrapReal).catch(() => undefined);
+  const real = bwrapReal === bwrapPath ? bwrapStat : attempt(() => lstatSync(bwrapReal));
   if (!real) return undefined;
+  const sysctls = SYSCTLS.map(text);
+  const namespaces = NAMESPACES.map((ns) => attempt(() => readlinkSync(`/proc/self/ns/${ns}`)) ?? null);
+  const status = text("/proc/self/status");
+  const cgroup = text("/proc/self/cgroup");
+  const mounts = text("/proc/self/mountinfo");
   const statusLines = (status ?? "")
     .split("\n")
     .filter((line) => STATUS_FIELDS.includes(line.split(":")[0] ?? ""))
@@ -82,24 +98,41 @@ export async function probeKey(
     sysctls,
     namespaces,
     status: statusLines,
+    cgroup,
+    // Mount ids and parents change with every mount elsewhere: only the cgroup file systems.
+    cgroupMounts: (mounts ?? "")
+      .split("\n")
+      .filter((line) => / - cgroup2? /.test(line))
+      .map((line) => line.split(" ").slice(3).join(" ")),
   });
 }
 
-function isRemembered(value: unknown): value is RememberedCheck {
-  if (typeof value !== "object" || value === null) return false;
-  const check = value as Record<string, unknown>;
-  const keys = Object.keys(check);
-  if (!keys.every((k) => k === "bwrapVersion" || k === "disableUserns")) return false;
-  if (typeof check.disableUserns !== "boolean") return false;
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+const isFolder = (value: unknown) => typeof value === "string" && value.startsWith("/");
+
+function isCgroupSupport(value: unknown): value is CgroupSupport {
+  if (!isObject(value)) return false;
+  if (value.kind === "none") return value.reason === undefined || typeof value.reason === "string";
   return (
-    check.bwrapVersion === undefined ||
-    (typeof check.bwrapVersion === "string" && /^[\d.]{1,20}$/.test(check.bwrapVersion))
+    (value.kind === "v1" || value.kind === "v2") && isFolder(value.pidsParent) && isFolder(value.memoryParent)
+  );
+}
+
+function isRemembered(value: unknown): value is RememberedCheck {
+  if (!isObject(value)) return false;
+  if (!Object.keys(value).every((k) => ["bwrapVersion", "disableUserns", "cgroups"].includes(k)))
+    return false;
+  if (typeof value.disableUserns !== "boolean" || !isCgroupSupport(value.cgroups)) return false;
+  return (
+    value.bwrapVersion === undefined ||
+    (typeof value.bwrapVersion === "string" && /^[\d.]{1,20}$/.test(value.bwrapVersion))
   );
 }
 
 /** The remembered check for exactly this key, or undefined (absent, unreadable, malformed, stale). */
-export async function readRememberedCheck(file: string, key: string): Promise<RememberedCheck | undefined> {
-  const raw = await readFile(file, "utf8").catch(() => undefined);
+export function readRememberedCheck(file: string, key: string): RememberedCheck | undefined {
+  const raw = attempt(() => readFileSync(file, "utf8"));
   if (raw === undefined) return undefined;
   let parsed: unknown;
   try {

@@ -3,7 +3,8 @@
 // seccomp filter. The answer is kept per process, and what bwrap showed is kept on disk for
 // the next runs (probe-cache.ts); it carries the facts (for the status line, `reson doctor`
 // and traces), the problems with their fixes, and what a launch needs.
-import { access, constants, readFile } from "node:fs/promises";
+import { accessSync, constants } from "node:fs";
+import { access, readFile } from "node:fs/promises";
 import { delimiter, isAbsolute, join } from "node:path";
 import { Writable } from "node:stream";
 import { installLine } from "../../core/install-hints.js";
@@ -91,18 +92,21 @@ export async function forgetSandboxProbe(): Promise<void> {
   await forgetCheck(probeCacheFile());
 }
 
-async function executable(path: string): Promise<boolean> {
-  return access(path, constants.X_OK).then(
-    () => true,
-    () => false,
-  );
+// Synchronous: a handful of access() calls cost less than as many thread-pool round trips.
+function executable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
-async function findProgram(name: string, searchPath: boolean): Promise<string | undefined> {
+function findProgram(name: string, searchPath: boolean): string | undefined {
   const pathDirs = searchPath ? (process.env.PATH ?? "").split(delimiter).filter((d) => isAbsolute(d)) : [];
   for (const dir of [...SYSTEM_BIN_DIRS, ...pathDirs]) {
     const candidate = join(dir, name);
-    if (await executable(candidate)) return candidate;
+    if (executable(candidate)) return candidate;
   }
   return undefined;
 }
@@ -271,13 +275,24 @@ function summarise(level: SandboxLevel, facts: SandboxFacts, problems: SandboxPr
   return `sandbox: enforced (${parts.join(", ")}; limits: ${describeLimits(facts)})`;
 }
 
+/** The bubblewrap to probe: RESON_BWRAP or the override, else the system's; undefined when none runs. */
+function findBwrap(override: string | undefined): string | undefined {
+  const bwrap = override ?? findProgram("bwrap", true);
+  return bwrap && executable(bwrap) ? bwrap : undefined;
+}
+
 async function probe(bwrapOverride: string | undefined, cacheUse: CacheUse): Promise<SandboxStatus> {
   const root = process.getuid?.() === 0;
   const arch = seccompArch();
-  const [cgroups, prlimitPath] = await Promise.all([
-    process.platform === "linux" ? detectCgroups() : Promise.resolve<CgroupSupport>({ kind: "none" }),
-    findProgram("prlimit", false),
-  ]);
+  const linux = process.platform === "linux";
+  const bwrap = linux && arch ? findBwrap(bwrapOverride) : undefined;
+  const filter = bwrap && arch ? seccompFilter(arch) : undefined;
+  const key = bwrap && filter && cacheUse !== "none" ? probeKey(bwrap, PROBE_ARGS, filter) : undefined;
+  const cacheFile = probeCacheFile();
+  const remembered = key && cacheUse === "read" ? readRememberedCheck(cacheFile, key) : undefined;
+  // Remembered, the cgroups need no new look either (making a test group costs milliseconds).
+  const cgroups = remembered ? remembered.cgroups : linux ? await detectCgroups() : { kind: "none" as const };
+  const prlimitPath = findProgram("prlimit", false);
   const facts: SandboxFacts = {
     arch: process.arch,
     userNamespaces: false,
@@ -299,7 +314,7 @@ async function probe(bwrapOverride: string | undefined, cacheUse: CacheUse): Pro
     cgroups,
   });
 
-  if (process.platform !== "linux") {
+  if (!linux) {
     problems.push({
       what: `no OS sandbox for ${process.platform} yet`,
       fix: "run reson on Linux with bubblewrap",
@@ -313,16 +328,11 @@ async function probe(bwrapOverride: string | undefined, cacheUse: CacheUse): Pro
     });
     return done("none");
   }
-  const bwrap = bwrapOverride ?? (await findProgram("bwrap", true));
-  if (!bwrap || !(await executable(bwrap))) {
+  if (!bwrap || !filter) {
     problems.push({ what: "bubblewrap is not installed", fix: INSTALL_BWRAP });
     return done("none");
   }
   facts.bwrapPath = bwrap;
-  const filter = seccompFilter(arch);
-  const key = cacheUse === "none" ? undefined : await probeKey(bwrap, PROBE_ARGS, filter);
-  const cacheFile = probeCacheFile();
-  const remembered = cacheUse === "read" && key ? await readRememberedCheck(cacheFile, key) : undefined;
   if (remembered) {
     if (remembered.bwrapVersion) facts.bwrapVersion = remembered.bwrapVersion;
     facts.userNamespaces = true;
@@ -339,7 +349,7 @@ async function probe(bwrapOverride: string | undefined, cacheUse: CacheUse): Pro
     facts.seccomp = check.seccomp;
     if (check.problem) problems.push(check.problem);
     if (key && check.ok) {
-      const found: RememberedCheck = { disableUserns: check.disableUserns };
+      const found: RememberedCheck = { disableUserns: check.disableUserns, cgroups };
       if (facts.bwrapVersion) found.bwrapVersion = facts.bwrapVersion;
       await rememberCheck(cacheFile, key, found);
     }

@@ -18,22 +18,22 @@ import {
   readFileSync,
   renameSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from "node:fs";
 import { createRequire } from "node:module";
 import { homedir } from "node:os";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, isAbsolute, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Commands, LoadCommands } from "./main.js";
 
-// On a line of its own, so that with lineOffset -1 V8 reports the file's own line numbers.
-const WRAPPER_HEAD = "(function (exports, require, module, __filename, __dirname) {\n";
-
 function cacheFolder(): string {
-  return join(process.env.XDG_CACHE_HOME?.trim() || join(homedir(), ".cache"), "reson");
+  const xdg = process.env.XDG_CACHE_HOME?.trim();
+  return join(xdg && isAbsolute(xdg) ? xdg : join(homedir(), ".cache"), "reson");
 }
 
 const DIGEST_BYTES = 32;
+const STALE_AFTER_MS = 14 * 24 * 3600 * 1000;
 
 const digest = (data: Uint8Array) => process.getBuiltinModule("node:crypto").hash("sha256", data, "buffer");
 
@@ -63,17 +63,20 @@ function writeCache(folder: string, name: string, build: { file: string; id: str
     const temp = join(folder, `.${name}.${process.pid}.tmp`);
     writeFileSync(temp, Buffer.concat([digest(data), data]), { mode: 0o600 });
     renameSync(temp, join(folder, name));
-    // Caches of earlier builds of this file are of no use any more.
-    for (const old of readdirSync(folder)) {
-      if (old.startsWith(`${build.file}@`) && !old.startsWith(`${build.file}@${build.id}-`))
-        rmSync(join(folder, old), { force: true });
+    // Caches of other builds (older versions, other checkouts) go once they are two weeks
+    // old; one still in use is made again by its next successful run.
+    const before = Date.now() - STALE_AFTER_MS;
+    for (const other of readdirSync(folder)) {
+      if (!other.startsWith(`${build.file}@`) || other.startsWith(`${build.file}@${build.id}-`)) continue;
+      const path = join(folder, other);
+      if (statSync(path).mtimeMs < before) rmSync(path, { force: true });
     }
   } catch {
     // not cached
   }
 }
 
-/** Loads the bundle at `bundleUrl` (CommonJS) for main.ts, with the code cache. */
+/** Loads the subcommands' bundle at `bundleUrl` for main.ts, with the code cache. */
 export function bundledCommands(bundleUrl: URL): LoadCommands {
   return async (command) => {
     const file = fileURLToPath(bundleUrl);
@@ -85,16 +88,14 @@ export function bundledCommands(bundleUrl: URL): LoadCommands {
     const name = `${build.file}@${build.id}-node${process.version}-${process.arch}-${command}.v8`;
     const folder = cacheFolder();
     const cachedData = enabled ? readCache(join(folder, name)) : undefined;
-    const { Script, constants: vmConstants } = process.getBuiltinModule("node:vm");
-    const script = new Script(`${WRAPPER_HEAD}${source}\n})`, {
-      filename: file,
-      lineOffset: -1,
-      ...(cachedData ? { cachedData } : {}),
-      importModuleDynamically: vmConstants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
-    });
+    const { Script } = process.getBuiltinModule("node:vm");
+    // The file is one function expression, the CommonJS module wrapper (scripts/bundle-cli.mjs).
+    const script = new Script(source, { filename: file, ...(cachedData ? { cachedData } : {}) });
     const module = { exports: {} as Commands };
     const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
-    wrapper(module.exports, createRequire(file), module, file, dirname(file));
+    // Its import() of pi-ai (esm-import.ts) is this module's: a script has none of its own.
+    const importEsm = (specifier: string) => import(specifier);
+    wrapper(module.exports, createRequire(file), module, file, dirname(file), importEsm);
     return {
       commands: module.exports,
       finished(exitCode) {

@@ -144,7 +144,7 @@ async function loadSkill(
     return undefined;
   }
   const files = await listFiles(folder, file);
-  const parsed = await parseSkill({ folder, file, text, source, files });
+  const parsed = parseSkill({ folder, file, text, source, files });
   for (const problem of parsed.problems) warnings.push(`${file}: ${problem}`);
   return parsed.skill;
 }

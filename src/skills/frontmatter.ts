@@ -2,6 +2,8 @@
 // written for other clients often have unquoted values with colons ("description: Use
 // when: X"), so a failed parse is retried once with such values quoted. The YAML parser
 // (a quarter of the command's code) is loaded only when there is a skill to read.
+import { createRequire } from "node:module";
+
 type ParseDocument = typeof import("yaml").parseDocument;
 
 export type FrontmatterResult =
@@ -11,7 +13,7 @@ export type FrontmatterResult =
 const OPENING = /^---[ \t]*\r?\n/;
 const CLOSING = /^(?:---|\.\.\.)[ \t]*$/m;
 
-export async function splitFrontmatter(text: string): Promise<FrontmatterResult> {
+export function splitFrontmatter(text: string): FrontmatterResult {
   const source = text.startsWith("\uFEFF") ? text.slice(1) : text;
   const opening = OPENING.exec(source);
   if (!opening) return { ok: false, reason: "no YAML frontmatter (the file must start with a --- line)" };
@@ -20,7 +22,7 @@ export async function splitFrontmatter(text: string): Promise<FrontmatterResult>
   if (!closing) return { ok: false, reason: "the frontmatter has no closing --- line" };
   const yamlText = rest.slice(0, closing.index);
   const body = rest.slice(closing.index + closing[0].length).replace(/^\r?\n/, "");
-  const { parseDocument } = await import("yaml");
+  const { parseDocument } = createRequire(import.meta.url)("yaml") as typeof import("yaml");
   const parsed =
     parseYamlMap(parseDocument, yamlText) ?? parseYamlMap(parseDocument, quoteLooseValues(yamlText));
   if (parsed === undefined) {

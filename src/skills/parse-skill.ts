@@ -27,8 +27,8 @@ export interface ParsedSkill {
   problems: string[];
 }
 
-export async function parseSkill(input: SkillFileInput): Promise<ParsedSkill> {
-  const split = await splitFrontmatter(input.text);
+export function parseSkill(input: SkillFileInput): ParsedSkill {
+  const split = splitFrontmatter(input.text);
   if (!split.ok) return { problems: [`skipped: ${split.reason}`] };
   const data = split.data;
   const problems: string[] = [];

@@ -2,7 +2,7 @@
 // after a successful run of the same command. Node's own compile cache is taken right after
 // a file is compiled, so it holds only the outer functions and every run compiles again each
 // function it calls (a third of a one-step `reson run`); this one holds what the command ran.
-// It lives in $XDG_CACHE_HOME/reson (~/.cache/reson), a file per bundle build, Node version
+// It lives in $XDG_CACHE_HOME/reson (~/.cache/reson), a file per bundle file, Node version
 // and command; V8 rejects a cache that does not fit its source, version or flags, and the
 // next successful run makes it again. V8 does not check the bytes themselves (a damaged
 // cache crashes the process), so a SHA-256 of them goes first and is checked before use.
@@ -80,11 +80,12 @@ function writeCache(folder: string, name: string, build: { file: string; id: str
 export function bundledCommands(bundleUrl: URL): LoadCommands {
   return async (command) => {
     const file = fileURLToPath(bundleUrl);
-    const bytes = readFileSync(file);
-    const source = bytes.toString("utf8");
+    const source = readFileSync(file, "utf8");
     const enabled = process.env.NODE_DISABLE_COMPILE_CACHE !== "1";
-    // V8 checks only the source's length: the name carries a digest of the source itself.
-    const build = { file: basename(file), id: digest(bytes).toString("hex").slice(0, 16) };
+    // V8 checks only the source's length: the name carries the file's identity (a build
+    // writes a new file, with a new modification time).
+    const info = statSync(file, { bigint: true });
+    const build = { file: basename(file), id: `${info.size}-${info.mtimeNs}-${info.ino}` };
     const name = `${build.file}@${build.id}-node${process.version}-${process.arch}-${command}.v8`;
     const folder = cacheFolder();
     const cachedData = enabled ? readCache(join(folder, name)) : undefined;

@@ -34,7 +34,7 @@ describe("the bundled command", () => {
     try {
       expect((await run(cacheHome.path)).code).toBe(0);
       const [name] = caches(cacheHome.path);
-      expect(name).toMatch(/^commands\.cjs@[0-9a-f]{16}-node.+-run\.v8$/);
+      expect(name).toMatch(/^commands\.cjs@\d+-\d+-\d+-node.+-run\.v8$/);
       const file = join(cacheHome.path, "reson", name!);
       const made = readFileSync(file);
       expect(statSync(file).mode & 0o077).toBe(0);

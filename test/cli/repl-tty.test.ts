@@ -66,6 +66,8 @@ describe.skipIf(await skipWithout("tmux", "the interactive terminal on a pty"))(
         "--model fake-model",
       ].join(" ");
       tmux("new-session", "-d", "-s", name, "-x", "160", "-y", "50", "-c", ws.path, `env ${command}`);
+      // The screen stays readable after reson exits (it exits as soon as its last line is out).
+      tmux("set-option", "-t", name, "remain-on-exit", "on");
       await waitFor("reson>");
       tmux("send-keys", "-t", name, "touch a file", "Enter");
       let shown = await waitFor("allow? [y/s/p/u/n/m/e]");

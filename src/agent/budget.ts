@@ -3,7 +3,7 @@
 // A sub-agent's budget hangs under its parent's, so what a child spends counts against its
 // own limits and every ancestor's: the top-level run's --max-tokens and --max-cost cover the tree.
 import { ResonError } from "../core/errors.js";
-import { addUsage, emptyUsage, type RunLimits, type Usage } from "../core/usage.js";
+import { addUsage, emptyUsage, groupDigits, type RunLimits, type Usage } from "../core/usage.js";
 
 type LimitName = "tokens" | "cost" | "time";
 
@@ -154,7 +154,7 @@ function budgetError(over: Overrun, whose: "run" | "sub-agent" | "parent run"): 
 }
 
 function count(n: number): string {
-  return Math.round(n).toLocaleString("en-US");
+  return groupDigits(n);
 }
 
 function usd(n: number): string {

@@ -7,7 +7,7 @@ import type { Preset } from "../config/index.js";
 import { ResonError, type SerializedError, serializeError } from "../core/errors.js";
 import type { SubTraceCompletedEvent, SubTraceStartedEvent } from "../core/events.js";
 import { ulid } from "../core/ids.js";
-import { emptyUsage, type RunLimits } from "../core/usage.js";
+import { emptyUsage, groupDigits, type RunLimits } from "../core/usage.js";
 import type { ToolContext, ToolDefinition, ToolOutput } from "../tools/index.js";
 import type { RunBudget } from "./budget.js";
 import type { RunResult } from "./types.js";
@@ -301,7 +301,7 @@ function report(mode: SubagentMode, outcomes: ChildOutcome[]): ToolOutput {
     const head =
       `[${label}] ${started ? `run ${result.runId}` : "not started"} · ${outcomeWords(result.status, result.error)} · ` +
       `${result.steps} step${result.steps === 1 ? "" : "s"} · ` +
-      `${result.usage.totalTokens.toLocaleString("en-US")} tokens` +
+      `${groupDigits(result.usage.totalTokens)} tokens` +
       (spec.readOnly ? " · read-only" : "");
     const lines = [head];
     if (result.error?.hint && result.status !== "completed") lines.push(`hint: ${result.error.hint}`);

@@ -3,7 +3,6 @@
 // `reson run --interactive-stdin` one line of standard input per question, plain text or
 // {"toolCallId": "…", "answer": "…"}. A choice's number picks that choice; an empty line
 // declines; the end of input means no one is there to answer.
-import { createInterface } from "node:readline";
 import type { AskHuman, HumanQuestion } from "../tools/index.js";
 
 /** The question as the terminal shows it: the text, then the choices numbered from 1. */
@@ -65,7 +64,10 @@ export function stdinAnswers(options: {
   err: NodeJS.WritableStream;
   prompt?: boolean;
 }): StdinAnswers {
-  const rl = createInterface({ input: options.input, terminal: false });
+  // node:readline only for runs that may ask (a headless run without --interactive-stdin does not).
+  const rl = process
+    .getBuiltinModule("node:readline")
+    .createInterface({ input: options.input, terminal: false });
   const lines = rl[Symbol.asyncIterator]();
   let ended = false;
   const nextLine = async (): Promise<string | undefined> => {

@@ -2,7 +2,6 @@
 // sandbox for commands (by running one), the secrets file (mode and shape, never values), the
 // store, and the tools reson uses. Each problem comes with what to do about it. Exit 0 when
 // every guarantee holds, 1 when one does not, so scripts and CI can gate on it.
-import { spawnSync } from "node:child_process";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { openDefaultStore } from "../agent/index.js";
@@ -124,7 +123,9 @@ async function storeCheck(home: string): Promise<Check> {
 }
 
 function binaryCheck(name: string, args: string[], missing: Omit<Check, "area" | "detail">): Check {
-  const run = spawnSync(name, args, { encoding: "utf8", timeout: 5_000 });
+  const run = process
+    .getBuiltinModule("node:child_process")
+    .spawnSync(name, args, { encoding: "utf8", timeout: 5_000 });
   if (run.status === 0) {
     const line = (run.stdout || run.stderr).split("\n", 1)[0]?.trim() ?? name;
     return { area: "tools", state: "ok", detail: line };
@@ -217,7 +218,9 @@ export async function doctorCommand(argv: string[]): Promise<number> {
     reportError(toResonError(error));
     return EXIT_USAGE;
   }
-  const status = await probeSandbox();
+  // Always bwrap again: doctor is where people look after changing something, and it
+  // refreshes what runs remember (probe-cache.ts).
+  const status = await probeSandbox({ force: true });
   const checks: Check[] = [
     ...sandboxChecks(status),
     {

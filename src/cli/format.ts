@@ -1,4 +1,5 @@
 // Small formatters for the terminal: durations, costs, sizes, relative times.
+import { groupDigits } from "../core/usage.js";
 
 export function formatMs(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
@@ -10,7 +11,7 @@ export function formatCost(usd: number): string {
 }
 
 export function formatTokens(tokens: number): string {
-  return tokens.toLocaleString("en-US");
+  return groupDigits(tokens);
 }
 
 export function formatBytes(bytes: number): string {

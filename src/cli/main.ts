@@ -1,10 +1,41 @@
 // Entry point of the reson command: dispatches to a subcommand. Imports stay light here so
-// `reson --version` and `reson --help` start fast; a command loads what it needs.
+// `reson --version` and `reson --help` start fast; the subcommands come from commands.ts,
+// loaded only when one runs.
 import { EXIT_OK, EXIT_USAGE } from "./exit-codes.js";
 import { MAIN_HELP } from "./help.js";
 import { packageVersion } from "./version.js";
 
-export async function main(argv: string[]): Promise<number> {
+export type Commands = typeof import("./commands.js");
+
+/** The subcommands, and what to do once `command` has finished with `exitCode`. */
+export interface LoadedCommands {
+  commands: Commands;
+  finished(exitCode: number): void;
+}
+
+/** How main gets the subcommands: bin/reson.js loads the bundle's copy (code-cache.ts). */
+export type LoadCommands = (command: string) => Promise<LoadedCommands>;
+
+const loadModules: LoadCommands = async () => ({ commands: await import("./commands.js"), finished() {} });
+
+type Runner = (commands: Commands, rest: string[], argv: string[]) => Promise<number>;
+
+const RUNNERS: Record<string, Runner> = {
+  run: (c, rest) => c.runCommand(rest),
+  resume: (c, rest) => c.resumeCommand(rest),
+  sessions: (c, rest) => c.sessionsCommand(rest),
+  trace: (c, rest) => c.traceCommand(rest),
+  tools: (c, rest) => c.toolsCommand(rest),
+  skills: (c, rest) => c.skillsCommand(rest),
+  memory: (c, rest) => c.memoryCommand(rest),
+  experiences: (c, rest) => c.experiencesCommand(rest),
+  doctor: (c, rest) => c.doctorCommand(rest),
+  gc: (c, rest) => c.gcCommand(rest),
+  // `reson`, `reson --continue`, `reson -w dir -m model`: the interactive terminal.
+  repl: (c, _rest, argv) => c.replCommand(argv),
+};
+
+export async function main(argv: string[], loadCommands: LoadCommands = loadModules): Promise<number> {
   const [command, ...rest] = argv;
   if (command === "--version" || command === "-v" || command === "version") {
     process.stdout.write(`${packageVersion()}\n`);
@@ -14,53 +45,22 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(MAIN_HELP);
     return EXIT_OK;
   }
-  if (command === "run") {
-    const { runCommand } = await import("./run-command.js");
-    return runCommand(rest);
+  const name = command === undefined || command.startsWith("-") ? "repl" : command;
+  const runner = Object.hasOwn(RUNNERS, name) ? RUNNERS[name] : undefined;
+  if (!runner) {
+    process.stderr.write(
+      `reson: unknown command "${command}". Commands: run, resume, sessions, trace, tools, skills, memory, experiences, doctor, gc (or none, for the interactive terminal). See \`reson --help\`.\n`,
+    );
+    return EXIT_USAGE;
   }
-  if (command === "resume") {
-    const { resumeCommand } = await import("./run-command.js");
-    return resumeCommand(rest);
+  const loaded = await loadCommands(name);
+  let exitCode = 1;
+  try {
+    exitCode = await runner(loaded.commands, rest, argv);
+    return exitCode;
+  } finally {
+    // Nothing reson started outlives it: a command's background processes, a probe in flight.
+    await loaded.commands.endChildren();
+    loaded.finished(exitCode);
   }
-  if (command === "sessions") {
-    const { sessionsCommand } = await import("./store-commands.js");
-    return sessionsCommand(rest);
-  }
-  if (command === "trace") {
-    const { traceCommand } = await import("./store-commands.js");
-    return traceCommand(rest);
-  }
-  if (command === "tools") {
-    const { toolsCommand } = await import("./tools-command.js");
-    return toolsCommand(rest);
-  }
-  if (command === "skills") {
-    const { skillsCommand } = await import("./skills-command.js");
-    return skillsCommand(rest);
-  }
-  if (command === "memory") {
-    const { memoryCommand } = await import("./memory-commands.js");
-    return memoryCommand(rest);
-  }
-  if (command === "experiences") {
-    const { experiencesCommand } = await import("./memory-commands.js");
-    return experiencesCommand(rest);
-  }
-  if (command === "doctor") {
-    const { doctorCommand } = await import("./doctor-command.js");
-    return doctorCommand(rest);
-  }
-  if (command === "gc") {
-    const { gcCommand } = await import("./store-commands.js");
-    return gcCommand(rest);
-  }
-  if (command === undefined || command.startsWith("-")) {
-    // `reson`, `reson --continue`, `reson -w dir -m model`: the interactive terminal.
-    const { replCommand } = await import("./repl.js");
-    return replCommand(argv);
-  }
-  process.stderr.write(
-    `reson: unknown command "${command}". Commands: run, resume, sessions, trace, tools, skills, memory, experiences, doctor, gc (or none, for the interactive terminal). See \`reson --help\`.\n`,
-  );
-  return EXIT_USAGE;
 }

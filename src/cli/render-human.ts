@@ -43,7 +43,7 @@ export function humanRenderer(options: HumanRendererOptions): (event: ResonEvent
   const summary = (event: RunEndEvent): string => {
     const facts = [
       `${event.steps} step${event.steps === 1 ? "" : "s"}`,
-      `${event.usage.totalTokens.toLocaleString("en-US")} tokens`,
+      `${formatTokens(event.usage.totalTokens)} tokens`,
       formatCost(event.usage.costUsd),
       formatMs(event.durationMs),
     ].join(" · ");

@@ -2,7 +2,7 @@
 // permission answers, notes), so two readers never race for a line. Lines typed ahead are
 // queued and consumed in order; Ctrl-C (a keypress on a TTY, SIGINT through a pipe) and the
 // end of input (Ctrl-D) are reported to the REPL, which decides what they mean.
-import { createInterface, type Interface } from "node:readline";
+import type { Interface } from "node:readline";
 
 export interface LineReaderOptions {
   input: NodeJS.ReadableStream;
@@ -19,7 +19,8 @@ export class LineReader {
   private readonly onSigint = () => this.options.onInterrupt();
 
   constructor(private readonly options: LineReaderOptions) {
-    this.rl = createInterface({
+    // node:readline is loaded here, not with the bundle: `reson run` never needs it.
+    this.rl = process.getBuiltinModule("node:readline").createInterface({
       input: options.input,
       output: options.output,
       terminal: options.terminal,

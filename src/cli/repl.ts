@@ -522,6 +522,6 @@ export async function replCommand(argv: string[]): Promise<number> {
     return exitCodeForError(failure.code);
   } finally {
     repl?.reader.close();
-    await store?.close().catch(() => {});
+    await store?.close({ processExiting: true }).catch(() => {});
   }
 }

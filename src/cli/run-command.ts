@@ -144,7 +144,8 @@ async function execute(
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
     answers?.close();
-    await store?.close().catch(() => {});
+    // The process exits next (see CloseOptions).
+    await store?.close({ processExiting: true }).catch(() => {});
   }
 }
 

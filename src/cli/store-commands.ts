@@ -50,7 +50,7 @@ export async function withStore(
     reportError(failure);
     return exitCodeForError(failure.code);
   } finally {
-    await store?.close().catch(() => {});
+    await store?.close({ processExiting: true }).catch(() => {});
   }
 }
 

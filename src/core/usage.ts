@@ -11,6 +11,16 @@ export interface Usage {
   costUsd: number;
 }
 
+/**
+ * A count with thousands separators, "12,345" (what toLocaleString("en-US") prints, without
+ * loading ICU's number formatting, which costs tens of milliseconds on a process's first call).
+ */
+export function groupDigits(n: number): string {
+  const whole = Math.round(n);
+  const digits = String(Math.abs(whole)).replace(/\B(?=(\d{3})+$)/g, ",");
+  return whole < 0 ? `-${digits}` : digits;
+}
+
 export function emptyUsage(): Usage {
   return { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, costUsd: 0 };
 }

@@ -9,6 +9,7 @@ import type {
   Model,
   SimpleStreamOptions,
 } from "@mariozechner/pi-ai";
+import { importEsm } from "../core/esm-import.js";
 import type { WireApi } from "./catalog.js";
 
 export type PiAi = typeof import("@mariozechner/pi-ai");
@@ -30,15 +31,23 @@ let loadingMain: Promise<PiAi> | undefined;
 
 /** pi-ai's main module alone: the native wire needs it only to recognise a context overflow. */
 export function loadPiMain(): Promise<PiAi> {
-  loadingMain ??= import("@mariozechner/pi-ai");
+  loadingMain ??= importEsm<PiAi>("@mariozechner/pi-ai");
   return loadingMain;
 }
 
 const PROTOCOLS: Record<WireApi, () => Promise<unknown>> = {
   "openai-completions": async () =>
-    (await import("@mariozechner/pi-ai/openai-completions")).streamSimpleOpenAICompletions,
-  "anthropic-messages": async () => (await import("@mariozechner/pi-ai/anthropic")).streamSimpleAnthropic,
-  "google-generative-ai": async () => (await import("@mariozechner/pi-ai/google")).streamSimpleGoogle,
+    (
+      await importEsm<typeof import("@mariozechner/pi-ai/openai-completions")>(
+        "@mariozechner/pi-ai/openai-completions",
+      )
+    ).streamSimpleOpenAICompletions,
+  "anthropic-messages": async () =>
+    (await importEsm<typeof import("@mariozechner/pi-ai/anthropic")>("@mariozechner/pi-ai/anthropic"))
+      .streamSimpleAnthropic,
+  "google-generative-ai": async () =>
+    (await importEsm<typeof import("@mariozechner/pi-ai/google")>("@mariozechner/pi-ai/google"))
+      .streamSimpleGoogle,
 };
 
 export async function loadPiAi(api: WireApi): Promise<PiRuntime> {

@@ -1,7 +1,10 @@
 // Splits SKILL.md into YAML frontmatter and body, and parses the YAML leniently: skills
 // written for other clients often have unquoted values with colons ("description: Use
-// when: X"), so a failed parse is retried once with such values quoted.
-import { parseDocument } from "yaml";
+// when: X"), so a failed parse is retried once with such values quoted. The YAML parser
+// (a quarter of the command's code) is loaded only when there is a skill to read.
+import { createRequire } from "node:module";
+
+type ParseDocument = typeof import("yaml").parseDocument;
 
 export type FrontmatterResult =
   | { ok: true; data: Record<string, unknown>; body: string }
@@ -19,14 +22,19 @@ export function splitFrontmatter(text: string): FrontmatterResult {
   if (!closing) return { ok: false, reason: "the frontmatter has no closing --- line" };
   const yamlText = rest.slice(0, closing.index);
   const body = rest.slice(closing.index + closing[0].length).replace(/^\r?\n/, "");
-  const parsed = parseYamlMap(yamlText) ?? parseYamlMap(quoteLooseValues(yamlText));
+  const { parseDocument } = createRequire(import.meta.url)("yaml") as typeof import("yaml");
+  const parsed =
+    parseYamlMap(parseDocument, yamlText) ?? parseYamlMap(parseDocument, quoteLooseValues(yamlText));
   if (parsed === undefined) {
-    return { ok: false, reason: `the frontmatter is not valid YAML (${firstYamlError(yamlText)})` };
+    return {
+      ok: false,
+      reason: `the frontmatter is not valid YAML (${firstYamlError(parseDocument, yamlText)})`,
+    };
   }
   return { ok: true, data: parsed, body };
 }
 
-function parseYamlMap(text: string): Record<string, unknown> | undefined {
+function parseYamlMap(parseDocument: ParseDocument, text: string): Record<string, unknown> | undefined {
   const doc = parseDocument(text, { prettyErrors: false });
   if (doc.errors.length > 0) return undefined;
   const value: unknown = doc.toJS();
@@ -35,7 +43,7 @@ function parseYamlMap(text: string): Record<string, unknown> | undefined {
   return value as Record<string, unknown>;
 }
 
-function firstYamlError(text: string): string {
+function firstYamlError(parseDocument: ParseDocument, text: string): string {
   const doc = parseDocument(text, { prettyErrors: false });
   const error = doc.errors[0];
   if (error) return error.message.split("\n")[0] ?? error.message;

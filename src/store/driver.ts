@@ -3,7 +3,7 @@
 // SQLite and PostgreSQL accept; the PostgreSQL driver renumbers the placeholders.
 import type { MemoryDialect } from "./memory-dialect.js";
 import type { Row, SqlValue } from "./records.js";
-import type { StoreFeatures } from "./types.js";
+import type { CloseOptions, StoreFeatures } from "./types.js";
 
 export interface Statement {
   sql: string;
@@ -48,5 +48,5 @@ export interface Driver {
   /** Gives freed space back after a gc, where the backend needs to be asked. */
   reclaim(): Promise<void>;
   sizeBytes(): Promise<number>;
-  close(): Promise<void>;
+  close(options: CloseOptions): Promise<void>;
 }

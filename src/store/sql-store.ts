@@ -27,6 +27,7 @@ import type {
   ArtifactPage,
   ArtifactRepository,
   CheckpointRepository,
+  CloseOptions,
   ExperienceRepository,
   GcReport,
   IdMatch,
@@ -359,9 +360,9 @@ export class SqlStore implements Store {
     return this.#driver.sizeBytes();
   }
 
-  async close(): Promise<void> {
+  async close(options: CloseOptions = {}): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.#driver.close();
+    await this.#driver.close(options);
   }
 }

@@ -7,7 +7,12 @@
 // inside their runs; letters, digits and marks only, so CJK punctuation (、。) separates.
 const WORD_CHAR = "[\\p{L}\\p{N}\\p{M}]";
 const CJK = `(?=${WORD_CHAR})[\\p{scx=Han}\\p{scx=Hiragana}\\p{scx=Katakana}\\p{scx=Hangul}]`;
-const SEGMENTS = new RegExp(`((?:${CJK})+)|((?:(?!${CJK})${WORD_CHAR})+)`, "gu");
+// Built on first use: V8 builds these Unicode sets from ICU's tables, ~5 ms of a process's
+// start. ASCII text, most of it, does not need them: there a word is [A-Za-z0-9]+, the same.
+let segmentsPattern: RegExp | undefined;
+/** Printable ASCII and whitespace (other text takes the Unicode way, with the same result). */
+const ASCII_ONLY = /^[\t\n\r -~]*$/;
+const ASCII_WORDS = /[A-Za-z0-9]+/g;
 
 export interface TextSegment {
   /** Lowercased. */
@@ -19,7 +24,12 @@ export interface TextSegment {
 /** Words and CJK runs in order; punctuation, spaces and symbols separate them. */
 export function textSegments(text: string): TextSegment[] {
   const out: TextSegment[] = [];
-  for (const match of text.matchAll(SEGMENTS)) {
+  if (ASCII_ONLY.test(text)) {
+    for (const match of text.matchAll(ASCII_WORDS)) out.push({ text: match[0].toLowerCase(), cjk: false });
+    return out;
+  }
+  segmentsPattern ??= new RegExp(`((?:${CJK})+)|((?:(?!${CJK})${WORD_CHAR})+)`, "gu");
+  for (const match of text.matchAll(segmentsPattern)) {
     if (match[1] !== undefined) out.push({ text: match[1], cjk: true });
     else if (match[2] !== undefined) out.push({ text: match[2].toLowerCase(), cjk: false });
   }

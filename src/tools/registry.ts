@@ -2,7 +2,6 @@
 // one path every call takes: look up -> validate -> execute -> truncate (keeping a cut output
 // whole as an artifact where the run can) -> time -> count.
 // `execute` never throws for a tool-level problem; everything becomes a ToolResult.
-import { performance } from "node:perf_hooks";
 import type { TSchema } from "typebox";
 import { abortError } from "../core/abort.js";
 import { ResonError, serializeError } from "../core/errors.js";

@@ -3,10 +3,7 @@
 // bounded capture, and a result that is data (exit code, signal, timedOut, aborted), not a
 // throw. Given a policy and an enforced sandbox status, the command runs inside bubblewrap
 // (exec-sandbox/): then the policy's limits apply and the result says what the sandbox refused.
-import { spawn } from "node:child_process";
 import { accessSync, constants } from "node:fs";
-import { readdir, readFile } from "node:fs/promises";
-import { performance } from "node:perf_hooks";
 import { Writable } from "node:stream";
 import { sleep, throwIfAborted } from "../core/abort.js";
 import { ResonError } from "../core/errors.js";
@@ -17,9 +14,10 @@ import {
   type SandboxLaunch,
   startupFailure,
 } from "./exec-sandbox/launch.js";
-import type { SandboxStatus } from "./exec-sandbox/probe.js";
+import { forgetSandboxProbe, type SandboxStatus } from "./exec-sandbox/probe.js";
 import { OutputCapture } from "./output-capture.js";
 import type { WorkspacePolicy } from "./policy.js";
+import { groupRunning, spawnChild, stopSupervisor } from "./processes.js";
 
 export const DEFAULT_COMMAND_TIMEOUT_MS = 120_000;
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
@@ -27,8 +25,9 @@ export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
 export const DEFAULT_KILL_GRACE_MS = 2_000;
 /**
  * After the shell exits, how long to wait for the output pipes to close. A background
- * process (`server &`) keeps them open; it is left running and its later output dropped.
- * (In the sandbox nothing outlives the shell: its PID namespace ends with it.)
+ * process (`server &`) keeps them open; it is left running (until reson exits: see
+ * processes.ts) and its later output dropped. (In the sandbox nothing outlives the shell:
+ * its PID namespace ends with it.)
  */
 const EXIT_DRAIN_MS = 250;
 /** After SIGKILL, the longest wait for the pipes (a process may have left the group). */
@@ -122,32 +121,13 @@ function signalGroup(pid: number, signal: NodeJS.Signals | 0): boolean {
   }
 }
 
-/**
- * Whether any process of the group is still running. kill(-pgid, 0) alone also counts
- * zombies, and an orphan's zombie lingers where PID 1 is slow to reap (containers, VMs),
- * so on Linux the group's members are read from /proc.
- */
-async function groupAlive(pgid: number): Promise<boolean> {
-  if (!signalGroup(pgid, 0)) return false;
-  const pids = await readdir("/proc").catch(() => undefined);
-  if (!pids) return true;
-  for (const pid of pids) {
-    if (!/^\d+$/.test(pid)) continue;
-    const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => "");
-    // "pid (comm) state ppid pgrp ..."; comm may contain spaces and parentheses.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (Number(fields[2]) === pgid && fields[0] !== "Z") return true;
-  }
-  return false;
-}
-
 /** SIGTERM to the whole group, then SIGKILL once the grace period is over if any is left. */
 async function killGroup(pid: number, graceMs: number): Promise<void> {
   if (!signalGroup(pid, "SIGTERM")) return;
   const deadline = performance.now() + graceMs;
   while (performance.now() < deadline) {
     await sleep(GROUP_POLL_MS);
-    if (!(await groupAlive(pid))) return;
+    if (!groupRunning(pid)) return;
   }
   signalGroup(pid, "SIGKILL");
 }
@@ -159,7 +139,11 @@ interface Launch {
   env: Record<string, string>;
   seccomp?: Buffer;
   stdio: Array<"ignore" | "pipe" | number>;
-  /** Sandboxed processes get SIGKILL at once: they run in another session, out of reach of SIGTERM to the group, and bwrap's death ends its PID namespace. */
+  /**
+   * Sandboxed processes are killed at once: they run in another session, out of reach of
+   * SIGTERM to the group. The sandbox's PID 1 goes first (its PID namespace ends with it), so
+   * bwrap reaps it and exits by itself instead of leaving it to whoever adopts orphans.
+   */
   killAtOnce: boolean;
 }
 
@@ -180,11 +164,12 @@ interface RunLimits {
 
 function runProcess(spec: CommandSpec, launch: Launch, limits: RunLimits): Promise<RawResult> {
   const capture = new OutputCapture(limits.maxOutputBytes);
-  const child = spawn(launch.file, launch.args, {
+  const child = spawnChild(launch.file, launch.args, {
     cwd: spec.cwd,
     env: launch.env,
     stdio: launch.stdio,
-    detached: true,
+    group: true,
+    supervisor: launch.killAtOnce,
   });
   const stdout = child.stdout!;
   const stderr = child.stderr!;
@@ -222,7 +207,7 @@ function runProcess(spec: CommandSpec, launch: Launch, limits: RunLimits): Promi
       if (terminating || settled || child.pid === undefined) return;
       const pid = child.pid;
       const stopping = launch.killAtOnce
-        ? Promise.resolve(void signalGroup(pid, "SIGKILL"))
+        ? stopSupervisor(pid)
         : killGroup(pid, spec.killGraceMs ?? DEFAULT_KILL_GRACE_MS);
       terminating = stopping.then(() => {
         if (!settled) timers.push(setTimeout(finish, CLOSE_AFTER_KILL_MS));
@@ -254,6 +239,11 @@ function runProcess(spec: CommandSpec, launch: Launch, limits: RunLimits): Promi
     child.on("exit", (code, signal) => {
       exitCode = code;
       exitSignal = signal;
+      // Stopped through its PID 1, bwrap reports the SIGKILL as exit code 128 + 9.
+      if (terminating && launch.killAtOnce && code === 128 + 9) {
+        exitCode = null;
+        exitSignal = "SIGKILL";
+      }
       if (!terminating) timers.push(setTimeout(finish, EXIT_DRAIN_MS));
     });
     child.on("close", () => {
@@ -337,6 +327,8 @@ export async function runCommand(spec: CommandSpec): Promise<CommandResult> {
     });
     const failure = startupFailure(output, raw.exitCode);
     if (failure) {
+      // The probe (perhaps remembered from an earlier run) said it would: ask bwrap again next time.
+      await forgetSandboxProbe();
       throw new ResonError("sandbox_unavailable", `The sandbox could not start: ${failure}`, {
         hint: "The command did not run. `reson doctor` shows what the sandbox needs on this machine.",
       });

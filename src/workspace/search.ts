@@ -3,11 +3,11 @@
 // decided the same way: ignore files, hidden files included, `.git` skipped, symlinks not
 // followed, binary files skipped. The `glob` filter is applied by us, not passed to rg,
 // because rg's --glob overrides ignore files and we want ignored files to stay out.
-import { spawn } from "node:child_process";
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import { abortError, throwIfAborted } from "../core/abort.js";
 import { ResonError } from "../core/errors.js";
 import type { PathMatcher } from "./glob.js";
+import { spawnChild } from "./processes.js";
 import { walkFiles } from "./walk.js";
 
 export type SearchEngine = "ripgrep" | "js";
@@ -144,7 +144,7 @@ export function searchWithRipgrep(
     scope.start,
   ];
   return new Promise((resolve, reject) => {
-    const child = spawn(ripgrep, args, { cwd: scope.root, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawnChild(ripgrep, args, { cwd: scope.root, env, stdio: ["ignore", "pipe", "pipe"] });
     const matches: SearchMatch[] = [];
     let truncated = false;
     let pending = "";
@@ -181,14 +181,14 @@ export function searchWithRipgrep(
         text: cutLine(rgText(event.data.lines), scope.maxLineChars),
       });
     };
-    child.stdout.setEncoding("utf8");
-    child.stdout.on("data", (chunk: string) => {
+    child.stdout!.setEncoding("utf8");
+    child.stdout!.on("data", (chunk: string) => {
       const lines = (pending + chunk).split("\n");
       pending = lines.pop() ?? "";
       for (const line of lines) onLine(line);
     });
-    child.stderr.setEncoding("utf8");
-    child.stderr.on("data", (chunk: string) => {
+    child.stderr!.setEncoding("utf8");
+    child.stderr!.on("data", (chunk: string) => {
       if (stderr.length < 10_000) stderr += chunk;
     });
     child.on("error", (error) =>

@@ -40,8 +40,13 @@ export interface CliOptions {
 }
 
 export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
+  return runWith(process.execPath, [CLI, ...args], options);
+}
+
+/** Runs `file` (the CLI, or a program that runs it) the way runCli does. */
+export function runWith(file: string, args: string[], options: CliOptions = {}): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
+    const child = spawn(file, args, {
       cwd: options.cwd ?? process.cwd(),
       env: options.env ?? cleanEnv(),
       stdio: ["pipe", "pipe", "pipe"],
@@ -51,7 +56,9 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
       reject(
-        new Error(`reson ${args.join(" ")} did not exit within ${options.timeoutMs ?? 20_000} ms\n${stderr}`),
+        new Error(
+          `${file} ${args.join(" ")} did not exit within ${options.timeoutMs ?? 20_000} ms\n${stderr}`,
+        ),
       );
     }, options.timeoutMs ?? 20_000);
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => {

@@ -52,7 +52,10 @@ export function rankExperiences<T extends RankableExperience>(
       candidate,
       score: candidate.match * (0.5 + wilsonLowerBound(candidate.successCount, candidate.failureCount)),
     }))
-    .sort((a, b) => b.score - a.score || a.candidate.id.localeCompare(b.candidate.id))
+    .sort(
+      (a, b) =>
+        b.score - a.score || (a.candidate.id < b.candidate.id ? -1 : a.candidate.id > b.candidate.id ? 1 : 0),
+    )
     .slice(0, options.limit)
     .map((entry) => entry.candidate);
 }

@@ -39,12 +39,18 @@ const ERROR_BODY_LIMIT = 64 * 1024;
 /** Requests resent at once when a kept-alive connection turns out to be closed already. */
 const STALE_SOCKET_RETRIES = 3;
 
-/** Loads node:http or node:https (a few milliseconds `reson --version` need not pay). */
+/**
+ * Loads node:http or node:https only now (a few milliseconds `reson --version` need not pay),
+ * as CommonJS modules: `import("node:http")` builds an ES module facade that reads every
+ * export, and node:http's WebSocket export loads undici with tls, http2 and zlib (~20 ms).
+ */
 export async function createNativeWire(options: NativeWireOptions): Promise<Wire<PreparedBody>> {
   const { model, maxTokens, call, timeouts } = options;
   const target = parseTarget(`${model.baseUrl}/chat/completions`, call);
   const transport: Transport =
-    target.protocol === "https:" ? await import("node:https") : await import("node:http");
+    target.protocol === "https:"
+      ? process.getBuiltinModule("node:https")
+      : process.getBuiltinModule("node:http");
   const endpoint = new Endpoint(target, transport, call);
   const body = new BodyBuilder({ id: model.id, provider: model.provider, maxTokens });
   return {

@@ -1,6 +1,7 @@
 // The shared store on PostgreSQL: a pool of connections, each batch in BEGIN … COMMIT on one
 // client, named prepared statements, migrations under an advisory lock, pgvector when the
 // server has it.
+import { createRequire } from "node:module";
 import type pg from "pg";
 import { ResonError } from "../../core/errors.js";
 import {
@@ -14,7 +15,7 @@ import type { MemoryDialect } from "../memory-dialect.js";
 import { assertKnownVersion, pendingMigrations } from "../migration.js";
 import type { Row, SqlValue } from "../records.js";
 import { SqlStore, type SqlStoreOptions } from "../sql-store.js";
-import type { Store, StoreFeatures } from "../types.js";
+import type { CloseOptions, Store, StoreFeatures } from "../types.js";
 import { type DatabaseUrl, parseDatabaseUrl } from "./database-url.js";
 import { PGVECTOR, postgresMemoryDialect } from "./memory-dialect.js";
 import { POSTGRES_MIGRATIONS, POSTGRES_TABLES } from "./migrations.js";
@@ -160,7 +161,7 @@ class PostgresDriver implements Driver {
     return Number(rows[0]?.bytes ?? 0);
   }
 
-  async close(): Promise<void> {
+  async close(_options: CloseOptions): Promise<void> {
     await this.#pool.end();
   }
 }
@@ -240,7 +241,8 @@ export async function openPostgresStore(
   options: PostgresStoreOptions = {},
 ): Promise<Store> {
   const url = parseDatabaseUrl(databaseUrl);
-  const { default: postgres } = await import("pg");
+  // require(): pg is CommonJS (and the command's bundle, a script, has no import() of its own).
+  const postgres = createRequire(import.meta.url)("pg") as typeof pg;
   const types = new postgres.TypeOverrides();
   // Epoch ms and counters fit a double exactly; the default would give strings.
   types.setTypeParser(OID_INT8, Number);

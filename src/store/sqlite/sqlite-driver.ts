@@ -2,6 +2,7 @@
 // better-sqlite3 is synchronous, so a transaction runs start to end without yielding to the
 // event loop; nothing else of this process can slip into it.
 import { open, stat } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { setTimeout as sleep } from "node:timers/promises";
 import type BetterSqlite3 from "better-sqlite3";
 import { ResonError } from "../../core/errors.js";
@@ -10,9 +11,14 @@ import type { MemoryDialect } from "../memory-dialect.js";
 import { assertKnownVersion, pendingMigrations } from "../migration.js";
 import type { Row, SqlValue } from "../records.js";
 import { SqlStore, type SqlStoreOptions } from "../sql-store.js";
-import type { Store, StoreFeatures } from "../types.js";
+import type { CloseOptions, Store, StoreFeatures } from "../types.js";
 import { SQLITE_VEC, sqliteMemoryDialect } from "./memory-dialect.js";
 import { SQLITE_MIGRATIONS } from "./migrations.js";
+
+// require(), not import(), for both packages: an ES import of a CommonJS package lexes its
+// source for exports, and sqlite-vec's ES entry imports node:process, whose ES facade loads
+// the diagnostic report module; both load only when the store opens.
+const nodeRequire = createRequire(import.meta.url);
 
 /**
  * How long a writer waits for another process's write to finish. SQLite's own busy handler
@@ -147,9 +153,11 @@ class SqliteDriver implements Driver {
     return total;
   }
 
-  async close(): Promise<void> {
+  async close(options: CloseOptions): Promise<void> {
     this.#statements.clear();
-    this.#db.close();
+    // Closing the last connection checkpoints; at exit the kernel releases the locks and
+    // the next open reads the log, as after a crash (which WAL is made for).
+    if (!options.processExiting) this.#db.close();
   }
 }
 
@@ -193,9 +201,9 @@ async function migrate(db: BetterSqlite3.Database, path: string): Promise<void> 
  * Loads sqlite-vec into the connection. Its absence (a platform without a build, a blocked
  * extension) is not an error: vectors are then searched in process.
  */
-async function loadSqliteVec(db: BetterSqlite3.Database): Promise<boolean> {
+function loadSqliteVec(db: BetterSqlite3.Database): boolean {
   try {
-    const { load } = await import("sqlite-vec");
+    const { load } = nodeRequire("sqlite-vec") as typeof import("sqlite-vec");
     load(db);
     return true;
   } catch {
@@ -209,7 +217,7 @@ export interface SqliteStoreOptions extends SqlStoreOptions {
 }
 
 export async function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Promise<Store> {
-  const { default: Database } = await import("better-sqlite3");
+  const Database = nodeRequire("better-sqlite3") as typeof BetterSqlite3;
   let db: BetterSqlite3.Database | undefined;
   try {
     // Sessions hold prompts and tool output: the file (and its -wal, -shm, which SQLite
@@ -219,7 +227,7 @@ export async function openSqliteStore(path: string, options: SqliteStoreOptions 
     const opened = db;
     await whileBusy(() => configure(opened));
     await migrate(opened, path);
-    const vectors = options.nativeVectors !== false && (await loadSqliteVec(opened));
+    const vectors = options.nativeVectors !== false && loadSqliteVec(opened);
     return new SqlStore(new SqliteDriver(opened, path, vectors), options);
   } catch (error) {
     db?.close();

@@ -91,7 +91,7 @@ export async function gatherPathFacts(policy: WorkspacePolicy): Promise<PathFact
 }
 
 function byDepth(a: string, b: string): number {
-  return a.split("/").length - b.split("/").length || a.localeCompare(b);
+  return a.split("/").length - b.split("/").length || (a < b ? -1 : a > b ? 1 : 0);
 }
 
 /** The bwrap arguments (without "bwrap") that run `plan.command` under `plan.policy`. */
@@ -101,7 +101,9 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
   for (const dir of policy.writeExtra)
     assertSafeWritable(dir, "extra writable folder", policy.readDeny, plan.home);
 
-  const args = ["--die-with-parent", "--new-session", "--unshare-all", "--unshare-user"];
+  // --as-pid-1: the command is the PID namespace's init, so when bwrap exits nothing of the
+  // sandbox is left (with bwrap's own init there, bwrap exits while that init still ends).
+  const args = ["--die-with-parent", "--new-session", "--unshare-all", "--unshare-user", "--as-pid-1"];
   if (plan.disableUserns) args.push("--disable-userns");
   args.push("--cap-drop", "ALL", "--hostname", "sandbox");
   if (policy.network === "host") args.push("--share-net");

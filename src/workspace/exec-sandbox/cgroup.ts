@@ -2,7 +2,7 @@
 // is not enforced for uid 0) and the only memory limit that counts every process of a
 // command together. Groups are made beneath reson's own cgroup (so limits set on reson
 // still apply), in a `reson` folder, named `<agent pid>-<n>`; groups left by an agent that
-// died are removed at the next detection.
+// died are removed before an agent makes its first.
 import { access, mkdir, readdir, readFile, rmdir, writeFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { isWithin } from "../../core/path-within.js";
@@ -182,11 +182,11 @@ export async function detectCgroups(): Promise<CgroupSupport> {
       : "no cgroup file system is mounted";
     return { kind: "none", reason };
   }
-  for (const parent of new Set([support.pidsParent!, support.memoryParent!])) await sweepStale(parent);
   return support;
 }
 
 let counter = 0;
+let swept: Promise<void> | undefined;
 
 /** Sums "name N" lines of a cgroup events file for the given names. */
 async function countEvents(file: string, names: string[]): Promise<number> {
@@ -254,6 +254,10 @@ export async function createCommandCgroup(
   if (support.kind === "none" || !support.pidsParent || !support.memoryParent) {
     throw new Error("createCommandCgroup needs a detected cgroup");
   }
+  swept ??= Promise.all(
+    [...new Set([support.pidsParent, support.memoryParent])].map((parent) => sweepStale(parent)),
+  ).then(() => {});
+  await swept;
   counter += 1;
   const name = `${process.pid}-${counter}`;
   const pids = join(support.pidsParent, name);

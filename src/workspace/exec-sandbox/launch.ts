@@ -12,7 +12,7 @@ import type { WorkspacePolicy } from "../policy.js";
 import { sandboxDenial } from "./annotate.js";
 import { bwrapArgs, gatherPathFacts } from "./bwrap-args.js";
 import { type CgroupUsage, type CommandCgroup, createCommandCgroup } from "./cgroup.js";
-import type { SandboxStatus } from "./probe.js";
+import { forgetSandboxProbe, type SandboxStatus } from "./probe.js";
 import { enforceProtected, type ProtectedSnapshot, snapshotProtected } from "./protected-paths.js";
 import { type SeccompArch, seccompArch, seccompFilter } from "./seccomp.js";
 
@@ -130,7 +130,9 @@ export async function prepareSandboxedCommand(request: SandboxRequest): Promise<
   const protectedBefore = await snapshotProtected(policy);
   let cgroup: CommandCgroup | undefined;
   if (status.cgroups.kind !== "none") {
-    cgroup = await createCommandCgroup(status.cgroups, policy.limits).catch((error: unknown) => {
+    cgroup = await createCommandCgroup(status.cgroups, policy.limits).catch(async (error: unknown) => {
+      // Perhaps remembered from an earlier run (probe-cache.ts): look at the cgroups afresh next time.
+      await forgetSandboxProbe();
       throw new ResonError("sandbox_unavailable", `Could not create the command's cgroup: ${String(error)}`, {
         hint: "Check that reson may write to the cgroup file system, or run `reson doctor`.",
         cause: error,

@@ -1,13 +1,23 @@
 // What the OS sandbox can promise on this machine, found by trying it: bwrap must really
 // start a command with every namespace, no capabilities, no nested user namespaces and our
-// seccomp filter. The answer is cached per process; it carries the facts (for the status
-// line, `reson doctor` and traces), the problems with their fixes, and what a launch needs.
-import { spawn } from "node:child_process";
-import { access, constants, readFile } from "node:fs/promises";
+// seccomp filter. The answer is kept per process, and what bwrap showed is kept on disk for
+// the next runs (probe-cache.ts); it carries the facts (for the status line, `reson doctor`
+// and traces), the problems with their fixes, and what a launch needs.
+import { accessSync, constants } from "node:fs";
+import { access, readFile } from "node:fs/promises";
 import { delimiter, isAbsolute, join } from "node:path";
 import { Writable } from "node:stream";
 import { installLine } from "../../core/install-hints.js";
+import { spawnChild } from "../processes.js";
 import { type CgroupKind, type CgroupSupport, detectCgroups } from "./cgroup.js";
+import {
+  forgetCheck,
+  probeCacheFile,
+  probeKey,
+  type RememberedCheck,
+  readRememberedCheck,
+  rememberCheck,
+} from "./probe-cache.js";
 import { seccompArch, seccompFilter } from "./seccomp.js";
 
 export type SandboxLevel = "enforced" | "none";
@@ -48,11 +58,14 @@ export interface SandboxStatus {
 }
 
 export interface ProbeOptions {
-  /** Probe again instead of returning the cached status. */
+  /** Run bwrap again, whatever this process or the cache on disk remembers (`reson doctor`). */
   force?: boolean;
   /** Use this bwrap (tests simulate a missing one); such a probe is never cached. */
   bwrapPath?: string;
 }
+
+/** Whether a probe may use the cache on disk ("read"), only refresh it ("write"), or neither. */
+type CacheUse = "read" | "write" | "none";
 
 const PROBE_TIMEOUT_MS = 10_000;
 /** Found here first: a bwrap or prlimit earlier on PATH could be a workspace's own file. */
@@ -63,24 +76,37 @@ let cached: Promise<SandboxStatus> | undefined;
 
 /** The sandbox this machine supports; cached after the first call unless `force` or `bwrapPath`. */
 export function probeSandbox(options: ProbeOptions = {}): Promise<SandboxStatus> {
-  if (options.bwrapPath !== undefined) return probe(options.bwrapPath);
+  if (options.bwrapPath !== undefined) return probe(options.bwrapPath, "none");
   // RESON_BWRAP names the bubblewrap to use (a build elsewhere than the system folders).
-  if (!cached || options.force) cached = probe(process.env.RESON_BWRAP?.trim() || undefined);
+  if (!cached || options.force)
+    cached = probe(process.env.RESON_BWRAP?.trim() || undefined, options.force ? "write" : "read");
   return cached;
 }
 
-async function executable(path: string): Promise<boolean> {
-  return access(path, constants.X_OK).then(
-    () => true,
-    () => false,
-  );
+/**
+ * Forgets what was found (here and on disk), after bwrap failed to start a sandbox the
+ * probe said would work: the next probe runs bwrap again.
+ */
+export async function forgetSandboxProbe(): Promise<void> {
+  cached = undefined;
+  await forgetCheck(probeCacheFile());
 }
 
-async function findProgram(name: string, searchPath: boolean): Promise<string | undefined> {
+// Synchronous: a handful of access() calls cost less than as many thread-pool round trips.
+function executable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function findProgram(name: string, searchPath: boolean): string | undefined {
   const pathDirs = searchPath ? (process.env.PATH ?? "").split(delimiter).filter((d) => isAbsolute(d)) : [];
   for (const dir of [...SYSTEM_BIN_DIRS, ...pathDirs]) {
     const candidate = join(dir, name);
-    if (await executable(candidate)) return candidate;
+    if (executable(candidate)) return candidate;
   }
   return undefined;
 }
@@ -94,7 +120,7 @@ interface Ran {
 /** Runs a probe command to its end (bounded), optionally feeding `fd3` as its fourth descriptor. */
 function run(file: string, args: string[], fd3?: Buffer): Promise<Ran> {
   return new Promise((resolve) => {
-    const child = spawn(file, args, {
+    const child = spawnChild(file, args, {
       stdio: ["ignore", "pipe", "pipe", fd3 ? "pipe" : "ignore"],
       env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
     });
@@ -172,8 +198,12 @@ async function usernsProblem(stderr: string): Promise<SandboxProblem> {
   };
 }
 
-const BASE_PROBE = ["--unshare-all", "--unshare-user", "--cap-drop", "ALL"];
+// --as-pid-1: without it bwrap puts an init of its own in the PID namespace and exits as soon
+// as the command has, while that init is still ending: an orphan for whoever adopts it.
+const BASE_PROBE = ["--unshare-all", "--unshare-user", "--as-pid-1", "--cap-drop", "ALL"];
 const PROBE_TAIL = ["--ro-bind", "/", "/", "--seccomp", "3", "--", "true"];
+/** Part of the cache key: a change to the probe makes earlier answers stale. */
+const PROBE_ARGS = [...BASE_PROBE, "--disable-userns", ...PROBE_TAIL];
 
 interface BwrapCheck {
   ok: boolean;
@@ -245,13 +275,24 @@ function summarise(level: SandboxLevel, facts: SandboxFacts, problems: SandboxPr
   return `sandbox: enforced (${parts.join(", ")}; limits: ${describeLimits(facts)})`;
 }
 
-async function probe(bwrapOverride: string | undefined): Promise<SandboxStatus> {
+/** The bubblewrap to probe: RESON_BWRAP or the override, else the system's; undefined when none runs. */
+function findBwrap(override: string | undefined): string | undefined {
+  const bwrap = override ?? findProgram("bwrap", true);
+  return bwrap && executable(bwrap) ? bwrap : undefined;
+}
+
+async function probe(bwrapOverride: string | undefined, cacheUse: CacheUse): Promise<SandboxStatus> {
   const root = process.getuid?.() === 0;
   const arch = seccompArch();
-  const [cgroups, prlimitPath] = await Promise.all([
-    process.platform === "linux" ? detectCgroups() : Promise.resolve<CgroupSupport>({ kind: "none" }),
-    findProgram("prlimit", false),
-  ]);
+  const linux = process.platform === "linux";
+  const bwrap = linux && arch ? findBwrap(bwrapOverride) : undefined;
+  const filter = bwrap && arch ? seccompFilter(arch) : undefined;
+  const key = bwrap && filter && cacheUse !== "none" ? probeKey(bwrap, PROBE_ARGS, filter) : undefined;
+  const cacheFile = probeCacheFile();
+  const remembered = key && cacheUse === "read" ? readRememberedCheck(cacheFile, key) : undefined;
+  // Remembered, the cgroups need no new look either (making a test group costs milliseconds).
+  const cgroups = remembered ? remembered.cgroups : linux ? await detectCgroups() : { kind: "none" as const };
+  const prlimitPath = findProgram("prlimit", false);
   const facts: SandboxFacts = {
     arch: process.arch,
     userNamespaces: false,
@@ -273,7 +314,7 @@ async function probe(bwrapOverride: string | undefined): Promise<SandboxStatus> 
     cgroups,
   });
 
-  if (process.platform !== "linux") {
+  if (!linux) {
     problems.push({
       what: `no OS sandbox for ${process.platform} yet`,
       fix: "run reson on Linux with bubblewrap",
@@ -287,22 +328,36 @@ async function probe(bwrapOverride: string | undefined): Promise<SandboxStatus> 
     });
     return done("none");
   }
-  const bwrap = bwrapOverride ?? (await findProgram("bwrap", true));
-  if (!bwrap || !(await executable(bwrap))) {
+  if (!bwrap || !filter) {
     problems.push({ what: "bubblewrap is not installed", fix: INSTALL_BWRAP });
     return done("none");
   }
   facts.bwrapPath = bwrap;
-  const version = await run(bwrap, ["--version"]);
-  const versionMatch = /(\d+\.\d+(?:\.\d+)?)/.exec(version.stdout);
-  if (versionMatch) facts.bwrapVersion = versionMatch[1]!;
+  if (remembered) {
+    if (remembered.bwrapVersion) facts.bwrapVersion = remembered.bwrapVersion;
+    facts.userNamespaces = true;
+    facts.disableUserns = remembered.disableUserns;
+    facts.seccomp = true;
+  } else {
+    const version = await run(bwrap, ["--version"]);
+    const versionMatch = /(\d+\.\d+(?:\.\d+)?)/.exec(version.stdout);
+    if (versionMatch) facts.bwrapVersion = versionMatch[1]!;
 
-  const check = await checkBwrap(bwrap, seccompFilter(arch));
-  facts.userNamespaces = check.userNamespaces;
-  facts.disableUserns = check.disableUserns;
-  facts.seccomp = check.seccomp;
-  if (check.problem) problems.push(check.problem);
-  if (!check.ok) return done("none");
+    const check = await checkBwrap(bwrap, filter);
+    facts.userNamespaces = check.userNamespaces;
+    facts.disableUserns = check.disableUserns;
+    facts.seccomp = check.seccomp;
+    if (check.problem) problems.push(check.problem);
+    if (key && check.ok) {
+      const found: RememberedCheck = { disableUserns: check.disableUserns, cgroups };
+      if (facts.bwrapVersion) found.bwrapVersion = facts.bwrapVersion;
+      await rememberCheck(cacheFile, key, found);
+    }
+    if (!check.ok) {
+      if (cacheUse !== "none") await forgetCheck(cacheFile);
+      return done("none");
+    }
+  }
 
   if (facts.pidsLimit === "unavailable") {
     problems.push(

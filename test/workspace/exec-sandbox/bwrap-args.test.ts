@@ -62,7 +62,7 @@ describe("bwrap argv", () => {
   it("hides home and reson's folder, binds the workspace, re-binds protected paths read-only", () => {
     expect(bwrapArgs(plan()).join(" ")).toBe(
       [
-        "--die-with-parent --new-session --unshare-all --unshare-user --disable-userns --cap-drop ALL --hostname sandbox",
+        "--die-with-parent --new-session --unshare-all --unshare-user --as-pid-1 --disable-userns --cap-drop ALL --hostname sandbox",
         "--ro-bind / / --proc /proc --dev /dev --ro-bind /proc/sys /proc/sys",
         "--size 268435456 --tmpfs /tmp --size 67108864 --tmpfs /dev/shm --size 16777216 --tmpfs /run",
         // /run and /var/run (a link to it) are covered by the private /run already
@@ -135,7 +135,7 @@ describe("bwrap argv", () => {
     ).join(" ");
     expect(args).not.toContain("--disable-userns");
     expect(args).toContain(
-      "--unshare-all --unshare-user --cap-drop ALL --hostname sandbox --share-net --ro-bind / /",
+      "--unshare-all --unshare-user --as-pid-1 --cap-drop ALL --hostname sandbox --share-net --ro-bind / /",
     );
     expect(args).toContain(
       "--ro-bind /home/ada/proj /home/ada/proj --ro-bind /var/cache/build /var/cache/build",

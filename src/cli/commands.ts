@@ -1,0 +1,10 @@
+// Every subcommand's entry point, in one module: main.ts loads it for any command but
+// --version and --help (the bundle has them all in one file, dist/cli-bundle/commands.cjs).
+export { endChildren } from "../workspace/index.js";
+export { doctorCommand } from "./doctor-command.js";
+export { experiencesCommand, memoryCommand } from "./memory-commands.js";
+export { replCommand } from "./repl.js";
+export { resumeCommand, runCommand } from "./run-command.js";
+export { skillsCommand } from "./skills-command.js";
+export { gcCommand, sessionsCommand, traceCommand } from "./store-commands.js";
+export { toolsCommand } from "./tools-command.js";

@@ -1,7 +1,8 @@
 // `reson doctor`: what this machine guarantees, checked by trying rather than assumed: the OS
 // sandbox for commands (by running one), the secrets file (mode and shape, never values), the
-// store, and the tools reson uses. Each problem comes with what to do about it. Exit 0 when
-// every guarantee holds, 1 when one does not, so scripts and CI can gate on it.
+// store and how it searches memory vectors, and the tools reson uses. Each problem comes with
+// what to do about it. Exit 0 when every guarantee holds, 1 when one does not, so scripts and
+// CI can gate on it.
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { openDefaultStore } from "../agent/index.js";
@@ -15,6 +16,7 @@ import {
   resolveEmbeddingSettings,
 } from "../providers/index.js";
 import { SecretVault } from "../secrets/index.js";
+import type { Store } from "../store/index.js";
 import { probeSandbox, type SandboxStatus, Workspace } from "../workspace/index.js";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./exit-codes.js";
 import { reportError } from "./run-command.js";
@@ -103,22 +105,49 @@ async function secretsCheck(home: string): Promise<Check> {
   }
 }
 
-async function storeCheck(home: string): Promise<Check> {
+const PGVECTOR_FIX =
+  "Install pgvector on the server (the postgresql-NN-pgvector package of your distribution or of the PGDG apt repository, or the pgvector/pgvector container image); reson enables it (CREATE EXTENSION vector) at its next open, or a superuser can.";
+
+/** How memory vectors are searched on this store: what the store reports, in words. */
+function vectorCheck(store: Store): Check {
+  const mode = store.features?.vectorSearch ?? "in-process";
+  if (mode === "pgvector-hnsw") {
+    return {
+      area: "store",
+      state: "ok",
+      detail: "memory vector search: pgvector-hnsw (an HNSW index per embedding model, cosine)",
+    };
+  }
+  if (mode === "sqlite-vec")
+    return { area: "store", state: "ok", detail: "memory vector search: sqlite-vec (exact)" };
+  const why = store.kind === "postgres" ? "the server has no pgvector" : "sqlite-vec did not load";
+  return {
+    area: "store",
+    state: "warn",
+    detail: `memory vector search: in-process (exact, in reson's memory: ${why})`,
+    ...(store.kind === "postgres" ? { fix: PGVECTOR_FIX } : {}),
+  };
+}
+
+async function storeChecks(home: string): Promise<Check[]> {
   const where = process.env.RESON_DATABASE_URL?.trim()
     ? "PostgreSQL (RESON_DATABASE_URL)"
     : join(home, "reson.db");
   try {
     const store = await openDefaultStore(home);
+    const vectors = vectorCheck(store);
     await store.close();
-    return { area: "store", state: "ok", detail: `opens: ${where}` };
+    return [{ area: "store", state: "ok", detail: `opens: ${where}` }, vectors];
   } catch (error) {
     const failure = toResonError(error);
-    return {
-      area: "store",
-      state: "fail",
-      detail: `${where}: ${failure.message}`,
-      ...(failure.hint ? { fix: failure.hint } : {}),
-    };
+    return [
+      {
+        area: "store",
+        state: "fail",
+        detail: `${where}: ${failure.message}`,
+        ...(failure.hint ? { fix: failure.hint } : {}),
+      },
+    ];
   }
 }
 
@@ -231,7 +260,7 @@ export async function doctorCommand(argv: string[]): Promise<number> {
         workspace.policy.protected.join(", "),
     },
     await secretsCheck(home),
-    await storeCheck(home),
+    ...(await storeChecks(home)),
     await memoryCheck(workspace.root),
     binaryCheck("rg", ["--version"], {
       state: "warn",

@@ -17,7 +17,12 @@ export interface TextQueryPlan {
 
 export interface NativeVectors {
   readonly kind: "sqlite-vec" | "pgvector";
-  /** A column the vector is also written to, beside its bytes (pgvector's `vector`). */
+  /** Vectors of more dimensions than this are searched in process (pgvector's type holds 16,000). */
+  readonly maxDims?: number;
+  /**
+   * A column the vector is also written to, beside its bytes (pgvector's `vector`); the value
+   * is null for a vector of more than maxDims.
+   */
   readonly column?: { name: string; placeholder: string; value(vector: Float32Array): SqlValue };
   /**
    * The nearest owners of one scope: a query returning owner_id and similarity (cosine),
@@ -31,13 +36,17 @@ export interface NativeVectors {
     projectKey: string,
     limit: number,
   ): { sql: string; params: SqlValue[] };
-  /** Readies a (kind, model, dims) for search, once per process (pgvector: backfill and HNSW index). */
+  /**
+   * Readies a (kind, model, dims) for search (pgvector: fills in vectors stored before the
+   * server had it, builds the HNSW index). True once ready, so it is not asked again in this
+   * process; false while another process is readying it (the search is exact meanwhile).
+   */
   prepare?(
     query: (sql: string, params: SqlValue[]) => Promise<Row[]>,
     ownerKind: EmbeddingOwnerKind,
     model: string,
     dims: number,
-  ): Promise<void>;
+  ): Promise<boolean>;
 }
 
 export interface MemoryDialect {

@@ -80,13 +80,14 @@ export async function nearestOwners(
 ): Promise<ScoredId[]> {
   const dims = vector.length;
   const native = context.dialect.vectors;
-  if (!context.nativeVectors || !native) {
+  if (!context.nativeVectors || !native || dims > (native.maxDims ?? Number.POSITIVE_INFINITY)) {
     return context.vectors.nearest({ ownerKind, projectKey, model, dims }, vector, k);
   }
   const readied = JSON.stringify([ownerKind, model, dims]);
   if (native.prepare && !prepared.has(readied)) {
-    await native.prepare((sql, params) => context.query(sql, params), ownerKind, model, dims);
-    prepared.add(readied);
+    if (await native.prepare((sql, params) => context.query(sql, params), ownerKind, model, dims)) {
+      prepared.add(readied);
+    }
   }
   const { sql, params } = native.nearest(ownerKind, model, dims, vector, projectKey, k);
   const rows = await context.query(sql, params);

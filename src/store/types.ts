@@ -332,8 +332,10 @@ export interface StoreFeatures {
   /** The database has vectors itself: pgvector on PostgreSQL, sqlite-vec on SQLite. */
   vector: boolean;
   /**
-   * How vector search runs: pgvector's HNSW index, sqlite-vec's exact distance, or an exact
-   * index in this process (vectors kept as bytes in the database).
+   * How vector search runs: pgvector's HNSW index (cosine; one per embedding model, as
+   * `halfvec` above 2,000 dimensions; above 4,000 pgvector compares exactly, above 16,000 the
+   * store does, in process), sqlite-vec's exact distance, or an exact index in this process
+   * (vectors kept as bytes in the database).
    */
   vectorSearch: "pgvector-hnsw" | "sqlite-vec" | "in-process";
 }

@@ -23,6 +23,7 @@ describe("reson doctor", () => {
     expect(result.stdout).toContain("seccomp filter loads");
     expect(result.stdout).toContain("no secrets configured");
     expect(result.stdout).toMatch(/store:\n\s+ok\s+opens: .*reson\.db/);
+    expect(result.stdout).toMatch(/ok\s+memory vector search: sqlite-vec/);
     expect(result.stdout).toContain("Every guarantee above holds");
   });
 

@@ -115,6 +115,8 @@ function databases(adminUrl: string, admin: pg.Client) {
 export interface StartOptions {
   /** fsync and synchronous commit as a real server has them (for benchmarks); off for tests. */
   durable?: boolean;
+  /** More server settings, `name=value` (benchmarks: shared_buffers). */
+  settings?: string[];
 }
 
 async function startCluster(bin: string, options: StartOptions): Promise<TestPostgres> {
@@ -142,6 +144,7 @@ async function startCluster(bin: string, options: StartOptions): Promise<TestPos
     "listen_addresses=127.0.0.1",
     "max_connections=200",
     ...(options.durable ? [] : ["fsync=off", "synchronous_commit=off", "full_page_writes=off"]),
+    ...(options.settings ?? []),
   ];
   const serverArgs = ["-D", data, "-k", dir, "-p", String(port), ...settings.flatMap((s) => ["-c", s])];
   const [serverCommand = "", ...serverPrefix] = [...user.prefix, join(bin, "postgres")];

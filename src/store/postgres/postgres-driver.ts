@@ -17,8 +17,9 @@ import type { Row, SqlValue } from "../records.js";
 import { SqlStore, type SqlStoreOptions } from "../sql-store.js";
 import type { CloseOptions, Store, StoreFeatures } from "../types.js";
 import { type DatabaseUrl, parseDatabaseUrl } from "./database-url.js";
-import { PGVECTOR, postgresMemoryDialect } from "./memory-dialect.js";
+import { postgresMemoryDialect } from "./memory-dialect.js";
 import { POSTGRES_MIGRATIONS, POSTGRES_TABLES } from "./migrations.js";
+import { PGVECTOR_SESSION_SQL, pgvector } from "./pgvector.js";
 
 const OID_INT8 = 20;
 const OID_JSON = 114;
@@ -87,7 +88,27 @@ class PostgresDriver implements Driver {
     this.location = url.shown;
     const native = vector && nativeSearch;
     this.features = { vector, vectorSearch: native ? "pgvector-hnsw" : "in-process" };
-    this.memory = postgresMemoryDialect(vector ? PGVECTOR : undefined, native);
+    this.memory = postgresMemoryDialect(vector ? pgvector((use) => this.#session(use)) : undefined, native);
+  }
+
+  /** One client for a while, its queries sent as they are ($1 parameters, no named statements). */
+  async #session<T>(use: (query: (sql: string, params?: SqlValue[]) => Promise<Row[]>) => Promise<T>) {
+    let client: pg.PoolClient;
+    try {
+      client = await this.#pool.connect();
+    } catch (error) {
+      throw unavailable(this.#url, error);
+    }
+    let broken: Error | undefined;
+    try {
+      return await use(async (sql, params = []) => (await client.query<Row>(sql, params)).rows);
+    } catch (error) {
+      // A session that failed half way may still hold a lock: it does not go back to the pool.
+      broken = error instanceof Error ? error : new Error(String(error));
+      throw unavailable(this.#url, error);
+    } finally {
+      client.release(broken);
+    }
   }
 
   /** A named statement, so each connection parses and plans it once. */
@@ -188,6 +209,27 @@ async function enableVector(client: pg.PoolClient): Promise<boolean> {
   }
 }
 
+/**
+ * Vectors of every model go in one pgvector column of no fixed size; each model gets its own
+ * partial HNSW index (pgvector.ts). Rows stored before the server had pgvector keep their bytes
+ * and are filled in before the first search, found by a partial index of the rows still
+ * without one. Checked first: ALTER TABLE would lock the table against every reader on every open.
+ */
+async function addVectorColumn(client: pg.PoolClient): Promise<void> {
+  const { rows } = await client.query<{ column: boolean; pending: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = CAST('embeddings' AS regclass)
+              AND attname = 'embedding' AND NOT attisdropped) AS column,
+            to_regclass('embeddings_without_vector') IS NOT NULL AS pending`,
+  );
+  if (!rows[0]?.column) await client.query("ALTER TABLE embeddings ADD COLUMN embedding vector");
+  if (!rows[0]?.pending) {
+    await client.query(
+      `CREATE INDEX embeddings_without_vector ON embeddings (owner_kind, model, dims, owner_id)
+       WHERE embedding IS NULL`,
+    );
+  }
+}
+
 /** Applies missing migrations and records the features, one opener at a time; whether pgvector is there. */
 async function migrate(pool: pg.Pool, url: DatabaseUrl): Promise<boolean> {
   const client = await pool.connect();
@@ -211,10 +253,7 @@ async function migrate(pool: pg.Pool, url: DatabaseUrl): Promise<boolean> {
       ]);
     }
     const vector = await enableVector(client);
-    // Vectors of every model in one column of no fixed size; each model gets its own partial
-    // HNSW index (postgres/memory-dialect.ts). Rows written before keep their bytes and are
-    // filled in before the first search.
-    if (vector) await client.query("ALTER TABLE embeddings ADD COLUMN IF NOT EXISTS embedding vector");
+    if (vector) await addVectorColumn(client);
     await client.query(
       `INSERT INTO store_features (name, enabled, checked_at) VALUES ('vector', $1, $2)
        ON CONFLICT (name) DO UPDATE SET enabled = excluded.enabled, checked_at = excluded.checked_at
@@ -222,6 +261,7 @@ async function migrate(pool: pg.Pool, url: DatabaseUrl): Promise<boolean> {
       [vector, Date.now()],
     );
     await client.query("COMMIT");
+    if (vector) await client.query(PGVECTOR_SESSION_SQL);
     return vector;
   } catch (error) {
     broken = await rollback(client);
@@ -249,7 +289,13 @@ export async function openPostgresStore(
   // JSON stays text, parsed by records.ts as for SQLite, so both backends read alike.
   types.setTypeParser(OID_JSON, (text: string) => text);
   types.setTypeParser(OID_JSONB, (text: string) => text);
+  // Set once the migration found pgvector: every later connection then gets its search settings
+  // before it is used (the migrating one has them already).
+  let vectorSettings = false;
   const pool = new postgres.Pool({
+    onConnect: async (client) => {
+      if (vectorSettings) await client.query(PGVECTOR_SESSION_SQL);
+    },
     connectionString: databaseUrl,
     types,
     max: 10,
@@ -262,6 +308,7 @@ export async function openPostgresStore(
   pool.on("error", () => {});
   try {
     const vector = await migrate(pool, url);
+    vectorSettings = vector;
     return new SqlStore(new PostgresDriver(pool, url, vector, options.nativeVectors !== false), options);
   } catch (error) {
     await pool.end();

@@ -2,26 +2,17 @@
 // memory vectors are searched (pgvector's HNSW index, or in process with the way to get
 // pgvector), and a run with an embedding model remembers into pgvector and the next run
 // recalls from it. In CI a missing PostgreSQL fails (postgres.test.ts says so); locally it skips.
-import pg from "pg";
+
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { postgresAvailability, startTestPostgres, type TestPostgres } from "../store/postgres-server.js";
+import { querySql as sql, startTestPostgres, type TestPostgres } from "../store/postgres-server.js";
 import { cleanEnv, runCli } from "../support/cli.js";
 import { type CliFixture, fakeModelArgs, useCliFixture } from "../support/cli-fixture.js";
 import type { RecordedRequest } from "../support/fake-model-server.js";
+import { skipWithout } from "../support/requirements.js";
 
-const skip = !postgresAvailability().available && !process.env.CI;
+const skip = await skipWithout("postgres", "reson on PostgreSQL");
 /** A role that may create tables but not extensions (pgvector is not a trusted extension). */
 const PLAIN_ROLE = `reson_plain_${process.pid}`;
-
-async function sql<T extends pg.QueryResultRow>(url: string, text: string): Promise<T[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<T>(text)).rows;
-  } finally {
-    await client.end();
-  }
-}
 
 async function offersPgvector(url: string): Promise<boolean> {
   const [row] = await sql<{ offered: boolean }>(

@@ -23,6 +23,17 @@ export interface TestPostgres {
   stop(): Promise<void>;
 }
 
+/** One query on its own connection, for tests that look at the database from outside. */
+export async function querySql<T extends pg.QueryResultRow>(url: string, text: string): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<T>(text)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
 export type Availability = { available: true; how: string } | { available: false; reason: string };
 
 /** The server binaries, PostgreSQL 15 first (what CI installs on bookworm). */

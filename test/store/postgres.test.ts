@@ -16,7 +16,12 @@ import { skipWithout } from "../support/requirements.js";
 import { expectUpgraded, rejection, type StoreTarget, storeContract } from "./contract.js";
 import { memoryItem, OTHER_PROJECT, PROJECT, session } from "./fixtures.js";
 import { memoryContract } from "./memory-contract.js";
-import { postgresAvailability, startTestPostgres, type TestPostgres } from "./postgres-server.js";
+import {
+  postgresAvailability,
+  querySql as sql,
+  startTestPostgres,
+  type TestPostgres,
+} from "./postgres-server.js";
 
 const availability = postgresAvailability();
 const skip = await skipWithout("postgres", "PostgreSQL store");
@@ -36,16 +41,6 @@ let home: string;
 let vectorSearch: string | undefined;
 const INSTALL_PGVECTOR =
   "bash ../shared/vendor/install-pgvector.sh (or apt-get install postgresql-15-pgvector where the distribution has it)";
-
-async function sql<T extends pg.QueryResultRow>(url: string, text: string): Promise<T[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<T>(text)).rows;
-  } finally {
-    await client.end();
-  }
-}
 
 async function postgresTarget(): Promise<StoreTarget> {
   if (!server) throw new Error("PostgreSQL did not start");

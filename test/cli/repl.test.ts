@@ -7,6 +7,10 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { cleanEnv, type TempDir, tempDir } from "../support/cli.js";
 import { type FakeModelServer, startFakeModelServer } from "../support/fake-model-server.js";
 import { type ReplSession as Session, startRepl } from "../support/repl-session.js";
+import { skipWithout } from "../support/requirements.js";
+
+// Without a working sandbox every command is asked each time: s, p and u are not offered.
+const noSandbox = await skipWithout("sandbox", "the interactive terminal");
 
 /** All the text the model was sent in a request (system, messages, tool results). */
 function requestText(body: unknown): string {
@@ -129,31 +133,34 @@ describe("the interactive terminal", () => {
     expect(await r.exited).toBe(0);
   });
 
-  it("s allows the same call for the session; p and u write the rule to the project's and the user's settings", async () => {
-    const touch = (file: string) => ({
-      toolCalls: [{ name: "execute_command", arguments: { command: `touch ${file}` } }],
-    });
-    server.enqueue(touch("s.txt"), touch("s.txt"), touch("p.txt"), touch("u.txt"), { text: "ok" });
-    const r = open();
-    await r.waitFor("reson> ");
-    r.send("make files");
-    let at = await r.waitFor("allow? [y/s/p/u/n/m/e]");
-    r.send("s");
-    // The same call again is not asked: the next prompt is for p.txt.
-    at = await r.waitFor("allow? [y/s/p/u/n/m/e]", at);
-    expect(r.output.slice(at - 200)).toContain("touch p.txt");
-    r.send("p");
-    at = await r.waitFor("allow? [y/s/p/u/n/m/e]", at);
-    r.send("u");
-    await r.waitFor(/this session/, at);
-    for (const file of ["s.txt", "p.txt", "u.txt"]) expect(existsSync(join(ws.path, file))).toBe(true);
-    const project = JSON.parse(readFileSync(join(ws.path, ".reson/settings.local.json"), "utf8"));
-    expect(project.permissions.allow).toEqual(["execute_command(touch p.txt)"]);
-    const user = JSON.parse(readFileSync(join(home.path, "settings.json"), "utf8"));
-    expect(user.permissions.allow).toEqual(["execute_command(touch u.txt)"]);
-    r.send("/exit");
-    expect(await r.exited).toBe(0);
-  });
+  it.skipIf(noSandbox)(
+    "s allows the same call for the session; p and u write the rule to the project's and the user's settings",
+    async () => {
+      const touch = (file: string) => ({
+        toolCalls: [{ name: "execute_command", arguments: { command: `touch ${file}` } }],
+      });
+      server.enqueue(touch("s.txt"), touch("s.txt"), touch("p.txt"), touch("u.txt"), { text: "ok" });
+      const r = open();
+      await r.waitFor("reson> ");
+      r.send("make files");
+      let at = await r.waitFor("allow? [y/s/p/u/n/m/e]");
+      r.send("s");
+      // The same call again is not asked: the next prompt is for p.txt.
+      at = await r.waitFor("allow? [y/s/p/u/n/m/e]", at);
+      expect(r.output.slice(at - 200)).toContain("touch p.txt");
+      r.send("p");
+      at = await r.waitFor("allow? [y/s/p/u/n/m/e]", at);
+      r.send("u");
+      await r.waitFor(/this session/, at);
+      for (const file of ["s.txt", "p.txt", "u.txt"]) expect(existsSync(join(ws.path, file))).toBe(true);
+      const project = JSON.parse(readFileSync(join(ws.path, ".reson/settings.local.json"), "utf8"));
+      expect(project.permissions.allow).toEqual(["execute_command(touch p.txt)"]);
+      const user = JSON.parse(readFileSync(join(home.path, "settings.json"), "utf8"));
+      expect(user.permissions.allow).toEqual(["execute_command(touch u.txt)"]);
+      r.send("/exit");
+      expect(await r.exited).toBe(0);
+    },
+  );
 
   it("/compact summarises the session with the summary request and the next task sees the summary", async () => {
     server.enqueue(

@@ -1,13 +1,18 @@
-// Memory search latency and vector recall, at 10k and 100k items, on SQLite (vectors by
-// sqlite-vec, and in process) and PostgreSQL (RESON_BENCH_DATABASE_URL, else a throw-away
-// local cluster; pgvector when the server has it, else in process). Three searches: full
-// text (store.memory.search), vector (store.memory.vectorSearch) and hybrid (searchMemory
-// with an embedder). Items are synthetic operations notes in English, Chinese and both, with
+// Memory search latency and vector recall on SQLite (vectors by sqlite-vec, and in process)
+// and PostgreSQL (RESON_BENCH_DATABASE_URL, else a throw-away local cluster; pgvector's HNSW
+// index when the server has it, else in process). Three searches: full text
+// (store.memory.search), vector (store.memory.vectorSearch) and hybrid (searchMemory with an
+// embedder). Items are synthetic operations notes in English, Chinese and both, with
 // 256-dimension unit vectors clustered by topic (a topic centroid plus noise), as sentence
 // embeddings are. Recall@10 is against an exact search over the same vectors in this process.
-// Prints a markdown table. With RESON_BENCH_DATABASE_URL, use a scratch database: the items stay.
+// On PostgreSQL with pgvector it also reports the HNSW index build (the store builds it at the
+// first search, CONCURRENTLY), the index and database size, inserts with the index in place,
+// and latency and recall for each ef_search asked for. Every figure is the median over --runs.
+// Prints markdown tables. With RESON_BENCH_DATABASE_URL, use a scratch database: the items stay.
 //   npm run build && node bench/memory-search.mjs [--sizes 10000,100000] [--queries 200] [--dims 256]
-//     [--only sqlite,postgres]
+//     [--only sqlite,postgres] [--modes sqlite-vec,in-process] [--runs 1] [--no-text]
+//     [--ef-search 40,100,200] [--hnsw m,ef_construction] [--maintenance-work-mem 2GB]
+//     [--parallel-workers 1]
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -20,21 +25,32 @@ const arg = (name, fallback) => {
   const at = process.argv.indexOf(`--${name}`);
   return at > 0 ? process.argv[at + 1] : fallback;
 };
-const SIZES = String(arg("sizes", "10000,100000")).split(",").map(Number);
-const ONLY = arg("only", "sqlite,postgres").split(",");
+const list = (name, fallback) => String(arg(name, fallback)).split(",").filter(Boolean);
+const SIZES = list("sizes", "10000,100000").map(Number);
+const ONLY = list("only", "sqlite,postgres");
+const SQLITE_MODES = list("modes", "sqlite-vec,in-process");
 const QUERIES = Number(arg("queries", 200));
 const DIMS = Number(arg("dims", 256));
+const RUNS = Number(arg("runs", 1));
+const TEXT = !process.argv.includes("--no-text");
+const EF_SEARCH = list("ef-search", "").map(Number);
+const HNSW = arg("hnsw", undefined)?.split(",").map(Number);
+const MAINTENANCE_WORK_MEM = arg("maintenance-work-mem", "2GB");
+const PARALLEL_WORKERS = Number(arg("parallel-workers", 1));
 const BATCH = 1000;
 const K = 10;
+/** Items appended after the searches, with the index in place. */
+const APPENDED = 1000;
 const ROOT = resolve(import.meta.dirname, "..");
-for (const built of ["dist/store/index.js", "dist/memory/index.js"]) {
+for (const built of ["dist/store/index.js", "dist/memory/index.js", "dist/store/postgres/pgvector.js"]) {
   if (!existsSync(join(ROOT, built))) {
     console.error(`${built} is missing: run \`npm run build\` first.`);
     process.exit(1);
   }
 }
-const { openStore, percentile } = await import(join(ROOT, "dist/store/index.js"));
+const { openStore, percentile, MemoryIndex } = await import(join(ROOT, "dist/store/index.js"));
 const { searchMemory, hybridRank, HYBRID_DEFAULTS } = await import(join(ROOT, "dist/memory/index.js"));
+const pgvector = await import(join(ROOT, "dist/store/postgres/pgvector.js"));
 const pgServer = (
   await runnerImport(join(ROOT, "test/store/postgres-server.ts"), { configFile: false, logLevel: "silent" })
 ).module;
@@ -121,7 +137,8 @@ function noisy(random, centroid, noise) {
   return unit(v);
 }
 
-function corpus(size) {
+/** `size` items (and `extra` more after them, for appends), then the queries; seeded by size. */
+function corpus(size, extra = 0) {
   const random = mulberry32(size);
   const pick = (list) => list[Math.floor(random() * list.length)];
   const centroids = Array.from({ length: TOPICS }, () =>
@@ -130,7 +147,7 @@ function corpus(size) {
   const items = [];
   const vectors = [];
   const now = Date.UTC(2026, 10, 30);
-  for (let i = 0; i < size; i++) {
+  for (let i = 0; i < size + extra; i++) {
     const c = Math.floor(random() * COMPONENTS.length);
     const s = Math.floor(random() * ISSUES.length);
     const [component, componentZh] = COMPONENTS[c];
@@ -177,13 +194,11 @@ function corpus(size) {
 }
 
 // --- measuring -----------------------------------------------------------------------------
-function exactTop(vectors, query, k) {
-  const scores = vectors.map((v, i) => {
-    let dot = 0;
-    for (let j = 0; j < DIMS; j++) dot += v[j] * query[j];
-    return [i, dot];
-  });
-  return scores.sort((a, b) => b[1] - a[1]).slice(0, k);
+/** The exact top k of every query, by the in-process index (a full scan). */
+function exactIndex(vectors) {
+  const index = new MemoryIndex({ dims: DIMS, initialCapacity: vectors.length, maxVectors: vectors.length });
+  for (const [i, v] of vectors.entries()) index.add(String(i), v);
+  return (query, k) => index.search(query, k).map((hit) => [Number(hit.id), hit.score]);
 }
 
 async function timed(run) {
@@ -197,178 +212,335 @@ async function timed(run) {
   return { p50: percentile(times, 50), p95: percentile(times, 95) };
 }
 
-const ms = (n) => (n < 10 ? n.toFixed(2) : n.toFixed(1));
+function recallOf(results, exact) {
+  let sum = 0;
+  for (const [q, found] of results.entries()) {
+    const want = exact[q];
+    sum += want.size === 0 ? 1 : found.filter((id) => want.has(id)).length / want.size;
+  }
+  return sum / results.length;
+}
 
-/** After the bulk load, as a server settles: the text index merged, statistics current. */
-async function settle(databaseUrl) {
-  if (!databaseUrl) return;
+async function withClient(databaseUrl, use) {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    await client.query("VACUUM ANALYZE memory_items, embeddings");
+    return await use(client);
   } finally {
     await client.end();
   }
 }
 
-async function bench(label, size, open, databaseUrl) {
-  const { items, vectors, queries, now } = corpus(size);
+/** After the bulk load, as a server settles: the text index merged, statistics current. */
+async function settle(databaseUrl) {
+  if (!databaseUrl) return;
+  await withClient(databaseUrl, (client) => client.query("VACUUM ANALYZE memory_items, embeddings"));
+}
+
+/** The HNSW index of the bench's scope on PostgreSQL: its name and its size, or undefined. */
+async function hnswIndex(databaseUrl, model) {
+  const layout = pgvector.layoutOf("memory", model, DIMS);
+  return withClient(databaseUrl, async (client) => {
+    const { rows } = await client.query(
+      "SELECT pg_relation_size(c.oid) AS bytes, i.indisvalid AS valid FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid WHERE c.relname = $1",
+      [layout.name],
+    );
+    return rows[0]
+      ? { name: layout.name, bytes: Number(rows[0].bytes), valid: rows[0].valid, layout }
+      : undefined;
+  });
+}
+
+/** Builds the index the store would, with other m and ef_construction (--hnsw). */
+async function prebuild(databaseUrl, model, [m, efConstruction]) {
+  const layout = pgvector.layoutOf("memory", model, DIMS);
+  await withClient(databaseUrl, (client) =>
+    client.query(
+      `CREATE INDEX CONCURRENTLY ${layout.name} ON embeddings USING hnsw (${layout.expression} ${layout.opclass})
+       WITH (m = ${m}, ef_construction = ${efConstruction}) WHERE ${layout.predicate}`,
+    ),
+  );
+}
+
+function appendOps(items, vectors, from, to, model, now) {
+  const ops = [];
+  for (let i = from; i < to; i++) ops.push({ op: "appendMemory", item: items[i] });
+  for (let i = from; i < to; i++) {
+    ops.push({
+      op: "putEmbedding",
+      embedding: {
+        ownerKind: "memory",
+        ownerId: items[i].id,
+        projectKey: items[i].projectKey,
+        model,
+        vector: vectors[i],
+        createdAt: now,
+      },
+    });
+  }
+  return ops;
+}
+
+/**
+ * One store at one size: load, ready, search. Numbers only (the tables are made after every
+ * run); `databaseUrl` is set for PostgreSQL.
+ */
+async function bench(size, open, databaseUrl) {
+  const { items, vectors, queries, now } = corpus(size, APPENDED);
   const store = await open();
   const projectKey = items[0].projectKey;
   const model = `synthetic-${DIMS}`;
+  const pgvectorSearch = store.features.vectorSearch === "pgvector-hnsw";
+  const out = { textByKind: [] };
   try {
     const loadStarted = performance.now();
     for (let at = 0; at < size; at += BATCH) {
-      const ops = [];
-      for (let i = at; i < Math.min(size, at + BATCH); i++) ops.push({ op: "appendMemory", item: items[i] });
-      for (let i = at; i < Math.min(size, at + BATCH); i++) {
-        ops.push({
-          op: "putEmbedding",
-          embedding: {
-            ownerKind: "memory",
-            ownerId: items[i].id,
-            projectKey,
-            model,
-            vector: vectors[i],
-            createdAt: now,
-          },
-        });
-      }
-      await store.apply(ops);
+      await store.apply(appendOps(items, vectors, at, Math.min(size, at + BATCH), model, now));
     }
-    const loadSeconds = (performance.now() - loadStarted) / 1000;
+    out.loadSeconds = (performance.now() - loadStarted) / 1000;
     await settle(databaseUrl);
     await store.memory.setIndexIdentity({ model, dims: DIMS }, { projectKey });
     const options = { projectKey, limit: K };
 
+    // On pgvector the first search builds the HNSW index (unless --hnsw built it just before).
     const coldStarted = performance.now();
+    if (pgvectorSearch && HNSW) await prebuild(databaseUrl, model, HNSW);
     await store.memory.vectorSearch(queries[0].vector, model, options);
-    const coldMs = performance.now() - coldStarted;
+    out.coldMs = performance.now() - coldStarted;
+    if (pgvectorSearch) {
+      const index = await hnswIndex(databaseUrl, model);
+      if (!index?.valid) throw new Error("the first search left no valid HNSW index");
+      out.buildSeconds = out.coldMs / 1000;
+      out.indexMb = index.bytes / 2 ** 20;
+    }
+    out.sizeMb = (await store.sizeBytes()) / 2 ** 20;
 
-    const textTimes = [];
-    const text = await timed(async (q) => {
-      const started = performance.now();
-      await store.memory.search(queries[q].text, options);
-      textTimes.push([q % QUERY_KINDS.length, performance.now() - started]);
-    });
-    const byKind = QUERY_KINDS.map((_, kind) => {
-      const sorted = textTimes
-        .filter(([k]) => k === kind)
-        .map(([, t]) => t)
-        .sort((a, b) => a - b);
-      return `${ms(percentile(sorted, 50))} / ${ms(percentile(sorted, 95))}`;
-    });
-    textByKind.push([label, size.toLocaleString("en-US"), ...byKind]);
-    const vectorResults = [];
-    const vector = await timed(async (q) => {
-      vectorResults[q] = await store.memory.vectorSearch(queries[q].vector, model, options);
-    });
-    let vectorRecall = 0;
-    for (const [q, query] of queries.entries()) {
-      const exact = new Set(exactTop(vectors, query.vector, K).map(([i]) => items[i].id));
-      vectorRecall += vectorResults[q].filter((m) => exact.has(m.item.id)).length / K;
-    }
-    const hybridResults = [];
-    const hybrid = await timed(async (q) => {
-      const query = queries[q];
-      hybridResults[q] = await searchMemory({
-        store,
-        query: query.text,
-        projectKey,
-        limit: K,
-        embed: async () => query.vector,
-        now,
+    const exactTop = exactIndex(vectors.slice(0, size));
+    const exact = queries.map((query) => new Set(exactTop(query.vector, K).map(([i]) => items[i].id)));
+    const vectorRun = async () => {
+      const found = [];
+      const latency = await timed(async (q) => {
+        found[q] = (await store.memory.vectorSearch(queries[q].vector, model, options)).map((m) => m.item.id);
       });
-    });
-    // Recall against the same ranking over an exact vector leg (outside the timing).
-    let hybridRecall = 0;
-    for (const [q, query] of queries.entries()) {
-      const candidates = K * HYBRID_DEFAULTS.candidateMultiplier;
-      const textLeg = await store.memory.search(query.text, { projectKey, limit: candidates });
-      const vectorLeg = exactTop(vectors, query.vector, candidates).map(([i, score]) => ({
-        item: items[i],
-        score,
-      }));
-      const exact = hybridRank(
-        { text: textLeg.map((m) => ({ item: m.item, score: m.score })), vector: vectorLeg },
-        { limit: K, now, isEvergreen: (item) => item.kind === "note" },
-      );
-      const exactIds = new Set(exact.map((h) => h.item.id));
-      const found = hybridResults[q].hits.filter((h) => exactIds.has(h.item.id)).length;
-      hybridRecall += exactIds.size === 0 ? 1 : found / exactIds.size;
+      return { ...latency, recall: recallOf(found, exact) };
+    };
+    out.vector = await vectorRun();
+
+    if (TEXT) {
+      const textTimes = [];
+      out.text = await timed(async (q) => {
+        const started = performance.now();
+        await store.memory.search(queries[q].text, options);
+        textTimes.push([q % QUERY_KINDS.length, performance.now() - started]);
+      });
+      out.textByKind = QUERY_KINDS.map((_, kind) => {
+        const sorted = textTimes
+          .filter(([k]) => k === kind)
+          .map(([, t]) => t)
+          .sort((a, b) => a - b);
+        return { p50: percentile(sorted, 50), p95: percentile(sorted, 95) };
+      });
+      const hybridResults = [];
+      const hybrid = await timed(async (q) => {
+        const query = queries[q];
+        hybridResults[q] = await searchMemory({
+          store,
+          query: query.text,
+          projectKey,
+          limit: K,
+          embed: async () => query.vector,
+          now,
+        });
+      });
+      // Recall against the same ranking over an exact vector leg (outside the timing).
+      const exactHybrid = [];
+      for (const [q, query] of queries.entries()) {
+        const candidates = K * HYBRID_DEFAULTS.candidateMultiplier;
+        const textLeg = await store.memory.search(query.text, { projectKey, limit: candidates });
+        const vectorLeg = exactTop(query.vector, candidates).map(([i, score]) => ({ item: items[i], score }));
+        const ranked = hybridRank(
+          { text: textLeg.map((m) => ({ item: m.item, score: m.score })), vector: vectorLeg },
+          { limit: K, now, isEvergreen: (item) => item.kind === "note" },
+        );
+        exactHybrid[q] = new Set(ranked.map((h) => h.item.id));
+      }
+      const found = hybridResults.map((result) => result.hits.map((h) => h.item.id));
+      out.hybrid = { ...hybrid, recall: recallOf(found, exactHybrid) };
     }
-    return [
-      label,
-      size.toLocaleString("en-US"),
-      `${ms(text.p50)} / ${ms(text.p95)}`,
-      `${ms(vector.p50)} / ${ms(vector.p95)}`,
-      (vectorRecall / QUERIES).toFixed(3),
-      `${ms(hybrid.p50)} / ${ms(hybrid.p95)}`,
-      (hybridRecall / QUERIES).toFixed(3),
-      `${ms(coldMs)}`,
-      loadSeconds.toFixed(1),
-    ];
+
+    if (pgvectorSearch) {
+      out.efSearch = [];
+      for (const ef of EF_SEARCH) {
+        // A database setting: the store leaves ef_search alone when one is set.
+        await withClient(databaseUrl, (c) =>
+          c.query(`ALTER DATABASE ${c.database} SET hnsw.ef_search = ${ef}`),
+        );
+        const tuned = await open();
+        try {
+          const found = [];
+          const times = await timed(async (q) => {
+            found[q] = (await tuned.memory.vectorSearch(queries[q].vector, model, options)).map(
+              (m) => m.item.id,
+            );
+          });
+          out.efSearch.push({ ef, ...times, recall: recallOf(found, exact) });
+        } finally {
+          await tuned.close();
+          await withClient(databaseUrl, (c) => c.query(`ALTER DATABASE ${c.database} RESET hnsw.ef_search`));
+        }
+      }
+    }
+    // Appends once the index is there: what every later remembered item costs.
+    const appendStarted = performance.now();
+    await store.apply(appendOps(items, vectors, size, size + APPENDED, model, now));
+    out.appendMs = (performance.now() - appendStarted) / APPENDED;
+    return out;
   } finally {
     await store.close();
   }
 }
 
+// --- the matrix, the medians, the tables ---------------------------------------------------
+const median = (values) => {
+  const sorted = values.filter((v) => v !== undefined && !Number.isNaN(v)).sort((a, b) => a - b);
+  if (sorted.length === 0) return undefined;
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+/** The median of every number at the same place in each run's result. */
+function medianOf(results) {
+  const [first] = results;
+  if (typeof first === "number") return median(results);
+  if (Array.isArray(first)) return first.map((_, i) => medianOf(results.map((r) => r[i])));
+  if (first && typeof first === "object") {
+    return Object.fromEntries(Object.keys(first).map((key) => [key, medianOf(results.map((r) => r?.[key]))]));
+  }
+  return first;
+}
+
+const ms = (n) => (n === undefined ? "—" : n < 10 ? n.toFixed(2) : n.toFixed(1));
+const pair = (t) => (t ? `${ms(t.p50)} / ${ms(t.p95)}` : "—");
+const fixed = (n, digits) => (n === undefined ? "—" : n.toFixed(digits));
+
 const rows = [];
-const textByKind = [];
 const homes = [];
 const sqlite = (nativeVectors) => async () => {
   const home = await mkdtemp(join(tmpdir(), "reson-bench-memory-"));
   homes.push(home);
   return openStore({ home, nativeVectors });
 };
+/** Vectors the in-process index keeps at most (the store's 256 MiB budget); beyond, it scans pages. */
+const IN_PROCESS_MAX = Math.floor((256 * 2 ** 20) / (DIMS * 4));
+const settings = [
+  `maintenance_work_mem = '${MAINTENANCE_WORK_MEM}'`,
+  `max_parallel_maintenance_workers = ${PARALLEL_WORKERS}`,
+];
+
+async function postgresRows(server, given) {
+  for (const size of SIZES) {
+    const results = [];
+    let how = "";
+    for (let run = 0; run < RUNS; run++) {
+      const databaseUrl = given ?? (await server.createDatabase());
+      // Index build settings for every session of this database, the store's included.
+      await withClient(databaseUrl, async (c) => {
+        for (const setting of settings) await c.query(`ALTER DATABASE ${c.database} SET ${setting}`);
+      });
+      const open = () => openStore({ home: tmpdir(), databaseUrl });
+      const probe = await open();
+      how = probe.features.vectorSearch;
+      await probe.close();
+      results.push(await bench(size, open, databaseUrl));
+    }
+    rows.push({ label: `PostgreSQL, vectors: ${how}`, size, ...medianOf(results) });
+  }
+}
+
 try {
   for (const size of ONLY.includes("sqlite") ? SIZES : []) {
-    const probe = await sqlite(true)();
-    const how = probe.features.vectorSearch;
-    await probe.close();
-    rows.push(await bench(`SQLite, vectors: ${how}`, size, sqlite(true)));
-    rows.push(await bench("SQLite, vectors: in-process", size, sqlite(false)));
+    for (const mode of SQLITE_MODES) {
+      const native = mode !== "in-process";
+      if (!native && size > IN_PROCESS_MAX) {
+        rows.push({
+          label: "SQLite, vectors: in-process",
+          size,
+          note: "not measured: over the in-process budget",
+        });
+        continue;
+      }
+      const probe = await sqlite(native)();
+      const label = `SQLite, vectors: ${probe.features.vectorSearch}`;
+      await probe.close();
+      const results = [];
+      for (let run = 0; run < RUNS; run++) results.push(await bench(size, sqlite(native)));
+      rows.push({ label, size, ...medianOf(results) });
+    }
   }
   const given = process.env.RESON_BENCH_DATABASE_URL;
   const availability = pgServer.postgresAvailability();
   if (!ONLY.includes("postgres")) {
     // Not asked for.
   } else if (given || availability.available) {
-    const server = given ? undefined : await pgServer.startTestPostgres();
+    const server = given
+      ? undefined
+      : await pgServer.startTestPostgres({ settings: [`shared_buffers=${arg("shared-buffers", "1GB")}`] });
     try {
-      for (const size of SIZES) {
-        const databaseUrl = given ?? (await server.createDatabase());
-        const probe = await openStore({ home: tmpdir(), databaseUrl });
-        const how = probe.features.vectorSearch;
-        await probe.close();
-        rows.push(
-          await bench(
-            `PostgreSQL, vectors: ${how}`,
-            size,
-            () => openStore({ home: tmpdir(), databaseUrl }),
-            databaseUrl,
-          ),
-        );
-      }
+      await postgresRows(server, given);
     } finally {
       await server?.stop();
     }
   } else {
-    rows.push(["PostgreSQL", `not measured: ${availability.reason}`, "", "", "", "", "", "", ""]);
+    rows.push({ label: "PostgreSQL", size: 0, note: `not measured: ${availability.reason}` });
   }
 } finally {
   for (const home of homes) await rm(home, { recursive: true, force: true });
 }
 
+const items = (row) => row.size.toLocaleString("en-US");
 console.log(
-  `\nMemory search, ${QUERIES} queries each, top ${K}; ${DIMS}-dimension vectors. Latency p50 / p95 in ms.\n`,
+  `\nMemory search, ${QUERIES} queries each, top ${K}; ${DIMS}-dimension vectors; medians of ${RUNS} run${RUNS === 1 ? "" : "s"}. Latency p50 / p95 in ms.\n`,
 );
 console.log(
-  "| store | items | full text | vector | vector recall@10 | hybrid | hybrid recall@10 | first vector search (ms) | load (s) |",
+  "| store | items | vector | vector recall@10 | full text | hybrid | hybrid recall@10 | first vector search (ms) | load (s) | append with index (ms/item) |",
 );
-console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
-for (const row of rows) console.log(`| ${row.join(" | ")} |`);
-console.log("\nFull-text latency by query shape, p50 / p95 in ms.\n");
-console.log(`| store | items | ${QUERY_KINDS.join(" | ")} |`);
-console.log(`| --- | ---: |${" ---: |".repeat(QUERY_KINDS.length)}`);
-for (const row of textByKind) console.log(`| ${row.join(" | ")} |`);
+console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+for (const row of rows) {
+  if (row.note) {
+    console.log(`| ${row.label} | ${row.size ? items(row) : ""} | ${row.note} | | | | | | | |`);
+    continue;
+  }
+  console.log(
+    `| ${row.label} | ${items(row)} | ${pair(row.vector)} | ${fixed(row.vector?.recall, 3)} | ${pair(row.text)} | ${pair(row.hybrid)} | ${fixed(row.hybrid?.recall, 3)} | ${ms(row.coldMs)} | ${fixed(row.loadSeconds, 1)} | ${fixed(row.appendMs, 2)} |`,
+  );
+}
+console.log("\nSize on disk after the load (and the index), MB.\n");
+console.log("| store | items | database | HNSW index | index build (s) |");
+console.log("| --- | ---: | ---: | ---: | ---: |");
+for (const row of rows.filter((r) => !r.note)) {
+  console.log(
+    `| ${row.label} | ${items(row)} | ${fixed(row.sizeMb, 0)} | ${fixed(row.indexMb, 0)} | ${fixed(row.buildSeconds, 1)} |`,
+  );
+}
+const swept = rows.filter((r) => r.efSearch?.length);
+if (swept.length > 0) {
+  console.log(
+    `\npgvector HNSW (m = ${HNSW?.[0] ?? pgvector.HNSW_M}, ef_construction = ${HNSW?.[1] ?? pgvector.HNSW_EF_CONSTRUCTION}) by ef_search (the store's default is ${pgvector.HNSW_EF_SEARCH}): vector search p50 / p95 in ms, recall@10.\n`,
+  );
+  console.log("| items | ef_search | vector | recall@10 |");
+  console.log("| ---: | ---: | ---: | ---: |");
+  for (const row of swept) {
+    for (const e of row.efSearch)
+      console.log(`| ${items(row)} | ${e.ef} | ${pair(e)} | ${fixed(e.recall, 3)} |`);
+  }
+}
+if (TEXT) {
+  console.log("\nFull-text latency by query shape, p50 / p95 in ms.\n");
+  console.log(`| store | items | ${QUERY_KINDS.join(" | ")} |`);
+  console.log(`| --- | ---: |${" ---: |".repeat(QUERY_KINDS.length)}`);
+  for (const row of rows.filter((r) => !r.note)) {
+    console.log(`| ${row.label} | ${items(row)} | ${row.textByKind.map(pair).join(" | ")} |`);
+  }
+}
+console.log(
+  `\nPostgreSQL settings: ${settings.join(", ")}, shared_buffers ${arg("shared-buffers", "1GB")} (throw-away cluster: fsync off).`,
+);

@@ -39,9 +39,12 @@ describe.skipIf(skip)("reson on PostgreSQL", () => {
     await sql(adminUrl, `CREATE ROLE ${PLAIN_ROLE} LOGIN`);
   }, 60_000);
   afterAll(async () => {
-    for (const url of plainDatabases) await sql(url, `DROP OWNED BY ${PLAIN_ROLE}`);
-    await sql(adminUrl, `DROP ROLE ${PLAIN_ROLE}`);
-    await server?.stop();
+    try {
+      for (const url of plainDatabases) await sql(url, `DROP OWNED BY ${PLAIN_ROLE}`);
+      await sql(adminUrl, `DROP ROLE ${PLAIN_ROLE}`);
+    } finally {
+      await server?.stop();
+    }
   }, 60_000);
 
   const doctor = (databaseUrl: string) =>

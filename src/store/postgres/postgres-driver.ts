@@ -93,12 +93,7 @@ class PostgresDriver implements Driver {
 
   /** One client for a while, its queries sent as they are ($1 parameters, no named statements). */
   async #session<T>(use: (query: (sql: string, params?: SqlValue[]) => Promise<Row[]>) => Promise<T>) {
-    let client: pg.PoolClient;
-    try {
-      client = await this.#pool.connect();
-    } catch (error) {
-      throw unavailable(this.#url, error);
-    }
+    const client = await this.#connect();
     let broken: Error | undefined;
     try {
       return await use(async (sql, params = []) => (await client.query<Row>(sql, params)).rows);
@@ -108,6 +103,15 @@ class PostgresDriver implements Driver {
       throw unavailable(this.#url, error);
     } finally {
       client.release(broken);
+    }
+  }
+
+  /** A client from the pool; a server out of reach is store_unavailable. */
+  async #connect(): Promise<pg.PoolClient> {
+    try {
+      return await this.#pool.connect();
+    } catch (error) {
+      throw unavailable(this.#url, error);
     }
   }
 
@@ -132,12 +136,7 @@ class PostgresDriver implements Driver {
 
   async transact(statements: readonly Statement[], options: TransactOptions = {}): Promise<number[]> {
     for (let attempt = 1; ; attempt++) {
-      let client: pg.PoolClient;
-      try {
-        client = await this.#pool.connect();
-      } catch (error) {
-        throw unavailable(this.#url, error);
-      }
+      const client = await this.#connect();
       let broken: Error | undefined;
       try {
         await client.query(options.consistent ? "BEGIN ISOLATION LEVEL REPEATABLE READ" : "BEGIN");

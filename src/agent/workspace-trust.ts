@@ -4,8 +4,8 @@
 // `trustWorkspace` (--trust-workspace). A headless caller has no one to ask, so it is refused.
 import { homedir } from "node:os";
 import { isTrustedFolder, resonHome, trustedFoldersPath } from "../config/index.js";
-import { ResonError } from "../core/errors.js";
-import { workspaceRootRisk } from "../workspace/index.js";
+import { ResonError, toResonError } from "../core/errors.js";
+import { Workspace, type WorkspaceOptions, workspaceRootRisk } from "../workspace/index.js";
 
 export type WorkspaceStanding =
   | { kind: "ok" }
@@ -46,4 +46,18 @@ export async function workspaceStanding(
       },
     ),
   };
+}
+
+/** Opens the workspace folder; what is wrong with it is `workspace_invalid`. */
+export async function openWorkspace(dir: string, options: WorkspaceOptions): Promise<Workspace> {
+  try {
+    return await Workspace.open(dir, options);
+  } catch (error) {
+    const cause = toResonError(error);
+    throw new ResonError("workspace_invalid", cause.message, {
+      cause,
+      ...(cause.hint ? { hint: cause.hint } : {}),
+      details: { path: dir },
+    });
+  }
 }

@@ -1,0 +1,93 @@
+// Finding runs in the store: a run by id, prefix or session, whether a session is free for a
+// new run, and the outcome of a run that already ended.
+import { basename } from "node:path";
+import { ResonError } from "../core/errors.js";
+import type { RunLimits } from "../core/usage.js";
+import {
+  describeHolder,
+  holderAlive,
+  leaseSince,
+  type SessionRecord,
+  type Store,
+  type TraceRecord,
+} from "../store/index.js";
+import type { LoopSnapshot } from "./recorder.js";
+import type { RunResult } from "./types.js";
+
+/** Resume of a run that already ended and was learned from: its stored outcome, nothing run. */
+export function endedResult(trace: TraceRecord, snapshot: LoopSnapshot): RunResult {
+  return {
+    runId: trace.id,
+    sessionId: trace.sessionId,
+    status: "completed",
+    finalText: snapshot.lastText,
+    steps: trace.steps,
+    usage: trace.usage,
+    durationMs: (trace.endedAt ?? trace.updatedAt) - trace.startedAt,
+    alreadyEnded: true,
+  };
+}
+
+/**
+ * Refuses a new run in a session whose newest run another live process holds: the two would
+ * write the same conversation at once.
+ */
+export async function assertSessionFree(store: Store, session: SessionRecord): Promise<void> {
+  if (!session.lastTraceId) return;
+  const lease = await store.leases.get(session.lastTraceId);
+  if (lease?.state !== "held" || holderAlive(lease.holder) === false) return;
+  throw new ResonError(
+    "run_leased",
+    `Session ${session.id} is busy: its run ${lease.traceId} is held by ${describeHolder(lease.holder)} ${leaseSince(lease)}.`,
+    {
+      hint: "Wait for that run to end, or start a new session (without --continue).",
+      details: { sessionId: session.id, traceId: lease.traceId, holder: lease.holder, epoch: lease.epoch },
+    },
+  );
+}
+
+export function definedLimits(limits: RunLimits): RunLimits {
+  const out: RunLimits = {};
+  if (limits.maxTokens !== undefined) out.maxTokens = limits.maxTokens;
+  if (limits.maxCostUsd !== undefined) out.maxCostUsd = limits.maxCostUsd;
+  if (limits.maxWallMs !== undefined) out.maxWallMs = limits.maxWallMs;
+  return out;
+}
+
+export function titleOf(task: string, workspace: string): string {
+  const line = task.trim().split("\n", 1)[0] ?? "";
+  const title = line.length > 80 ? `${line.slice(0, 79)}…` : line;
+  return title || basename(workspace);
+}
+
+/**
+ * A run by id or unique prefix; a session id means the session's newest run. A session and its
+ * first run are made in the same millisecond, so their ids share the 10-character time part: a
+ * short prefix that names only a session and its own runs is read as the session.
+ */
+export async function findTrace(store: Store, id: string): Promise<TraceRecord> {
+  const found = await store.resolveId(id).catch(async (error: unknown) => {
+    const session = await sessionOwningAll(store, error);
+    if (!session) throw error;
+    return { kind: "session" as const, session };
+  });
+  if (found.kind === "trace") return found.trace;
+  const traceId = found.session.lastTraceId;
+  const trace = traceId ? await store.traces.get(traceId) : undefined;
+  if (!trace) throw new ResonError("not_found", `Session ${found.session.id} has no run to resume.`);
+  return trace;
+}
+
+export async function sessionOwningAll(store: Store, error: unknown): Promise<SessionRecord | undefined> {
+  if (!(error instanceof ResonError) || error.code !== "ambiguous_id") return undefined;
+  const candidates = (error.details?.candidates ?? []) as Array<{ kind: string; id: string }>;
+  const sessions = candidates.filter((c) => c.kind === "session");
+  if (sessions.length !== 1 || candidates.length > 10) return undefined;
+  const session = await store.sessions.get(sessions[0]!.id);
+  if (!session) return undefined;
+  for (const candidate of candidates.filter((c) => c.kind === "trace")) {
+    const trace = await store.traces.get(candidate.id);
+    if (trace?.sessionId !== session.id) return undefined;
+  }
+  return session;
+}

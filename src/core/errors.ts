@@ -1,5 +1,6 @@
 // The one error type of reson: every failure that crosses a module boundary is a
 // ResonError with a stable code, a message for people and a hint saying what to do next.
+import { type Static, Type } from "typebox";
 
 export const PROVIDER_ERROR_CODES = [
   "provider_timeout",
@@ -58,6 +59,14 @@ export type ErrorCode =
   | "secret_invalid"
   | "secret_unavailable"
   | "web_fetch_failed"
+  | "unauthorized"
+  | "forbidden"
+  | "invalid_request"
+  | "method_not_allowed"
+  | "payload_too_large"
+  | "unsupported_media_type"
+  | "idempotency_conflict"
+  | "session_busy"
   | "internal_error";
 
 export interface ResonErrorOptions {
@@ -86,12 +95,17 @@ export class ResonError extends Error {
 }
 
 /** The plain-data form of an error, as it appears in events, tool results and traces. */
-export interface SerializedError {
-  code: ErrorCode;
-  message: string;
-  hint?: string;
-  details?: Record<string, unknown>;
-}
+export const SerializedErrorSchema = Type.Object(
+  {
+    // A plain string on the wire: clients must accept codes added after they were built.
+    code: Type.Unsafe<ErrorCode>(Type.String({ description: "stable error code, e.g. provider_timeout" })),
+    message: Type.String(),
+    hint: Type.Optional(Type.String({ description: "what to do next" })),
+    details: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  },
+  { $id: "SerializedError" },
+);
+export type SerializedError = Static<typeof SerializedErrorSchema>;
 
 export function isResonError(value: unknown): value is ResonError {
   return value instanceof ResonError;

@@ -1,227 +1,424 @@
 // The typed event stream of a run. The CLI, the server, the trace recorder and tests all
-// consume these same events; anything a user may want to see or test is one of them.
-import type { SerializedError } from "./errors.js";
-import type { RunLimits, Usage } from "./usage.js";
+// consume these same events; anything a user may want to see or test is one of them. One
+// definition in TypeBox: the types below are derived from the schemas, and the server's
+// OpenAPI document and SSE stream describe the same shapes `reson run --json` prints.
+import { type Static, type TProperties, Type } from "typebox";
+import { SerializedErrorSchema } from "./errors.js";
+import { RunLimitsSchema, UsageSchema } from "./usage.js";
 
-export type RunStatus = "completed" | "failed" | "aborted";
-export type LoopPhase = "prepare" | "call_provider" | "dispatch_tools" | "finalize";
-export type StopReason = "stop" | "length" | "toolUse";
+export const RunStatusSchema = Type.Union(
+  [Type.Literal("completed"), Type.Literal("failed"), Type.Literal("aborted")],
+  { $id: "RunStatus" },
+);
+export type RunStatus = Static<typeof RunStatusSchema>;
+export const LoopPhaseSchema = Type.Union([
+  Type.Literal("prepare"),
+  Type.Literal("call_provider"),
+  Type.Literal("dispatch_tools"),
+  Type.Literal("finalize"),
+]);
+export type LoopPhase = Static<typeof LoopPhaseSchema>;
+export const StopReasonSchema = Type.Union([
+  Type.Literal("stop"),
+  Type.Literal("length"),
+  Type.Literal("toolUse"),
+]);
+export type StopReason = Static<typeof StopReasonSchema>;
 
-interface EventBase {
-  runId: string;
-  /** 1-based model call number; 0 before the first step. */
-  step: number;
-  /** Milliseconds since the epoch. */
-  ts: number;
+const EventBase = {
+  runId: Type.String(),
+  step: Type.Integer({ minimum: 0, description: "1-based model call number; 0 before the first step" }),
+  ts: Type.Number({ description: "milliseconds since the epoch" }),
+};
+
+/** An event's schema: its `type` literal, the common fields, its own; named for OpenAPI components. */
+function eventSchema<Name extends string, Properties extends TProperties>(
+  type: Name,
+  id: string,
+  properties: Properties,
+  description: string,
+) {
+  return Type.Object({ type: Type.Literal(type), ...EventBase, ...properties }, { $id: id, description });
 }
 
-export interface RunStartEvent extends EventBase {
-  type: "run_start";
-  sessionId: string;
-  /** True when the run continues from a committed state (reson resume). */
-  resumed: boolean;
-  task: string;
-  provider: string;
-  model: string;
-  workspace: string;
-  maxIterations: number;
-  /** The run's hard limits (tokens, cost, wall time), where it has any. */
-  limits?: RunLimits;
-  /** One line on what contains the run's commands, e.g. "sandbox: enforced (bwrap 0.8.0, …)". */
-  sandbox?: string;
-}
+/** Milliseconds since the epoch after which an unanswered prompt is answered by the timeout. */
+const ExpiresAt = Type.Number({
+  description: "milliseconds since the epoch; unanswered by then, it times out",
+});
+const PromptId = Type.String({
+  description: "names the prompt in the answer (POST) and in the outcome event",
+});
 
-export interface StepStartEvent extends EventBase {
-  type: "step_start";
-}
+export const RunStartEventSchema = eventSchema(
+  "run_start",
+  "RunStartEvent",
+  {
+    sessionId: Type.String(),
+    resumed: Type.Boolean({
+      description: "true when the run continues from a committed state (reson resume)",
+    }),
+    task: Type.String(),
+    provider: Type.String(),
+    model: Type.String(),
+    workspace: Type.String(),
+    maxIterations: Type.Integer(),
+    limits: Type.Optional(RunLimitsSchema),
+    sandbox: Type.Optional(
+      Type.String({
+        description: 'what contains the run\'s commands, e.g. "sandbox: enforced (bwrap 0.8.0, …)"',
+      }),
+    ),
+  },
+  "A run started or resumed.",
+);
+export type RunStartEvent = Static<typeof RunStartEventSchema>;
 
-export interface PhaseEvent extends EventBase {
-  type: "phase";
-  phase: LoopPhase;
-}
+export const StepStartEventSchema = eventSchema("step_start", "StepStartEvent", {}, "A model call begins.");
+export type StepStartEvent = Static<typeof StepStartEventSchema>;
 
-export interface TextDeltaEvent extends EventBase {
-  type: "text_delta";
-  delta: string;
-}
+export const PhaseEventSchema = eventSchema(
+  "phase",
+  "PhaseEvent",
+  { phase: LoopPhaseSchema },
+  "The loop moved to another phase of the step.",
+);
+export type PhaseEvent = Static<typeof PhaseEventSchema>;
 
-export interface ThinkingDeltaEvent extends EventBase {
-  type: "thinking_delta";
-  delta: string;
-}
+export const TextDeltaEventSchema = eventSchema(
+  "text_delta",
+  "TextDeltaEvent",
+  { delta: Type.String() },
+  "Text of the model's answer as it streams (live only over SSE).",
+);
+export type TextDeltaEvent = Static<typeof TextDeltaEventSchema>;
 
-export interface ProviderRetryEvent extends EventBase {
-  type: "provider_retry";
-  /** The attempt that failed, 1-based. */
-  attempt: number;
-  maxAttempts: number;
-  delayMs: number;
-  error: SerializedError;
-}
+export const ThinkingDeltaEventSchema = eventSchema(
+  "thinking_delta",
+  "ThinkingDeltaEvent",
+  { delta: Type.String() },
+  "The model's reasoning as it streams (live only over SSE).",
+);
+export type ThinkingDeltaEvent = Static<typeof ThinkingDeltaEventSchema>;
 
-export interface ToolCallEvent extends EventBase {
-  type: "tool_call";
-  toolCallId: string;
-  name: string;
-  arguments: Record<string, unknown>;
-}
+export const ProviderRetryEventSchema = eventSchema(
+  "provider_retry",
+  "ProviderRetryEvent",
+  {
+    attempt: Type.Integer({ description: "the attempt that failed, 1-based" }),
+    maxAttempts: Type.Integer(),
+    delayMs: Type.Number(),
+    error: SerializedErrorSchema,
+  },
+  "A model call failed and will be retried after delayMs.",
+);
+export type ProviderRetryEvent = Static<typeof ProviderRetryEventSchema>;
 
-export interface ToolResultEvent extends EventBase {
-  type: "tool_result";
-  toolCallId: string;
-  name: string;
-  ok: boolean;
-  content: string;
-  durationMs: number;
-  truncated: boolean;
-  error?: SerializedError;
-  /** Why the call was allowed or denied (which rule from which file, or which mode default). */
-  permission?: object;
-}
+export const ToolCallEventSchema = eventSchema(
+  "tool_call",
+  "ToolCallEvent",
+  { toolCallId: Type.String(), name: Type.String(), arguments: Type.Record(Type.String(), Type.Unknown()) },
+  "The model called a tool.",
+);
+export type ToolCallEvent = Static<typeof ToolCallEventSchema>;
 
-export interface StepEndEvent extends EventBase {
-  type: "step_end";
-  stopReason: StopReason;
-  toolCalls: number;
-  usage: Usage;
-  /** True when every tool call of this step failed (feeds the circuit breaker). */
-  failed: boolean;
-}
+export const ToolResultEventSchema = eventSchema(
+  "tool_result",
+  "ToolResultEvent",
+  {
+    toolCallId: Type.String(),
+    name: Type.String(),
+    ok: Type.Boolean(),
+    content: Type.String(),
+    durationMs: Type.Number(),
+    truncated: Type.Boolean(),
+    error: Type.Optional(SerializedErrorSchema),
+    permission: Type.Optional(
+      Type.Unsafe<object>(
+        Type.Object(
+          {},
+          {
+            additionalProperties: true,
+            description: "why the call was allowed or denied (which rule from which file, or which mode)",
+          },
+        ),
+      ),
+    ),
+  },
+  "A tool call finished.",
+);
+export type ToolResultEvent = Static<typeof ToolResultEventSchema>;
+
+export const StepEndEventSchema = eventSchema(
+  "step_end",
+  "StepEndEvent",
+  {
+    stopReason: StopReasonSchema,
+    toolCalls: Type.Integer(),
+    usage: UsageSchema,
+    failed: Type.Boolean({
+      description: "true when every tool call of this step failed (feeds the circuit breaker)",
+    }),
+  },
+  "A step ended and was committed.",
+);
+export type StepEndEvent = Static<typeof StepEndEventSchema>;
 
 /** How full the context of this step's model call is (estimated), before the call. */
-export interface ContextUsageEvent extends EventBase {
-  type: "context_usage";
-  estTokens: number;
-  budgetTokens: number;
-  windowTokens: number;
-}
+export const ContextUsageEventSchema = eventSchema(
+  "context_usage",
+  "ContextUsageEvent",
+  { estTokens: Type.Number(), budgetTokens: Type.Number(), windowTokens: Type.Number() },
+  "How full the context of this step's model call is (estimated), before the call.",
+);
+export type ContextUsageEvent = Static<typeof ContextUsageEventSchema>;
 
 /** Old tool outputs were replaced by their long-term lines to fit the budget. */
-export interface ContextTrimmedEvent extends EventBase {
-  type: "context_trimmed";
-  /** History entries before this index now show their short form. */
-  trimmedUpTo: number;
-  beforeTokens: number;
-  afterTokens: number;
-  budgetTokens: number;
-}
+export const ContextTrimmedEventSchema = eventSchema(
+  "context_trimmed",
+  "ContextTrimmedEvent",
+  {
+    trimmedUpTo: Type.Integer({ description: "history entries before this index now show their short form" }),
+    beforeTokens: Type.Number(),
+    afterTokens: Type.Number(),
+    budgetTokens: Type.Number(),
+  },
+  "Old tool outputs were replaced by their long-term lines to fit the budget.",
+);
+export type ContextTrimmedEvent = Static<typeof ContextTrimmedEventSchema>;
 
 /** The oldest part of the history was replaced by a structured summary. */
-export interface ContextCompactedEvent extends EventBase {
-  type: "context_compacted";
-  reason: "budget" | "overflow" | "manual";
-  /** History entries the summary stands for. */
-  compactedEntries: number;
-  beforeTokens: number;
-  afterTokens: number;
-  budgetTokens: number;
-  summaryModel: string;
-  summaryChars: number;
-}
+export const ContextCompactedEventSchema = eventSchema(
+  "context_compacted",
+  "ContextCompactedEvent",
+  {
+    reason: Type.Union([Type.Literal("budget"), Type.Literal("overflow"), Type.Literal("manual")]),
+    compactedEntries: Type.Integer({ description: "history entries the summary stands for" }),
+    beforeTokens: Type.Number(),
+    afterTokens: Type.Number(),
+    budgetTokens: Type.Number(),
+    summaryModel: Type.String(),
+    summaryChars: Type.Integer(),
+  },
+  "The oldest part of the history was replaced by a structured summary.",
+);
+export type ContextCompactedEvent = Static<typeof ContextCompactedEventSchema>;
+
+type GoalChange = { type: "goal_added" | "goal_closed" | "goal_focused"; [key: string]: unknown };
 
 /** The goal tree changed (a goal added, closed or focused); `tree` is its rendered form. */
-export interface GoalChangedEvent extends EventBase {
-  type: "goal_changed";
-  change: { type: "goal_added" | "goal_closed" | "goal_focused"; [key: string]: unknown };
-  tree: string;
-}
+export const GoalChangedEventSchema = eventSchema(
+  "goal_changed",
+  "GoalChangedEvent",
+  {
+    change: Type.Unsafe<GoalChange>(
+      Type.Object(
+        {
+          type: Type.Union([
+            Type.Literal("goal_added"),
+            Type.Literal("goal_closed"),
+            Type.Literal("goal_focused"),
+          ]),
+        },
+        { additionalProperties: true },
+      ),
+    ),
+    tree: Type.String(),
+  },
+  "The goal tree changed (a goal added, closed or focused); tree is its rendered form.",
+);
+export type GoalChangedEvent = Static<typeof GoalChangedEventSchema>;
 
 /**
  * ask_human is waiting for the user's answer to this question (emitted only where the host
- * has a way to ask; `reson run --json --interactive-stdin` reads the answer from stdin).
+ * has a way to ask; `reson run --json --interactive-stdin` reads the answer from stdin). Over
+ * HTTP it carries a promptId to answer by and when it expires.
  */
-export interface HumanQuestionEvent extends EventBase {
-  type: "human_question";
-  toolCallId: string;
-  question: string;
-  choices?: string[];
-}
+export const HumanQuestionEventSchema = eventSchema(
+  "human_question",
+  "HumanQuestionEvent",
+  {
+    toolCallId: Type.String(),
+    question: Type.String(),
+    choices: Type.Optional(Type.Array(Type.String())),
+    promptId: Type.Optional(PromptId),
+    expiresAt: Type.Optional(ExpiresAt),
+  },
+  "ask_human is waiting for the user's answer to this question.",
+);
+export type HumanQuestionEvent = Static<typeof HumanQuestionEventSchema>;
+
+/** How a question was settled: the user's answer, or nobody answered before it expired. */
+export const HumanAnswerEventSchema = eventSchema(
+  "human_answer",
+  "HumanAnswerEvent",
+  {
+    promptId: PromptId,
+    toolCallId: Type.String(),
+    answer: Type.Optional(
+      Type.String({ description: "absent when the user declined or the question timed out" }),
+    ),
+    by: Type.Union([Type.Literal("user"), Type.Literal("timeout")]),
+  },
+  "A question of ask_human was answered, or timed out.",
+);
+export type HumanAnswerEvent = Static<typeof HumanAnswerEventSchema>;
+
+/** A tool call needs approval and the run waits for it (or for the timeout, which denies). */
+export const PermissionRequestEventSchema = eventSchema(
+  "permission_request",
+  "PermissionRequestEvent",
+  {
+    toolCallId: Type.String(),
+    tool: Type.String(),
+    arguments: Type.Record(Type.String(), Type.Unknown(), { description: "with secrets masked" }),
+    reason: Type.String({ description: "the rule (and its file) or the mode that asked for approval" }),
+    promptId: PromptId,
+    expiresAt: ExpiresAt,
+  },
+  "A tool call needs approval; the run waits for a decision or the timeout (which denies).",
+);
+export type PermissionRequestEvent = Static<typeof PermissionRequestEventSchema>;
+
+export const PermissionDecisionSchema = Type.Union(
+  [Type.Literal("allow_once"), Type.Literal("allow_session"), Type.Literal("deny")],
+  { $id: "PermissionDecision" },
+);
+export type PermissionDecision = Static<typeof PermissionDecisionSchema>;
+
+/** How an approval was settled. */
+export const PermissionDecisionEventSchema = eventSchema(
+  "permission_decision",
+  "PermissionDecisionEvent",
+  {
+    promptId: PromptId,
+    toolCallId: Type.String(),
+    decision: PermissionDecisionSchema,
+    note: Type.Optional(
+      Type.String({ description: "the user's words to the model, e.g. why it was denied" }),
+    ),
+    by: Type.Union([Type.Literal("user"), Type.Literal("timeout")]),
+  },
+  "An approval was decided by the user, or denied by the timeout.",
+);
+export type PermissionDecisionEvent = Static<typeof PermissionDecisionEventSchema>;
 
 /** A sub-agent started (subagent tool): its own run, recorded as a trace under this one. */
-export interface SubTraceStartedEvent extends EventBase {
-  type: "sub_trace_started";
-  childRunId: string;
-  mode: "explore" | "delegate" | "evaluate";
-  preset: string;
-  task: string;
-  /** What the child may spend: model calls, and tokens, cost and time where limited. */
-  limits: RunLimits & { maxSteps: number };
-}
+export const SubTraceStartedEventSchema = eventSchema(
+  "sub_trace_started",
+  "SubTraceStartedEvent",
+  {
+    childRunId: Type.String(),
+    mode: Type.Union([Type.Literal("explore"), Type.Literal("delegate"), Type.Literal("evaluate")]),
+    preset: Type.String(),
+    task: Type.String(),
+    limits: Type.Object(
+      { ...RunLimitsSchema.properties, maxSteps: Type.Integer() },
+      { description: "what the child may spend: model calls, and tokens, cost and time where limited" },
+    ),
+  },
+  "A sub-agent started: its own run, recorded as a trace under this one.",
+);
+export type SubTraceStartedEvent = Static<typeof SubTraceStartedEventSchema>;
 
 /** A sub-agent ended; its usage already counts in this run's. */
-export interface SubTraceCompletedEvent extends EventBase {
-  type: "sub_trace_completed";
-  childRunId: string;
-  status: RunStatus;
-  usage: Usage;
-  steps: number;
-  /** Why it stopped, when it did not complete (budget_exceeded, max_iterations, aborted, …). */
-  error?: SerializedError;
-}
+export const SubTraceCompletedEventSchema = eventSchema(
+  "sub_trace_completed",
+  "SubTraceCompletedEvent",
+  {
+    childRunId: Type.String(),
+    status: RunStatusSchema,
+    usage: UsageSchema,
+    steps: Type.Integer(),
+    error: Type.Optional(SerializedErrorSchema),
+  },
+  "A sub-agent ended; its usage already counts in this run's.",
+);
+export type SubTraceCompletedEvent = Static<typeof SubTraceCompletedEventSchema>;
 
-export interface WarningEvent extends EventBase {
-  type: "warning";
-  message: string;
-}
+export const WarningEventSchema = eventSchema(
+  "warning",
+  "WarningEvent",
+  { message: Type.String() },
+  "Something the user should know that did not stop the run.",
+);
+export type WarningEvent = Static<typeof WarningEventSchema>;
 
 /**
  * What a run left in long-term memory (items remembered, outcome counted for the experiences
  * it was shown) and what reflection changed in the rules (by experience id).
  */
-export interface LearningReport {
-  remembered: number;
-  outcomeCounted: number;
-  added: string[];
-  agreed: string[];
-  edited: string[];
-  removed: string[];
-  promoted: string[];
-  retired: string[];
-  reflected: boolean;
-  /** Tokens the reflection call used. */
-  usage?: Usage;
-}
+const LearningReportProperties = {
+  remembered: Type.Integer(),
+  outcomeCounted: Type.Integer(),
+  added: Type.Array(Type.String()),
+  agreed: Type.Array(Type.String()),
+  edited: Type.Array(Type.String()),
+  removed: Type.Array(Type.String()),
+  promoted: Type.Array(Type.String()),
+  retired: Type.Array(Type.String()),
+  reflected: Type.Boolean(),
+  usage: Type.Optional(UsageSchema),
+};
+export const LearningReportSchema = Type.Object(LearningReportProperties);
+export type LearningReport = Static<typeof LearningReportSchema>;
 
 /** Just before run_end (which stays the last event): what learning from the run changed. */
-export interface LearningEvent extends EventBase, LearningReport {
-  type: "learning";
-}
+export const LearningEventSchema = eventSchema(
+  "learning",
+  "LearningEvent",
+  LearningReportProperties,
+  "What learning from the run changed (just before run_end).",
+);
+export type LearningEvent = Static<typeof LearningEventSchema>;
 
 /** How a run ended: carried by run_end and returned by Agent.run. */
-export interface RunSummary {
-  status: RunStatus;
-  /** The model's final answer; on failure, the last text it produced. */
-  finalText: string;
-  steps: number;
-  usage: Usage;
-  durationMs: number;
-  error?: SerializedError;
-}
+const RunSummaryProperties = {
+  status: RunStatusSchema,
+  finalText: Type.String({ description: "the model's final answer; on failure, the last text it produced" }),
+  steps: Type.Integer(),
+  usage: UsageSchema,
+  durationMs: Type.Number(),
+  error: Type.Optional(SerializedErrorSchema),
+};
+export const RunSummarySchema = Type.Object(RunSummaryProperties);
+export type RunSummary = Static<typeof RunSummarySchema>;
 
-export interface RunEndEvent extends EventBase, RunSummary {
-  type: "run_end";
-}
+export const RunEndEventSchema = eventSchema(
+  "run_end",
+  "RunEndEvent",
+  RunSummaryProperties,
+  "The run ended; always the last event of a run.",
+);
+export type RunEndEvent = Static<typeof RunEndEventSchema>;
 
-export type ResonEvent =
-  | RunStartEvent
-  | StepStartEvent
-  | PhaseEvent
-  | TextDeltaEvent
-  | ThinkingDeltaEvent
-  | ProviderRetryEvent
-  | ToolCallEvent
-  | ToolResultEvent
-  | StepEndEvent
-  | WarningEvent
-  | LearningEvent
-  | ContextUsageEvent
-  | ContextTrimmedEvent
-  | ContextCompactedEvent
-  | GoalChangedEvent
-  | SubTraceStartedEvent
-  | SubTraceCompletedEvent
-  | HumanQuestionEvent
-  | RunEndEvent;
+export const ResonEventSchema = Type.Union(
+  [
+    RunStartEventSchema,
+    StepStartEventSchema,
+    PhaseEventSchema,
+    TextDeltaEventSchema,
+    ThinkingDeltaEventSchema,
+    ProviderRetryEventSchema,
+    ToolCallEventSchema,
+    ToolResultEventSchema,
+    StepEndEventSchema,
+    WarningEventSchema,
+    LearningEventSchema,
+    ContextUsageEventSchema,
+    ContextTrimmedEventSchema,
+    ContextCompactedEventSchema,
+    GoalChangedEventSchema,
+    SubTraceStartedEventSchema,
+    SubTraceCompletedEventSchema,
+    HumanQuestionEventSchema,
+    HumanAnswerEventSchema,
+    PermissionRequestEventSchema,
+    PermissionDecisionEventSchema,
+    RunEndEventSchema,
+  ],
+  { $id: "ResonEvent" },
+);
+export type ResonEvent = Static<typeof ResonEventSchema>;
 
 export type ResonEventType = ResonEvent["type"];
 export type EventListener = (event: ResonEvent) => void;

@@ -1,15 +1,19 @@
 // Token usage and cost of model calls, summed over steps and runs, and the limits a run may
-// spend up to.
+// spend up to. Schemas in TypeBox because events carry them over the wire (SSE, --json).
+import { type Static, Type } from "typebox";
 
-export interface Usage {
-  input: number;
-  output: number;
-  cacheRead: number;
-  cacheWrite: number;
-  totalTokens: number;
-  /** USD, from the model's price table; 0 when the price is unknown. */
-  costUsd: number;
-}
+export const UsageSchema = Type.Object(
+  {
+    input: Type.Number(),
+    output: Type.Number(),
+    cacheRead: Type.Number(),
+    cacheWrite: Type.Number(),
+    totalTokens: Type.Number(),
+    costUsd: Type.Number({ description: "USD, from the model's price table; 0 when the price is unknown" }),
+  },
+  { $id: "Usage" },
+);
+export type Usage = Static<typeof UsageSchema>;
 
 /**
  * A count with thousands separators, "12,345" (what toLocaleString("en-US") prints, without
@@ -37,10 +41,20 @@ export function addUsage(a: Usage, b: Usage): Usage {
 }
 
 /** Hard limits on what a run may spend; a sub-agent's spending counts against its parent's too. */
-export interface RunLimits {
-  /** Tokens (input, output and cache) over all model calls of the run and its sub-agents. */
-  maxTokens?: number;
-  maxCostUsd?: number;
-  /** Wall-clock time from the run's start (a resumed run starts counting again). */
-  maxWallMs?: number;
-}
+export const RunLimitsSchema = Type.Object(
+  {
+    maxTokens: Type.Optional(
+      Type.Number({
+        description: "tokens (input, output and cache) over all model calls of the run and its sub-agents",
+      }),
+    ),
+    maxCostUsd: Type.Optional(Type.Number()),
+    maxWallMs: Type.Optional(
+      Type.Number({
+        description: "wall-clock time from the run's start (a resumed run starts counting again)",
+      }),
+    ),
+  },
+  { $id: "RunLimits" },
+);
+export type RunLimits = Static<typeof RunLimitsSchema>;

@@ -54,6 +54,10 @@ export type ErrorCode =
   | "store_conflict"
   | "run_leased"
   | "lease_lost"
+  /** A queued run's workers died `maxAttempts` times (their leases expired); it will not be tried again. */
+  | "worker_lost"
+  /** An idempotency key reused for a different request, or while its first request still runs (HTTP 409). */
+  | "idempotency_conflict"
   | "secrets_file_insecure"
   | "secrets_file_invalid"
   | "secret_invalid"

@@ -36,6 +36,24 @@ export interface TransactOptions {
   consistent?: boolean;
 }
 
+/** A query inside `Driver.transaction`; a failing one throws StatementFailed (index: its rank). */
+export type TxQuery = (sql: string, params: SqlValue[]) => Promise<Row[]>;
+
+/**
+ * Wake-ups sent to other processes: on PostgreSQL NOTIFY on one channel, delivered by a LISTEN
+ * connection; SQLite has none (the store tells its own process's listeners after a commit).
+ */
+export interface NoticeTransport {
+  /** The statement that sends `payload` when its transaction commits (and not before). */
+  statement(payload: string): Statement;
+  /**
+   * Delivers every payload sent on the channel, from any process, until the returned function
+   * is called. `onGap` runs after the listening connection was lost and is back: payloads sent
+   * meanwhile are gone, so listeners must read again whatever they follow.
+   */
+  listen(onPayload: (payload: string) => void, onGap: () => void): Promise<() => Promise<void>>;
+}
+
 export interface Driver {
   readonly kind: "sqlite" | "postgres";
   readonly location: string;
@@ -45,6 +63,14 @@ export interface Driver {
   query(sql: string, params: SqlValue[]): Promise<Row[]>;
   /** All statements or none; returns the rows changed by each. */
   transact(statements: readonly Statement[], options?: TransactOptions): Promise<number[]>;
+  /**
+   * Runs `work` in one write transaction whose next statement may depend on the last one's rows
+   * (the queue's claim). SQLite: BEGIN IMMEDIATE, nothing else of this store runs meanwhile;
+   * PostgreSQL: READ COMMITTED on one client, tried again whole after a deadlock. A throw rolls back.
+   */
+  transaction<T>(work: (query: TxQuery) => Promise<T>): Promise<T>;
+  /** Cross-process wake-ups, where the backend has them. */
+  readonly notices?: NoticeTransport;
   /** Gives freed space back after a gc, where the backend needs to be asked. */
   reclaim(): Promise<void>;
   sizeBytes(): Promise<number>;

@@ -1,5 +1,6 @@
 // The store module: sessions, turns, traces, steps, checkpoints, artifacts, tool statistics, run leases,
-// long-term memory and experiences behind one contract (types.ts), kept in one SQLite file by default or in PostgreSQL when a
+// long-term memory and experiences, and for the service each run's numbered events, the run queue,
+// prompts and idempotency keys, behind one contract (types.ts), kept in one SQLite file by default or in PostgreSQL when a
 // database URL is given. Drivers load only when a store is opened, so importing this module
 // costs nothing.
 import { mkdir } from "node:fs/promises";
@@ -14,6 +15,7 @@ export { MIN_PREFIX_CHARS } from "./id-prefix.js";
 export { describeHolder, holderAlive, leaseHolder, leaseLostError, leaseSince } from "./lease.js";
 export { MemoryIndex, type MemoryIndexOptions, type VectorHit } from "./memory-index.js";
 export { projectKey } from "./project-key.js";
+export { DEFAULT_MAX_ATTEMPTS } from "./run-queue.js";
 export { textTokens } from "./text-terms.js";
 export { percentile, TOOL_DURATION_SAMPLES, UNKNOWN_ERROR_CODE } from "./tool-stats.js";
 export type * from "./types.js";

@@ -17,22 +17,23 @@ import type {
 } from "./types.js";
 
 /** The database's clock in epoch milliseconds, as an SQL expression. */
-const NOW_MS = {
+export const NOW_MS = {
   sqlite: "CAST(unixepoch('subsec') * 1000 AS INTEGER)",
   postgres: "(extract(epoch FROM clock_timestamp()) * 1000)::bigint",
 } as const;
 
-type Kind = keyof typeof NOW_MS;
+export type Kind = keyof typeof NOW_MS;
 
 const COLUMNS =
   "trace_id, epoch, holder_id, host, pid, role, acquired_at, renewed_at, expires_at, released_at";
 
-function returning(kind: Kind): string {
+/** The lease columns and its state by the database's clock, as `leaseFromRow` reads them. */
+export function leaseColumns(kind: Kind): string {
   const now = NOW_MS[kind];
   return `${COLUMNS}, CASE WHEN released_at IS NOT NULL THEN 'released' WHEN expires_at > ${now} THEN 'held' ELSE 'expired' END AS state`;
 }
 
-function fromRow(row: Row): RunLease {
+export function leaseFromRow(row: Row): RunLease {
   return {
     traceId: String(row.trace_id),
     epoch: Number(row.epoch),
@@ -195,14 +196,14 @@ export function leaseRepository(context: {
 }): LeaseRepository {
   const { kind, query } = context;
   const now = NOW_MS[kind];
-  const select = `SELECT ${returning(kind)} FROM run_leases`;
+  const select = `SELECT ${leaseColumns(kind)} FROM run_leases`;
   const insert =
     `INSERT INTO run_leases (${COLUMNS}) VALUES (?, 1, ?, ?, ?, ?, ${now}, ${now}, ${now} + ?, NULL) ` +
-    `ON CONFLICT (trace_id) DO NOTHING RETURNING ${returning(kind)}`;
+    `ON CONFLICT (trace_id) DO NOTHING RETURNING ${leaseColumns(kind)}`;
   const takeOver = (condition: string) =>
     `UPDATE run_leases SET epoch = epoch + 1, holder_id = ?, host = ?, pid = ?, role = ?, ` +
     `acquired_at = ${now}, renewed_at = ${now}, expires_at = ${now} + ?, released_at = NULL ` +
-    `WHERE trace_id = ? AND epoch = ?${condition} RETURNING ${returning(kind)}`;
+    `WHERE trace_id = ? AND epoch = ?${condition} RETURNING ${leaseColumns(kind)}`;
   // A free lease: released, or expired by the database's clock at the moment of the swap (a
   // late renewal by its holder wins over the takeover).
   const takeFree = takeOver(` AND (released_at IS NOT NULL OR expires_at <= ${now})`);
@@ -210,14 +211,14 @@ export function leaseRepository(context: {
   const takeFromDead = takeOver("");
   const renew =
     `UPDATE run_leases SET renewed_at = ${now}, expires_at = ${now} + ? ` +
-    `WHERE trace_id = ? AND epoch = ? AND released_at IS NULL RETURNING ${returning(kind)}`;
+    `WHERE trace_id = ? AND epoch = ? AND released_at IS NULL RETURNING ${leaseColumns(kind)}`;
   const release =
     `UPDATE run_leases SET released_at = ${now}, expires_at = ${now} ` +
     `WHERE trace_id = ? AND epoch = ? AND released_at IS NULL RETURNING trace_id`;
 
   const get = async (traceId: string) => {
     const rows = await query(`${select} WHERE trace_id = ?`, [traceId]);
-    return rows[0] ? fromRow(rows[0]) : undefined;
+    return rows[0] ? leaseFromRow(rows[0]) : undefined;
   };
 
   return {
@@ -228,7 +229,7 @@ export function leaseRepository(context: {
           `${select} WHERE released_at IS NULL AND expires_at > ${now} ORDER BY acquired_at, trace_id`,
           [],
         )
-      ).map(fromRow),
+      ).map(leaseFromRow),
 
     acquire: async (traceId, holder, options: AcquireOptions) => {
       checkTtl(options.ttlMs);
@@ -255,7 +256,7 @@ export function leaseRepository(context: {
           rows = await query(sql, [...who, options.ttlMs, traceId, current.epoch]);
         }
         // Lost a race (another acquired, or the holder renewed): look again.
-        if (rows[0]) return fromRow(rows[0]);
+        if (rows[0]) return leaseFromRow(rows[0]);
       }
       throw leasedError(current ?? (await get(traceId))!, "held", Date.now());
     },
@@ -263,7 +264,7 @@ export function leaseRepository(context: {
     renew: async (fence, ttlMs) => {
       checkTtl(ttlMs);
       const rows = await query(renew, [ttlMs, fence.traceId, fence.epoch]);
-      return rows[0] ? fromRow(rows[0]) : undefined;
+      return rows[0] ? leaseFromRow(rows[0]) : undefined;
     },
 
     release: async (fence) => (await query(release, [fence.traceId, fence.epoch])).length === 1,

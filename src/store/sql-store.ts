@@ -1,12 +1,20 @@
 // The store contract over a Driver: repositories, atomic batches, id prefixes and gc, written
 // once for both backends so they keep the same semantics (the contract suite checks both).
 import { ResonError } from "../core/errors.js";
-import { type Driver, type Statement, StatementFailed, type TransactOptions } from "./driver.js";
+import {
+  type Driver,
+  type Statement,
+  StatementFailed,
+  type TransactOptions,
+  type TxQuery,
+} from "./driver.js";
 import { experienceRepository } from "./experience-repository.js";
 import { resolveIdPrefix } from "./id-prefix.js";
+import { idempotencyRepository } from "./idempotency.js";
 import { fenceStatement, leaseLostError, leaseRepository } from "./lease.js";
 import type { PlanContext, Redact } from "./memory-plan.js";
 import { memoryRepository } from "./memory-repository.js";
+import { type Notice, Notices } from "./notices.js";
 import {
   ARTIFACTS,
   CHECKPOINTS,
@@ -21,6 +29,9 @@ import {
   TRACES,
   TURNS,
 } from "./records.js";
+import { appendEventsNotice, runEventRepository } from "./run-events.js";
+import { runPromptRepository } from "./run-prompts.js";
+import { runQueueRepository } from "./run-queue.js";
 import { percentile } from "./tool-stats.js";
 import type {
   ApplyOptions,
@@ -30,9 +41,13 @@ import type {
   CloseOptions,
   ExperienceRepository,
   GcReport,
+  IdempotencyRepository,
   IdMatch,
   LeaseRepository,
   MemoryRepository,
+  RunEventRepository,
+  RunPromptRepository,
+  RunQueueRepository,
   SessionRepository,
   StepRepository,
   Store,
@@ -74,6 +89,9 @@ const EMPTY_SESSIONS =
 
 function gcStatements(before: number): Statement[] {
   return [
+    // A run's events and prompts go with its trace.
+    { sql: `DELETE FROM run_events WHERE trace_id IN (${OLD_TRACES})`, params: [before] },
+    { sql: `DELETE FROM run_prompts WHERE trace_id IN (${OLD_TRACES})`, params: [before] },
     // A sub-agent's turns are no part of its session's conversation: they go with its trace.
     {
       sql: `DELETE FROM turns WHERE trace_id IN (${OLD_TRACES} AND parent_trace_id IS NOT NULL)`,
@@ -92,10 +110,18 @@ function gcStatements(before: number): Statement[] {
     },
     { sql: `DELETE FROM turns WHERE session_id IN (${EMPTY_SESSIONS})`, params: [before] },
     { sql: `DELETE FROM sessions WHERE id IN (${EMPTY_SESSIONS})`, params: [before] },
-    // The leases of runs gone (or never stored: their process died before the first commit).
+    // Queue requests done before the cutoff; answers kept for idempotency keys older than it.
+    {
+      sql: `DELETE FROM run_requests WHERE status IN ('completed', 'failed', 'cancelled') AND updated_at < ?`,
+      params: [before],
+    },
+    { sql: "DELETE FROM idempotency_keys WHERE created_at < ?", params: [before] },
+    // The leases of runs gone (or never stored: their process died before the first commit). A
+    // request still in the queue keeps its lease row: its epoch must never start again at 1.
     {
       sql: `DELETE FROM run_leases WHERE (released_at IS NOT NULL OR expires_at < ?)
-        AND NOT EXISTS (SELECT 1 FROM traces t WHERE t.id = run_leases.trace_id)`,
+        AND NOT EXISTS (SELECT 1 FROM traces t WHERE t.id = run_leases.trace_id)
+        AND NOT EXISTS (SELECT 1 FROM run_requests q WHERE q.id = run_leases.trace_id)`,
       params: [before],
     },
   ];
@@ -123,14 +149,20 @@ export class SqlStore implements Store {
   readonly memory: MemoryRepository;
   readonly experiences: ExperienceRepository;
   readonly leases: LeaseRepository;
+  readonly events: RunEventRepository;
+  readonly queue: RunQueueRepository;
+  readonly prompts: RunPromptRepository;
+  readonly idempotency: IdempotencyRepository;
   readonly #driver: Driver;
-  readonly #plan: PlanContext;
+  readonly #plan: PlanContext & { kind: "sqlite" | "postgres" };
+  readonly #notices: Notices;
   readonly #vectors: VectorScopes;
   #closed = false;
 
   constructor(driver: Driver, options: SqlStoreOptions = {}) {
     this.#driver = driver;
-    this.#plan = { redact: options.redact ?? ((text) => text), dialect: driver.memory };
+    this.#plan = { redact: options.redact ?? ((text) => text), dialect: driver.memory, kind: driver.kind };
+    this.#notices = new Notices(driver.notices);
     this.#vectors = new VectorScopes((sql, params) => this.#query(sql, params));
     this.kind = driver.kind;
     this.location = driver.location;
@@ -215,6 +247,29 @@ export class SqlStore implements Store {
     this.memory = memoryRepository(context);
     this.experiences = experienceRepository(context);
     this.leases = leaseRepository({ kind: driver.kind, query: context.query });
+    const service = {
+      kind: driver.kind,
+      query: context.query,
+      notices: this.#notices,
+      transaction: <T>(work: (query: TxQuery) => Promise<T>) => {
+        this.#ensureOpen();
+        return driver.transaction(work);
+      },
+    };
+    this.events = runEventRepository(service);
+    this.prompts = runPromptRepository({
+      ...service,
+      apply: (ops, applyOptions) => this.apply(ops, applyOptions),
+    });
+    this.queue = runQueueRepository({
+      ...service,
+      leases: this.leases,
+      transact: (statements) => {
+        this.#ensureOpen();
+        return driver.transact(statements);
+      },
+    });
+    this.idempotency = idempotencyRepository(service);
   }
 
   /** Statements in one transaction, outside `apply` (their change counts are the answer). */
@@ -305,6 +360,14 @@ export class SqlStore implements Store {
       }
     });
     if (statements.length === (fence ? 1 : 0)) return;
+    // Listeners hear of appended events and opened prompts with the commit (PostgreSQL: NOTIFY
+    // inside the transaction, delivered only if it commits), never of a batch that failed.
+    const notices: Notice[] = [];
+    for (const op of ops) {
+      const notice = op.op === "appendEvents" ? appendEventsNotice(op) : undefined;
+      if (notice) notices.push(notice);
+    }
+    statements.push(...this.#notices.statements(notices));
     try {
       await this.#driver.transact(statements);
     } catch (error) {
@@ -313,6 +376,7 @@ export class SqlStore implements Store {
       throw batchError(ops, opOf[error.index] ?? -1, error.reason, error.cause);
     }
     this.#vectors.afterWrite(ops);
+    this.#notices.committed(notices);
   }
 
   async resolveId(prefix: string): Promise<IdMatch> {
@@ -341,6 +405,8 @@ export class SqlStore implements Store {
       });
     }
     const [
+      ,
+      ,
       subagentTurns = 0,
       artifacts = 0,
       steps = 0,

@@ -5,8 +5,16 @@
 import type { SerializedError } from "../core/errors.js";
 import type { Usage } from "../core/usage.js";
 import type { ExperienceRepository, MemoryRepository, MemoryWriteOp } from "./memory-types.js";
+import type {
+  IdempotencyRepository,
+  RunEventRepository,
+  RunPromptRepository,
+  RunQueueRepository,
+  RunWriteOp,
+} from "./service-types.js";
 
 export type * from "./memory-types.js";
+export type * from "./service-types.js";
 
 /** Milliseconds since the epoch, UTC. */
 export type EpochMs = number;
@@ -192,7 +200,8 @@ export type WriteOp =
       /** Why a failed call failed (its error's code); ignored when ok. */
       errorCode?: string;
     }
-  | MemoryWriteOp;
+  | MemoryWriteOp
+  | RunWriteOp;
 
 /**
  * Who holds a run's lease: a process on a machine, and what it is. `id` is unique per holder
@@ -357,6 +366,14 @@ export interface Store {
   readonly experiences: ExperienceRepository;
   /** Runs' leases: who executes a run now, and the epoch that fences its writes. */
   readonly leases: LeaseRepository;
+  /** Each run's numbered, committed events. */
+  readonly events: RunEventRepository;
+  /** Runs waiting for a worker, and held by one. */
+  readonly queue: RunQueueRepository;
+  /** Approvals and questions runs wait on. */
+  readonly prompts: RunPromptRepository;
+  /** Answers of POSTs repeated with an idempotency key. */
+  readonly idempotency: IdempotencyRepository;
   /** Applies every operation in one transaction: all or nothing. */
   apply(ops: readonly WriteOp[], options?: ApplyOptions): Promise<void>;
   /**
@@ -365,8 +382,8 @@ export interface Store {
    */
   resolveId(prefix: string): Promise<IdMatch>;
   /**
-   * Deletes traces (with steps, checkpoints and artifacts) that ended before `before`, and
-   * sessions left empty.
+   * Deletes traces (with steps, checkpoints, artifacts, events and prompts) that ended before
+   * `before`, sessions left empty, queue requests done before it, and idempotency keys older.
    */
   gc(before: EpochMs): Promise<GcReport>;
   sizeBytes(): Promise<number>;

@@ -2,6 +2,7 @@
 // statement back into an error that names the operation and the record.
 import { ResonError } from "../core/errors.js";
 import type { FailureReason, Statement } from "./driver.js";
+import type { Kind } from "./lease.js";
 import { memorySubject, type PlanContext, planMemoryWrite } from "./memory-plan.js";
 import {
   ARTIFACTS,
@@ -14,8 +15,17 @@ import {
   TURNS,
   toRow,
 } from "./records.js";
+import { appendEventsError, appendEventsStatements } from "./run-events.js";
+import { openPromptStatement } from "./run-prompts.js";
 import { recordToolCallStatements } from "./tool-stats.js";
-import type { ArtifactRecord, MemoryWriteOp, SessionRecord, TraceRecord, WriteOp } from "./types.js";
+import type {
+  ArtifactRecord,
+  MemoryWriteOp,
+  RunWriteOp,
+  SessionRecord,
+  TraceRecord,
+  WriteOp,
+} from "./types.js";
 
 type Patchable<R, Fixed extends keyof R> = Exclude<keyof R & string, Fixed>;
 
@@ -91,7 +101,11 @@ function putArtifact(artifact: ArtifactRecord): Statement {
 const PUT_CHECKPOINT = `INSERT INTO checkpoints (trace_id, step, state, updated_at) VALUES (?, ?, ?, ?)
   ON CONFLICT (trace_id) DO UPDATE SET step = excluded.step, state = excluded.state, updated_at = excluded.updated_at`;
 
-type CoreWriteOp = Exclude<WriteOp, MemoryWriteOp>;
+type CoreWriteOp = Exclude<WriteOp, MemoryWriteOp | RunWriteOp>;
+
+export function isRunWrite(op: WriteOp): op is RunWriteOp {
+  return op.op === "appendEvents" || op.op === "openPrompt";
+}
 
 const MEMORY_OPS: ReadonlySet<string> = new Set<MemoryWriteOp["op"]>([
   "appendMemory",
@@ -110,8 +124,10 @@ export function isMemoryWrite(op: WriteOp): op is MemoryWriteOp {
 }
 
 /** The statements that carry out one operation; none for an empty patch (nothing to do). */
-export function planWrite(op: WriteOp, context: PlanContext): Statement[] {
+export function planWrite(op: WriteOp, context: PlanContext & { kind: Kind }): Statement[] {
   if (isMemoryWrite(op)) return planMemoryWrite(op, context);
+  if (op.op === "appendEvents") return appendEventsStatements(op);
+  if (op.op === "openPrompt") return [openPromptStatement(context.kind, op.prompt)];
   if (op.op === "recordToolCall") return recordToolCallStatements(op);
   const statement = planOne(op);
   return statement ? [statement] : [];
@@ -143,7 +159,7 @@ function planOne(op: Exclude<CoreWriteOp, { op: "recordToolCall" }>): Statement 
 }
 
 /** What the operation was about, in words, for an error message. */
-function subject(op: WriteOp, reason: FailureReason): string {
+function subject(op: Exclude<WriteOp, { op: "appendEvents" }>, reason: FailureReason): string {
   if (isMemoryWrite(op)) return memorySubject(op, reason === "duplicate");
   switch (op.op) {
     case "insertSession":
@@ -172,6 +188,8 @@ function subject(op: WriteOp, reason: FailureReason): string {
       return `trace ${op.artifact.traceId} does not exist`;
     case "recordToolCall":
       return `tool ${op.tool}`;
+    case "openPrompt":
+      return `prompt ${op.prompt.id} already exists`;
   }
 }
 
@@ -185,6 +203,8 @@ export function batchError(
   const op = ops[index];
   const hint = "Nothing of this batch was stored.";
   if (!op) return new ResonError("store_unavailable", "The store refused a batch.", { hint, cause });
+  // A gap or a seq taken: the one failure an append has (its run's writer must read the last seq).
+  if (op.op === "appendEvents") return appendEventsError(op, cause);
   const where = `${op.op} (operation ${index + 1} of ${ops.length})`;
   const details = { op: op.op, index };
   if (reason === "duplicate") {

@@ -14,7 +14,7 @@ import { POSTGRES_MIGRATIONS } from "../../src/store/postgres/migrations.js";
 import { pgvector } from "../../src/store/postgres/pgvector.js";
 import { skipWithout } from "../support/requirements.js";
 import { expectUpgraded, rejection, type StoreTarget, storeContract } from "./contract.js";
-import { memoryItem, OTHER_PROJECT, PROJECT, session } from "./fixtures.js";
+import { memoryItem, OTHER_PROJECT, PROJECT, session, trace } from "./fixtures.js";
 import { memoryContract } from "./memory-contract.js";
 import {
   postgresAvailability,
@@ -22,6 +22,7 @@ import {
   startTestPostgres,
   type TestPostgres,
 } from "./postgres-server.js";
+import { serviceContract } from "./service-contract.js";
 
 const availability = postgresAvailability();
 const skip = await skipWithout("postgres", "PostgreSQL store");
@@ -115,6 +116,10 @@ describe.skipIf(skip)("PostgreSQL store", () => {
 
   storeContract(postgresTarget);
 
+  describe("service", () => {
+    serviceContract(postgresTarget);
+  });
+
   // Vector cases on pgvector's HNSW index where the server has it (else in process).
   describe("memory", () => {
     memoryContract(postgresTarget);
@@ -125,6 +130,116 @@ describe.skipIf(skip)("PostgreSQL store", () => {
   });
 
   describe("pgvector", pgvectorSpecifics);
+
+  describe("wake-ups across processes", () => {
+    it("a store on another connection hears a run's appended events, an answer and an enqueue within the commit", async () => {
+      const databaseUrl = await server!.createDatabase();
+      const writer = await openStore({ home, databaseUrl });
+      const reader = await openStore({ home, databaseUrl });
+      try {
+        const heard: string[] = [];
+        let wake = () => {};
+        const next = () =>
+          new Promise<void>((resolve) => {
+            wake = resolve;
+          });
+        const stops = await Promise.all([
+          reader.events.subscribe((traceId, lastSeq) => {
+            heard.push(`events ${traceId} ${lastSeq}`);
+            wake();
+          }),
+          reader.prompts.subscribe((traceId, promptId) => {
+            heard.push(`prompt ${traceId} ${promptId}`);
+            wake();
+          }),
+          reader.queue.subscribe(() => {
+            heard.push("queue");
+            wake();
+          }),
+        ]);
+        const s = session();
+        const t = trace(s.id);
+        let woken = next();
+        await writer.apply([
+          { op: "insertSession", session: s },
+          { op: "insertTrace", trace: t },
+          {
+            op: "appendEvents",
+            traceId: t.id,
+            events: [1, 2].map((seq) => ({ seq, type: "step_end", step: seq, ts: seq, data: {} })),
+          },
+        ]);
+        await woken;
+        expect(heard).toEqual([`events ${t.id} 2`]);
+        woken = next();
+        await writer.prompts.open({
+          id: "p1",
+          traceId: t.id,
+          kind: "question",
+          payload: {},
+          timeoutMs: null,
+        });
+        await writer.prompts.answer("p1", "yes");
+        await woken;
+        woken = next();
+        await writer.queue.enqueue({ id: "r1", sessionId: s.id, task: "t", spec: {} });
+        await woken;
+        expect(heard).toEqual([`events ${t.id} 2`, `prompt ${t.id} p1`, "queue"]);
+        await Promise.all(stops.map((stop) => stop()));
+      } finally {
+        await Promise.all([writer.close(), reader.close()]);
+      }
+    });
+
+    it("a listener whose connection is cut is told of the gap, and hears later commits again", async () => {
+      const databaseUrl = await server!.createDatabase();
+      const store = await openStore({ home, databaseUrl });
+      try {
+        let gaps = 0;
+        const seen: number[] = [];
+        let wake = () => {};
+        const next = () =>
+          new Promise<void>((resolve) => {
+            wake = resolve;
+          });
+        const stop = await store.events.subscribe(
+          (_traceId, lastSeq) => {
+            seen.push(lastSeq);
+            wake();
+          },
+          {
+            onGap: () => {
+              gaps++;
+              wake();
+            },
+          },
+        );
+        const name = new URL(databaseUrl).pathname.slice(1);
+        let woken = next();
+        const [killed] = await sql<{ killed: boolean }>(
+          databaseUrl,
+          `SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity
+           WHERE application_name = 'reson listener' AND datname = '${name}'`,
+        );
+        expect(killed?.killed).toBe(true);
+        await woken;
+        expect(gaps).toBe(1);
+        woken = next();
+        const event = { seq: 1, type: "run_start", step: 0, ts: 0, data: {} };
+        await store.apply([{ op: "appendEvents", traceId: "01RUN", events: [event] }]);
+        await woken;
+        expect(seen).toEqual([1]);
+        await stop();
+        const [left] = await sql<{ n: number }>(
+          databaseUrl,
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'reson listener' AND datname = '${name}'`,
+        );
+        expect(left?.n).toBe(0);
+      } finally {
+        await store.close();
+      }
+    });
+  });
 
   describe("PostgreSQL specifics", () => {
     it("shows its URL without the password, in location and in errors", async () => {

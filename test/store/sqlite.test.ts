@@ -11,6 +11,7 @@ import { type BuiltStore, buildStore } from "./built-store.js";
 import { expectUpgraded, rejection, runWorker, type StoreTarget, storeContract } from "./contract.js";
 import { PROJECT, session } from "./fixtures.js";
 import { memoryContract } from "./memory-contract.js";
+import { serviceContract } from "./service-contract.js";
 
 async function sqliteTarget(): Promise<StoreTarget> {
   const base = await mkdtemp(join(tmpdir(), "reson-store-"));
@@ -48,6 +49,10 @@ async function sqliteTarget(): Promise<StoreTarget> {
 
 describe("SQLite store", () => {
   storeContract(sqliteTarget);
+});
+
+describe("SQLite service store", () => {
+  serviceContract(sqliteTarget);
 });
 
 describe("SQLite memory, vectors by sqlite-vec", () => {

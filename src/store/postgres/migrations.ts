@@ -261,6 +261,72 @@ CREATE TABLE run_leases (
 CREATE INDEX run_leases_unreleased ON run_leases (expires_at) WHERE released_at IS NULL;
 `,
   },
+  {
+    version: 6,
+    name: "run events, run queue, run prompts, idempotency keys",
+    sql: `
+-- The committed events of each run, numbered 1, 2, 3… without gaps: what an SSE client that
+-- rejoins reads. No foreign key: gc deletes them with their trace. Payloads are json, not jsonb:
+-- tool output may hold \\u0000, which jsonb refuses.
+CREATE TABLE run_events (
+  trace_id text COLLATE "C" NOT NULL,
+  seq bigint NOT NULL,
+  type text NOT NULL,
+  step bigint NOT NULL,
+  ts bigint NOT NULL,
+  data json NOT NULL,
+  PRIMARY KEY (trace_id, seq)
+);
+
+-- Runs waiting for a worker or held by one; id is the trace id the run has or will have.
+CREATE TABLE run_requests (
+  id text COLLATE "C" PRIMARY KEY,
+  session_id text NOT NULL,
+  task text NOT NULL,
+  spec json NOT NULL,
+  status text NOT NULL,
+  attempts bigint NOT NULL,
+  max_attempts bigint NOT NULL,
+  not_before bigint NOT NULL,
+  last_error jsonb,
+  cancel_requested bigint NOT NULL,
+  idempotency_key text UNIQUE,
+  created_at bigint NOT NULL,
+  updated_at bigint NOT NULL,
+  worker text,
+  lease_epoch bigint
+);
+CREATE INDEX run_requests_waiting ON run_requests (created_at, id) WHERE status IN ('queued', 'running');
+CREATE INDEX run_requests_by_session ON run_requests (session_id, created_at, id);
+CREATE INDEX run_requests_by_status ON run_requests (status, created_at, id);
+
+-- Approvals and questions a run waits on, answered from another process.
+CREATE TABLE run_prompts (
+  id text COLLATE "C" PRIMARY KEY,
+  trace_id text COLLATE "C" NOT NULL,
+  kind text NOT NULL,
+  payload json NOT NULL,
+  status text NOT NULL,
+  answer json,
+  created_at bigint NOT NULL,
+  answered_at bigint,
+  expires_at bigint
+);
+CREATE INDEX run_prompts_by_trace ON run_prompts (trace_id, created_at);
+CREATE INDEX run_prompts_pending ON run_prompts (created_at) WHERE status = 'pending';
+
+-- What a POST with an idempotency key answered; response NULL while its first request runs.
+CREATE TABLE idempotency_keys (
+  scope text NOT NULL,
+  key text NOT NULL,
+  request_hash text NOT NULL,
+  response json,
+  created_at bigint NOT NULL,
+  PRIMARY KEY (scope, key)
+);
+CREATE INDEX idempotency_keys_by_created ON idempotency_keys (created_at);
+`,
+  },
 ];
 
 /** The tables of the store, for sizeBytes. */
@@ -285,4 +351,8 @@ export const POSTGRES_TABLES = [
   "experiences",
   "experience_uses",
   "run_leases",
+  "run_events",
+  "run_requests",
+  "run_prompts",
+  "idempotency_keys",
 ];

@@ -10,6 +10,7 @@ import {
   type Statement,
   StatementFailed,
   type TransactOptions,
+  type TxQuery,
 } from "../driver.js";
 import type { MemoryDialect } from "../memory-dialect.js";
 import { assertKnownVersion, pendingMigrations } from "../migration.js";
@@ -17,6 +18,7 @@ import type { Row, SqlValue } from "../records.js";
 import { SqlStore, type SqlStoreOptions } from "../sql-store.js";
 import type { CloseOptions, Store, StoreFeatures } from "../types.js";
 import { type DatabaseUrl, parseDatabaseUrl } from "./database-url.js";
+import { PostgresNotices } from "./listener.js";
 import { postgresMemoryDialect } from "./memory-dialect.js";
 import { POSTGRES_MIGRATIONS, POSTGRES_TABLES } from "./migrations.js";
 import { PGVECTOR_SESSION_SQL, pgvector } from "./pgvector.js";
@@ -81,9 +83,17 @@ class PostgresDriver implements Driver {
   readonly #pool: pg.Pool;
   readonly #url: DatabaseUrl;
   readonly #named = new Map<string, { name: string; text: string }>();
+  readonly notices: PostgresNotices;
 
-  constructor(pool: pg.Pool, url: DatabaseUrl, vector: boolean, nativeSearch: boolean) {
+  constructor(
+    pool: pg.Pool,
+    url: DatabaseUrl,
+    vector: boolean,
+    nativeSearch: boolean,
+    notices: PostgresNotices,
+  ) {
     this.#pool = pool;
+    this.notices = notices;
     this.#url = url;
     this.location = url.shown;
     const native = vector && nativeSearch;
@@ -166,6 +176,35 @@ class PostgresDriver implements Driver {
     }
   }
 
+  async transaction<T>(work: (query: TxQuery) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const client = await this.#connect();
+      let broken: Error | undefined;
+      try {
+        await client.query("BEGIN");
+        let index = 0;
+        const query: TxQuery = async (sql, params) => {
+          const at = index++;
+          try {
+            return (await client.query<Row>(this.#prepared(sql, params))).rows;
+          } catch (error) {
+            throw new StatementFailed(at, reasonOf(error), error);
+          }
+        };
+        const result = await work(query);
+        await client.query("COMMIT");
+        return result;
+      } catch (error) {
+        broken = await rollback(client);
+        if (isRetryable(error) && attempt < MAX_ATTEMPTS) continue;
+        if (error instanceof StatementFailed || error instanceof ResonError) throw error;
+        throw unavailable(this.#url, error);
+      } finally {
+        client.release(broken);
+      }
+    }
+  }
+
   async reclaim(): Promise<void> {
     // Autovacuum gives the space of deleted rows back to the tables; nothing to ask for.
   }
@@ -182,6 +221,7 @@ class PostgresDriver implements Driver {
   }
 
   async close(_options: CloseOptions): Promise<void> {
+    await this.notices.close();
     await this.#pool.end();
   }
 }
@@ -308,7 +348,16 @@ export async function openPostgresStore(
   try {
     const vector = await migrate(pool, url);
     vectorSettings = vector;
-    return new SqlStore(new PostgresDriver(pool, url, vector, options.nativeVectors !== false), options);
+    const notices = new PostgresNotices(
+      () =>
+        new postgres.Client({
+          connectionString: databaseUrl,
+          connectionTimeoutMillis: 10_000,
+          application_name: "reson listener",
+        }),
+    );
+    const driver = new PostgresDriver(pool, url, vector, options.nativeVectors !== false, notices);
+    return new SqlStore(driver, options);
   } catch (error) {
     await pool.end();
     throw unavailable(url, error);

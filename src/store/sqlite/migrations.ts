@@ -273,4 +273,69 @@ CREATE TABLE run_leases (
 CREATE INDEX run_leases_unreleased ON run_leases (expires_at) WHERE released_at IS NULL;
 `,
   },
+  {
+    version: 6,
+    name: "run events, run queue, run prompts, idempotency keys",
+    sql: `
+-- The committed events of each run, numbered 1, 2, 3… without gaps: what an SSE client that
+-- rejoins reads. No foreign key: gc deletes them with their trace.
+CREATE TABLE run_events (
+  trace_id TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  type TEXT NOT NULL,
+  step INTEGER NOT NULL,
+  ts INTEGER NOT NULL,
+  data TEXT NOT NULL,
+  PRIMARY KEY (trace_id, seq)
+) STRICT;
+
+-- Runs waiting for a worker or held by one; id is the trace id the run has or will have.
+CREATE TABLE run_requests (
+  id TEXT PRIMARY KEY,
+  session_id TEXT NOT NULL,
+  task TEXT NOT NULL,
+  spec TEXT NOT NULL,
+  status TEXT NOT NULL,
+  attempts INTEGER NOT NULL,
+  max_attempts INTEGER NOT NULL,
+  not_before INTEGER NOT NULL,
+  last_error TEXT,
+  cancel_requested INTEGER NOT NULL,
+  idempotency_key TEXT UNIQUE,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  worker TEXT,
+  lease_epoch INTEGER
+) STRICT;
+CREATE INDEX run_requests_waiting ON run_requests (created_at, id) WHERE status IN ('queued', 'running');
+CREATE INDEX run_requests_by_session ON run_requests (session_id, created_at, id);
+CREATE INDEX run_requests_by_status ON run_requests (status, created_at, id);
+
+-- Approvals and questions a run waits on, answered from another process.
+CREATE TABLE run_prompts (
+  id TEXT PRIMARY KEY,
+  trace_id TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  payload TEXT NOT NULL,
+  status TEXT NOT NULL,
+  answer TEXT,
+  created_at INTEGER NOT NULL,
+  answered_at INTEGER,
+  expires_at INTEGER
+) STRICT;
+CREATE INDEX run_prompts_by_trace ON run_prompts (trace_id, created_at);
+CREATE INDEX run_prompts_pending ON run_prompts (created_at) WHERE status = 'pending';
+
+-- What a POST with an idempotency key answered; response NULL while its first request runs.
+CREATE TABLE idempotency_keys (
+  scope TEXT NOT NULL,
+  key TEXT NOT NULL,
+  request_hash TEXT NOT NULL,
+  response TEXT,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (scope, key)
+) STRICT;
+CREATE INDEX idempotency_keys_by_created ON idempotency_keys (created_at);
+`,
+  },
 ];

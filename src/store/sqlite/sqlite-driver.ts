@@ -6,7 +6,7 @@ import { createRequire } from "node:module";
 import { setTimeout as sleep } from "node:timers/promises";
 import type BetterSqlite3 from "better-sqlite3";
 import { ResonError } from "../../core/errors.js";
-import { type Driver, type FailureReason, type Statement, StatementFailed } from "../driver.js";
+import { type Driver, type FailureReason, type Statement, StatementFailed, type TxQuery } from "../driver.js";
 import type { MemoryDialect } from "../memory-dialect.js";
 import { assertKnownVersion, pendingMigrations } from "../migration.js";
 import type { Row, SqlValue } from "../records.js";
@@ -60,10 +60,15 @@ function unavailable(path: string, error: unknown): ResonError {
   });
 }
 
-/** Runs `attempt`, trying again while the database is busy, within BUSY_TIMEOUT_MS. */
-async function whileBusy<T>(attempt: () => T): Promise<T> {
+/**
+ * Runs `attempt`, trying again while the database is busy, within BUSY_TIMEOUT_MS; `location`
+ * names the file whose open `transaction` (see OPEN) each attempt waits out first.
+ */
+async function whileBusy<T>(attempt: () => T, location?: string): Promise<T> {
   const deadline = Date.now() + BUSY_TIMEOUT_MS;
   for (;;) {
+    // No await between the last look and the attempt: nothing can open a transaction in between.
+    for (let open = location && OPEN.get(location); open; open = location && OPEN.get(location)) await open;
     try {
       return attempt();
     } catch (error) {
@@ -72,6 +77,14 @@ async function whileBusy<T>(attempt: () => T): Promise<T> {
     }
   }
 }
+
+/**
+ * The `transaction`s open in this process, by file. Their work awaits between statements while
+ * holding the file's write lock; any other statement on that file from this process (on any
+ * connection) waits here first. Else it would run inside that transaction (same connection), or
+ * block the event loop in SQLite's busy wait while the transaction could never finish (another).
+ */
+const OPEN = new Map<string, Promise<void>>();
 
 class SqliteDriver implements Driver {
   readonly kind = "sqlite";
@@ -97,9 +110,55 @@ class SqliteDriver implements Driver {
     return statement;
   }
 
+  #run(sql: string, params: SqlValue[]): Row[] {
+    const statement = this.#prepare(sql);
+    if (statement.reader) return statement.all(...params) as Row[];
+    statement.run(...params);
+    return [];
+  }
+
+  async transaction<T>(work: (query: TxQuery) => Promise<T>): Promise<T> {
+    // Waited out inline: between the last look and the set below nothing else may run.
+    for (let open = OPEN.get(this.location); open; open = OPEN.get(this.location)) await open;
+    let done = () => {};
+    OPEN.set(
+      this.location,
+      new Promise<void>((resolve) => {
+        done = resolve;
+      }),
+    );
+    try {
+      try {
+        await whileBusy(() => this.#db.exec("BEGIN IMMEDIATE"));
+      } catch (error) {
+        throw unavailable(this.location, error);
+      }
+      let index = 0;
+      const query: TxQuery = async (sql, params) => {
+        const at = index++;
+        try {
+          return this.#run(sql, params);
+        } catch (error) {
+          throw new StatementFailed(at, reasonOf(error), error);
+        }
+      };
+      try {
+        const result = await work(query);
+        this.#db.exec("COMMIT");
+        return result;
+      } catch (error) {
+        if (this.#db.inTransaction) this.#db.exec("ROLLBACK");
+        throw error;
+      }
+    } finally {
+      OPEN.delete(this.location);
+      done();
+    }
+  }
+
   async query(sql: string, params: SqlValue[]): Promise<Row[]> {
     try {
-      return await whileBusy(() => this.#prepare(sql).all(...params) as Row[]);
+      return await whileBusy(() => this.#run(sql, params), this.location);
     } catch (error) {
       throw unavailable(this.location, error);
     }
@@ -124,7 +183,7 @@ class SqliteDriver implements Driver {
     try {
       // BEGIN IMMEDIATE takes the write lock up front: a transaction that has begun never
       // fails halfway with SQLITE_BUSY, and a busy BEGIN is simply tried again.
-      return await whileBusy(() => body.immediate());
+      return await whileBusy(() => body.immediate(), this.location);
     } catch (error) {
       if (error instanceof StatementFailed) throw error;
       throw unavailable(this.location, error);

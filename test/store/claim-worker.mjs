@@ -1,0 +1,45 @@
+// One of several processes draining the run queue at once: opens the store, prints "ready",
+// waits for "go" on stdin, then claims runs until the queue is empty. For each claim it checks
+// that no other run of the session is running, holds the run a moment, finishes it, and prints
+// one JSON line: the run, its session, its epoch and the claim and finish times (database clock).
+//   node claim-worker.mjs '{"storeModule": "file:…/index.js", "home": "…", "databaseUrl": "…", "worker": 3}'
+import { createInterface } from "node:readline";
+import { setTimeout as sleep } from "node:timers/promises";
+
+const job = JSON.parse(process.argv[2] ?? "{}");
+const { openStore, leaseHolder } = await import(job.storeModule);
+
+const store = await openStore({ home: job.home, databaseUrl: job.databaseUrl });
+const lines = createInterface({ input: process.stdin });
+const next = lines[Symbol.asyncIterator]();
+process.stdout.write("ready\n");
+await next.next();
+
+const holder = leaseHolder(`worker ${job.worker}`);
+for (;;) {
+  const claimed = await store.queue.claim(holder, { ttlMs: 60_000 });
+  if (!claimed) {
+    const depth = await store.queue.depth();
+    if (depth.queued === 0 && depth.running === 0) break;
+    await sleep(2);
+    continue;
+  }
+  const { request, lease } = claimed;
+  const running = (await store.queue.listBySession(request.sessionId)).filter((r) => r.status === "running");
+  await sleep(Math.floor(Math.random() * 4));
+  const done = await store.queue.finish({ traceId: request.id, epoch: lease.epoch }, "completed");
+  process.stdout.write(
+    `${JSON.stringify({
+      worker: job.worker,
+      id: request.id,
+      sessionId: request.sessionId,
+      epoch: lease.epoch,
+      attempts: request.attempts,
+      runningInSession: running.map((r) => r.id),
+      claimedAt: request.updatedAt,
+      finishedAt: done.updatedAt,
+    })}\n`,
+  );
+}
+lines.close();
+await store.close();

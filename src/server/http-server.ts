@@ -1,0 +1,309 @@
+// The HTTP server of `reson serve` on node:http. Every request passes, in order: security
+// headers, Host and Origin (403), CORS preflight, the bearer token (401: strangers learn
+// nothing, not even which paths exist), routing (404/405), then the route's schemas and
+// handler; any failure leaves as one JSON error shape. Closed to strangers by default: it
+// binds 127.0.0.1 and will not listen elsewhere without a token the operator chose.
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { performance } from "node:perf_hooks";
+import { Type } from "typebox";
+import { ResonError } from "../core/errors.js";
+import { Redactor } from "../core/redactor.js";
+import { TokenCheck } from "./auth.js";
+import { DEFAULT_BODY_LIMIT_BYTES } from "./body.js";
+import { type HttpError, httpErrorFrom } from "./http-errors.js";
+import { buildOpenApiDocument, type OpenApiInfo } from "./openapi.js";
+import { isLoopbackHost, normalizeCorsOrigin, OriginPolicy } from "./origin.js";
+import type { RequestLogger, RequestLogRecord } from "./request-log.js";
+import { callRoute, defineRoute, type Route, Router } from "./router.js";
+import { isConfiguredToken, type ServeToken } from "./serve-token.js";
+import { type SseOptions, SseStream } from "./sse.js";
+
+export interface HttpServerOptions {
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0: any free port (the CLI passes its own default). */
+  port?: number;
+  token: ServeToken;
+  /** Origins of other web pages allowed to call (--cors). */
+  corsOrigins?: readonly string[];
+  routes: readonly Route[];
+  log?: RequestLogger;
+  /** Largest JSON body a route accepts (default 1 MiB). */
+  bodyLimitBytes?: number;
+  /** Defaults for every event stream (heartbeat, retry, buffer limit). */
+  sse?: SseOptions;
+  /** Masks secrets in error messages and logs, on top of the server's own token. */
+  redact?: (text: string) => string;
+  info?: OpenApiInfo;
+  /** In-flight requests get this long to finish on close() before connections are cut (default 5 s). */
+  closeGraceMs?: number;
+  signal?: AbortSignal;
+}
+
+export interface HttpServer {
+  /** http://host:port as bound. */
+  url: string;
+  host: string;
+  port: number;
+  /** The OpenAPI document served at /openapi.json. */
+  openapi: Record<string, unknown>;
+  /** Stops accepting, ends event streams, waits for requests in flight (up to the grace), then cuts. */
+  close(): Promise<void>;
+}
+
+const SECURITY_HEADERS: Record<string, string> = {
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+  "x-frame-options": "DENY",
+  // JSON and event streams need nothing from a browser; the web view will send its own policy.
+  "content-security-policy": "default-src 'none'; frame-ancestors 'none'",
+  "cache-control": "no-store",
+};
+
+const HealthSchema = Type.Object({ ok: Type.Literal(true) }, { $id: "Health" });
+
+function builtInRoutes(token: TokenCheck, openapi: () => Record<string, unknown>): Route[] {
+  return [
+    defineRoute({
+      method: "GET",
+      path: "/healthz",
+      summary: "Liveness probe; the only route open without a token",
+      tags: ["server"],
+      auth: "none",
+      responses: { 200: HealthSchema },
+      handler: () => ({ body: { ok: true } }),
+    }),
+    defineRoute({
+      method: "GET",
+      path: "/openapi.json",
+      summary: "This document",
+      tags: ["server"],
+      responses: { 200: { description: "The OpenAPI 3.1 document of this server", schema: Type.Unknown() } },
+      handler: () => ({ body: openapi() }),
+    }),
+    defineRoute({
+      method: "POST",
+      path: "/auth/sse-cookie",
+      summary:
+        "Sets the cookie that lets a browser's EventSource (which cannot send headers) open event streams",
+      description:
+        "Call with the bearer token from the page that will open the streams (same origin). The HttpOnly, " +
+        "SameSite=Strict cookie opens event-stream routes (GET) only, for 24 hours.",
+      tags: ["server"],
+      responses: { 204: { description: "Cookie set" } },
+      handler: () => ({ status: 204, headers: { "set-cookie": token.setCookieHeader(false) } }),
+    }),
+  ];
+}
+
+function refuseOpenBind(host: string, port: number): ResonError {
+  return new ResonError(
+    "usage_error",
+    `reson serve will not listen on ${host} with a token it made up itself: anyone who can reach ${host}:${port} could run commands on this machine.`,
+    {
+      hint:
+        "Choose a token (export RESON_SERVE_TOKEN=$(openssl rand -base64 32), or --token-file <file>) and " +
+        "put a TLS proxy in front; or keep the default --host 127.0.0.1.",
+    },
+  );
+}
+
+function listen(server: Server, host: string, port: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      const why = error.code === "EADDRINUSE" ? "it is already in use" : error.message;
+      reject(
+        new ResonError("usage_error", `Cannot listen on ${host}:${port}: ${why}.`, {
+          hint: "Pick another --port, or stop the program using this one.",
+          cause: error,
+        }),
+      );
+    };
+    server.once("error", onError);
+    server.listen({ host, port, signal }, () => {
+      server.off("error", onError);
+      resolve();
+    });
+  });
+}
+
+function urlHost(host: string): string {
+  return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+}
+
+export async function startHttpServer(options: HttpServerOptions): Promise<HttpServer> {
+  const host = options.host ?? "127.0.0.1";
+  const requestedPort = options.port ?? 0;
+  if (!isLoopbackHost(host) && !isConfiguredToken(options.token)) throw refuseOpenBind(host, requestedPort);
+  const corsOrigins = (options.corsOrigins ?? []).map(normalizeCorsOrigin);
+  const tokenCheck = new TokenCheck(options.token.value);
+  // The token is a secret like any other: masked wherever an error message might echo it.
+  const redactor = new Redactor();
+  redactor.add("serve_token", options.token.value, { allowShort: true });
+  const redact = (text: string) => redactor.redact(options.redact ? options.redact(text) : text);
+  const info = options.info ?? { title: "reson serve", version: "0.1.0" };
+  const bodyLimitBytes = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
+  const shutdown = new AbortController();
+  const streams = new Set<SseStream>();
+
+  let openapi: Record<string, unknown> | undefined;
+  const routes = [...builtInRoutes(tokenCheck, () => openapiDocument()), ...options.routes];
+  const router = new Router(routes);
+  const openapiDocument = () => {
+    openapi ??= buildOpenApiDocument(router.routes, info);
+    return openapi;
+  };
+  // Built now: a route whose schemas cannot be documented fails the start, not the first reader.
+  openapiDocument();
+
+  let policy: OriginPolicy | undefined;
+  const server = createServer({ requestTimeout: 60_000, headersTimeout: 20_000 }, (req, res) => {
+    void handle(req, res);
+  });
+
+  function sendJson(
+    res: ServerResponse,
+    status: number,
+    body: unknown,
+    headers: Record<string, string> = {},
+  ) {
+    const text = status === 204 || body === undefined ? undefined : JSON.stringify(body);
+    res.writeHead(status, {
+      ...headers,
+      ...(text === undefined ? {} : { "content-type": "application/json; charset=utf-8" }),
+    });
+    res.end(text);
+  }
+
+  function sendError(
+    req: IncomingMessage,
+    res: ServerResponse,
+    failure: HttpError,
+    headers: Record<string, string>,
+  ) {
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    // A body left unread (413, 415, an early 401) must not be taken for the next request.
+    if (!req.complete) res.setHeader("connection", "close");
+    sendJson(res, failure.status, failure.body, headers);
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = performance.now();
+    const method = req.method ?? "GET";
+    const record: Partial<RequestLogRecord> & { route: string | null } = { route: null };
+    const requestDone = new AbortController();
+    res.once("close", () => {
+      if (!res.writableFinished) record.aborted = true;
+      requestDone.abort();
+      options.log?.({
+        ts: new Date().toISOString(),
+        level: res.statusCode >= 500 ? "error" : res.statusCode >= 400 ? "warn" : "info",
+        msg: "http_request",
+        requestId: res.getHeader("x-request-id") as string,
+        method,
+        route: record.route,
+        status: res.statusCode,
+        ms: Math.round((performance.now() - started) * 100) / 100,
+        ...(record.error === undefined ? {} : { error: record.error }),
+        ...(record.detail === undefined ? {} : { detail: record.detail }),
+        ...(record.aborted ? { aborted: true } : {}),
+      });
+    });
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
+    res.setHeader("x-request-id", randomUUID());
+    try {
+      const verdict = policy!.check(req.headers);
+      if (!verdict.ok) throw verdict.error;
+      if (verdict.corsOrigin !== undefined) {
+        for (const [name, value] of Object.entries(policy!.corsHeaders(verdict.corsOrigin)))
+          res.setHeader(name, value);
+        if (method === "OPTIONS" && req.headers["access-control-request-method"] !== undefined) {
+          res.writeHead(204, policy!.preflightHeaders(verdict.corsOrigin));
+          res.end();
+          return;
+        }
+      }
+      const url = new URL(req.url ?? "/", "http://server.invalid");
+      const match = router.match(method, url.pathname);
+      if (match.kind === "found") record.route = match.route.path;
+      const auth = match.kind === "found" ? (match.route.auth ?? "bearer") : "bearer";
+      if (!tokenCheck.allows(method, req.headers, auth)) {
+        throw new ResonError("unauthorized", "This server needs its token.", {
+          hint: "Send Authorization: Bearer <token>; the token is in $RESON_HOME/serve-token (or RESON_SERVE_TOKEN).",
+        });
+      }
+      if (match.kind === "method_not_allowed") {
+        res.setHeader("allow", match.allowed.join(", "));
+        throw new ResonError("method_not_allowed", `${method} is not supported on ${url.pathname}.`, {
+          hint: `Use ${match.allowed.join(" or ")}.`,
+        });
+      }
+      if (match.kind === "not_found") {
+        throw new ResonError("not_found", `There is no route ${method} ${url.pathname}.`, {
+          hint: "GET /openapi.json lists every route.",
+        });
+      }
+      const signal = AbortSignal.any([shutdown.signal, requestDone.signal]);
+      const result = await callRoute(match.route, match.params, {
+        req,
+        res,
+        search: url.searchParams,
+        signal,
+        bodyLimitBytes,
+        openSse: (sse) => {
+          const stream = new SseStream(req, res, { ...options.sse, ...sse });
+          streams.add(stream);
+          stream.signal.addEventListener("abort", () => streams.delete(stream), { once: true });
+          if (shutdown.signal.aborted) stream.close();
+          return stream;
+        },
+      });
+      if (res.headersSent || res.writableEnded) return;
+      sendJson(
+        res,
+        result?.status ?? (result?.body === undefined ? 204 : 200),
+        result?.body,
+        result?.headers,
+      );
+    } catch (thrown) {
+      const failure = httpErrorFrom(thrown, redact);
+      record.error = failure.body.error.code;
+      if (failure.status >= 500 && !(thrown instanceof ResonError && thrown.code !== "internal_error")) {
+        record.detail = redact(thrown instanceof Error ? thrown.message : String(thrown));
+      }
+      const headers: Record<string, string> = failure.status === 401 ? { "www-authenticate": "Bearer" } : {};
+      sendError(req, res, failure, headers);
+    }
+  }
+
+  await listen(server, host, requestedPort, options.signal);
+  const port = (server.address() as AddressInfo).port;
+  policy = new OriginPolicy({ host, port, corsOrigins });
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= new Promise<void>((resolve) => {
+      const stopped = new Promise<void>((done) => server.close(() => done()));
+      for (const stream of streams) stream.close();
+      server.closeIdleConnections();
+      const grace = setTimeout(() => {
+        shutdown.abort(new ResonError("aborted", "The server is shutting down."));
+        server.closeAllConnections();
+      }, options.closeGraceMs ?? 5_000);
+      void stopped.then(() => {
+        clearTimeout(grace);
+        shutdown.abort(new ResonError("aborted", "The server is shutting down."));
+        resolve();
+      });
+    });
+    return closing;
+  };
+  options.signal?.addEventListener("abort", () => void close(), { once: true });
+
+  return { url: `http://${urlHost(host)}:${port}`, host, port, openapi: openapiDocument(), close };
+}

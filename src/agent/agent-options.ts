@@ -8,6 +8,7 @@ import type { SecretNameInfo, SecretVault } from "../secrets/index.js";
 import type { MessageContext, Store } from "../store/index.js";
 import type { AskHuman, SecretAccess, ToolDefinition } from "../tools/index.js";
 import type { AgentHooks } from "./hooks.js";
+import type { HeldLease } from "./run-lease.js";
 
 export interface AgentOptions {
   /** The folder the agent works in; default the current directory. */
@@ -97,9 +98,16 @@ export interface RunOptions {
   session?: "new" | "latest" | string;
   /** Envelope facts of the task turn (channel, sender…); default the terminal. */
   envelope?: Partial<MessageContext>;
+  /** The run's id (a queued run's, known before it starts); default a new one. */
+  runId?: string;
+  /**
+   * The run's lease, already taken (a worker claims a queued run with it): the run writes
+   * under it and leaves it held at the end, for the caller to let go.
+   */
+  lease?: HeldLease;
 }
 
-export interface ResumeOptions extends Omit<RunOptions, "session" | "envelope"> {
+export interface ResumeOptions extends Omit<RunOptions, "session" | "envelope" | "runId"> {
   /**
    * Take the run over although its lease is held by a process that is still alive, once that
    * lease has expired (a stopped or stuck process). A lease that has not expired is never taken.

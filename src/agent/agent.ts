@@ -36,11 +36,12 @@ import type { Learning } from "./learning.js";
 import { type LoopStart, runLoop, startSnapshot } from "./loop.js";
 import { NULL_RECORDER, type RunRecorder, StoreRecorder } from "./recorder.js";
 import { learnedFromEnding, planResume } from "./resume.js";
+import { RunJournal } from "./run-journal.js";
 import { HeldLease } from "./run-lease.js";
 import { assertSessionFree, definedLimits, endedResult, findTrace, titleOf } from "./run-lookup.js";
 import { compactSession, type SessionCompaction, sessionHistory } from "./session-history.js";
 import { type ChildSpec, createSubagentTool, type ParentRun, type SubagentHost } from "./subagent-tool.js";
-import type { RunResult } from "./types.js";
+import type { HostEvent, RunResult } from "./types.js";
 import { openWorkspace } from "./workspace-trust.js";
 
 export class Agent {
@@ -82,13 +83,29 @@ export class Agent {
     if (subagents) tools.register(createSubagentTool(this.subagentHost()));
   }
 
+  /**
+   * Emits an event in a run in flight, at the step it is at (a host's approvals and answers:
+   * numbered and committed like the run's own). False when the run is not running here.
+   */
+  emitInRun(runId: string, event: HostEvent): boolean {
+    const run = this.active.get(runId);
+    if (!run) return false;
+    run.emit(event);
+    return true;
+  }
+
+  /** Masks the user's secrets (and the provider's key) in a text this agent's host shows. */
+  redact(text: string): string {
+    return this.secrets ? this.secrets.access.redact(text) : text;
+  }
+
   /** Receives the events of every run of this agent. */
   subscribe(listener: EventListener): () => void {
     return this.bus.subscribe(listener);
   }
 
   async run(task: string, options: RunOptions = {}): Promise<RunResult> {
-    const runId = ulid();
+    const runId = options.runId ?? ulid();
     const now = Date.now();
     const envelope: MessageContext = {
       receivedAt: now,
@@ -103,7 +120,7 @@ export class Agent {
     const start: LoopStart = { kind: "new", task, envelope, history };
     if (!this.store) return this.loop(trace, NULL_RECORDER, start, options, false);
     // Taken before the trace is stored, so the run is never in the store unheld.
-    const lease = await this.takeLease(this.store, trace.id);
+    const lease = options.lease ?? (await this.takeLease(this.store, trace.id));
     try {
       const recorder = new StoreRecorder({
         store: this.store,
@@ -118,7 +135,8 @@ export class Agent {
       });
       return await this.loop(trace, recorder, start, options, false, { lease });
     } finally {
-      await lease.release();
+      // A lease the caller gave is the caller's to let go (a worker ends the queued run with it).
+      if (!options.lease) await lease.release();
     }
   }
 
@@ -140,7 +158,7 @@ export class Agent {
     }
     // The run is read again under its lease: what another process committed before letting it
     // go is part of the plan, and nothing else commits while this one holds it.
-    const lease = await this.takeLease(store, found.id, options.force);
+    const lease = options.lease ?? (await this.takeLease(store, found.id, options.force));
     try {
       const trace = (await store.traces.get(found.id)) ?? found;
       const session = await store.sessions.get(trace.sessionId);
@@ -166,7 +184,7 @@ export class Agent {
       const maxIterations = this.options.maxIterations ?? plan.start.snapshot.maxIterations;
       return await this.loop(trace, recorder, plan.start, options, true, { maxIterations, lease });
     } finally {
-      await lease.release();
+      if (!options.lease) await lease.release();
     }
   }
 
@@ -343,6 +361,12 @@ export class Agent {
     const given = options.signal ?? new AbortController().signal;
     const signal = lease ? AbortSignal.any([given, lease.signal]) : given;
     const bus = new EventBus();
+    // Numbered and committed under the lease first: what serve streams, and reads again.
+    const journal =
+      lease && this.store
+        ? new RunJournal((ops) => lease.apply(ops), trace.id, await this.store.events.lastSeq(trace.id))
+        : undefined;
+    if (journal) bus.subscribe((event) => journal.record(event));
     bus.subscribe((event) => this.bus.emit(event));
     if (options.onEvent) bus.subscribe(options.onEvent);
     const { config } = this.loaded;
@@ -456,6 +480,8 @@ export class Agent {
       // A sub-agent outlives an aborted tool call only until its own abort lands.
       await Promise.allSettled(run.children);
       this.active.delete(trace.id);
+      // Committed before the lease is let go; a lost lease has ended the run's writes anyway.
+      await journal?.flush().catch(() => {});
     }
   }
 
@@ -659,4 +685,5 @@ interface ActiveRun extends ParentRun {
   recorder: RunRecorder;
   /** Sub-agent runs started by this run, awaited before the run returns. */
   children: Set<Promise<RunResult>>;
+  emit(event: HostEvent): void;
 }

@@ -49,6 +49,11 @@ export class HeldLease {
     return new HeldLease(store, lease, settings.ttlMs);
   }
 
+  /** Holds a lease this process took by other means (a worker's claim of a queued run). */
+  static adopt(store: Store, lease: RunLease, ttlMs: number): HeldLease {
+    return new HeldLease(store, lease, ttlMs);
+  }
+
   /** Aborts, with the "lease_lost" error as its reason, when the lease is lost. */
   get signal(): AbortSignal {
     return this.#controller.signal;

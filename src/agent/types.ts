@@ -1,5 +1,5 @@
 // Data of a run: its result and the options that shape the loop.
-import type { RunSummary } from "../core/events.js";
+import type { ResonEvent, RunSummary } from "../core/events.js";
 
 export interface RunResult extends RunSummary {
   runId: string;
@@ -17,3 +17,10 @@ export interface LoopLimits {
   /** Consecutive failed steps that stop the run. */
   circuitBreakerThreshold: number;
 }
+
+/** An event as a host gives it to a run in flight: the run, its step and the time are added. */
+export type HostEvent = ResonEvent extends infer E
+  ? E extends ResonEvent
+    ? Omit<E, "runId" | "step" | "ts">
+    : never
+  : never;

@@ -5,6 +5,8 @@ export { doctorCommand } from "./doctor-command.js";
 export { experiencesCommand, memoryCommand } from "./memory-commands.js";
 export { replCommand } from "./repl.js";
 export { resumeCommand, runCommand } from "./run-command.js";
+export { serveCommand } from "./serve-command.js";
 export { skillsCommand } from "./skills-command.js";
 export { gcCommand, sessionsCommand, traceCommand } from "./store-commands.js";
 export { toolsCommand } from "./tools-command.js";
+export { workerCommand } from "./worker-command.js";

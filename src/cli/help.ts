@@ -26,6 +26,10 @@ Usage:
   reson doctor [-w dir] [--json]     what this machine guarantees: OS sandbox for commands,
                                      secrets file, store, tools; what to install when not
   reson gc --older-than <30d|12h>    remove old runs and their checkpoints
+  reson serve [options]              the HTTP API with live events (127.0.0.1:7878, bearer
+                                     token); executes runs itself unless --workers 0
+  reson worker [options]             execute runs queued through reson serve (PostgreSQL:
+                                     any number of workers on any machines)
   reson --version | --help
 
 Ids: a session or run id, or any unique prefix of one.

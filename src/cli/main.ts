@@ -31,6 +31,8 @@ const RUNNERS: Record<string, Runner> = {
   experiences: (c, rest) => c.experiencesCommand(rest),
   doctor: (c, rest) => c.doctorCommand(rest),
   gc: (c, rest) => c.gcCommand(rest),
+  serve: (c, rest) => c.serveCommand(rest),
+  worker: (c, rest) => c.workerCommand(rest),
   // `reson`, `reson --continue`, `reson -w dir -m model`: the interactive terminal.
   repl: (c, _rest, argv) => c.replCommand(argv),
 };
@@ -49,7 +51,7 @@ export async function main(argv: string[], loadCommands: LoadCommands = loadModu
   const runner = Object.hasOwn(RUNNERS, name) ? RUNNERS[name] : undefined;
   if (!runner) {
     process.stderr.write(
-      `reson: unknown command "${command}". Commands: run, resume, sessions, trace, tools, skills, memory, experiences, doctor, gc (or none, for the interactive terminal). See \`reson --help\`.\n`,
+      `reson: unknown command "${command}". Commands: run, resume, sessions, trace, tools, skills, memory, experiences, doctor, gc, serve, worker (or none, for the interactive terminal). See \`reson --help\`.\n`,
     );
     return EXIT_USAGE;
   }

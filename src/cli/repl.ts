@@ -18,6 +18,7 @@ import type { ContextUsageEvent, EventListener, ResonEvent } from "../core/event
 import { addUsage, emptyUsage, type Usage } from "../core/usage.js";
 import { describePolicy, PERMISSION_MODES, type PermissionGate, parseMode } from "../permissions/index.js";
 import type { ProviderName } from "../providers/index.js";
+import { gateOptions, loadGate, type SandboxSetup, sandboxSetup } from "../runner/index.js";
 import { formatSkillList } from "../skills/index.js";
 import { projectKey, type Store } from "../store/index.js";
 import type { HumanQuestion } from "../tools/index.js";
@@ -26,7 +27,6 @@ import { answerFromLine, answerPrompt } from "./ask-human.js";
 import { EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, exitCodeForError } from "./exit-codes.js";
 import { formatCost, formatTokens } from "./format.js";
 import { MAIN_HELP } from "./help.js";
-import { gateOptions, loadGate, type SandboxSetup, sandboxSetup } from "./permission-setup.js";
 import { humanRenderer } from "./render-human.js";
 import { LineReader, Spinner } from "./repl-input.js";
 import { askPermission } from "./repl-permission.js";

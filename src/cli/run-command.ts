@@ -19,11 +19,11 @@ import { ResonError, toResonError } from "../core/errors.js";
 import type { EventListener } from "../core/events.js";
 
 import type { ProviderName } from "../providers/index.js";
+import { gateOptions, loadGate, sandboxSetup } from "../runner/index.js";
 import { projectKey, type Store, type TraceRecord } from "../store/index.js";
 import { stdinAnswers } from "./ask-human.js";
 import { EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, exitCodeForError, exitCodeForStatus } from "./exit-codes.js";
 import { MAIN_HELP } from "./help.js";
-import { gateOptions, loadGate, sandboxSetup } from "./permission-setup.js";
 import { humanRenderer } from "./render-human.js";
 import { jsonRenderer } from "./render-json.js";
 import { type ModelArgs, parseResumeArgs, parseRunArgs } from "./run-args.js";

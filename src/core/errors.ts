@@ -71,6 +71,7 @@ export type ErrorCode =
   | "unsupported_media_type"
   | "idempotency_conflict"
   | "session_busy"
+  | "prompt_closed"
   | "internal_error";
 
 export interface ResonErrorOptions {

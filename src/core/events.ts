@@ -274,6 +274,9 @@ export const PermissionRequestEventSchema = eventSchema(
     reason: Type.String({ description: "the rule (and its file) or the mode that asked for approval" }),
     promptId: PromptId,
     expiresAt: ExpiresAt,
+    canAllowForSession: Type.Optional(
+      Type.Boolean({ description: "whether allow_session would cover later calls like it" }),
+    ),
   },
   "A tool call needs approval; the run waits for a decision or the timeout (which denies).",
 );

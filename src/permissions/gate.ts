@@ -25,6 +25,9 @@ export type PermissionAnswer =
   | { kind: "edit"; arguments: Record<string, unknown> };
 
 export interface PermissionPrompt {
+  /** The run and the call that ask (a host that serves several runs answers the right one). */
+  runId: string;
+  toolCallId: string;
   tool: string;
   arguments: Record<string, unknown>;
   decision: Decision;
@@ -253,6 +256,8 @@ export class PermissionGate {
         const session = repeatable ? sessionGrant(call.name, call.arguments, root) : undefined;
         const change = await info.preview?.(call.arguments);
         const answer = await prompt({
+          runId: info.runId,
+          toolCallId: call.id,
           tool: call.name,
           arguments: call.arguments,
           decision,

@@ -17,6 +17,7 @@ const STATUS_BY_CODE: Partial<Record<ErrorCode, number>> = {
   method_not_allowed: 405,
   run_leased: 409,
   session_busy: 409,
+  prompt_closed: 409,
   idempotency_conflict: 409,
   store_conflict: 409,
   payload_too_large: 413,

@@ -28,6 +28,7 @@ export {
   type RouteResult,
   Router,
 } from "./router.js";
+export { type BusyPolicy, RunService, type RunView, type SessionView } from "./run-service.js";
 export {
   isConfiguredToken,
   type LoadServeTokenOptions,
@@ -37,6 +38,7 @@ export {
   type ServeToken,
   type ServeTokenSource,
 } from "./serve-token.js";
+export { type Service, type ServiceOptions, startService } from "./service.js";
 export {
   DEFAULT_SSE_HEARTBEAT_MS,
   DEFAULT_SSE_MAX_BUFFERED_BYTES,

@@ -21,8 +21,10 @@ const LAYERS: Record<string, number> = {
   agent: 4,
   trace: 4,
   permissions: 5,
-  cli: 6,
-  server: 6,
+  runner: 6,
+  cli: 7,
+  server: 7,
+  worker: 7,
 };
 
 function sourceFiles(dir: string): string[] {

@@ -1,4 +1,4 @@
-// The permission gate the terminal commands put in front of tool calls: rules from flags and
+// The permission gate the terminal commands, serve and workers put in front of tool calls: rules from flags and
 // settings files (warnings printed with file and line), the mode from a flag, a settings file
 // or the command's default, and, in the interactive terminal, someone to ask.
 import { homedir } from "node:os";

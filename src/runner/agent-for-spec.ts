@@ -1,0 +1,67 @@
+// The agent of one run as a service runs it: from its spec (workspace, model, limits, preset,
+// rules), with the same permission gate as a headless `reson run` (mode acceptEdits unless the
+// spec or a settings file says otherwise), and approvals and questions sent to whoever serves
+// the run instead of a terminal.
+import { realpathSync } from "node:fs";
+import { type Agent, type AgentOptions, createAgent } from "../agent/index.js";
+import { ResonError } from "../core/errors.js";
+import type { PermissionGateOptions } from "../permissions/index.js";
+import type { ProviderName } from "../providers/index.js";
+import type { Store } from "../store/index.js";
+import type { AskHuman } from "../tools/index.js";
+import { gateOptions, loadGate, sandboxSetup } from "./permission-setup.js";
+import type { RunSpec } from "./run-spec.js";
+
+export interface SpecAgentOptions {
+  store: Store;
+  /** What holds the run's lease, as others are told ("reson serve", "reson worker"). */
+  leaseHolder: string;
+  /** Asks whoever serves the run; absent: a call that needs approval is denied (headless). */
+  promptUser?: PermissionGateOptions["promptUser"];
+  askHuman?: AskHuman;
+  env?: NodeJS.ProcessEnv;
+}
+
+export async function agentForSpec(spec: RunSpec, options: SpecAgentOptions): Promise<Agent> {
+  let workspaceRoot: string;
+  try {
+    workspaceRoot = realpathSync(spec.workspace);
+  } catch (error) {
+    throw new ResonError("workspace_invalid", `The workspace folder ${spec.workspace} does not exist.`, {
+      hint: "Create the folder on the machine that runs the run, or give another one.",
+      cause: error,
+    });
+  }
+  const sandbox = await sandboxSetup(spec.sandbox ?? "on", options.promptUser !== undefined);
+  const gate = await loadGate(
+    {
+      allow: spec.allow ?? [],
+      deny: spec.deny ?? [],
+      ...(spec.permissionMode ? { permissionMode: spec.permissionMode } : {}),
+    },
+    workspaceRoot,
+    {
+      defaultMode: "acceptEdits",
+      sandbox: sandbox.state,
+      ...(options.promptUser ? { promptUser: options.promptUser } : {}),
+    },
+  );
+  const agentOptions: AgentOptions = {
+    workspace: workspaceRoot,
+    ...(spec.provider ? { provider: spec.provider as ProviderName } : {}),
+    ...(spec.model ? { model: spec.model } : {}),
+    ...(spec.baseUrl ? { baseUrl: spec.baseUrl } : {}),
+    ...(spec.maxIterations ? { maxIterations: spec.maxIterations } : {}),
+    ...(spec.limits && Object.keys(spec.limits).length > 0 ? { limits: spec.limits } : {}),
+    ...(spec.preset ? { preset: spec.preset } : {}),
+    ...(spec.trustWorkspace ? { trustWorkspace: true } : {}),
+    ...(gate.currentMode === "plan" ? { readOnlyWorkspace: true } : {}),
+    ...gateOptions(gate),
+    ...sandbox.agent,
+    ...(options.askHuman ? { askHuman: options.askHuman } : {}),
+    ...(options.env ? { env: options.env } : {}),
+    store: options.store,
+    leaseHolder: options.leaseHolder,
+  };
+  return createAgent(agentOptions);
+}

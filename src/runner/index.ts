@@ -1,0 +1,12 @@
+// The run orchestrator shared by the terminal, `reson serve` and `reson worker`: what a run is
+// to be (its spec), the permission gate and sandbox in front of its tools, and the agent that
+// starts or resumes it (Agent.run / Agent.resume: the same code for every host).
+export { agentForSpec, type SpecAgentOptions } from "./agent-for-spec.js";
+export {
+  gateOptions,
+  loadGate,
+  type PermissionFlagArgs,
+  type SandboxSetup,
+  sandboxSetup,
+} from "./permission-setup.js";
+export { type RunSpec, RunSpecSchema } from "./run-spec.js";

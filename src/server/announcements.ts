@@ -1,0 +1,39 @@
+// One subscription to the store's event announcements for the whole process, fanned out to the
+// followers of each run (an SSE client per follower), so a thousand clients cost one listener.
+import type { Store, Unsubscribe } from "../store/index.js";
+
+export class Announcements {
+  readonly #listeners = new Map<string, Set<() => void>>();
+  #unsubscribe: Unsubscribe | undefined;
+
+  async start(store: Store): Promise<void> {
+    this.#unsubscribe = await store.events.subscribe((runId) => this.#announce(runId), {
+      // Announcements may have been missed: every follower reads again.
+      onGap: () => {
+        for (const runId of this.#listeners.keys()) this.#announce(runId);
+      },
+    });
+  }
+
+  /** Calls `listener` when the run's events may have grown; returns the unsubscribe. */
+  listen(runId: string, listener: () => void): () => void {
+    let set = this.#listeners.get(runId);
+    if (!set) {
+      set = new Set();
+      this.#listeners.set(runId, set);
+    }
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0) this.#listeners.delete(runId);
+    };
+  }
+
+  async stop(): Promise<void> {
+    await this.#unsubscribe?.().catch(() => {});
+  }
+
+  #announce(runId: string): void {
+    for (const listener of this.#listeners.get(runId) ?? []) listener();
+  }
+}

@@ -1,0 +1,83 @@
+// A run's events. As server-sent events: every committed event with its per-run seq as `id:`,
+// from the client's Last-Event-ID (or ?after=N) onwards, read from the store (a client may have
+// been away a second or a day), then live as they commit; the step in flight's text and
+// thinking (this process's runs only) as frames without an id; the stream ends after the run's
+// last event. With ?format=json: one page of stored events, for scripts.
+import { Type } from "typebox";
+import type { Announcements } from "./announcements.js";
+import { EventsQuery, IdParams, StoredEventSchema } from "./api-schemas.js";
+import { followRunEvents } from "./event-follower.js";
+import type { LiveRuns } from "./live-runs.js";
+import { defineRoute, type Route } from "./router.js";
+import type { RunService } from "./run-service.js";
+import { parseResumePoint } from "./sse.js";
+
+export interface EventRouteDeps {
+  service: RunService;
+  announcements: Announcements;
+  live: LiveRuns;
+}
+
+export function eventRoutes({ service, announcements, live }: EventRouteDeps): Route[] {
+  return [
+    defineRoute({
+      method: "GET",
+      path: "/runs/:id/events",
+      summary: "A run's events: server-sent events (resume with Last-Event-ID or ?after=N), or ?format=json",
+      tags: ["runs", "events"],
+      auth: "bearer-or-cookie",
+      params: IdParams,
+      query: EventsQuery,
+      responses: {
+        200: {
+          description:
+            "text/event-stream: `id: <seq>`, `event: <type>`, `data: <event JSON>`; live text without an id. " +
+            "With format=json: { events: StoredEvent[] }.",
+          schema: Type.Object({ events: Type.Array(StoredEventSchema) }),
+        },
+      },
+      handler: async ({ params, query, req, signal, openSse }) => {
+        const after = parseResumePoint(req.headers["last-event-id"], query.after) ?? 0;
+        // Unknown runs are 404 before a stream opens.
+        await service.getRun(params.id);
+        if (query.format === "json") {
+          const limit = Math.min(Number(query.limit ?? 1000), 5000);
+          const events = await service.events(params.id, after, limit);
+          return { body: { events: events.map((e) => ({ seq: e.seq, type: e.type, data: e.data })) } };
+        }
+        const stream = openSse();
+        const stopLive = live.follow(params.id, (delta) => {
+          stream.send({
+            event: delta.type,
+            data: { type: delta.type, runId: delta.runId, step: delta.step, delta: delta.delta },
+          });
+        });
+        try {
+          await followRunEvents({
+            store: service.store,
+            runId: params.id,
+            after,
+            signal: AbortSignal.any([signal, stream.signal]),
+            onAnnounce: (listener) => announcements.listen(params.id, listener),
+            mayContinue: async () => {
+              const run = await service.getRun(params.id).catch(() => undefined);
+              return run?.status === "queued" || run?.status === "running";
+            },
+            send: async (event) => {
+              stream.send({
+                id: event.seq,
+                event: event.type,
+                data: { seq: event.seq, ...(event.data as object) },
+              });
+              await stream.drained();
+            },
+          });
+        } finally {
+          stopLive();
+          stream.close();
+        }
+        return undefined;
+      },
+    }),
+  ];
+}

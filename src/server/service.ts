@@ -1,0 +1,117 @@
+// `reson serve` put together: the run service over the store, the HTTP server with its routes,
+// event announcements for the SSE streams, and (unless told to leave runs to `reson worker`
+// processes) a worker in this process that executes the queued runs.
+
+import type { Store } from "../store/index.js";
+import { type ExecutorSettings, Worker, type WorkerLogEntry } from "../worker/index.js";
+import { Announcements } from "./announcements.js";
+import { ReadySchema } from "./api-schemas.js";
+import { eventRoutes } from "./event-routes.js";
+import { type HttpServer, startHttpServer } from "./http-server.js";
+import { LiveRuns } from "./live-runs.js";
+import type { RequestLogger } from "./request-log.js";
+import { defineRoute } from "./router.js";
+import { runRoutes } from "./run-routes.js";
+import { RunService } from "./run-service.js";
+import type { ServeToken } from "./serve-token.js";
+import { sessionRoutes } from "./session-routes.js";
+import type { SseOptions } from "./sse.js";
+
+export interface ServiceOptions {
+  store: Store;
+  host?: string;
+  port?: number;
+  token: ServeToken;
+  corsOrigins?: readonly string[];
+  /** Runs this process executes at once; 0 leaves them all to `reson worker` processes. */
+  workers: number;
+  ttlMs: number;
+  promptTimeoutMs: number;
+  env?: NodeJS.ProcessEnv;
+  requestLog?: RequestLogger;
+  workerLog?: (entry: WorkerLogEntry) => void;
+  sse?: SseOptions;
+  version?: string;
+}
+
+export interface Service {
+  http: HttpServer;
+  worker: Worker | undefined;
+  /** Stops taking runs, lets running ones finish within `graceMs`, closes the server. */
+  close(graceMs?: number): Promise<void>;
+}
+
+export async function startService(options: ServiceOptions): Promise<Service> {
+  const { store } = options;
+  const live = new LiveRuns();
+  const announcements = new Announcements();
+  await announcements.start(store);
+  const service = new RunService({
+    store,
+    executesLocally: options.workers > 0,
+    ...(options.env ? { env: options.env } : {}),
+  });
+  let worker: Worker | undefined;
+  if (options.workers > 0) {
+    const settings: Omit<ExecutorSettings, "role"> = {
+      store,
+      ttlMs: options.ttlMs,
+      promptTimeoutMs: options.promptTimeoutMs,
+      onEvent: (event) => live.observe(event),
+      ...(options.env ? { env: options.env } : {}),
+    };
+    worker = new Worker({
+      ...settings,
+      concurrency: options.workers,
+      role: "reson serve",
+      ...(options.workerLog ? { log: options.workerLog } : {}),
+    });
+    await worker.start();
+  }
+  const ready = defineRoute({
+    method: "GET",
+    path: "/readyz",
+    summary: "Readiness: the store answers; the queue's depth",
+    tags: ["server"],
+    responses: { 200: ReadySchema },
+    handler: async () => ({
+      body: {
+        ready: true,
+        store: store.kind,
+        queue: await store.queue.depth(),
+        localWorkers: options.workers,
+      },
+    }),
+  });
+  let http: HttpServer;
+  try {
+    http = await startHttpServer({
+      ...(options.host ? { host: options.host } : {}),
+      ...(options.port !== undefined ? { port: options.port } : {}),
+      token: options.token,
+      ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
+      routes: [
+        ready,
+        ...sessionRoutes(service),
+        ...runRoutes(service),
+        ...eventRoutes({ service, announcements, live }),
+      ],
+      ...(options.requestLog ? { log: options.requestLog } : {}),
+      ...(options.sse ? { sse: options.sse } : {}),
+      info: { title: "reson serve", version: options.version ?? "0.1.0" },
+    });
+  } catch (error) {
+    await worker?.stop(0);
+    await announcements.stop();
+    throw error;
+  }
+  return {
+    http,
+    worker,
+    async close(graceMs = 30_000) {
+      await worker?.stop(graceMs);
+      await http.close();
+      await announcements.stop();
+    },
+  };
+}

@@ -1,0 +1,156 @@
+// A worker: takes queued runs from the store and executes them, up to `concurrency` at once,
+// each under the lease its claim took. Woken by the store when a run is queued or put back
+// (PostgreSQL: from any machine) and by a poll for what no notification announces: backoffs
+// that end, and leases of dead workers that expire, which the claim itself takes over. On
+// stop it takes nothing more, lets running runs finish within the grace period, then stops
+// them at their next safe point and puts them back for another worker.
+import { hostname } from "node:os";
+import { toResonError } from "../core/errors.js";
+import { leaseHolder, type Store, type Unsubscribe } from "../store/index.js";
+import { type ExecutionOutcome, type ExecutorSettings, executeClaimed } from "./run-executor.js";
+
+export interface WorkerOptions extends Omit<ExecutorSettings, "role"> {
+  store: Store;
+  /** Runs executed at once by this worker (default 1). */
+  concurrency?: number;
+  /** Poll for expired leases and ended backoffs (default 1 s, with jitter). */
+  pollMs?: number;
+  /** What holds the leases (default "reson worker"). */
+  role?: string;
+  /** One line per thing that happened (claims, ends, errors): the worker's log. */
+  log?: (entry: WorkerLogEntry) => void;
+}
+
+export interface WorkerLogEntry {
+  level: "info" | "warn" | "error";
+  message: string;
+  runId?: string;
+  sessionId?: string;
+  workerId: string;
+  [key: string]: unknown;
+}
+
+export class Worker {
+  readonly id: string;
+  readonly #options: WorkerOptions;
+  readonly #role: string;
+  readonly #running = new Map<string, Promise<void>>();
+  readonly #shutdown = new AbortController();
+  #stopping = false;
+  #claiming = false;
+  #again = false;
+  #timer: NodeJS.Timeout | undefined;
+  #unsubscribe: Unsubscribe | undefined;
+  #idle: Array<() => void> = [];
+
+  constructor(options: WorkerOptions) {
+    this.#options = options;
+    this.#role = options.role ?? "reson worker";
+    this.id = `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
+  }
+
+  /** Runs executing now. */
+  get active(): number {
+    return this.#running.size;
+  }
+
+  async start(): Promise<void> {
+    this.#unsubscribe = await this.#options.store.queue.subscribe(() => this.#wake(), {
+      onGap: () => this.#wake(),
+    });
+    this.#schedulePoll();
+    this.#wake();
+  }
+
+  /**
+   * Takes no more runs; waits up to `graceMs` for the running ones, then stops them at their
+   * next safe point and puts them back in the queue (another worker resumes each at once).
+   */
+  async stop(graceMs: number): Promise<void> {
+    this.#stopping = true;
+    clearTimeout(this.#timer);
+    await this.#unsubscribe?.().catch(() => {});
+    if (this.#running.size > 0) {
+      const drained = new Promise<void>((resolve) => this.#idle.push(resolve));
+      const grace = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
+      await Promise.race([drained, grace]);
+    }
+    this.#shutdown.abort(new Error("the worker is stopping"));
+    await Promise.allSettled([...this.#running.values()]);
+  }
+
+  #schedulePoll(): void {
+    if (this.#stopping) return;
+    const base = this.#options.pollMs ?? 1000;
+    // Jitter keeps a fleet's polls apart.
+    this.#timer = setTimeout(
+      () => {
+        this.#wake();
+        this.#schedulePoll();
+      },
+      base * (0.75 + Math.random() * 0.5),
+    );
+    this.#timer.unref();
+  }
+
+  #wake(): void {
+    if (this.#stopping) return;
+    if (this.#claiming) {
+      this.#again = true;
+      return;
+    }
+    void this.#claimWhileFree();
+  }
+
+  async #claimWhileFree(): Promise<void> {
+    this.#claiming = true;
+    try {
+      do {
+        this.#again = false;
+        while (!this.#stopping && this.#running.size < (this.#options.concurrency ?? 1)) {
+          const claim = await this.#options.store.queue.claim(leaseHolder(this.#role), {
+            ttlMs: this.#options.ttlMs,
+          });
+          if (!claim) break;
+          this.#execute(claim);
+        }
+      } while (this.#again && !this.#stopping);
+    } catch (error) {
+      this.#log("warn", `could not claim a run: ${toResonError(error).message}`);
+    } finally {
+      this.#claiming = false;
+    }
+  }
+
+  #execute(claim: Parameters<typeof executeClaimed>[0]): void {
+    const { request } = claim;
+    const ids = { runId: request.id, sessionId: request.sessionId };
+    this.#log("info", `claimed run (attempt ${request.attempts})`, { ...ids, epoch: claim.lease.epoch });
+    const running = executeClaimed(claim, { ...this.#options, role: this.#role }, this.#shutdown.signal)
+      .then((outcome) => this.#log("info", describe(outcome), ids))
+      .catch((error: unknown) =>
+        this.#log("error", `run failed in the worker: ${toResonError(error).message}`, ids),
+      )
+      .finally(() => {
+        this.#running.delete(request.id);
+        if (this.#running.size === 0) for (const resolve of this.#idle.splice(0)) resolve();
+        this.#wake();
+      });
+    this.#running.set(request.id, running);
+  }
+
+  #log(level: WorkerLogEntry["level"], message: string, extra: Record<string, unknown> = {}): void {
+    this.#options.log?.({ level, message, workerId: this.id, ...extra });
+  }
+}
+
+function describe(outcome: ExecutionOutcome): string {
+  switch (outcome.kind) {
+    case "finished":
+      return `run ended ${outcome.status}`;
+    case "released":
+      return "run put back in the queue (the worker is stopping)";
+    case "lost":
+      return "run lost: another worker holds its lease now";
+  }
+}

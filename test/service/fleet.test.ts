@@ -1,0 +1,164 @@
+// A fleet of `reson worker` processes on one PostgreSQL database: 60 queued runs of 5–20 steps,
+// each step a command with a side effect that can be counted, while workers are SIGKILLed at
+// random and restarted. Every run ends completed; a tool call whose result was committed ran
+// exactly once, and none ran twice (one killed mid-command is reported as interrupted, never
+// run again).
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { ulid } from "../../src/core/ids.js";
+import { openStore, type Store } from "../../src/store/index.js";
+import { startTestPostgres, type TestPostgres } from "../store/postgres-server.js";
+import { cleanEnv, type TempDir, tempDir } from "../support/cli.js";
+import {
+  type FakeModelServer,
+  type RecordedRequest,
+  startFakeModelServer,
+} from "../support/fake-model-server.js";
+import { taskOf } from "../support/reply-by-task.js";
+import { skipWithout } from "../support/requirements.js";
+import { killAllReson, type ServiceProcess, startReson } from "../support/service-process.js";
+
+const RUNS = 60;
+const WORKERS = 3;
+
+/** Steps of job j: 5..20, spread. */
+const stepsOf = (job: number) => 5 + ((job * 7) % 16);
+
+/** The model, stateless: step k of job j runs `echo j-k >> log-j.txt`, then answers. */
+function answer(request: RecordedRequest) {
+  const match = /^fleet job (\d+) steps (\d+)/.exec(taskOf(request));
+  if (!match) return { text: "unexpected task" };
+  const [job, steps] = [Number(match[1]), Number(match[2])];
+  const messages = (request.body as { messages?: Array<{ role: string }> }).messages ?? [];
+  const done = messages.filter((m) => m.role === "assistant").length;
+  if (done >= steps) return { text: `job ${job} done` };
+  return {
+    toolCalls: [
+      {
+        id: `call_${job}_${done}`,
+        name: "execute_command",
+        arguments: { command: `echo ${job}-${done} >> log-${job}.txt` },
+      },
+    ],
+  };
+}
+
+describe.skipIf(await skipWithout("postgres", "worker fleet"))("a worker fleet on PostgreSQL", () => {
+  let pg: TestPostgres;
+  let url: string;
+  let server: FakeModelServer;
+  let ws: TempDir;
+  let store: Store;
+
+  beforeAll(async () => {
+    pg = await startTestPostgres();
+  }, 120_000);
+  afterAll(async () => {
+    await pg?.stop();
+  });
+  afterEach(async () => {
+    await killAllReson();
+    await store?.close();
+    await server?.close();
+    ws?.remove();
+  });
+
+  it("runs every queued run to completion while workers are killed, and no committed tool call runs twice", async () => {
+    url = await pg.createDatabase();
+    server = await startFakeModelServer({ respond: answer });
+    ws = tempDir();
+    store = await openStore({ home: ws.home, databaseUrl: url });
+    const env = cleanEnv({
+      RESON_HOME: ws.home,
+      RESON_DATABASE_URL: url,
+      RESON_LEASE_TTL_MS: "2000",
+    });
+    for (let job = 0; job < RUNS; job++) {
+      const sessionId = ulid();
+      const now = Date.now();
+      await store.apply([
+        {
+          op: "insertSession",
+          session: {
+            id: sessionId,
+            projectKey: "fleet",
+            workspace: ws.path,
+            title: `job ${job}`,
+            status: "active",
+            settings: { provider: "openai-compatible", model: "fake-model" },
+            usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, costUsd: 0 },
+            lastTraceId: null,
+            createdAt: now,
+            updatedAt: now,
+          },
+        },
+      ]);
+      await store.queue.enqueue({
+        id: ulid(),
+        sessionId,
+        task: `fleet job ${job} steps ${stepsOf(job)}`,
+        spec: {
+          workspace: ws.path,
+          provider: "openai-compatible",
+          baseUrl: server.openaiBaseUrl,
+          model: "fake-model",
+          maxIterations: 40,
+          sandbox: "off",
+          allow: ["execute_command"],
+        },
+        maxAttempts: 20,
+      });
+    }
+    const workers: ServiceProcess[] = [];
+    const start = () =>
+      startReson(["worker", "--concurrency", "2", "--log-format", "json"], { env, cwd: ws.path });
+    for (let i = 0; i < WORKERS; i++) workers.push(start());
+    await Promise.all(workers.map((w) => w.waitFor(/worker started/)));
+
+    // Kill a random worker every 1–2.5 s, at most 10 times, while runs are left; restart it.
+    let kills = 0;
+    const deadline = Date.now() + 300_000;
+    for (;;) {
+      const depth = await store.queue.depth();
+      if (depth.queued + depth.running === 0) break;
+      if (Date.now() > deadline) throw new Error(`runs left after 300 s: ${JSON.stringify(depth)}`);
+      await new Promise((r) => setTimeout(r, 1000 + Math.random() * 1500));
+      if (kills < 10) {
+        const index = Math.floor(Math.random() * workers.length);
+        workers[index]!.kill("SIGKILL");
+        await workers[index]!.exited();
+        workers[index] = start();
+        kills++;
+      }
+    }
+
+    const requests = await store.queue.list({ limit: 1000 });
+    expect(requests).toHaveLength(RUNS);
+    expect(
+      requests.filter((r) => r.status !== "completed").map((r) => [r.id, r.status, r.lastError]),
+    ).toEqual([]);
+    expect(kills).toBeGreaterThan(0);
+    for (const request of requests) {
+      const job = Number(/fleet job (\d+)/.exec(request.task)![1]);
+      const logPath = join(ws.path, `log-${job}.txt`);
+      const lines = existsSync(logPath) ? readFileSync(logPath, "utf8").split("\n").filter(Boolean) : [];
+      // No step's command ran twice.
+      expect(new Set(lines).size, `job ${job}: ${lines.join(",")}`).toBe(lines.length);
+      const steps = await store.steps.list(request.id);
+      const committed = steps.filter((s) => s.kind === "tool_call" && s.status === "done");
+      const interrupted = steps.filter((s) => s.kind === "tool_call" && s.status === "interrupted");
+      // Every committed call left its line; only an interrupted one may have left one without.
+      expect(lines.length).toBeGreaterThanOrEqual(committed.length);
+      expect(lines.length).toBeLessThanOrEqual(committed.length + interrupted.length);
+      const trace = await store.traces.get(request.id);
+      expect(trace?.status).toBe("completed");
+    }
+    // The events of each run are numbered 1..N without a gap and end with run_end.
+    for (const request of requests.slice(0, 10)) {
+      const events = await store.events.list(request.id);
+      expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+      expect(events.at(-1)?.type).toBe("run_end");
+    }
+  }, 420_000);
+});

@@ -3,7 +3,7 @@
 // random and restarted. Every run ends completed; a tool call whose result was committed ran
 // exactly once, and none ran twice (one killed mid-command is reported as interrupted, never
 // run again).
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ulid } from "../../src/core/ids.js";
@@ -44,6 +44,41 @@ function answer(request: RecordedRequest) {
   };
 }
 
+/** A session and one queued run in it, as `reson serve` would queue them. */
+async function queueRun(store: Store, workspace: string, task: string, spec: Record<string, unknown>) {
+  const sessionId = ulid();
+  const runId = ulid();
+  const now = Date.now();
+  await store.apply([
+    {
+      op: "insertSession",
+      session: {
+        id: sessionId,
+        projectKey: "fleet",
+        workspace,
+        title: task,
+        status: "active",
+        settings: { provider: "openai-compatible", model: "fake-model" },
+        usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, costUsd: 0 },
+        lastTraceId: null,
+        createdAt: now,
+        updatedAt: now,
+      },
+    },
+  ]);
+  await store.queue.enqueue({ id: runId, sessionId, task, spec: { workspace, ...spec }, maxAttempts: 20 });
+  return runId;
+}
+
+/** Step 0 runs a command that waits for the file `go`; once any tool result is in, it answers. */
+function slowCommand(request: RecordedRequest) {
+  const messages = (request.body as { messages?: Array<{ role: string }> }).messages ?? [];
+  if (messages.some((m) => m.role === "tool")) return { text: "finished" };
+  const command =
+    "echo started >> started.txt; while [ ! -f go ]; do sleep 0.05; done; echo ran >> count.txt";
+  return { toolCalls: [{ id: "call_slow", name: "execute_command", arguments: { command } }] };
+}
+
 describe.skipIf(await skipWithout("postgres", "worker fleet"))("a worker fleet on PostgreSQL", () => {
   let pg: TestPostgres;
   let url: string;
@@ -75,39 +110,13 @@ describe.skipIf(await skipWithout("postgres", "worker fleet"))("a worker fleet o
       RESON_LEASE_TTL_MS: "2000",
     });
     for (let job = 0; job < RUNS; job++) {
-      const sessionId = ulid();
-      const now = Date.now();
-      await store.apply([
-        {
-          op: "insertSession",
-          session: {
-            id: sessionId,
-            projectKey: "fleet",
-            workspace: ws.path,
-            title: `job ${job}`,
-            status: "active",
-            settings: { provider: "openai-compatible", model: "fake-model" },
-            usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, costUsd: 0 },
-            lastTraceId: null,
-            createdAt: now,
-            updatedAt: now,
-          },
-        },
-      ]);
-      await store.queue.enqueue({
-        id: ulid(),
-        sessionId,
-        task: `fleet job ${job} steps ${stepsOf(job)}`,
-        spec: {
-          workspace: ws.path,
-          provider: "openai-compatible",
-          baseUrl: server.openaiBaseUrl,
-          model: "fake-model",
-          maxIterations: 40,
-          sandbox: "off",
-          allow: ["execute_command"],
-        },
-        maxAttempts: 20,
+      await queueRun(store, ws.path, `fleet job ${job} steps ${stepsOf(job)}`, {
+        provider: "openai-compatible",
+        baseUrl: server.openaiBaseUrl,
+        model: "fake-model",
+        maxIterations: 40,
+        sandbox: "off",
+        allow: ["execute_command"],
       });
     }
     const workers: ServiceProcess[] = [];
@@ -147,7 +156,14 @@ describe.skipIf(await skipWithout("postgres", "worker fleet"))("a worker fleet o
       expect(new Set(lines).size, `job ${job}: ${lines.join(",")}`).toBe(lines.length);
       const steps = await store.steps.list(request.id);
       const committed = steps.filter((s) => s.kind === "tool_call" && s.status === "done");
-      const interrupted = steps.filter((s) => s.kind === "tool_call" && s.status === "interrupted");
+      // A call the process died in is reported to the model as interrupted (tool_interrupted).
+      const interrupted = steps.filter(
+        (s) =>
+          s.kind === "tool_call" &&
+          (s.status === "interrupted" ||
+            (s.data as { result?: { error?: { code?: string } } }).result?.error?.code ===
+              "tool_interrupted"),
+      );
       // Every committed call left its line; only an interrupted one may have left one without.
       expect(lines.length).toBeGreaterThanOrEqual(committed.length);
       expect(lines.length).toBeLessThanOrEqual(committed.length + interrupted.length);
@@ -161,4 +177,87 @@ describe.skipIf(await skipWithout("postgres", "worker fleet"))("a worker fleet o
       expect(events.at(-1)?.type).toBe("run_end");
     }
   }, 420_000);
+
+  it("a worker stopped past its lease commits nothing once another worker took the run over", async () => {
+    url = await pg.createDatabase();
+    server = await startFakeModelServer({ respond: slowCommand });
+    ws = tempDir();
+    store = await openStore({ home: ws.home, databaseUrl: url });
+    const env = cleanEnv({ RESON_HOME: ws.home, RESON_DATABASE_URL: url, RESON_LEASE_TTL_MS: "1500" });
+    const runId = await queueRun(store, ws.path, "slow command", {
+      provider: "openai-compatible",
+      baseUrl: server.openaiBaseUrl,
+      model: "fake-model",
+      sandbox: "off",
+      allow: ["execute_command"],
+    });
+    const first = startReson(["worker", "--log-format", "json"], { env, cwd: ws.path });
+    const started = join(ws.path, "started.txt");
+    for (let i = 0; i < 400 && !existsSync(started); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(existsSync(started)).toBe(true);
+    first.kill("SIGSTOP");
+    // Past the lease: the second worker takes the run over and finishes it.
+    await new Promise((r) => setTimeout(r, 2500));
+    const second = startReson(["worker", "--log-format", "json"], { env, cwd: ws.path });
+    for (let i = 0; i < 600; i++) {
+      if ((await store.queue.get(runId))?.status === "completed") break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect((await store.queue.get(runId))?.status).toBe("completed");
+    second.kill("SIGTERM");
+    await second.exited();
+    const before = {
+      events: await store.events.list(runId),
+      steps: await store.steps.list(runId),
+      trace: await store.traces.get(runId),
+      request: await store.queue.get(runId),
+    };
+    // The first worker wakes inside its command, which now ends: it must write nothing.
+    writeFileSync(join(ws.path, "go"), "");
+    first.kill("SIGCONT");
+    await first.waitFor(/run lost|lease/, 20_000);
+    const after = {
+      events: await store.events.list(runId),
+      steps: await store.steps.list(runId),
+      trace: await store.traces.get(runId),
+      request: await store.queue.get(runId),
+    };
+    expect(after).toEqual(before);
+    expect(before.trace?.status).toBe("completed");
+    expect(before.events.at(-1)?.type).toBe("run_end");
+  }, 120_000);
+
+  it("a worker told to stop puts its run back at the next safe point, and another worker finishes it", async () => {
+    url = await pg.createDatabase();
+    server = await startFakeModelServer({ respond: slowCommand });
+    ws = tempDir();
+    store = await openStore({ home: ws.home, databaseUrl: url });
+    const env = cleanEnv({ RESON_HOME: ws.home, RESON_DATABASE_URL: url, RESON_LEASE_TTL_MS: "1500" });
+    const runId = await queueRun(store, ws.path, "slow command", {
+      provider: "openai-compatible",
+      baseUrl: server.openaiBaseUrl,
+      model: "fake-model",
+      sandbox: "off",
+      allow: ["execute_command"],
+    });
+    const first = startReson(["worker", "--grace", "1s", "--log-format", "json"], { env, cwd: ws.path });
+    const started = join(ws.path, "started.txt");
+    for (let i = 0; i < 400 && !existsSync(started); i++) await new Promise((r) => setTimeout(r, 50));
+    first.kill("SIGTERM");
+    expect((await first.exited()).code).toBe(0);
+    expect(first.stderr()).toContain("put back in the queue");
+    const back = await store.queue.get(runId);
+    expect(back?.status).toBe("queued");
+    // A graceful stop is not held against the run.
+    expect(back?.attempts).toBe(0);
+    writeFileSync(join(ws.path, "go"), "");
+    const second = startReson(["worker", "--log-format", "json"], { env, cwd: ws.path });
+    for (let i = 0; i < 600; i++) {
+      if ((await store.queue.get(runId))?.status === "completed") break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect((await store.queue.get(runId))?.status).toBe("completed");
+    second.kill("SIGTERM");
+    await second.exited();
+  }, 120_000);
 });

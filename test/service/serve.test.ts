@@ -174,6 +174,60 @@ describe("reson serve", () => {
     expect(rest.map((f) => Number(f.id))).toEqual(events.slice(3).map((e) => e.seq));
   });
 
+  it("gives a client that drops and rejoins 200 times every event exactly once, in order", async () => {
+    const run = await serve.json<{ id: string }>("POST", "/runs", {
+      task: "steps 40 reconnecting",
+      ...spec(),
+    });
+    const seen: Array<{ id: number; event: string; data: Record<string, unknown> }> = [];
+    let reconnects = 0;
+    for (; reconnects < 1000; reconnects++) {
+      const last = seen.at(-1)?.id;
+      // Drop after 0–2 frames: at once, mid-stream, or after the run's end.
+      const maxFrames = Math.floor(Math.random() * 3);
+      const frames = await readSse(
+        `${serve.url}/runs/${run.id}/events`,
+        {
+          authorization: `Bearer ${serve.token}`,
+          ...(last !== undefined ? { "last-event-id": String(last) } : {}),
+        },
+        maxFrames === 0 ? { maxFrames: 1, timeoutMs: 50 } : { maxFrames, timeoutMs: 20_000 },
+      ).catch((error: unknown) => {
+        if (maxFrames === 0) return [];
+        throw error;
+      });
+      for (const frame of frames) {
+        if (frame.id === undefined) continue; // live text: not numbered, not replayed
+        seen.push({ id: Number(frame.id), event: frame.event ?? "", data: JSON.parse(frame.data) });
+      }
+      if (seen.at(-1)?.event === "run_end" && reconnects >= 200) break;
+    }
+    expect(reconnects).toBeGreaterThanOrEqual(200);
+    expect(seen.map((e) => e.id)).toEqual(seen.map((_, i) => i + 1));
+    const { events } = await serve.json<{ events: Array<{ seq: number; type: string }> }>(
+      "GET",
+      `/runs/${run.id}/events?format=json&limit=5000`,
+    );
+    expect(seen.map((e) => e.event)).toEqual(events.map((e) => e.type));
+    const stored = await serve.json<{ status: string; steps: number }>("GET", `/runs/${run.id}`);
+    expect(seen.at(-1)?.data).toMatchObject({ type: "run_end", status: stored.status, steps: stored.steps });
+    expect(stored.status).toBe("completed");
+  }, 120_000);
+
+  it("refuses a body over the limit, a foreign page, and a public address without a chosen token", async () => {
+    const big = await serve.call("POST", "/runs", { task: "x".repeat(2 * 1024 * 1024), ...spec() });
+    expect(big.status).toBe(413);
+    const bad = await serve.call("POST", "/runs", { task: "" });
+    expect(bad.status).toBe(400);
+    const open = startReson(["serve", "--host", "0.0.0.0", "--port", "0"], {
+      env: cleanEnv({ RESON_HOME: ws.home }),
+      cwd: ws.path,
+    });
+    const exit = await open.exited();
+    expect(exit.code).toBe(2);
+    expect(open.stderr()).toContain("will not listen on 0.0.0.0");
+  });
+
   it("asks for approval over HTTP, and the run goes on with the answer", async () => {
     const ask = await serve.json<{ id: string }>("POST", "/runs", {
       task: "steps 1 with approval",

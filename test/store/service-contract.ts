@@ -429,19 +429,68 @@ export function serviceContract(fresh: () => Promise<StoreTarget>): void {
       expect((await store.queue.list()).map((r) => r.id)).toEqual([two.id, three.id]);
     });
 
-    it("a subscriber hears of each enqueue", async () => {
-      let heard = 0;
-      const wake = waitFor<void>((found) =>
-        store.queue.subscribe(() => {
-          heard++;
-          found();
+    it("a subscriber hears of each enqueue, put-back and cancellation", async () => {
+      const heard: string[] = [];
+      let wake = () => {};
+      const next = () =>
+        new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+      const unsubscribe = await store.queue.subscribe((change) => {
+        heard.push(change.kind === "queued" ? "queued" : `cancel ${change.runId}`);
+        wake();
+      });
+      let woken = next();
+      const request = await enqueue();
+      await woken;
+      const claimed = await store.queue.claim(worker(), LONG);
+      woken = next();
+      await store.queue.requestCancel(request.id);
+      await woken;
+      woken = next();
+      await store.queue.retryLater(fenceOf(claimed!), null, 0);
+      await woken;
+      expect(heard).toEqual(["queued", `cancel ${request.id}`, "queued"]);
+      await unsubscribe();
+    });
+
+    it("a run's last writes commit with its finish, and a stale worker's with nothing", async () => {
+      const s = session();
+      const request = await enqueue(s.id);
+      const t = trace(s.id, { id: request.id });
+      await store.apply([
+        { op: "insertSession", session: s },
+        { op: "insertTrace", trace: t },
+      ]);
+      const stale = await store.queue.claim(worker("old"), { ttlMs: 1 });
+      await pause(30);
+      const fresh = await store.queue.claim(worker("new"), LONG);
+      const last = (epoch: number) => [
+        {
+          op: "updateTrace" as const,
+          id: t.id,
+          patch: { status: "completed" as const, endedAt: T0 + epoch },
+        },
+        { op: "appendEvents" as const, traceId: t.id, events: events(1, 1, "run_end") },
+      ];
+      const lost = await rejection(store.queue.finish(fenceOf(stale!), "completed", null, { ops: last(1) }));
+      expect(lost.code).toBe("lease_lost");
+      expect(await store.traces.get(t.id)).toMatchObject({ status: "running", endedAt: null });
+      expect(await store.events.lastSeq(t.id)).toBe(0);
+      // A batch that fails ends nothing either: the request stays running under its lease.
+      const refused = await rejection(
+        store.queue.finish(fenceOf(fresh!), "completed", null, {
+          ops: [{ op: "appendEvents", traceId: t.id, events: events(2, 1) }],
         }),
       );
-      const unsubscribe = await wake.ready;
-      await enqueue();
-      await wake.value;
-      expect(heard).toBeGreaterThanOrEqual(1);
-      await unsubscribe();
+      expect(refused.code).toBe("store_conflict");
+      expect(await store.queue.get(request.id)).toMatchObject({ status: "running" });
+      expect(await store.leases.get(request.id)).toMatchObject({ epoch: 2, state: "held" });
+      const done = await store.queue.finish(fenceOf(fresh!), "completed", null, { ops: last(2) });
+      expect(done.status).toBe("completed");
+      expect(await store.traces.get(t.id)).toMatchObject({ status: "completed", endedAt: T0 + 2 });
+      expect((await store.events.list(t.id)).map((e) => e.type)).toEqual(["run_end"]);
+      expect(await store.leases.get(request.id)).toMatchObject({ epoch: 2, state: "released" });
     });
   });
 

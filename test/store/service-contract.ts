@@ -665,16 +665,25 @@ export function serviceContract(fresh: () => Promise<StoreTarget>): void {
     });
     afterAll(() => built.cleanup());
 
-    it("6 processes claiming 50 runs: each is claimed once at epoch 1, and a session never runs two at once", async () => {
-      const sessions = Array.from({ length: 10 }, () => ulid());
-      const queued: { id: string; sessionId: string }[] = [];
-      for (let i = 0; i < 50; i++) {
-        // Ten sessions of four runs each, and ten sessions of one.
-        const sessionId = i < 40 ? sessions[i % 10]! : ulid();
-        queued.push(await enqueue(sessionId));
-      }
-      const racers = Array.from({ length: 6 }, (_, worker) => {
-        const job = { storeModule: built.indexUrl, ...target.openOptions, worker };
+    interface Claim {
+      worker: number;
+      id: string;
+      sessionId: string;
+      epoch: number;
+      attempts: number;
+      runningInSession: string[];
+      claimedAt: number;
+      finishedAt: number;
+      abandoned?: true;
+    }
+
+    /** Runs `count` claim-worker.mjs processes until the queue is empty; every claim they report. */
+    async function drain(
+      count: number,
+      options: { ttlMs?: number; abandonEvery?: number },
+    ): Promise<Claim[]> {
+      const racers = Array.from({ length: count }, (_, worker) => {
+        const job = { storeModule: built.indexUrl, ...target.openOptions, worker, ...options };
         const child = spawn(
           process.execPath,
           [join(import.meta.dirname, "claim-worker.mjs"), JSON.stringify(job)],
@@ -701,21 +710,24 @@ export function serviceContract(fresh: () => Promise<StoreTarget>): void {
       await Promise.all(racers.map((r) => r.ready));
       for (const r of racers) r.child.stdin.write("go\n");
       const codes = await Promise.all(racers.map((r) => r.closed));
-      const claims: {
-        worker: number;
-        id: string;
-        sessionId: string;
-        epoch: number;
-        attempts: number;
-        runningInSession: string[];
-        claimedAt: number;
-        finishedAt: number;
-      }[] = [];
+      const claims: Claim[] = [];
       for (const [i, r] of racers.entries()) {
         expect(r.err()).toBe("");
         expect(codes[i]).toBe(0);
         for (const line of r.out().split("\n").slice(1).filter(Boolean)) claims.push(JSON.parse(line));
       }
+      return claims;
+    }
+
+    it("6 processes claiming 50 runs: each is claimed once at epoch 1, and a session never runs two at once", async () => {
+      const sessions = Array.from({ length: 10 }, () => ulid());
+      const queued: { id: string; sessionId: string }[] = [];
+      for (let i = 0; i < 50; i++) {
+        // Ten sessions of four runs each, and ten sessions of one.
+        const sessionId = i < 40 ? sessions[i % 10]! : ulid();
+        queued.push(await enqueue(sessionId));
+      }
+      const claims = await drain(6, {});
       expect(claims).toHaveLength(50);
       expect(claims.map((c) => c.id).sort()).toEqual(queued.map((q) => q.id).sort());
       for (const claim of claims) {
@@ -734,6 +746,23 @@ export function serviceContract(fresh: () => Promise<StoreTarget>): void {
       expect(new Set(claims.map((c) => c.worker)).size).toBeGreaterThan(1);
       expect(await store.queue.depth()).toEqual({ queued: 0, running: 0, oldestQueuedAgeMs: null });
       expect((await store.queue.list({ status: "completed" })).length).toBe(50);
+    }, 120_000);
+
+    it("5 processes that walk away from every third run: the expired ones are taken over at the next epoch, and each run completes once", async () => {
+      const sessions = Array.from({ length: 8 }, () => ulid());
+      const queued: { id: string; sessionId: string }[] = [];
+      for (let i = 0; i < 40; i++) queued.push(await enqueue(sessions[i % 8], { maxAttempts: 100 }));
+      const claims = await drain(5, { ttlMs: 150, abandonEvery: 3 });
+      const finished = claims.filter((c) => !c.abandoned);
+      expect(finished.map((c) => c.id).sort()).toEqual(queued.map((q) => q.id).sort());
+      expect(claims.filter((c) => c.abandoned).length).toBeGreaterThan(0);
+      // No run's lease was handed out twice at one epoch; each takeover is the next epoch.
+      for (const { id } of queued) {
+        const epochs = claims.filter((c) => c.id === id).map((c) => c.epoch);
+        expect(epochs.sort((x, y) => x - y)).toEqual(epochs.map((_, i) => i + 1));
+      }
+      for (const claim of finished) expect(claim.runningInSession).toEqual([claim.id]);
+      expect((await store.queue.list({ status: "completed" })).length).toBe(40);
     }, 120_000);
   });
 }

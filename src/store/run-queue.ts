@@ -189,7 +189,16 @@ export function runQueueRepository(context: {
       last: [{ sql: releaseLease, params: [fence.traceId, fence.epoch] }],
       notices,
       explain: async (error) => {
-        if (error.reason !== "missing_row") return error;
+        if (error.reason !== "missing_row") {
+          return new ResonError(
+            "store_unavailable",
+            `Run ${fence.traceId} could not be updated: ${error.message}`,
+            {
+              hint: "Nothing was written. Try again; if it keeps failing, check the database.",
+              cause: error.cause,
+            },
+          );
+        }
         if (!(await get(fence.traceId))) {
           return new ResonError("not_found", `There is no run request ${fence.traceId}.`, {
             hint: "Only runs taken from the queue (queue.claim) are finished through it.",

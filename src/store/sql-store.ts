@@ -259,9 +259,21 @@ export class SqlStore implements Store {
       kind: driver.kind,
       query: context.query,
       notices: this.#notices,
-      transaction: <T>(work: (query: TxQuery) => Promise<T>) => {
+      transaction: async <T>(work: (query: TxQuery) => Promise<T>) => {
         this.#ensureOpen();
-        return driver.transaction(work);
+        try {
+          return await driver.transaction(work);
+        } catch (error) {
+          if (!(error instanceof StatementFailed)) throw error;
+          throw new ResonError(
+            "store_unavailable",
+            `A transaction failed and changed nothing: ${error.message}`,
+            {
+              hint: "Try again; if it keeps failing, check the database (reson doctor, or its server's log).",
+              cause: error.cause,
+            },
+          );
+        }
       },
     };
     this.events = runEventRepository(service);

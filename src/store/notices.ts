@@ -1,5 +1,5 @@
 // Wake-ups of the store's listeners: "run X has events up to seq N", "prompt P of run X was
-// answered", "the queue has work". One payload format and one fan-out for both backends; on
+// answered", "the queue has work", "run X is asked to stop". One payload format and one fan-out for both backends; on
 // PostgreSQL the payloads travel by NOTIFY (every process hears them), on SQLite they are
 // handed to this process's listeners after the commit (other processes poll).
 import type { NoticeTransport, Statement } from "./driver.js";
@@ -8,7 +8,8 @@ import type { SubscribeOptions, Unsubscribe } from "./types.js";
 export type Notice =
   | { kind: "events"; traceId: string; lastSeq: number }
   | { kind: "prompt"; traceId: string; promptId: string }
-  | { kind: "queue" };
+  | { kind: "queue" }
+  | { kind: "cancel"; runId: string };
 
 type Listener = (notice: Notice) => void;
 
@@ -21,6 +22,8 @@ function encode(notice: Notice): string {
       return JSON.stringify({ k: "p", t: notice.traceId, p: notice.promptId });
     case "queue":
       return JSON.stringify({ k: "q" });
+    case "cancel":
+      return JSON.stringify({ k: "c", r: notice.runId });
   }
 }
 
@@ -40,6 +43,7 @@ function decode(payload: string): Notice | undefined {
     return { kind: "prompt", traceId: value.t, promptId: value.p };
   }
   if (value.k === "q") return { kind: "queue" };
+  if (value.k === "c" && typeof value.r === "string") return { kind: "cancel", runId: value.r };
   return undefined;
 }
 

@@ -4,9 +4,9 @@
 // dies leaves its request "running" under an expired lease: the next claim takes it back (no
 // sweeper), or fails it once its attempts are used up. One run at a time per session, in order.
 import { ResonError, type SerializedError } from "../core/errors.js";
-import { type Statement, StatementFailed, type TxQuery } from "./driver.js";
-import { fenceStatement, type Kind, leaseColumns, leaseFromRow, leaseLostError, NOW_MS } from "./lease.js";
-import type { Notices } from "./notices.js";
+import type { Statement, StatementFailed, TxQuery } from "./driver.js";
+import { type Kind, leaseColumns, leaseFromRow, leaseLostError, NOW_MS } from "./lease.js";
+import type { Notice, Notices } from "./notices.js";
 import { type Row, type SqlValue, toJson } from "./records.js";
 import type {
   LeaseFence,
@@ -16,6 +16,7 @@ import type {
   RunQueueRepository,
   RunRequestRecord,
   RunRequestStatus,
+  WriteOp,
 } from "./types.js";
 
 /** Claims a run gets before a run whose workers keep dying is failed. */
@@ -74,7 +75,16 @@ function workerLost(request: RunRequestRecord): SerializedError {
 export function runQueueRepository(context: {
   kind: Kind;
   query: (sql: string, params: SqlValue[]) => Promise<Row[]>;
-  transact: (statements: readonly Statement[]) => Promise<number[]>;
+  commit: (
+    ops: readonly WriteOp[],
+    options: {
+      fence: LeaseFence;
+      first: Statement[];
+      last: Statement[];
+      notices: Notice[];
+      explain: (error: StatementFailed) => Promise<Error>;
+    },
+  ) => Promise<void>;
   transaction: <T>(work: (query: TxQuery) => Promise<T>) => Promise<T>;
   leases: LeaseRepository;
   notices: Notices;
@@ -91,7 +101,7 @@ export function runQueueRepository(context: {
   // PostgreSQL: claimers pass over each other's rows instead of waiting; SQLite's BEGIN
   // IMMEDIATE lets one claimer in at a time, so there is nothing to skip.
   const lock = kind === "postgres" ? " FOR UPDATE OF r SKIP LOCKED" : "";
-  const candidate = (passed: number) =>
+  const candidate = (passed: number, locked = true) =>
     `SELECT ${COLUMNS.replace(/(\w+)/g, "r.$1")} FROM run_requests r LEFT JOIN run_leases l ON l.trace_id = r.id
      WHERE ${leaseFree} AND (
        (r.status = 'running')
@@ -99,7 +109,7 @@ export function runQueueRepository(context: {
          SELECT 1 FROM run_requests e WHERE e.session_id = r.session_id AND e.status IN ('queued', 'running')
            AND (e.created_at < r.created_at OR (e.created_at = r.created_at AND e.id < r.id))))
      )${passed > 0 ? ` AND r.id NOT IN (${Array(passed).fill("?").join(", ")})` : ""}
-     ORDER BY r.created_at, r.id LIMIT 1${lock}`;
+     ORDER BY r.created_at, r.id LIMIT 1${locked ? lock : ""}`;
   // Takes the lease with a new epoch, only while it is free (a CLI may have taken it meanwhile).
   const takeLease = `INSERT INTO run_leases (trace_id, epoch, holder_id, host, pid, role, acquired_at, renewed_at, expires_at, released_at)
      VALUES (?, 1, ?, ?, ?, ?, ${now}, ${now}, ${now} + ?, NULL)
@@ -163,27 +173,40 @@ export function runQueueRepository(context: {
   };
 
   /**
-   * Changes a running request under its fence and releases its lease, all or nothing: the
-   * request must still carry the fence's epoch, and the lease must still be at it.
+   * Changes a running request under its fence, with the run's last writes (`ops`), and releases
+   * its lease, all or nothing: the request must still carry the fence's epoch (its row is
+   * changed first, as a claim locks it first), and the lease must still be at it.
    */
-  const fenced = async (fence: LeaseFence, update: Statement): Promise<RunRequestRecord> => {
-    try {
-      await context.transact([
-        { ...update, mustChangeOne: true },
-        fenceStatement(fence),
-        { sql: releaseLease, params: [fence.traceId, fence.epoch] },
-      ]);
-    } catch (error) {
-      if (!(error instanceof StatementFailed)) throw error;
-      if (error.reason !== "missing_row") throw error;
-      const request = await get(fence.traceId);
-      if (!request) {
-        throw new ResonError("not_found", `There is no run request ${fence.traceId}.`, {
-          hint: "Only runs taken from the queue (queue.claim) are finished through it.",
-        });
-      }
-      throw leaseLostError(fence, await context.leases.get(fence.traceId));
-    }
+  const fenced = async (
+    fence: LeaseFence,
+    update: Statement,
+    ops: readonly WriteOp[],
+    notices: Notice[] = [],
+  ): Promise<RunRequestRecord> => {
+    await context.commit(ops, {
+      fence,
+      first: [{ ...update, mustChangeOne: true }],
+      last: [{ sql: releaseLease, params: [fence.traceId, fence.epoch] }],
+      notices,
+      explain: async (error) => {
+        if (error.reason !== "missing_row") {
+          return new ResonError(
+            "store_unavailable",
+            `Run ${fence.traceId} could not be updated: ${error.message}`,
+            {
+              hint: "Nothing was written. Try again; if it keeps failing, check the database.",
+              cause: error.cause,
+            },
+          );
+        }
+        if (!(await get(fence.traceId))) {
+          return new ResonError("not_found", `There is no run request ${fence.traceId}.`, {
+            hint: "Only runs taken from the queue (queue.claim) are finished through it.",
+          });
+        }
+        return leaseLostError(fence, await context.leases.get(fence.traceId));
+      },
+    });
     const request = await get(fence.traceId);
     if (!request) throw new ResonError("internal_error", `Run request ${fence.traceId} vanished.`);
     return request;
@@ -214,7 +237,7 @@ export function runQueueRepository(context: {
         throw error;
       }
       if (rows[0]) {
-        const notice = { kind: "queue" } as const;
+        const notice: Notice = { kind: "queue" };
         // Wake-ups for other processes' workers follow the commit (a separate statement: the
         // insert committed on its own; a lost wake-up only delays a worker until its next poll).
         for (const statement of notices.statements([notice])) await query(statement.sql, statement.params);
@@ -228,14 +251,17 @@ export function runQueueRepository(context: {
 
     claim: async (holder, options) => {
       wholeAtLeast("lease ttlMs", options.ttlMs, 1);
+      // An idle worker polls: a plain read first spares the empty queue a write transaction
+      // (on SQLite, the file's write lock). A request that arrives just after waits for the next poll.
+      if ((await query(candidate(0, false), [])).length === 0) return undefined;
       return transaction((tx) => claimIn(tx, holder, options.ttlMs));
     },
 
-    finish: async (fence, status, error = null) => {
+    finish: async (fence, status, error = null, options = {}) => {
       if (!["completed", "failed", "cancelled"].includes(status)) {
         throw usage(`A run ends completed, failed or cancelled, not ${String(status)}.`);
       }
-      return fenced(fence, {
+      const update = {
         sql: `UPDATE run_requests SET status = ?, last_error = ?, updated_at = ${now} ${owned}`,
         params: [
           status,
@@ -243,40 +269,48 @@ export function runQueueRepository(context: {
           fence.traceId,
           fence.epoch,
         ],
-      });
+      };
+      return fenced(fence, update, options.ops ?? []);
     },
 
-    retryLater: async (fence, error, delayMs) => {
+    retryLater: async (fence, error, delayMs, options = {}) => {
       wholeAtLeast("retry delayMs", delayMs, 0);
-      const request = await fenced(fence, {
-        // A graceful release (no error) gives its attempt back; a cancelled run stays stopped.
-        sql: `UPDATE run_requests SET
+      return fenced(
+        fence,
+        {
+          // A graceful release (no error) gives its attempt back; a cancelled run stays stopped.
+          sql: `UPDATE run_requests SET
             status = CASE WHEN cancel_requested <> 0 THEN 'cancelled' ELSE 'queued' END,
             attempts = CASE WHEN ? = 1 AND attempts > 0 THEN attempts - 1 ELSE attempts END,
             not_before = ${now} + ?, last_error = COALESCE(?, last_error), updated_at = ${now} ${owned}`,
-        params: [
-          error === null ? 1 : 0,
-          delayMs,
-          error === null ? null : toJson(error, "run_requests.last_error"),
-          fence.traceId,
-          fence.epoch,
-        ],
-      });
-      const notice = { kind: "queue" } as const;
-      for (const statement of notices.statements([notice])) await query(statement.sql, statement.params);
-      notices.committed([notice]);
-      return request;
+          params: [
+            error === null ? 1 : 0,
+            delayMs,
+            error === null ? null : toJson(error, "run_requests.last_error"),
+            fence.traceId,
+            fence.epoch,
+          ],
+        },
+        options.ops ?? [],
+        [{ kind: "queue" }],
+      );
     },
 
     requestCancel: async (id) => {
-      await query(
+      const changed = await query(
         `UPDATE run_requests SET
            status = CASE WHEN status = 'queued' THEN 'cancelled' ELSE status END,
            cancel_requested = CASE WHEN status = 'running' THEN 1 ELSE cancel_requested END,
            updated_at = ${now}
-         WHERE id = ? AND status IN ('queued', 'running')`,
+         WHERE id = ? AND status IN ('queued', 'running') RETURNING id`,
         [id],
       );
+      if (changed.length > 0) {
+        // The run's worker hears of it at once (PostgreSQL), instead of at its next look.
+        const notice: Notice = { kind: "cancel", runId: id };
+        for (const statement of notices.statements([notice])) await query(statement.sql, statement.params);
+        notices.committed([notice]);
+      }
       return get(id);
     },
 
@@ -317,7 +351,8 @@ export function runQueueRepository(context: {
 
     subscribe: (listener, options) =>
       notices.subscribe((notice) => {
-        if (notice.kind === "queue") listener();
+        if (notice.kind === "queue") listener({ kind: "queued" });
+        if (notice.kind === "cancel") listener({ kind: "cancel_requested", runId: notice.runId });
       }, options),
   };
 }

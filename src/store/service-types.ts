@@ -2,7 +2,7 @@
 // SSE client reads and rejoins from), the queue of runs workers take, the prompts (approvals,
 // questions) a run waits on, and the answers to POSTs repeated with an idempotency key.
 import type { SerializedError } from "../core/errors.js";
-import type { EpochMs, LeaseFence, LeaseHolder, RunLease } from "./types.js";
+import type { EpochMs, LeaseFence, LeaseHolder, RunLease, WriteOp } from "./types.js";
 
 /** One committed event of a run; `seq` is 1, 2, 3… per run, without gaps, never reused. */
 export interface RunEventRecord {
@@ -96,7 +96,17 @@ export interface QueueDepth {
   oldestQueuedAgeMs: number | null;
 }
 
+export type QueueChange = { kind: "queued" } | { kind: "cancel_requested"; runId: string };
+
 export type FinishStatus = "completed" | "failed" | "cancelled";
+
+export interface LastWrites {
+  /**
+   * The run's last writes (its trace's end, its final events), committed with the change of the
+   * request in one transaction under the same fence: a crash cannot leave one without the other.
+   */
+  ops?: readonly WriteOp[];
+}
 
 export interface RunQueueRepository {
   /**
@@ -119,14 +129,24 @@ export interface RunQueueRepository {
    * Ends the run and releases its lease: the run's last write. Fenced: a worker that lost the
    * lease gets "lease_lost" and nothing changes.
    */
-  finish(fence: LeaseFence, status: FinishStatus, error?: SerializedError | null): Promise<RunRequestRecord>;
+  finish(
+    fence: LeaseFence,
+    status: FinishStatus,
+    error?: SerializedError | null,
+    options?: LastWrites,
+  ): Promise<RunRequestRecord>;
   /**
    * Puts the run back in the queue, claimable after `delayMs` (database clock), and releases
    * the lease; fenced. With `error` null it is a graceful release (a worker shutting down
    * after a checkpoint): the attempt is given back. A run whose cancellation was asked is
    * cancelled instead.
    */
-  retryLater(fence: LeaseFence, error: SerializedError | null, delayMs: number): Promise<RunRequestRecord>;
+  retryLater(
+    fence: LeaseFence,
+    error: SerializedError | null,
+    delayMs: number,
+    options?: LastWrites,
+  ): Promise<RunRequestRecord>;
   /**
    * Queued: cancelled at once. Running: marked `cancelRequested` for its worker. Done: as it
    * is. Undefined for an unknown id.
@@ -138,8 +158,12 @@ export interface RunQueueRepository {
   /** Requests oldest first, optionally of one status. */
   list(options?: { status?: RunRequestStatus; limit?: number }): Promise<RunRequestRecord[]>;
   depth(): Promise<QueueDepth>;
-  /** Told after every enqueue and every request put back (PostgreSQL: from any process). */
-  subscribe(listener: () => void, options?: SubscribeOptions): Promise<Unsubscribe>;
+  /**
+   * Told after every enqueue and every request put back ("queued": a waiting worker may claim),
+   * and when a run is asked to stop ("cancel_requested": its worker may stop now). PostgreSQL:
+   * from any process; SQLite: from this one (workers elsewhere poll).
+   */
+  subscribe(listener: (change: QueueChange) => void, options?: SubscribeOptions): Promise<Unsubscribe>;
 }
 
 export type RunPromptKind = "permission" | "question";

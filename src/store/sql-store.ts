@@ -135,6 +135,14 @@ function pageOf(content: string, offset: number, limit: number): ArtifactPage {
   return { text: lines.slice(offset - 1, offset - 1 + limit).join("\n"), totalLines: lines.length };
 }
 
+interface CommitOptions extends ApplyOptions {
+  first?: Statement[];
+  last?: Statement[];
+  /** Told with the commit, besides the appended events'. */
+  notices?: Notice[];
+  explain?: (error: StatementFailed) => Promise<Error>;
+}
+
 export class SqlStore implements Store {
   readonly kind: "sqlite" | "postgres";
   readonly location: string;
@@ -251,9 +259,21 @@ export class SqlStore implements Store {
       kind: driver.kind,
       query: context.query,
       notices: this.#notices,
-      transaction: <T>(work: (query: TxQuery) => Promise<T>) => {
+      transaction: async <T>(work: (query: TxQuery) => Promise<T>) => {
         this.#ensureOpen();
-        return driver.transaction(work);
+        try {
+          return await driver.transaction(work);
+        } catch (error) {
+          if (!(error instanceof StatementFailed)) throw error;
+          throw new ResonError(
+            "store_unavailable",
+            `A transaction failed and changed nothing: ${error.message}`,
+            {
+              hint: "Try again; if it keeps failing, check the database (reson doctor, or its server's log).",
+              cause: error.cause,
+            },
+          );
+        }
       },
     };
     this.events = runEventRepository(service);
@@ -264,10 +284,7 @@ export class SqlStore implements Store {
     this.queue = runQueueRepository({
       ...service,
       leases: this.leases,
-      transact: (statements) => {
-        this.#ensureOpen();
-        return driver.transact(statements);
-      },
+      commit: (ops, commitOptions) => this.#commit(ops, commitOptions),
     });
     this.idempotency = idempotencyRepository(service);
   }
@@ -348,32 +365,47 @@ export class SqlStore implements Store {
   }
 
   async apply(ops: readonly WriteOp[], options: ApplyOptions = {}): Promise<void> {
+    await this.#commit(ops, options);
+  }
+
+  /**
+   * `apply` with statements of the caller around the batch, in the same transaction: `first`
+   * before the fence (the queue changes its request first, locking rows in the order a claim
+   * does), `last` after the ops. A failure of theirs is for `explain` to put in words.
+   */
+  async #commit(ops: readonly WriteOp[], options: CommitOptions): Promise<void> {
     this.#ensureOpen();
-    const { fence } = options;
-    // The fence goes first: a batch of a run that lost its lease fails before writing a row.
-    const statements: Statement[] = fence ? [fenceStatement(fence)] : [];
-    const opOf: number[] = fence ? [-1] : [];
+    const { fence, first = [], last = [] } = options;
+    // The fence comes before the ops: a batch of a run that lost its lease fails before writing a row.
+    const statements: Statement[] = [...first, ...(fence ? [fenceStatement(fence)] : [])];
+    const opsFrom = statements.length;
+    const opOf: number[] = [];
     ops.forEach((op, index) => {
       for (const statement of planWrite(op, this.#plan)) {
         statements.push(statement);
         opOf.push(index);
       }
     });
-    if (statements.length === (fence ? 1 : 0)) return;
-    // Listeners hear of appended events and opened prompts with the commit (PostgreSQL: NOTIFY
-    // inside the transaction, delivered only if it commits), never of a batch that failed.
-    const notices: Notice[] = [];
+    if (statements.length === opsFrom && last.length === 0) return;
+    // Listeners hear of appended events with the commit (PostgreSQL: NOTIFY inside the
+    // transaction, delivered only if it commits), never of a batch that failed.
+    const notices: Notice[] = [...(options.notices ?? [])];
     for (const op of ops) {
       const notice = op.op === "appendEvents" ? appendEventsNotice(op) : undefined;
       if (notice) notices.push(notice);
     }
-    statements.push(...this.#notices.statements(notices));
+    const lastFrom = statements.length;
+    statements.push(...last, ...this.#notices.statements(notices));
     try {
       await this.#driver.transact(statements);
     } catch (error) {
       if (!(error instanceof StatementFailed)) throw error;
-      if (fence && error.index === 0) throw leaseLostError(fence, await this.leases.get(fence.traceId));
-      throw batchError(ops, opOf[error.index] ?? -1, error.reason, error.cause);
+      const { index } = error;
+      if (index < first.length || (index >= lastFrom && index < lastFrom + last.length)) {
+        throw options.explain ? await options.explain(error) : error;
+      }
+      if (fence && index === first.length) throw leaseLostError(fence, await this.leases.get(fence.traceId));
+      throw batchError(ops, opOf[index - opsFrom] ?? -1, error.reason, error.cause);
     }
     this.#vectors.afterWrite(ops);
     this.#notices.committed(notices);

@@ -2,6 +2,8 @@
 // waits for "go" on stdin, then claims runs until the queue is empty. For each claim it checks
 // that no other run of the session is running, holds the run a moment, finishes it, and prints
 // one JSON line: the run, its session, its epoch and the claim and finish times (database clock).
+// With "abandonEvery": N it walks away from every Nth run it claims without a word, as a worker
+// that died would (its lease, of "ttlMs", then expires and another worker takes the run over).
 //   node claim-worker.mjs '{"storeModule": "file:…/index.js", "home": "…", "databaseUrl": "…", "worker": 3}'
 import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -16,8 +18,9 @@ process.stdout.write("ready\n");
 await next.next();
 
 const holder = leaseHolder(`worker ${job.worker}`);
+let claims = 0;
 for (;;) {
-  const claimed = await store.queue.claim(holder, { ttlMs: 60_000 });
+  const claimed = await store.queue.claim(holder, { ttlMs: job.ttlMs ?? 60_000 });
   if (!claimed) {
     const depth = await store.queue.depth();
     if (depth.queued === 0 && depth.running === 0) break;
@@ -25,6 +28,13 @@ for (;;) {
     continue;
   }
   const { request, lease } = claimed;
+  claims++;
+  if (job.abandonEvery && claims % job.abandonEvery === 0) {
+    process.stdout.write(
+      `${JSON.stringify({ worker: job.worker, id: request.id, epoch: lease.epoch, abandoned: true })}\n`,
+    );
+    continue;
+  }
   const running = (await store.queue.listBySession(request.sessionId)).filter((r) => r.status === "running");
   await sleep(Math.floor(Math.random() * 4));
   const done = await store.queue.finish({ traceId: request.id, epoch: lease.epoch }, "completed");

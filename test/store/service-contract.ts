@@ -429,19 +429,68 @@ export function serviceContract(fresh: () => Promise<StoreTarget>): void {
       expect((await store.queue.list()).map((r) => r.id)).toEqual([two.id, three.id]);
     });
 
-    it("a subscriber hears of each enqueue", async () => {
-      let heard = 0;
-      const wake = waitFor<void>((found) =>
-        store.queue.subscribe(() => {
-          heard++;
-          found();
+    it("a subscriber hears of each enqueue, put-back and cancellation", async () => {
+      const heard: string[] = [];
+      let wake = () => {};
+      const next = () =>
+        new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+      const unsubscribe = await store.queue.subscribe((change) => {
+        heard.push(change.kind === "queued" ? "queued" : `cancel ${change.runId}`);
+        wake();
+      });
+      let woken = next();
+      const request = await enqueue();
+      await woken;
+      const claimed = await store.queue.claim(worker(), LONG);
+      woken = next();
+      await store.queue.requestCancel(request.id);
+      await woken;
+      woken = next();
+      await store.queue.retryLater(fenceOf(claimed!), null, 0);
+      await woken;
+      expect(heard).toEqual(["queued", `cancel ${request.id}`, "queued"]);
+      await unsubscribe();
+    });
+
+    it("a run's last writes commit with its finish, and a stale worker's with nothing", async () => {
+      const s = session();
+      const request = await enqueue(s.id);
+      const t = trace(s.id, { id: request.id });
+      await store.apply([
+        { op: "insertSession", session: s },
+        { op: "insertTrace", trace: t },
+      ]);
+      const stale = await store.queue.claim(worker("old"), { ttlMs: 1 });
+      await pause(30);
+      const fresh = await store.queue.claim(worker("new"), LONG);
+      const last = (epoch: number) => [
+        {
+          op: "updateTrace" as const,
+          id: t.id,
+          patch: { status: "completed" as const, endedAt: T0 + epoch },
+        },
+        { op: "appendEvents" as const, traceId: t.id, events: events(1, 1, "run_end") },
+      ];
+      const lost = await rejection(store.queue.finish(fenceOf(stale!), "completed", null, { ops: last(1) }));
+      expect(lost.code).toBe("lease_lost");
+      expect(await store.traces.get(t.id)).toMatchObject({ status: "running", endedAt: null });
+      expect(await store.events.lastSeq(t.id)).toBe(0);
+      // A batch that fails ends nothing either: the request stays running under its lease.
+      const refused = await rejection(
+        store.queue.finish(fenceOf(fresh!), "completed", null, {
+          ops: [{ op: "appendEvents", traceId: t.id, events: events(2, 1) }],
         }),
       );
-      const unsubscribe = await wake.ready;
-      await enqueue();
-      await wake.value;
-      expect(heard).toBeGreaterThanOrEqual(1);
-      await unsubscribe();
+      expect(refused.code).toBe("store_conflict");
+      expect(await store.queue.get(request.id)).toMatchObject({ status: "running" });
+      expect(await store.leases.get(request.id)).toMatchObject({ epoch: 2, state: "held" });
+      const done = await store.queue.finish(fenceOf(fresh!), "completed", null, { ops: last(2) });
+      expect(done.status).toBe("completed");
+      expect(await store.traces.get(t.id)).toMatchObject({ status: "completed", endedAt: T0 + 2 });
+      expect((await store.events.list(t.id)).map((e) => e.type)).toEqual(["run_end"]);
+      expect(await store.leases.get(request.id)).toMatchObject({ epoch: 2, state: "released" });
     });
   });
 
@@ -616,16 +665,25 @@ export function serviceContract(fresh: () => Promise<StoreTarget>): void {
     });
     afterAll(() => built.cleanup());
 
-    it("6 processes claiming 50 runs: each is claimed once at epoch 1, and a session never runs two at once", async () => {
-      const sessions = Array.from({ length: 10 }, () => ulid());
-      const queued: { id: string; sessionId: string }[] = [];
-      for (let i = 0; i < 50; i++) {
-        // Ten sessions of four runs each, and ten sessions of one.
-        const sessionId = i < 40 ? sessions[i % 10]! : ulid();
-        queued.push(await enqueue(sessionId));
-      }
-      const racers = Array.from({ length: 6 }, (_, worker) => {
-        const job = { storeModule: built.indexUrl, ...target.openOptions, worker };
+    interface Claim {
+      worker: number;
+      id: string;
+      sessionId: string;
+      epoch: number;
+      attempts: number;
+      runningInSession: string[];
+      claimedAt: number;
+      finishedAt: number;
+      abandoned?: true;
+    }
+
+    /** Runs `count` claim-worker.mjs processes until the queue is empty; every claim they report. */
+    async function drain(
+      count: number,
+      options: { ttlMs?: number; abandonEvery?: number },
+    ): Promise<Claim[]> {
+      const racers = Array.from({ length: count }, (_, worker) => {
+        const job = { storeModule: built.indexUrl, ...target.openOptions, worker, ...options };
         const child = spawn(
           process.execPath,
           [join(import.meta.dirname, "claim-worker.mjs"), JSON.stringify(job)],
@@ -652,21 +710,24 @@ export function serviceContract(fresh: () => Promise<StoreTarget>): void {
       await Promise.all(racers.map((r) => r.ready));
       for (const r of racers) r.child.stdin.write("go\n");
       const codes = await Promise.all(racers.map((r) => r.closed));
-      const claims: {
-        worker: number;
-        id: string;
-        sessionId: string;
-        epoch: number;
-        attempts: number;
-        runningInSession: string[];
-        claimedAt: number;
-        finishedAt: number;
-      }[] = [];
+      const claims: Claim[] = [];
       for (const [i, r] of racers.entries()) {
         expect(r.err()).toBe("");
         expect(codes[i]).toBe(0);
         for (const line of r.out().split("\n").slice(1).filter(Boolean)) claims.push(JSON.parse(line));
       }
+      return claims;
+    }
+
+    it("6 processes claiming 50 runs: each is claimed once at epoch 1, and a session never runs two at once", async () => {
+      const sessions = Array.from({ length: 10 }, () => ulid());
+      const queued: { id: string; sessionId: string }[] = [];
+      for (let i = 0; i < 50; i++) {
+        // Ten sessions of four runs each, and ten sessions of one.
+        const sessionId = i < 40 ? sessions[i % 10]! : ulid();
+        queued.push(await enqueue(sessionId));
+      }
+      const claims = await drain(6, {});
       expect(claims).toHaveLength(50);
       expect(claims.map((c) => c.id).sort()).toEqual(queued.map((q) => q.id).sort());
       for (const claim of claims) {
@@ -685,6 +746,23 @@ export function serviceContract(fresh: () => Promise<StoreTarget>): void {
       expect(new Set(claims.map((c) => c.worker)).size).toBeGreaterThan(1);
       expect(await store.queue.depth()).toEqual({ queued: 0, running: 0, oldestQueuedAgeMs: null });
       expect((await store.queue.list({ status: "completed" })).length).toBe(50);
+    }, 120_000);
+
+    it("5 processes that walk away from every third run: the expired ones are taken over at the next epoch, and each run completes once", async () => {
+      const sessions = Array.from({ length: 8 }, () => ulid());
+      const queued: { id: string; sessionId: string }[] = [];
+      for (let i = 0; i < 40; i++) queued.push(await enqueue(sessions[i % 8], { maxAttempts: 100 }));
+      const claims = await drain(5, { ttlMs: 150, abandonEvery: 3 });
+      const finished = claims.filter((c) => !c.abandoned);
+      expect(finished.map((c) => c.id).sort()).toEqual(queued.map((q) => q.id).sort());
+      expect(claims.filter((c) => c.abandoned).length).toBeGreaterThan(0);
+      // No run's lease was handed out twice at one epoch; each takeover is the next epoch.
+      for (const { id } of queued) {
+        const epochs = claims.filter((c) => c.id === id).map((c) => c.epoch);
+        expect(epochs.sort((x, y) => x - y)).toEqual(epochs.map((_, i) => i + 1));
+      }
+      for (const claim of finished) expect(claim.runningInSession).toEqual([claim.id]);
+      expect((await store.queue.list({ status: "completed" })).length).toBe(40);
     }, 120_000);
   });
 }

@@ -23,6 +23,9 @@ import { postgresMemoryDialect } from "./memory-dialect.js";
 import { POSTGRES_MIGRATIONS, POSTGRES_TABLES } from "./migrations.js";
 import { PGVECTOR_SESSION_SQL, pgvector } from "./pgvector.js";
 
+/** How long a transaction may sit idle before the server ends it (see the pool below). */
+const IDLE_IN_TRANSACTION_TIMEOUT_MS = 10_000;
+
 const OID_INT8 = 20;
 const OID_JSON = 114;
 const OID_JSONB = 3802;
@@ -341,6 +344,10 @@ export async function openPostgresStore(
     connectionTimeoutMillis: 10_000,
     idleTimeoutMillis: 30_000,
     application_name: "reson",
+    // A process frozen inside a transaction (SIGSTOP, swap, a debugger) would hold its row locks
+    // (a run's lease among them) for ever, and no other worker could take the run over: the
+    // server ends such a transaction after this long. reson never waits inside one.
+    idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
   });
   // An idle connection the server dropped emits "error" on the pool; without a listener that
   // would crash the process. The pool discards the client, the next query gets a fresh one.

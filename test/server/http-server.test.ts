@@ -117,6 +117,22 @@ describe("startHttpServer", () => {
     }
   });
 
+  it("refuses every Host that is not a loopback name (property)", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.domain(),
+        fc.option(fc.integer({ min: 1, max: 65535 }), { nil: undefined }),
+        async (name, port) => {
+          fc.pre(!/(^|\.)localhost$/i.test(name));
+          const host = port === undefined ? name : `${name}:${port}`;
+          const reply = await send(server.url, "/healthz", { headers: { host } });
+          expect(reply.status).toBe(403);
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
   it("answers a CORS preflight from a listed origin, and marks its responses; others get no CORS headers", async () => {
     const preflight = await send(server.url, "/things", {
       method: "OPTIONS",

@@ -3,8 +3,7 @@
 // one character, the token plus one), interleaved with a repeat of the first as the noise floor, over real HTTP on loopback and, closer to
 // the comparison itself, through TokenCheck.matches. Medians and ratios to "nothing right".
 //   npm run build && node bench/serve-auth-timing.mjs [--requests 3000] [--calls 200000]
-import { request } from "node:http";
-import { Agent } from "node:http";
+import { Agent, request } from "node:http";
 import { performance } from "node:perf_hooks";
 import { startHttpServer, TokenCheck } from "../dist/server/index.js";
 

@@ -129,6 +129,19 @@ function listen(server: Server, host: string, port: number, signal?: AbortSignal
   });
 }
 
+/** The request target as a URL; "//x" is a path here, not another host. */
+function requestUrl(target: string | undefined): URL {
+  try {
+    if (target?.startsWith("/")) return new URL(`http://server.invalid${target}`);
+    if (target !== undefined && /^https?:\/\//i.test(target)) return new URL(target);
+  } catch {
+    // falls through to the refusal
+  }
+  throw new ResonError("invalid_request", "The request target is not a valid path.", {
+    hint: "Send a path such as /healthz, percent-encoded where needed.",
+  });
+}
+
 function urlHost(host: string): string {
   return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
 }
@@ -228,7 +241,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
           return;
         }
       }
-      const url = new URL(req.url ?? "/", "http://server.invalid");
+      const url = requestUrl(req.url);
       const match = router.match(method, url.pathname);
       if (match.kind === "found") record.route = match.route.path;
       const auth = match.kind === "found" ? (match.route.auth ?? "bearer") : "bearer";

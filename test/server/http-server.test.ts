@@ -244,6 +244,28 @@ describe("startHttpServer", () => {
     expect(wrongMethod.headers.allow).toBe("GET");
   });
 
+  it("answers any request path with a 2xx or 4xx, never a failure of its own (property)", async () => {
+    const segment = fc.oneof(
+      fc.constantFrom("things", "t1", "..", ".", "", "%", "%2F", "%00", ":id", "openapi.json"),
+      fc.string({ unit: "grapheme-ascii", maxLength: 12 }).map(encodeURIComponent),
+      fc.string({ maxLength: 6 }).map((s) => encodeURIComponent(s).replaceAll("%2", "%")),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(segment, { minLength: 1, maxLength: 5 }),
+        fc.constantFrom("GET", "POST", "DELETE"),
+        async (parts, method) => {
+          // Event streams answer 200 and stay open: not what this property is about.
+          fc.pre(!parts.some((p) => p === "events" || p === "flood"));
+          const reply = await send(server.url, `/${parts.join("/")}`, { method, headers: auth });
+          expect(reply.status, `${method} /${parts.join("/")}`).toBeLessThan(500);
+          if (reply.status >= 400) expect(reply.json).toMatchObject({ error: { code: expect.any(String) } });
+        },
+      ),
+      { numRuns: 80 },
+    );
+  });
+
   it("turns a bug into a 500 with no stack and no secret; the log keeps the message, masked", async () => {
     const reply = await send(server.url, "/boom", { headers: auth });
     expect(reply.status).toBe(500);

@@ -80,6 +80,11 @@ describe("startHttpServer", () => {
         error: { code: "forbidden", hint: expect.stringContaining("--cors") },
       });
     }
+    // A browser's request without Origin (an image, a link) still says it comes from elsewhere.
+    const image = await send(server.url, "/things/t1", {
+      headers: { ...auth, "sec-fetch-site": "cross-site" },
+    });
+    expect(image.status).toBe(403);
     // Its own origin, under either loopback name, is fine.
     for (const origin of [`http://127.0.0.1:${server.port}`, `http://localhost:${server.port}`]) {
       expect((await send(server.url, "/things/t1", { headers: { ...auth, origin } })).status).toBe(200);
@@ -302,6 +307,19 @@ describe("where the server may listen", () => {
         code: "usage_error",
         hint: expect.stringContaining("RESON_SERVE_TOKEN"),
       });
+    }
+  });
+
+  it("listens on loopback with the token it created itself", async () => {
+    const created = { value: TEST_TOKEN, source: "home" as const, created: true };
+    const server = await startHttpServer({ token: created, routes: [] });
+    try {
+      const reply = await send(server.url, "/openapi.json", {
+        headers: { authorization: `Bearer ${TEST_TOKEN}` },
+      });
+      expect(reply.status).toBe(200);
+    } finally {
+      await server.close();
     }
   });
 

@@ -156,6 +156,20 @@ describe("event streams", () => {
     expect((await send(server.url, "/auth/sse-cookie", { method: "POST" })).status).toBe(401);
   });
 
+  it("lets a request in flight finish its grace on close(), then aborts it with a 503", async () => {
+    const { routes: list, waiting } = testRoutes();
+    const graced = await startHttpServer({ token, routes: list, closeGraceMs: 50 });
+    const reply = send(graced.url, "/wait", { headers: auth });
+    while (waiting.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await graced.close();
+    expect(waiting[0]!.aborted).toBe(true);
+    const answered = await reply;
+    expect(answered.status).toBe(503);
+    expect(answered.json).toMatchObject({
+      error: { code: "aborted", message: "The server is shutting down." },
+    });
+  });
+
   it("ends open streams on close()", async () => {
     const stream = await openStream(server.url, "/events", auth);
     await stream.waitFor((t) => t.includes("text_delta"));

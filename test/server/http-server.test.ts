@@ -228,6 +228,32 @@ describe("startHttpServer", () => {
     expect(empty.status).toBe(400);
   });
 
+  it("answers any JSON body with 201 or a 400 that lists problems, never a failure of its own (property)", async () => {
+    const body = fc.oneof(
+      fc.jsonValue(),
+      fc.record({ name: fc.jsonValue(), count: fc.jsonValue() }, { requiredKeys: [] }),
+      fc.dictionary(fc.string(), fc.jsonValue()),
+    );
+    await fc.assert(
+      fc.asyncProperty(body, async (value) => {
+        const reply = await send(server.url, "/things", {
+          method: "POST",
+          headers: { ...auth, "content-type": "application/json" },
+          body: JSON.stringify(value),
+        });
+        const text = JSON.stringify(value);
+        if (Buffer.byteLength(text) > 1024) expect(reply.status).toBe(413);
+        else if (reply.status !== 201) {
+          expect(reply.status).toBe(400);
+          expect(reply.json).toMatchObject({
+            error: { code: "invalid_request", problems: expect.any(Array) },
+          });
+        }
+      }),
+      { numRuns: 80 },
+    );
+  });
+
   it("checks path and query parameters against their schemas", async () => {
     const badId = await send(server.url, "/things/nope", { headers: auth });
     expect(badId.status).toBe(400);

@@ -62,6 +62,13 @@ const SECURITY_HEADERS: Record<string, string> = {
   "cache-control": "no-store",
 };
 
+/** How long aborted handlers get to send their 503 before the connections are cut. */
+const CUT_AFTER_ABORT_MS = 250;
+
+function shuttingDown(): ResonError {
+  return new ResonError("aborted", "The server is shutting down.", { hint: "Retry once it is back." });
+}
+
 const HealthSchema = Type.Object({ ok: Type.Literal(true) }, { $id: "Health" });
 
 function builtInRoutes(token: TokenCheck, openapi: () => Record<string, unknown>): Route[] {
@@ -129,6 +136,19 @@ function listen(server: Server, host: string, port: number, signal?: AbortSignal
   });
 }
 
+/** The request target as a URL; "//x" is a path here, not another host. */
+function requestUrl(target: string | undefined): URL {
+  try {
+    if (target?.startsWith("/")) return new URL(`http://server.invalid${target}`);
+    if (target !== undefined && /^https?:\/\//i.test(target)) return new URL(target);
+  } catch {
+    // falls through to the refusal
+  }
+  throw new ResonError("invalid_request", "The request target is not a valid path.", {
+    hint: "Send a path such as /healthz, percent-encoded where needed.",
+  });
+}
+
 function urlHost(host: string): string {
   return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
 }
@@ -158,9 +178,22 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
   // Built now: a route whose schemas cannot be documented fails the start, not the first reader.
   openapiDocument();
 
+  const log = (record: RequestLogRecord) => {
+    try {
+      options.log?.(record);
+    } catch (error) {
+      // A broken log sink must not take the server down with it.
+      process.emitWarning(`reson serve: the request log failed: ${String(error)}`);
+    }
+  };
+
   let policy: OriginPolicy | undefined;
   const server = createServer({ requestTimeout: 60_000, headersTimeout: 20_000 }, (req, res) => {
-    void handle(req, res);
+    handle(req, res).catch((error: unknown) => {
+      // Only writing the error response itself can fail here (e.g. a bad header from a route).
+      process.emitWarning(`reson serve: could not answer a request: ${redact(String(error))}`);
+      res.destroy();
+    });
   });
 
   function sendJson(
@@ -200,7 +233,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     res.once("close", () => {
       if (!res.writableFinished) record.aborted = true;
       requestDone.abort();
-      options.log?.({
+      log({
         ts: new Date().toISOString(),
         level: res.statusCode >= 500 ? "error" : res.statusCode >= 400 ? "warn" : "info",
         msg: "http_request",
@@ -228,7 +261,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
           return;
         }
       }
-      const url = new URL(req.url ?? "/", "http://server.invalid");
+      const url = requestUrl(req.url);
       const match = router.match(method, url.pathname);
       if (match.kind === "found") record.route = match.route.path;
       const auth = match.kind === "found" ? (match.route.auth ?? "bearer") : "bearer";
@@ -291,13 +324,15 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       const stopped = new Promise<void>((done) => server.close(() => done()));
       for (const stream of streams) stream.close();
       server.closeIdleConnections();
-      const grace = setTimeout(() => {
-        shutdown.abort(new ResonError("aborted", "The server is shutting down."));
-        server.closeAllConnections();
-      }, options.closeGraceMs ?? 5_000);
+      const graceMs = options.closeGraceMs ?? 5_000;
+      // Past the grace, handlers still running are aborted (they answer 503), and a moment
+      // later whatever connection is left is cut.
+      const grace = setTimeout(() => shutdown.abort(shuttingDown()), graceMs);
+      const cut = setTimeout(() => server.closeAllConnections(), graceMs + CUT_AFTER_ABORT_MS);
       void stopped.then(() => {
         clearTimeout(grace);
-        shutdown.abort(new ResonError("aborted", "The server is shutting down."));
+        clearTimeout(cut);
+        shutdown.abort(shuttingDown());
         resolve();
       });
     });

@@ -69,6 +69,12 @@ export function normalizeCorsOrigin(entry: string): string {
   return url.origin;
 }
 
+function foreignPage(): ResonError {
+  return new ResonError("forbidden", "Requests from other web pages are refused.", {
+    hint: "Start the server with --cors <origin> to let that page call it.",
+  });
+}
+
 export class OriginPolicy {
   readonly #boundName: string;
   readonly #loopbackBind: boolean;
@@ -96,15 +102,14 @@ export class OriginPolicy {
       };
     }
     const origin = headers.origin;
-    if (origin === undefined) return { ok: true };
+    if (origin === undefined) {
+      // A browser that sends no Origin still says where the request comes from (img, link, form GET).
+      if (headers["sec-fetch-site"] === "cross-site") return { ok: false, error: foreignPage() };
+      return { ok: true };
+    }
     if (this.#cors.has(origin)) return { ok: true, corsOrigin: origin };
     if (this.#isOwnOrigin(origin, hostname)) return { ok: true };
-    return {
-      ok: false,
-      error: new ResonError("forbidden", "Requests from other web pages are refused.", {
-        hint: "Start the server with --cors <origin> to let that page call it.",
-      }),
-    };
+    return { ok: false, error: foreignPage() };
   }
 
   /** Headers every response to a listed origin carries. */

@@ -2,21 +2,10 @@
 // is invalid_request (400) listing every problem by JSON pointer, so a client can fix them all
 // at once; what was received is not echoed back.
 import type { TSchema } from "typebox";
-import { Compile, type Validator } from "typebox/compile";
 import type { TLocalizedValidationError } from "typebox/error";
 import { ResonError } from "../core/errors.js";
+import { validatorFor } from "../core/schema-validator.js";
 import type { Problem } from "./http-errors.js";
-
-const validators = new WeakMap<TSchema, Validator>();
-
-function validatorFor(schema: TSchema): Validator {
-  let validator = validators.get(schema);
-  if (!validator) {
-    validator = Compile(schema);
-    validators.set(schema, validator);
-  }
-  return validator;
-}
 
 function escapePointer(name: string): string {
   return name.replaceAll("~", "~0").replaceAll("/", "~1");

@@ -3,20 +3,9 @@
 // failure becomes a message the model can act on: which argument, what was expected, what
 // was received, and the tool's full argument list.
 import type { TSchema } from "typebox";
-import { Compile, type Validator } from "typebox/compile";
 import type { TLocalizedValidationError } from "typebox/error";
 import { ResonError } from "../core/errors.js";
-
-const validators = new WeakMap<TSchema, Validator>();
-
-function validatorFor(schema: TSchema): Validator {
-  let validator = validators.get(schema);
-  if (!validator) {
-    validator = Compile(schema);
-    validators.set(schema, validator);
-  }
-  return validator;
-}
+import { validatorFor } from "../core/schema-validator.js";
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);

@@ -17,12 +17,16 @@ export interface RequestOptions {
   chunked?: boolean;
 }
 
+/** Where to send `path` on `baseUrl`, taken as written ("//x" is a path here, not a host). */
+function target(baseUrl: string, path: string) {
+  const base = new URL(baseUrl);
+  return { hostname: base.hostname.replace(/^\[|\]$/g, ""), port: base.port, path };
+}
+
 export function send(baseUrl: string, path: string, options: RequestOptions = {}): Promise<Reply> {
-  const url = new URL(path, baseUrl);
   return new Promise((resolve, reject) => {
     const req = httpRequest(
-      url,
-      { method: options.method ?? "GET", headers: options.headers, agent: false },
+      { ...target(baseUrl, path), method: options.method ?? "GET", headers: options.headers, agent: false },
       (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -94,9 +98,8 @@ export function openStream(
   path: string,
   headers: Record<string, string>,
 ): Promise<OpenStream> {
-  const url = new URL(path, baseUrl);
   return new Promise((resolve, reject) => {
-    const req = httpRequest(url, { headers, agent: false }, (response) => {
+    const req = httpRequest({ ...target(baseUrl, path), headers, agent: false }, (response) => {
       let text = "";
       const waiters: Array<{ predicate: (text: string) => boolean; resolve: (text: string) => void }> = [];
       const ended = new Promise<void>((done) => {

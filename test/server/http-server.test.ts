@@ -80,6 +80,11 @@ describe("startHttpServer", () => {
         error: { code: "forbidden", hint: expect.stringContaining("--cors") },
       });
     }
+    // A browser's request without Origin (an image, a link) still says it comes from elsewhere.
+    const image = await send(server.url, "/things/t1", {
+      headers: { ...auth, "sec-fetch-site": "cross-site" },
+    });
+    expect(image.status).toBe(403);
     // Its own origin, under either loopback name, is fine.
     for (const origin of [`http://127.0.0.1:${server.port}`, `http://localhost:${server.port}`]) {
       expect((await send(server.url, "/things/t1", { headers: { ...auth, origin } })).status).toBe(200);
@@ -115,6 +120,22 @@ describe("startHttpServer", () => {
     ]) {
       expect((await send(server.url, "/things/t1", { headers: { ...auth, host } })).status).toBe(200);
     }
+  });
+
+  it("refuses every Host that is not a loopback name (property)", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.domain(),
+        fc.option(fc.integer({ min: 1, max: 65535 }), { nil: undefined }),
+        async (name, port) => {
+          fc.pre(!/(^|\.)localhost$/i.test(name));
+          const host = port === undefined ? name : `${name}:${port}`;
+          const reply = await send(server.url, "/healthz", { headers: { host } });
+          expect(reply.status).toBe(403);
+        },
+      ),
+      { numRuns: 40 },
+    );
   });
 
   it("answers a CORS preflight from a listed origin, and marks its responses; others get no CORS headers", async () => {
@@ -207,6 +228,32 @@ describe("startHttpServer", () => {
     expect(empty.status).toBe(400);
   });
 
+  it("answers any JSON body with 201 or a 400 that lists problems, never a failure of its own (property)", async () => {
+    const body = fc.oneof(
+      fc.jsonValue(),
+      fc.record({ name: fc.jsonValue(), count: fc.jsonValue() }, { requiredKeys: [] }),
+      fc.dictionary(fc.string(), fc.jsonValue()),
+    );
+    await fc.assert(
+      fc.asyncProperty(body, async (value) => {
+        const reply = await send(server.url, "/things", {
+          method: "POST",
+          headers: { ...auth, "content-type": "application/json" },
+          body: JSON.stringify(value),
+        });
+        const text = JSON.stringify(value);
+        if (Buffer.byteLength(text) > 1024) expect(reply.status).toBe(413);
+        else if (reply.status !== 201) {
+          expect(reply.status).toBe(400);
+          expect(reply.json).toMatchObject({
+            error: { code: "invalid_request", problems: expect.any(Array) },
+          });
+        }
+      }),
+      { numRuns: 80 },
+    );
+  });
+
   it("checks path and query parameters against their schemas", async () => {
     const badId = await send(server.url, "/things/nope", { headers: auth });
     expect(badId.status).toBe(400);
@@ -226,6 +273,28 @@ describe("startHttpServer", () => {
     const wrongMethod = await send(server.url, "/things/t1", { method: "DELETE", headers: auth });
     expect(wrongMethod.status).toBe(405);
     expect(wrongMethod.headers.allow).toBe("GET");
+  });
+
+  it("answers any request path with a 2xx or 4xx, never a failure of its own (property)", async () => {
+    const segment = fc.oneof(
+      fc.constantFrom("things", "t1", "..", ".", "", "%", "%2F", "%00", ":id", "openapi.json"),
+      fc.string({ unit: "grapheme-ascii", maxLength: 12 }).map(encodeURIComponent),
+      fc.string({ maxLength: 6 }).map((s) => encodeURIComponent(s).replaceAll("%2", "%")),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(segment, { minLength: 1, maxLength: 5 }),
+        fc.constantFrom("GET", "POST", "DELETE"),
+        async (parts, method) => {
+          // Event streams answer 200 and stay open: not what this property is about.
+          fc.pre(!parts.some((p) => p === "events" || p === "flood"));
+          const reply = await send(server.url, `/${parts.join("/")}`, { method, headers: auth });
+          expect(reply.status, `${method} /${parts.join("/")}`).toBeLessThan(500);
+          if (reply.status >= 400) expect(reply.json).toMatchObject({ error: { code: expect.any(String) } });
+        },
+      ),
+      { numRuns: 80 },
+    );
   });
 
   it("turns a bug into a 500 with no stack and no secret; the log keeps the message, masked", async () => {
@@ -264,6 +333,19 @@ describe("where the server may listen", () => {
         code: "usage_error",
         hint: expect.stringContaining("RESON_SERVE_TOKEN"),
       });
+    }
+  });
+
+  it("listens on loopback with the token it created itself", async () => {
+    const created = { value: TEST_TOKEN, source: "home" as const, created: true };
+    const server = await startHttpServer({ token: created, routes: [] });
+    try {
+      const reply = await send(server.url, "/openapi.json", {
+        headers: { authorization: `Bearer ${TEST_TOKEN}` },
+      });
+      expect(reply.status).toBe(200);
+    } finally {
+      await server.close();
     }
   });
 

@@ -18,11 +18,14 @@ export interface TestRoutes {
   routes: Route[];
   /** The streams the /events route opened, in order. */
   streams: SseStream[];
+  /** The signals of the requests /wait holds. */
+  waiting: AbortSignal[];
 }
 
 /** Ten committed events (seq 1..10) and one live-only frame after them. */
 export function testRoutes(): TestRoutes {
   const streams: SseStream[] = [];
+  const waiting: AbortSignal[] = [];
   const routes = [
     defineRoute({
       method: "GET",
@@ -80,6 +83,18 @@ export function testRoutes(): TestRoutes {
     }),
     defineRoute({
       method: "GET",
+      path: "/wait",
+      summary: "Waits until the request is aborted (the client left or the server is closing)",
+      responses: { 204: { description: "Never" } },
+      handler: (ctx) => {
+        waiting.push(ctx.signal);
+        return new Promise((_, reject) =>
+          ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason), { once: true }),
+        );
+      },
+    }),
+    defineRoute({
+      method: "GET",
       path: "/boom",
       summary: "Fails like a bug, with the token in its message",
       responses: { 200: ThingSchema },
@@ -88,5 +103,5 @@ export function testRoutes(): TestRoutes {
       },
     }),
   ];
-  return { routes, streams };
+  return { routes, streams, waiting };
 }

@@ -69,7 +69,6 @@ export type ErrorCode =
   | "method_not_allowed"
   | "payload_too_large"
   | "unsupported_media_type"
-  | "idempotency_conflict"
   | "session_busy"
   | "prompt_closed"
   | "internal_error";

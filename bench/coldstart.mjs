@@ -6,7 +6,7 @@
 // compile cache and reson's remembered sandbox probe, as a user's earlier runs would have.
 //   npm run build && node bench/coldstart.mjs [--reps 15] [--cli path/to/reson.js]
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -38,7 +38,13 @@ const server = createServer((req, res) => {
 });
 await new Promise((r) => server.listen(0, "127.0.0.1", r));
 const baseUrl = `http://127.0.0.1:${server.address().port}/v1`;
-const home = mkdtempSync(join(tmpdir(), "reson-coldstart-"));
+// RESON_HOME beside the workspace, not the workspace itself: reson refuses to work inside
+// its own folder.
+const root = mkdtempSync(join(tmpdir(), "reson-coldstart-"));
+const home = join(root, "home");
+const workspace = join(root, "work");
+mkdirSync(home);
+mkdirSync(workspace);
 
 function once(args) {
   return new Promise((resolvePromise, reject) => {
@@ -46,7 +52,7 @@ function once(args) {
     const child = spawn(process.execPath, args, {
       stdio: ["ignore", "ignore", "pipe"],
       env: { ...process.env, RESON_HOME: home },
-      cwd: home,
+      cwd: workspace,
     });
     let stderr = "";
     child.stderr.on("data", (d) => {
@@ -92,4 +98,4 @@ for (const [name] of cases) {
   );
 }
 server.close();
-rmSync(home, { recursive: true, force: true });
+rmSync(root, { recursive: true, force: true });

@@ -2,7 +2,6 @@
 // better-sqlite3 is synchronous, so a transaction runs start to end without yielding to the
 // event loop; nothing else of this process can slip into it.
 import { open, stat } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { setTimeout as sleep } from "node:timers/promises";
 import type BetterSqlite3 from "better-sqlite3";
 import { ResonError } from "../../core/errors.js";
@@ -14,11 +13,7 @@ import { SqlStore, type SqlStoreOptions } from "../sql-store.js";
 import type { CloseOptions, Store, StoreFeatures } from "../types.js";
 import { SQLITE_VEC, sqliteMemoryDialect } from "./memory-dialect.js";
 import { SQLITE_MIGRATIONS } from "./migrations.js";
-
-// require(), not import(), for both packages: an ES import of a CommonJS package lexes its
-// source for exports, and sqlite-vec's ES entry imports node:process, whose ES facade loads
-// the diagnostic report module; both load only when the store opens.
-const nodeRequire = createRequire(import.meta.url);
+import { requireBetterSqlite3, requireSqliteVec } from "./sqlite-packages.js";
 
 /**
  * How long a writer waits for another process's write to finish. SQLite's own busy handler
@@ -203,8 +198,7 @@ async function migrate(db: BetterSqlite3.Database, path: string): Promise<void> 
  */
 function loadSqliteVec(db: BetterSqlite3.Database): boolean {
   try {
-    const { load } = nodeRequire("sqlite-vec") as typeof import("sqlite-vec");
-    load(db);
+    requireSqliteVec().load(db);
     return true;
   } catch {
     return false;
@@ -217,7 +211,7 @@ export interface SqliteStoreOptions extends SqlStoreOptions {
 }
 
 export async function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Promise<Store> {
-  const Database = nodeRequire("better-sqlite3") as typeof BetterSqlite3;
+  const Database = requireBetterSqlite3();
   let db: BetterSqlite3.Database | undefined;
   try {
     // Sessions hold prompts and tool output: the file (and its -wal, -shm, which SQLite

@@ -112,7 +112,6 @@ function pageOf(content: string, offset: number, limit: number): ArtifactPage {
 export class SqlStore implements Store {
   readonly kind: "sqlite" | "postgres";
   readonly location: string;
-  readonly features: StoreFeatures;
   readonly sessions: SessionRepository;
   readonly turns: TurnRepository;
   readonly traces: TraceRepository;
@@ -134,7 +133,6 @@ export class SqlStore implements Store {
     this.#vectors = new VectorScopes((sql, params) => this.#query(sql, params));
     this.kind = driver.kind;
     this.location = driver.location;
-    this.features = driver.features;
     const all = <R>(table: Table<R>, rest: string, params: SqlValue[]) => this.#all(table, rest, params);
     const one = async <R>(table: Table<R>, rest: string, params: SqlValue[]): Promise<R | undefined> =>
       (await all(table, rest, params))[0];
@@ -209,12 +207,20 @@ export class SqlStore implements Store {
         this.#transact(what, statements, options),
       apply: (ops: readonly WriteOp[]) => this.apply(ops),
       dialect: driver.memory,
-      nativeVectors: driver.memory.vectors !== undefined && driver.memory.nativeSearch,
+      // Read when a vector search runs: SQLite loads its vector extension only then.
+      get nativeVectors() {
+        return driver.memory.vectors !== undefined && driver.memory.nativeSearch;
+      },
       vectors: this.#vectors,
     };
     this.memory = memoryRepository(context);
     this.experiences = experienceRepository(context);
     this.leases = leaseRepository({ kind: driver.kind, query: context.query });
+  }
+
+  /** What the database offers; on SQLite, asking loads the vector extension (see sqlite-driver.ts). */
+  get features(): StoreFeatures {
+    return this.#driver.features;
   }
 
   /** Statements in one transaction, outside `apply` (their change counts are the answer). */

@@ -71,16 +71,32 @@ async function whileBusy<T>(attempt: () => T): Promise<T> {
 class SqliteDriver implements Driver {
   readonly kind = "sqlite";
   readonly location: string;
-  readonly features: StoreFeatures;
   readonly memory: MemoryDialect;
   readonly #db: BetterSqlite3.Database;
   readonly #statements = new Map<string, BetterSqlite3.Statement<SqlValue[]>>();
+  readonly #nativeVectors: boolean;
+  #vectorsLoaded: boolean | undefined;
 
-  constructor(db: BetterSqlite3.Database, path: string, vectors: boolean) {
+  constructor(db: BetterSqlite3.Database, path: string, nativeVectors: boolean) {
     this.#db = db;
     this.location = path;
-    this.features = { vector: vectors, vectorSearch: vectors ? "sqlite-vec" : "in-process" };
-    this.memory = sqliteMemoryDialect(vectors ? SQLITE_VEC : undefined);
+    this.#nativeVectors = nativeVectors;
+    this.memory = sqliteMemoryDialect(() => (this.#vectors() ? SQLITE_VEC : undefined));
+  }
+
+  /**
+   * sqlite-vec, loaded at the first vector write or search (or when features are asked for):
+   * loading it costs a few milliseconds that a run touching no vector does not pay. Every
+   * vector statement goes through this connection after the load.
+   */
+  #vectors(): boolean {
+    this.#vectorsLoaded ??= this.#nativeVectors && loadSqliteVec(this.#db);
+    return this.#vectorsLoaded;
+  }
+
+  get features(): StoreFeatures {
+    const vectors = this.#vectors();
+    return { vector: vectors, vectorSearch: vectors ? "sqlite-vec" : "in-process" };
   }
 
   #prepare(sql: string): BetterSqlite3.Statement<SqlValue[]> {
@@ -221,8 +237,7 @@ export async function openSqliteStore(path: string, options: SqliteStoreOptions 
     const opened = db;
     await whileBusy(() => configure(opened));
     await migrate(opened, path);
-    const vectors = options.nativeVectors !== false && loadSqliteVec(opened);
-    return new SqlStore(new SqliteDriver(opened, path, vectors), options);
+    return new SqlStore(new SqliteDriver(opened, path, options.nativeVectors !== false), options);
   } catch (error) {
     db?.close();
     throw unavailable(path, error);

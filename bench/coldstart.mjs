@@ -4,7 +4,9 @@
 // on the machine falls on all of them alike). Reports medians (and min–max) in ms and each
 // median's ratio to node's. The first round is not counted: it fills the disk cache, Node's
 // compile cache and reson's remembered sandbox probe, as a user's earlier runs would have.
-//   npm run build && node bench/coldstart.mjs [--reps 15] [--cli path/to/reson.js]
+// `--before path/to/other/reson.js` measures another build's three commands in the same turns,
+// so a change is compared before and after under the same load.
+//   npm run build && node bench/coldstart.mjs [--reps 15] [--cli path/to/reson.js] [--before path/to/reson.js]
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
@@ -15,6 +17,8 @@ import { performance } from "node:perf_hooks";
 const reps = Number(process.argv[process.argv.indexOf("--reps") + 1]) || 15;
 const cliAt = process.argv.indexOf("--cli");
 const CLI = cliAt > 0 ? resolve(process.argv[cliAt + 1]) : resolve(import.meta.dirname, "../bin/reson.js");
+const beforeAt = process.argv.indexOf("--before");
+const BEFORE = beforeAt > 0 ? resolve(process.argv[beforeAt + 1]) : undefined;
 
 function sse(res, chunks) {
   res.writeHead(200, { "content-type": "text/event-stream" });
@@ -65,14 +69,18 @@ function once(args) {
   });
 }
 
+const commands = (cli, label) => [
+  [`reson --version${label}`, [cli, "--version"]],
+  [`reson --help${label}`, [cli, "--help"]],
+  [
+    `reson run (one step)${label}`,
+    [cli, "run", "--provider", "openai-compatible", "--base-url", baseUrl, "--model", "fake", "say ready"],
+  ],
+];
 const cases = [
   ["node -e 0 (baseline)", ["-e", "0"]],
-  ["reson --version", [CLI, "--version"]],
-  ["reson --help", [CLI, "--help"]],
-  [
-    "reson run (one step)",
-    [CLI, "run", "--provider", "openai-compatible", "--base-url", baseUrl, "--model", "fake", "say ready"],
-  ],
+  ...(BEFORE ? commands(BEFORE, " [before]") : []),
+  ...commands(CLI, ""),
 ];
 const times = new Map(cases.map(([name]) => [name, []]));
 for (const [, args] of cases) await once(args); // warm the disk cache

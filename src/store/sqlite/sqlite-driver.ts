@@ -1,7 +1,8 @@
 // The embedded store: one SQLite file in WAL mode, safe for several reson processes at once.
 // better-sqlite3 is synchronous, so a transaction runs start to end without yielding to the
 // event loop; nothing else of this process can slip into it.
-import { open, stat } from "node:fs/promises";
+import { closeSync, openSync } from "node:fs";
+import { stat } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import type BetterSqlite3 from "better-sqlite3";
 import { ResonError } from "../../core/errors.js";
@@ -231,8 +232,9 @@ export async function openSqliteStore(path: string, options: SqliteStoreOptions 
   let db: BetterSqlite3.Database | undefined;
   try {
     // Sessions hold prompts and tool output: the file (and its -wal, -shm, which SQLite
-    // creates with the same mode) is for its owner only.
-    await (await open(path, "a", 0o600)).close();
+    // creates with the same mode) is for its owner only. Synchronous, like the open that
+    // follows: two trips through the thread pool cost more than the calls themselves.
+    closeSync(openSync(path, "a", 0o600));
     db = new Database(path);
     const opened = db;
     await whileBusy(() => configure(opened));

@@ -8,7 +8,7 @@
 // so a change is compared before and after under the same load.
 //   npm run build && node bench/coldstart.mjs [--reps 15] [--cli path/to/reson.js] [--before path/to/reson.js]
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -50,8 +50,22 @@ const workspace = join(root, "work");
 mkdirSync(home);
 mkdirSync(workspace);
 
+// CPU time (user + system) of the children, on Linux: the cutime and cstime of /proc/self/stat,
+// counted in clock ticks (USER_HZ, 100 a second) over everything reaped so far. One child's
+// share is rounded to 10 ms, so the table gives the mean over the runs. On a loaded machine
+// the wall times swell with waiting for a core; the CPU times much less.
+const PROC_STAT = "/proc/self/stat";
+const hasProcStat = existsSync(PROC_STAT);
+function childrenCpuMs() {
+  if (!hasProcStat) return 0;
+  const stat = readFileSync(PROC_STAT, "latin1");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" "); // fields[0] is field 3
+  return (Number(fields[13]) + Number(fields[14])) * 10;
+}
+
 function once(args) {
   return new Promise((resolvePromise, reject) => {
+    const cpuBefore = childrenCpuMs();
     const start = performance.now();
     const child = spawn(process.execPath, args, {
       stdio: ["ignore", "ignore", "pipe"],
@@ -64,7 +78,7 @@ function once(args) {
     });
     child.on("close", (code) => {
       if (code !== 0) reject(new Error(`${args.join(" ")} exited ${code}: ${stderr}`));
-      else resolvePromise(performance.now() - start);
+      else resolvePromise({ wallMs: performance.now() - start, cpuMs: childrenCpuMs() - cpuBefore });
     });
   });
 }
@@ -83,8 +97,15 @@ const cases = [
   ...commands(CLI, ""),
 ];
 const times = new Map(cases.map(([name]) => [name, []]));
+const cpu = new Map(cases.map(([name]) => [name, 0]));
 for (const [, args] of cases) await once(args); // warm the disk cache
-for (let i = 0; i < reps; i++) for (const [name, args] of cases) times.get(name).push(await once(args));
+for (let i = 0; i < reps; i++) {
+  for (const [name, args] of cases) {
+    const { wallMs, cpuMs } = await once(args);
+    times.get(name).push(wallMs);
+    cpu.set(name, cpu.get(name) + cpuMs);
+  }
+}
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -96,13 +117,17 @@ const [load1] = (await import("node:os")).loadavg();
 console.log(
   `Node ${process.version}, ${reps} runs each, fresh processes, load average ${load1.toFixed(1)}; wall ms`,
 );
-console.log("| command | median | min–max | over node | × node |");
-console.log("|---|---|---|---|---|");
+const cpuBase = cpu.get(cases[0][0]) / reps;
+const cpuHead = hasProcStat ? " CPU ms, mean | CPU × node |" : "";
+console.log(`| command | median | min–max | over node | × node |${cpuHead}`);
+console.log(`|---|---|---|---|---|${hasProcStat ? "---|---|" : ""}`);
 for (const [name] of cases) {
   const xs = times.get(name);
   const med = median(xs);
+  const cpuMean = cpu.get(name) / reps;
+  const cpuCells = hasProcStat ? ` ${cpuMean.toFixed(0)} | ${(cpuMean / cpuBase).toFixed(2)} |` : "";
   console.log(
-    `| ${name} | ${med.toFixed(0)} | ${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)} | ${(med - base).toFixed(0)} | ${(med / base).toFixed(2)} |`,
+    `| ${name} | ${med.toFixed(0)} | ${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)} | ${(med - base).toFixed(0)} | ${(med / base).toFixed(2)} |${cpuCells}`,
   );
 }
 server.close();

@@ -43,7 +43,7 @@ export {
   type UpliftEstimate,
   upliftSaysRetire,
 } from "./experiences/uplift.js";
-export { type ScoredId, type StandoutOptions, standoutMatches } from "./experiences/vector-threshold.js";
+export { MIN_BACKGROUND, type ScoredId, standoutScores } from "./experiences/vector-threshold.js";
 export {
   HYBRID_DEFAULTS,
   type HybridRankOptions,

@@ -155,11 +155,15 @@ export function experienceRepository(context: RepositoryContext): ExperienceRepo
         Math.max(limit, MIN_TEXT_CANDIDATES),
       ]);
       return rows
-        .map((row) => ({
-          experience: withRate(fromRow(EXPERIENCES, row)),
-          score: coverageScore(wanted, new Set(String(row.terms ?? "").split(" "))),
-          rank: Number(row.relevance),
-        }))
+        .map((row) => {
+          const terms = new Set(String(row.terms ?? "").split(" "));
+          return {
+            experience: withRate(fromRow(EXPERIENCES, row)),
+            score: coverageScore(wanted, terms),
+            rank: Number(row.relevance),
+            matched: wanted.filter((t) => terms.has(t.term)).map((t) => t.term),
+          };
+        })
         .sort((a, b) => b.score - a.score || b.rank - a.rank)
         .slice(0, limit);
     },

@@ -16,7 +16,7 @@ export { MIN_PREFIX_CHARS } from "./id-prefix.js";
 export { describeHolder, holderAlive, leaseHolder, leaseLostError, leaseSince } from "./lease.js";
 export { MemoryIndex, type MemoryIndexOptions, type VectorHit } from "./memory-index.js";
 export { projectKey } from "./project-key.js";
-export { coverageScore, searchTerms, type WeightedTerm, weightedTerms } from "./search-terms.js";
+export { coverageScore, searchTerms, type WeightedTerm, weightedTerms, weightOf } from "./search-terms.js";
 export { textTokens } from "./text-terms.js";
 export { percentile, TOOL_DURATION_SAMPLES, UNKNOWN_ERROR_CODE } from "./tool-stats.js";
 export type * from "./types.js";

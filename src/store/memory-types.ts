@@ -204,6 +204,8 @@ export interface ExperienceMatch {
   score: number;
   /** Text search: the index's own rank (bm25 on SQLite, ts_rank on PostgreSQL), higher better. */
   rank?: number;
+  /** Text search: the query's terms (as the index cuts them) the experience holds. */
+  matched?: string[];
 }
 
 export interface ExperienceSearchOptions {

@@ -84,6 +84,13 @@ export function weightedTerms(text: string): WeightedTerm[] {
   return [...terms].map(([term, weight]) => ({ term, weight }));
 }
 
+/** The summed weight of the query terms among `terms`. */
+export function weightOf(query: readonly WeightedTerm[], terms: ReadonlySet<string>): number {
+  let sum = 0;
+  for (const { term, weight } of query) if (terms.has(term)) sum += weight;
+  return sum;
+}
+
 /** The distinct terms of a text, as the index holds them. */
 export function searchTerms(text: string): string[] {
   return weightedTerms(text).map((t) => t.term);

@@ -126,7 +126,12 @@ export class Learning {
    */
   async recall(task: string, traceId: string, sessionId: string, signal?: AbortSignal): Promise<Recall> {
     const { store, projectKey, settings } = this.deps;
-    const taskTerms = weightedTerms(task);
+    // Cut only when a memory needs comparing (cutting Chinese loads the dictionary).
+    let cut: ReturnType<typeof weightedTerms> | undefined;
+    const taskTerms = () => {
+      cut ??= weightedTerms(task);
+      return cut;
+    };
     const matched =
       settings.maxExperiences > 0
         ? (await matchingExperiences(this.retrieval, task, settings.maxExperiences, signal)).map(
@@ -154,7 +159,7 @@ export class Learning {
             .filter(
               (hit) =>
                 hit.item.sessionId !== sessionId &&
-                coverageScore(taskTerms, new Set(searchTerms(hit.item.text))) >= MIN_MEMORY_MATCH,
+                coverageScore(taskTerms(), new Set(searchTerms(hit.item.text))) >= MIN_MEMORY_MATCH,
             )
             .filter(uniqueText())
             .slice(0, settings.maxMemories)

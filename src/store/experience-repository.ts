@@ -137,6 +137,14 @@ export function experienceRepository(context: RepositoryContext): ExperienceRepo
       if (typeof options.projectKey !== "string") {
         throw new ResonError("usage_error", "An experience search needs the project key it runs for.");
       }
+      const statuses = statusesOf(options.status);
+      // A project with no rules does not cut the query (which may load the Chinese dictionary).
+      const any = await context.query(
+        `SELECT 1 AS found FROM experiences x WHERE (x.project_key = ? OR x.project_key IS NULL)
+          AND (CAST(? AS TEXT) IS NULL OR x.status IN (${values})) LIMIT 1`,
+        [options.projectKey, statuses, statuses],
+      );
+      if (any.length === 0) return [];
       const wanted = weightedTerms(query);
       const expression = experienceText.anyOf(
         [...wanted]
@@ -146,7 +154,6 @@ export function experienceRepository(context: RepositoryContext): ExperienceRepo
       );
       if (limit === 0 || expression === "") return [];
       await reindex();
-      const statuses = statusesOf(options.status);
       const rows = await context.query(textSearch, [
         expression,
         options.projectKey,

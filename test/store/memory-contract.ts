@@ -582,7 +582,12 @@ export function memoryContract(
       const a = memoryItem({ text: "first", createdAt: T0 });
       const b = memoryItem({ text: "second", createdAt: T0 + 1 });
       const foreign = memoryItem({ projectKey: OTHER_PROJECT, text: "foreign", createdAt: T0 - 1 });
-      const e = experience({ condition: "when deploying", createdAt: T0 + 2 });
+      const e = experience({
+        condition: "when deploying",
+        rule: "run the smoke tests first.",
+        keys: ["deploy", "smoke tests"],
+        createdAt: T0 + 2,
+      });
       const retired = experience({ status: "retired", createdAt: T0 + 3 });
       await store.memory.appendItems([a, b, foreign]);
       await store.experiences.insert(e);
@@ -598,7 +603,13 @@ export function memoryContract(
         })),
       );
       expect(await store.memory.missingEmbeddings("m1", { projectKey: PROJECT, limit: 10 })).toEqual([
-        { ownerKind: "experience", ownerId: e.id, projectKey: PROJECT, text: "when deploying" },
+        // An experience is embedded as its condition, rule and keys.
+        {
+          ownerKind: "experience",
+          ownerId: e.id,
+          projectKey: PROJECT,
+          text: "when deploying\nrun the smoke tests first.\ndeploy; smoke tests",
+        },
       ]);
 
       await store.memory.setIndexIdentity({ model: "m2", dims: 2 }, { projectKey: PROJECT });

@@ -21,8 +21,10 @@ import {
   embedMissing,
   estimateUplift,
   experiencesSection,
+  expireCandidates,
   MIN_TEXT_MATCH,
   matchingExperiences,
+  mergeKeys,
   parseReflectionOps,
   REFLECTION_SYSTEM_PROMPT,
   type RecallFound,
@@ -164,18 +166,8 @@ export class Learning {
             .filter(uniqueText())
             .slice(0, settings.maxMemories)
         : [];
-    const now = Date.now();
-    if (matched.length > 0) {
-      await store.apply(
-        matched.map((experience) => ({
-          op: "recordExperienceUse" as const,
-          experienceId: experience.id,
-          traceId,
-          at: now,
-          ...(withheld.includes(experience) ? { withheld: true } : {}),
-        })),
-      );
-    }
+    await noteUses(store, experiences, traceId);
+    await noteUses(store, withheld, traceId, { withheld: true });
     const parts: string[] = [];
     const section = experiencesSection(experiences);
     if (section) parts.push(section);
@@ -207,17 +199,7 @@ export class Learning {
     const { store, projectKey } = this.deps;
     const hits = await matchingExperiences(this.retrieval, query, 5, signal);
     const experiences = hits.map((hit) => hit.experience);
-    const at = Date.now();
-    if (experiences.length > 0) {
-      await store.apply(
-        experiences.map((experience) => ({
-          op: "recordExperienceUse" as const,
-          experienceId: experience.id,
-          traceId,
-          at,
-        })),
-      );
-    }
+    await noteUses(store, experiences, traceId);
     const queryTerms = weightedTerms(query);
     const memories = (
       await searchMemory({
@@ -313,7 +295,13 @@ export class Learning {
       }
     }
     if (!judged) return report;
-    await this.expireCandidates(report);
+    report.retired.push(
+      ...(await expireCandidates(
+        store,
+        this.deps.projectKey,
+        this.deps.settings.candidateRuns ?? DEFAULT_CANDIDATE_RUNS,
+      )),
+    );
     if (this.deps.settings.reflect === "off") return report;
     const turns = await this.turnsOf(run);
     if (!this.worthReflecting(turns, outcome, run.steps)) return report;
@@ -321,37 +309,6 @@ export class Learning {
     // The rules just written are cut for the text index now, not before the next run's first call.
     await store.experiences.reindex();
     return report;
-  }
-
-  /**
-   * Candidates of this project that gained no evidence in the last `candidateRuns` runs (as the
-   * remembered tasks count them) retire: a rule nothing confirms is not kept waiting forever.
-   */
-  private async expireCandidates(report: LearningReport): Promise<void> {
-    const { store, projectKey } = this.deps;
-    const runs = this.deps.settings.candidateRuns ?? DEFAULT_CANDIDATE_RUNS;
-    const candidates = await store.experiences.list({
-      projectKey,
-      includeGlobal: false,
-      status: "candidate",
-      limit: 500,
-    });
-    if (candidates.length === 0) return;
-    const recent = await store.memory.getRecent({ projectKey, kinds: ["turn"], limit: runs * 4 });
-    const runStarts = new Map<string, number>();
-    for (const item of recent) {
-      if (item.role !== "user" || item.traceId === null) continue;
-      runStarts.set(item.traceId, Math.min(runStarts.get(item.traceId) ?? item.createdAt, item.createdAt));
-    }
-    if (runStarts.size < runs) return;
-    // The runs' times newest first: a candidate with no evidence since the runs-th is stale.
-    const cutoff = [...runStarts.values()].sort((a, b) => b - a)[runs - 1]!;
-    for (const candidate of candidates) {
-      const lastEvidence = Math.max(candidate.createdAt, ...candidate.evidence.map((item) => item.at));
-      if (lastEvidence >= cutoff) continue;
-      await store.experiences.retire(candidate.id);
-      report.retired.push(candidate.id);
-    }
   }
 
   private async turnsOf(run: { sessionId: string; traceId: string }): Promise<TurnRecord[]> {
@@ -515,16 +472,24 @@ export class Learning {
   }
 }
 
-/** The keys first, then new ones not among them (case aside), at most 24. */
-function mergeKeys(current: readonly string[], added: readonly string[]): string[] {
-  const seen = new Set(current.map((key) => key.toLowerCase()));
-  const out = [...current];
-  for (const key of added) {
-    if (seen.has(key.toLowerCase())) continue;
-    seen.add(key.toLowerCase());
-    out.push(key);
-  }
-  return out.slice(0, 24);
+/** Notes that a run was shown (or, withheld, matched but not shown) these experiences. */
+async function noteUses(
+  store: Store,
+  experiences: readonly Experience[],
+  traceId: string,
+  options: { withheld?: boolean } = {},
+): Promise<void> {
+  if (experiences.length === 0) return;
+  const at = Date.now();
+  await store.apply(
+    experiences.map((experience) => ({
+      op: "recordExperienceUse" as const,
+      experienceId: experience.id,
+      traceId,
+      at,
+      ...(options.withheld ? { withheld: true } : {}),
+    })),
+  );
 }
 
 /** A run's turn as remembered; its id comes from the run, role and text, so it is stored once. */

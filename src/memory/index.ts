@@ -11,6 +11,7 @@ export {
   type WeightedTerm,
   weightedTerms,
 } from "../store/index.js";
+export { expireCandidates, mergeKeys } from "./experiences/lifecycle.js";
 export {
   bayesianSuccessRate,
   type RankableExperience,

@@ -11,6 +11,8 @@
 // Modes: full text alone, and with the fake server's deterministic embeddings (hashed words
 // and trigrams: a proxy, not a real embedding model). Run `npm run build` first.
 //   node bench/learning.mjs [--skip-latency] [--latency-runs N] [--out file.md]
+//   --cli <reson.js> --no-keys: another build as the baseline (reflection then writes no keys,
+//   as a model asked by that build's prompt would not)
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -20,8 +22,9 @@ import { FAMILIES, UNRELATED } from "./learning-families.mjs";
 import { synthesiseRules } from "./learning-rules.mjs";
 
 const ROOT = resolve(import.meta.dirname, "..");
-const CLI = join(ROOT, "bin/reson.js");
 const args = process.argv.slice(2);
+const CLI = args.includes("--cli") ? resolve(args[args.indexOf("--cli") + 1]) : join(ROOT, "bin/reson.js");
+const WITH_KEYS = !args.includes("--no-keys");
 const flag = (name) => args.includes(name);
 const option = (name, fallback) => {
   const at = args.indexOf(name);
@@ -156,7 +159,7 @@ function project(name, { minEvidence, vectors }) {
 }
 
 const addLine = (family) =>
-  `ADD: WHEN ${family.condition} THEN ${family.rule} KEYS: ${family.keys.join("; ")}`;
+  `ADD: WHEN ${family.condition} THEN ${family.rule}${WITH_KEYS ? ` KEYS: ${family.keys.join("; ")}` : ""}`;
 
 async function teachAll(p) {
   for (const family of FAMILIES) {
@@ -166,7 +169,7 @@ async function teachAll(p) {
   }
   const familyOf = new Map();
   for (const experience of await p.experiences()) {
-    const family = FAMILIES.find((f) => experience.rule === f.rule);
+    const family = FAMILIES.find((f) => experience.rule.startsWith(f.rule));
     if (family) familyOf.set(experience.id, family.id);
   }
   return familyOf;
@@ -327,7 +330,7 @@ try {
   const promoted = [await promotion("full text")];
   const lat = flag("--skip-latency") ? undefined : await latency();
   const report = [
-    `Learning benchmark, ${new Date().toISOString().slice(0, 10)}: ${FAMILIES.length} lesson families × ${FAMILIES[0].probes.length} probes, ${UNRELATED.length} unrelated tasks, all in one project (${Math.round((Date.now() - started) / 1000)} s)`,
+    `Learning benchmark (${args.includes("--cli") ? `the build at ${CLI}` : "this build"}${WITH_KEYS ? "" : ", reflection without keys"}), ${new Date().toISOString().slice(0, 10)}: ${FAMILIES.length} lesson families × ${FAMILIES[0].probes.length} probes, ${UNRELATED.length} unrelated tasks, all in one project (${Math.round((Date.now() - started) / 1000)} s)`,
     "",
     `Lessons learnt and active after the teaching runs: ${results.map((r) => `${r.mode} ${r.learnt}/${FAMILIES.length}`).join(", ")}`,
     "",

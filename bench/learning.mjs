@@ -280,8 +280,8 @@ async function latency() {
 
 function retrievalTable(results) {
   const lines = [
-    "| measure | " + results.map((r) => r.mode).join(" | ") + " |",
-    "|---|" + results.map(() => "---").join("|") + "|",
+    `| measure | ${results.map((r) => r.mode).join(" | ")} |`,
+    `|---|${results.map(() => "---").join("|")}|`,
   ];
   const row = (label, pick) =>
     lines.push(

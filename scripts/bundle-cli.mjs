@@ -12,7 +12,8 @@
 // relative to its own file, is loaded from node_modules. External, loaded from node_modules at
 // run time: sqlite-vec (it finds its binary relative to its own file), pg (only for PostgreSQL), and
 // pi-ai (only for providers reson does not speak natively; its SDKs are large); and yaml,
-// a fifth of the code, read only when there is a SKILL.md (src/skills/frontmatter.ts).
+// a fifth of the code, read only when there is a SKILL.md (src/skills/frontmatter.ts); and
+// jieba, a native binding with its dictionary, loaded only for text with Chinese in it.
 import { readFileSync, rmSync } from "node:fs";
 import { resolve } from "node:path";
 import { build } from "esbuild";
@@ -32,7 +33,15 @@ const common = {
   platform: "node",
   target: "node22",
   outExtension: { ".js": ".cjs" },
-  external: ["better-sqlite3/package.json", "sqlite-vec", "pg", "@mariozechner/pi-ai", "@mariozechner/pi-ai/*", "yaml"],
+  external: [
+    "better-sqlite3/package.json",
+    "sqlite-vec",
+    "pg",
+    "@mariozechner/pi-ai",
+    "@mariozechner/pi-ai/*",
+    "yaml",
+    "@node-rs/jieba",
+  ],
   // The sources are ES modules: import.meta.url is the bundle file's URL.
   define: { "import.meta.url": "__resonModuleUrl" },
   banner: { js: MODULE_URL },

@@ -69,6 +69,12 @@ export function sqliteMemoryDialect(vectors: () => NativeVectors | undefined): M
       match: "memory_fts MATCH ?",
       relevance: "-bm25(memory_fts)",
     },
+    experienceText: {
+      from: "experience_fts CROSS JOIN experiences x ON x.rowid = experience_fts.rowid",
+      match: "experience_fts MATCH ?",
+      relevance: "-bm25(experience_fts)",
+      anyOf: (terms) => terms.map(quoted).join(" OR "),
+    },
     get vectors() {
       return vectors();
     },

@@ -2,7 +2,7 @@
 // POST in a workspace, its status, its events (as JSON and as server-sent events, rejoined
 // with Last-Event-ID), its trace and goal tree, approvals and questions answered by POST, and a
 // busy session's second task queued, refused or interrupting, by the request's policy.
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { cleanEnv, type TempDir, tempDir } from "../support/cli.js";
@@ -343,6 +343,29 @@ describe("reson serve", () => {
       "cancelled",
     );
     expect(server.requests.some((r) => taskOf(r) === "steps 1 never")).toBe(false);
+  });
+
+  it("finishes a run after serve was killed in the middle of it and started again", async () => {
+    const run = await serve.json<{ id: string }>("POST", "/runs", {
+      task: "wait for go, then die",
+      ...spec(),
+    });
+    const started = join(ws.path, "started.txt");
+    for (let i = 0; i < 400 && !existsSync(started); i++) await new Promise((r) => setTimeout(r, 50));
+    serve.process.kill("SIGKILL");
+    await serve.process.exited();
+    writeFileSync(join(ws.path, "go"), "");
+    // The lease's holder is gone from this machine: the new serve takes the run at once, not
+    // after the lease's 30 s.
+    const again = await startServe(ws.home, ws.path);
+    const done = await waitForRun(again, run.id, ["completed", "failed"], 20_000);
+    expect(done.status).toBe("completed");
+    expect(done.attempts).toBe(2);
+    const { events } = await again.json<{
+      events: Array<{ seq: number; type: string; data: { resumed?: boolean } }>;
+    }>("GET", `/runs/${run.id}/events?format=json`);
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+    expect(events.filter((e) => e.type === "run_start").map((e) => e.data.resumed)).toEqual([false, true]);
   });
 
   it("queues a busy session's next task, refuses it with reject, and repeats nothing for a repeated key", async () => {

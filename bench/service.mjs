@@ -709,6 +709,16 @@ async function sseLatency() {
   );
 }
 
+// Interrupted (Ctrl-C, a timeout): leave no worker, server, cluster or folder behind.
+for (const signal of ["SIGINT", "SIGTERM"])
+  process.once(signal, () => {
+    void stopAll()
+      .then(() => postgres.stop())
+      .finally(() => {
+        rmSync(scratch, { recursive: true, force: true });
+        process.exit(130);
+      });
+  });
 const started = Date.now();
 out(
   `Node ${process.version}, ${ROUNDS} rounds, load average at start ${loadavg()[0].toFixed(1)} (2 shared cores); ${postgres.description}, fsync ${DURABLE ? "on" : "off"}, track_commit_timestamp on`,

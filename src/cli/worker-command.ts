@@ -117,9 +117,14 @@ export async function workerCommand(argv: string[]): Promise<number> {
 /** Resolves on the first SIGTERM or SIGINT; a second one exits at once. */
 export function untilStopSignal(log: ReturnType<typeof serviceLog>, active: () => number): Promise<void> {
   return new Promise((resolve) => {
+    // Signal handlers do not keep Node running, and on SQLite nothing else may (the worker's
+    // poll timer is unref'd, there is no LISTEN connection): without this the process would
+    // exit as soon as it started.
+    const keepAlive = setInterval(() => {}, 2 ** 30);
     let signals = 0;
     const onSignal = (signal: NodeJS.Signals) => {
       signals++;
+      clearInterval(keepAlive);
       if (signals > 1) {
         log({
           level: "warn",

@@ -58,6 +58,7 @@ export type ErrorCode =
   | "secret_invalid"
   | "secret_unavailable"
   | "web_fetch_failed"
+  | "mcp_unavailable"
   | "internal_error";
 
 export interface ResonErrorOptions {

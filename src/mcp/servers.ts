@@ -1,0 +1,123 @@
+// The MCP servers of one agent: started together when the agent is made (each within its
+// startup timeout), their tools adapted and named, and all closed with the agent. A server
+// that cannot start is skipped with a warning, unless it is `required`: then nothing starts.
+import type { McpServerConfig } from "../config/index.js";
+import { ResonError, toResonError } from "../core/errors.js";
+import type { ToolDefinition } from "../tools/index.js";
+import type { McpConnection, McpToolInfo } from "./connection.js";
+import type { McpServerEntry } from "./definitions.js";
+import { expandServer } from "./expand.js";
+import { mcpToolDefinition } from "./mcp-tool.js";
+import { SdkConnection } from "./sdk-connection.js";
+import { disambiguatedToolName, mcpToolName } from "./tool-name.js";
+
+export interface StartServersOptions {
+  /** For `${VAR}` expansion. */
+  env: NodeJS.ProcessEnv;
+  /** Where stdio servers run unless their definition says otherwise. */
+  cwd: string;
+  signal: AbortSignal;
+  onStderr?: (server: string, text: string) => void;
+  onWarning?: (message: string) => void;
+}
+
+export interface StartedServer {
+  name: string;
+  config: McpServerConfig;
+  connection: McpConnection;
+  /** Tools offered from it (after enabledTools/disabledTools). */
+  tools: McpToolInfo[];
+}
+
+function toolAllowed(config: McpServerConfig, tool: string): boolean {
+  if (config.enabledTools && !config.enabledTools.includes(tool)) return false;
+  return !config.disabledTools?.includes(tool);
+}
+
+export class McpServers {
+  private constructor(
+    readonly servers: StartedServer[],
+    readonly failures: { name: string; error: ResonError }[],
+  ) {}
+
+  static async start(entries: McpServerEntry[], options: StartServersOptions): Promise<McpServers> {
+    const outcomes = await Promise.allSettled(entries.map((entry) => startOne(entry, options)));
+    const servers: StartedServer[] = [];
+    const failures: { name: string; error: ResonError }[] = [];
+    outcomes.forEach((outcome, i) => {
+      const entry = entries[i] as McpServerEntry;
+      if (outcome.status === "fulfilled") servers.push(outcome.value);
+      else failures.push({ name: entry.name, error: toResonError(outcome.reason, "mcp_unavailable") });
+    });
+    const hub = new McpServers(servers, failures);
+    const required = failures.find((f) => entries.find((e) => e.name === f.name)?.config.required);
+    if (required) {
+      await hub.close();
+      throw new ResonError(
+        "mcp_unavailable",
+        `The required MCP server "${required.name}" did not start: ${required.error.message}`,
+        {
+          hint:
+            required.error.hint ??
+            `\`reson mcp test ${required.name}\` starts it alone and shows what goes wrong.`,
+          details: { server: required.name },
+          cause: required.error,
+        },
+      );
+    }
+    for (const failure of failures)
+      options.onWarning?.(
+        `MCP server "${failure.name}" did not start, its tools are missing: ${failure.error.message}`,
+      );
+    return hub;
+  }
+
+  /** Every offered tool of every server, as reson tools. */
+  tools(): ToolDefinition[] {
+    const out: ToolDefinition[] = [];
+    const taken = new Set<string>();
+    for (const server of this.servers) {
+      for (const info of server.tools) {
+        let name = mcpToolName(server.name, info.name);
+        if (taken.has(name)) name = disambiguatedToolName(server.name, info.name);
+        taken.add(name);
+        out.push(
+          mcpToolDefinition({
+            name,
+            server: server.name,
+            connection: server.connection,
+            info,
+            ...(server.config.callTimeoutMs ? { callTimeoutMs: server.config.callTimeoutMs } : {}),
+            secretScopeUrl: server.config.url ?? `mcp://${server.name}`,
+          }),
+        );
+      }
+    }
+    return out;
+  }
+
+  get(name: string): StartedServer | undefined {
+    return this.servers.find((s) => s.name === name);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.servers.map((s) => s.connection.close()));
+  }
+}
+
+async function startOne(entry: McpServerEntry, options: StartServersOptions): Promise<StartedServer> {
+  const config = expandServer(entry.name, entry.config, options.env);
+  const connection = await SdkConnection.open(entry.name, {
+    config,
+    cwd: options.cwd,
+    signal: options.signal,
+    onStderr: (text) => options.onStderr?.(entry.name, text),
+  });
+  try {
+    const tools = (await connection.listTools(options.signal)).filter((t) => toolAllowed(config, t.name));
+    return { name: entry.name, config, connection, tools };
+  } catch (error) {
+    await connection.close();
+    throw error;
+  }
+}

@@ -44,14 +44,14 @@ describe("server-everything over stdio", () => {
   test("a long tool that reports progress outlives a call timeout shorter than the whole call", async () => {
     const everything = await connect("everything", everythingStdio());
     const progress: McpProgress[] = [];
-    // 4 steps of 0.5 s against a 1.2 s timeout: only the progress notifications keep it alive.
+    // 6 steps of 0.5 s (3 s) against a 2 s timeout: only the progress notifications keep it alive.
     const result = await everything.callTool(
       "trigger-long-running-operation",
-      { duration: 2, steps: 4 },
-      { signal: never(), timeoutMs: 1_200, onProgress: (p) => progress.push(p) },
+      { duration: 3, steps: 6 },
+      { signal: never(), timeoutMs: 2_000, onProgress: (p) => progress.push(p) },
     );
     expect(result.content[0]).toMatchObject({ text: expect.stringContaining("completed") });
-    expect(progress.map((p) => p.progress)).toEqual([1, 2, 3, 4]);
+    expect(progress.map((p) => p.progress)).toEqual([1, 2, 3, 4, 5, 6]);
   });
 
   test("a call without progress fails at its timeout with a hint naming the setting", async () => {

@@ -1,0 +1,80 @@
+// The MCP servers of a terminal run: which may start (a project's only once approved), their
+// stderr appended to $RESON_HOME/logs/mcp/<server>.log, their tools handed to createAgent, and
+// all of them closed when the run ends.
+import { appendFileSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { loadConfig, resonHome } from "../config/index.js";
+import { type McpServerEntry, McpServers, mcpServerEntries, selectServers } from "../mcp/index.js";
+import type { ToolDefinition } from "../tools/index.js";
+
+export interface McpSetup {
+  tools: ToolDefinition[];
+  servers: McpServers | undefined;
+  close(): Promise<void>;
+}
+
+export interface McpSetupOptions {
+  /** The workspace's real path. */
+  workspace: string;
+  /** --allow-mcp names. */
+  allowMcp: readonly string[];
+  signal: AbortSignal;
+  /** Asks the user about a project server; absent in a headless run. */
+  ask?: (entry: McpServerEntry) => Promise<boolean>;
+  warn: (message: string) => void;
+  env?: NodeJS.ProcessEnv;
+}
+
+export function mcpLogFile(home: string, server: string): string {
+  return join(home, "logs", "mcp", `${server}.log`);
+}
+
+/** Where a server's stderr goes: its log file, which never stops the run when it cannot be written. */
+function stderrLog(home: string): (server: string, text: string) => void {
+  let ready = false;
+  return (server, text) => {
+    try {
+      if (!ready) {
+        mkdirSync(join(home, "logs", "mcp"), { recursive: true, mode: 0o700 });
+        ready = true;
+      }
+      appendFileSync(mcpLogFile(home, server), text, { mode: 0o600 });
+    } catch {
+      // a server's log is a convenience; its tools still work
+    }
+  };
+}
+
+/** The user's own list of project servers that may start without asking (never a project's). */
+export function userAllowedProjectServers(loaded: Awaited<ReturnType<typeof loadConfig>>): string[] {
+  const userFile = join(loaded.home, "config.json");
+  return loaded.sources.find((s) => s.name === userFile)?.values.mcp?.allowProjectServers ?? [];
+}
+
+export async function startMcp(options: McpSetupOptions): Promise<McpSetup> {
+  const env = options.env ?? process.env;
+  const loaded = await loadConfig({ workspace: options.workspace, env });
+  const warnings: string[] = [];
+  const entries = await mcpServerEntries(loaded, options.workspace, warnings);
+  for (const warning of warnings) options.warn(warning);
+  if (entries.length === 0) return { tools: [], servers: undefined, close: async () => {} };
+  const home = resonHome(env);
+  const selection = await selectServers(entries, {
+    home,
+    workspace: options.workspace,
+    allow: options.allowMcp,
+    userAllowed: userAllowedProjectServers(loaded),
+    ...(options.ask ? { ask: options.ask } : {}),
+  });
+  for (const { entry, reason } of selection.refused)
+    options.warn(`MCP server "${entry.name}" not started: ${reason}.`);
+  if (selection.start.length === 0) return { tools: [], servers: undefined, close: async () => {} };
+  const servers = await McpServers.start(selection.start, {
+    env,
+    cwd: options.workspace,
+    signal: options.signal,
+    onStderr: stderrLog(home),
+    onWarning: options.warn,
+  });
+  return { tools: servers.tools(), servers, close: () => servers.close() };
+}

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${VAR} in .mcp.json is what the test writes
 // End to end through the CLI: a project's .mcp.json server, approved with --allow-mcp, gives
 // the model a tool it calls in a scripted run against the fake model server; unapproved, the
 // server never starts; and no server outlives reson, whether it exits or is killed.

@@ -78,3 +78,16 @@ export async function startMcp(options: McpSetupOptions): Promise<McpSetup> {
   });
   return { tools: servers.tools(), servers, close: () => servers.close() };
 }
+
+/** The terminal's question about a project server: what it would run, and yes or no. */
+export async function approveProjectServer(
+  entry: McpServerEntry,
+  io: { write: (text: string) => void; read: (prompt: string) => Promise<string | null> },
+): Promise<boolean> {
+  const what = entry.config.url
+    ? `connects to ${entry.config.url}`
+    : `runs ${[entry.config.command, ...(entry.config.args ?? [])].join(" ")}`;
+  io.write(`The project defines the MCP server "${entry.name}" (${entry.source}); it ${what}.\n`);
+  const answer = await io.read(`Start it? [y] yes, and remember this definition  [n] no: `);
+  return answer !== null && /^\s*y(es)?\s*$/i.test(answer);
+}

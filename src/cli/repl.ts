@@ -26,6 +26,7 @@ import { answerFromLine, answerPrompt } from "./ask-human.js";
 import { EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, exitCodeForError } from "./exit-codes.js";
 import { formatCost, formatTokens } from "./format.js";
 import { MAIN_HELP } from "./help.js";
+import { approveProjectServer, type McpSetup, startMcp } from "./mcp-setup.js";
 import { gateOptions, loadGate, type SandboxSetup, sandboxSetup } from "./permission-setup.js";
 import { humanRenderer } from "./render-human.js";
 import { LineReader, Spinner } from "./repl-input.js";
@@ -157,9 +158,19 @@ class Repl {
 
   /** How commands run (the --sandbox choice against what the machine supports). */
   sandbox: SandboxSetup["agent"] = {};
+  /** The session's MCP servers, started with the first agent and closed when reson exits. */
+  mcp: McpSetup | undefined;
 
   async createAgent(model?: string): Promise<void> {
     const args = this.args;
+    this.mcp ??= await startMcp({
+      workspace: this.workspaceRoot,
+      allowMcp: args.allowMcp,
+      signal: new AbortController().signal,
+      ask: (entry) =>
+        approveProjectServer(entry, { write: (text) => this.write(text), read: (q) => this.reader.read(q) }),
+      warn: (message) => this.write(`warning: ${message}\n`),
+    });
     const options: AgentOptions = {
       workspace: this.workspaceRoot,
       ...(args.provider ? { provider: args.provider as ProviderName } : {}),
@@ -170,6 +181,7 @@ class Repl {
       ...(Object.keys(args.limits).length > 0 ? { limits: args.limits } : {}),
       ...(args.preset ? { preset: args.preset } : {}),
       ...(args.trustWorkspace ? { trustWorkspace: true } : {}),
+      ...(this.mcp.tools.length > 0 ? { tools: this.mcp.tools } : {}),
     };
     this.agent = await createAgent({
       ...options,
@@ -522,6 +534,7 @@ export async function replCommand(argv: string[]): Promise<number> {
     return exitCodeForError(failure.code);
   } finally {
     repl?.reader.close();
+    await repl?.mcp?.close();
     await store?.close({ processExiting: true }).catch(() => {});
   }
 }

@@ -20,6 +20,7 @@ export { mcpServerEntries, PROJECT_MCP_FILE, readProjectMcpFile } from "./defini
 export { expandServer } from "./expand.js";
 export type { SelectServersOptions, ServerSelection } from "./project-approval.js";
 export { selectServers } from "./project-approval.js";
+export { toolSchemaTokens, toolsSchemaTokens } from "./schema-size.js";
 export { SdkConnection } from "./sdk-connection.js";
 export type { StartedServer, StartServersOptions } from "./servers.js";
 export { McpServers } from "./servers.js";

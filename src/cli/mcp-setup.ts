@@ -4,13 +4,51 @@
 import { appendFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig, resonHome } from "../config/index.js";
-import { type McpServerEntry, McpServers, mcpServerEntries, selectServers } from "../mcp/index.js";
+import {
+  type McpServerEntry,
+  McpServers,
+  mcpServerEntries,
+  selectServers,
+  type ToolOffer,
+  toolOffer,
+} from "../mcp/index.js";
 import type { ToolDefinition } from "../tools/index.js";
 
 export interface McpSetup {
+  /** The MCP tools and, with them, tool_search. */
   tools: ToolDefinition[];
   servers: McpServers | undefined;
+  /** Whether MCP tools are offered whole or through tool_search; undefined without MCP tools. */
+  offer: ToolOffer | undefined;
   close(): Promise<void>;
+}
+
+const NO_MCP: McpSetup = { tools: [], servers: undefined, offer: undefined, close: async () => {} };
+
+/** The agent's offerTool with the MCP tools deferred behind tool_search when they are. */
+export function withMcpOffer(
+  setup: McpSetup,
+  base: ((name: string) => boolean) | undefined,
+): { offerTool?: (name: string) => boolean } {
+  const offer = setup.offer;
+  if (!offer) return base ? { offerTool: base } : {};
+  return { offerTool: (name) => offer.offered(name) && (base ? base(name) : true) };
+}
+
+/**
+ * Decides, once the agent knows its model's context window, whether MCP schemas go behind
+ * tool_search: more than mcp.toolSearchRatio of the context budget.
+ */
+export function decideMcpOffer(
+  setup: McpSetup,
+  agent: {
+    provider: { model: { contextWindow: number } };
+    loaded: { config: { contextBudgetRatio: number } };
+  },
+): void {
+  setup.offer?.decide(
+    Math.floor(agent.provider.model.contextWindow * agent.loaded.config.contextBudgetRatio),
+  );
 }
 
 export interface McpSetupOptions {
@@ -57,7 +95,7 @@ export async function startMcp(options: McpSetupOptions): Promise<McpSetup> {
   const warnings: string[] = [];
   const entries = await mcpServerEntries(loaded, options.workspace, warnings);
   for (const warning of warnings) options.warn(warning);
-  if (entries.length === 0) return { tools: [], servers: undefined, close: async () => {} };
+  if (entries.length === 0) return NO_MCP;
   const home = resonHome(env);
   const selection = await selectServers(entries, {
     home,
@@ -68,7 +106,7 @@ export async function startMcp(options: McpSetupOptions): Promise<McpSetup> {
   });
   for (const { entry, reason } of selection.refused)
     options.warn(`MCP server "${entry.name}" not started: ${reason}.`);
-  if (selection.start.length === 0) return { tools: [], servers: undefined, close: async () => {} };
+  if (selection.start.length === 0) return NO_MCP;
   const servers = await McpServers.start(selection.start, {
     env,
     cwd: options.workspace,
@@ -76,7 +114,15 @@ export async function startMcp(options: McpSetupOptions): Promise<McpSetup> {
     onStderr: stderrLog(home),
     onWarning: options.warn,
   });
-  return { tools: servers.tools(), servers, close: () => servers.close() };
+  const tools = servers.tools();
+  if (tools.length === 0) return { ...NO_MCP, servers, close: () => servers.close() };
+  const offer = toolOffer(tools, loaded.config.mcp.toolSearchRatio);
+  return {
+    tools: [...tools, offer.searchTool as ToolDefinition],
+    servers,
+    offer,
+    close: () => servers.close(),
+  };
 }
 
 /** The terminal's question about a project server: what it would run, and yes or no. */

@@ -26,7 +26,7 @@ import { answerFromLine, answerPrompt } from "./ask-human.js";
 import { EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, exitCodeForError } from "./exit-codes.js";
 import { formatCost, formatTokens } from "./format.js";
 import { MAIN_HELP } from "./help.js";
-import { approveProjectServer, type McpSetup, startMcp } from "./mcp-setup.js";
+import { approveProjectServer, decideMcpOffer, type McpSetup, startMcp, withMcpOffer } from "./mcp-setup.js";
 import { gateOptions, loadGate, type SandboxSetup, sandboxSetup } from "./permission-setup.js";
 import { humanRenderer } from "./render-human.js";
 import { LineReader, Spinner } from "./repl-input.js";
@@ -188,9 +188,11 @@ class Repl {
       leaseHolder: "reson (terminal)",
       store: this.store,
       ...gateOptions(this.gate),
+      ...withMcpOffer(this.mcp, gateOptions(this.gate).offerTool),
       ...this.sandbox,
       askHuman: (question) => this.askHuman(question),
     });
+    decideMcpOffer(this.mcp, this.agent);
     this.model = `${this.agent.provider.model.provider}/${this.agent.provider.model.id}`;
   }
 

@@ -23,7 +23,7 @@ import { projectKey, type Store, type TraceRecord } from "../store/index.js";
 import { stdinAnswers } from "./ask-human.js";
 import { EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, exitCodeForError, exitCodeForStatus } from "./exit-codes.js";
 import { MAIN_HELP } from "./help.js";
-import { type McpSetup, startMcp } from "./mcp-setup.js";
+import { decideMcpOffer, type McpSetup, startMcp, withMcpOffer } from "./mcp-setup.js";
 import { gateOptions, loadGate, sandboxSetup } from "./permission-setup.js";
 import { humanRenderer } from "./render-human.js";
 import { jsonRenderer } from "./render-json.js";
@@ -129,9 +129,11 @@ async function execute(
       ...options,
       ...permissions,
       ...(mcp.tools.length > 0 ? { tools: [...(options.tools ?? []), ...mcp.tools] } : {}),
+      ...withMcpOffer(mcp, permissions.offerTool),
       store,
       ...(answers ? { askHuman: answers.ask } : {}),
     });
+    decideMcpOffer(mcp, agent);
     if (controller.signal.aborted) return EXIT_INTERRUPTED;
     const render: EventListener = args.json
       ? jsonRenderer(process.stdout)

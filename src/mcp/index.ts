@@ -25,3 +25,5 @@ export { SdkConnection } from "./sdk-connection.js";
 export type { StartedServer, StartServersOptions } from "./servers.js";
 export { McpServers } from "./servers.js";
 export { MAX_TOOL_NAME_CHARS, mcpToolName } from "./tool-name.js";
+export type { ToolOffer, ToolOfferDecision } from "./tool-search.js";
+export { searchTools, TOOL_SEARCH, toolOffer } from "./tool-search.js";

@@ -159,3 +159,40 @@ describe.skipIf(await skipWithout("sandbox", "MCP servers left behind"))("MCP se
     expect(result.left.filter((p) => p.state !== "Z")).toEqual([]);
   });
 });
+
+describe("tool search in a run", () => {
+  const f = useCliFixture();
+  it("with many MCP tools and a small context, the model finds a tool with tool_search and calls it by name", async () => {
+    writeFileSync(
+      join(f.home.path, "config.json"),
+      JSON.stringify({
+        contextWindow: 32_000,
+        mcp: {
+          servers: { many: { command: process.execPath, args: [TEST_SERVER], env: { MCP_TEST_MANY: "80" } } },
+        },
+      }),
+    );
+    f.server.enqueue(
+      { toolCalls: [{ name: "tool_search", arguments: { query: "select:mcp__many__filler_42" } }] },
+      { toolCalls: [{ name: "mcp__many__filler_42", arguments: { query: "needle" } }] },
+      { text: "done" },
+    );
+    const result = await runCli(
+      ["run", "--json", ...fakeModelArgs(f.server), "--allow", "mcp__many", "find it"],
+      {
+        cwd: f.ws.path,
+        env: cleanEnv({ RESON_HOME: f.home.path }),
+      },
+    );
+    expect(result.code).toBe(0);
+    const offered = offeredTools(f.server.requests[0]?.body);
+    expect(offered).toContain("tool_search");
+    expect(offered.some((n) => n.startsWith("mcp__"))).toBe(false);
+    // The same set on every call of the session.
+    expect(offeredTools(f.server.requests[2]?.body)).toEqual(offered);
+    const results = parseEvents(result.stdout).filter((e) => e.type === "tool_result");
+    expect(JSON.stringify(results[0])).toContain("mcp__many__filler_42");
+    expect(results[1]).toMatchObject({ ok: true });
+    expect(JSON.stringify(results[1])).toContain("filler 42: needle");
+  });
+});

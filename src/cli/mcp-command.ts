@@ -338,6 +338,18 @@ async function testCommand(argv: string[]): Promise<number> {
         `  ${tool.name}${tool.readOnly ? " (read-only hint)" : ""}  ${line.slice(0, 80)}\n`,
       );
     }
+    const prompts = await servers.prompts(AbortSignal.timeout(10_000)).catch(() => []);
+    if (prompts.length > 0) process.stdout.write(`Prompts (slash commands in the terminal):\n`);
+    for (const command of prompts) {
+      const args = command.prompt.arguments
+        .map((a) => (a.required ? `<${a.name}>` : `[${a.name}]`))
+        .join(" ");
+      process.stdout.write(`  /${command.name}${args ? ` ${args}` : ""}\n`);
+    }
+    if (started && started.resources.length > 0)
+      process.stdout.write(
+        `Resources: ${started.resources.length} (the model reads them with read_resource).\n`,
+      );
     if (started?.connection.transport === "stdio")
       process.stdout.write(`In a run, its stderr goes to ${log}.\n`);
     return EXIT_OK;

@@ -115,14 +115,12 @@ export async function startMcp(options: McpSetupOptions): Promise<McpSetup> {
     onWarning: options.warn,
   });
   const tools = servers.tools();
-  if (tools.length === 0) return { ...NO_MCP, servers, close: () => servers.close() };
+  const readResource = servers.resourceTool();
+  const extra = readResource ? [readResource] : [];
+  const close = () => servers.close();
+  if (tools.length === 0) return { ...NO_MCP, tools: extra, servers, close };
   const offer = toolOffer(tools, loaded.config.mcp.toolSearchRatio);
-  return {
-    tools: [...tools, offer.searchTool as ToolDefinition],
-    servers,
-    offer,
-    close: () => servers.close(),
-  };
+  return { tools: [...tools, ...extra, offer.searchTool as ToolDefinition], servers, offer, close };
 }
 
 /** The terminal's question about a project server: what it would run, and yes or no. */

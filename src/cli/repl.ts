@@ -49,6 +49,7 @@ const SLASH_HELP = `Commands:
   /compact [focus]       summarise the session so far (the newest turns stay whole)
   /skills                the skills found here, where from, on or off, and any warnings
   /skill <name> on|off   switch a skill for this session
+  /mcp__<server>__<prompt> [args]  an MCP server's prompt, run as a task
   /clear                 start a new session for the next task
   /exit                  leave (the session is saved; \`reson --continue\` reopens it)
 Anything else is a task for the agent. Ctrl-C cancels a running task; Ctrl-C twice or Ctrl-D exits.
@@ -355,9 +356,25 @@ class Repl {
         this.skill(rest);
         return true;
       default:
+        if (name.startsWith("/mcp__") && this.mcp?.servers) {
+          await this.mcpPrompt(name.slice(1), arg);
+          return true;
+        }
         this.write(`Unknown command ${name}. Commands: ${COMMANDS.join(", ")}.\n`);
         return true;
     }
+  }
+
+  /** `/mcp__server__prompt args`: the MCP prompt's text, run as a task. */
+  async mcpPrompt(name: string, argumentText: string): Promise<void> {
+    let task: string;
+    try {
+      task = (await this.mcp?.servers?.promptTask(name, argumentText, new AbortController().signal)) ?? "";
+    } catch (error) {
+      reportError(toResonError(error));
+      return;
+    }
+    await this.runTask(task);
   }
 
   /** `/skill <name> on|off`: switches a skill for this session. */

@@ -20,6 +20,9 @@ export { mcpServerEntries, PROJECT_MCP_FILE, readProjectMcpFile } from "./defini
 export { expandServer } from "./expand.js";
 export type { SelectServersOptions, ServerSelection } from "./project-approval.js";
 export { selectServers } from "./project-approval.js";
+export type { McpPromptCommand } from "./prompts.js";
+export { promptArguments } from "./prompts.js";
+export { READ_RESOURCE } from "./resource-tool.js";
 export { toolSchemaTokens, toolsSchemaTokens } from "./schema-size.js";
 export { SdkConnection } from "./sdk-connection.js";
 export type { StartedServer, StartServersOptions } from "./servers.js";

@@ -4,10 +4,12 @@
 import type { McpServerConfig } from "../config/index.js";
 import { ResonError, toResonError } from "../core/errors.js";
 import type { ToolDefinition } from "../tools/index.js";
-import type { McpConnection, McpToolInfo } from "./connection.js";
+import type { McpConnection, McpResourceInfo, McpToolInfo } from "./connection.js";
 import type { McpServerEntry } from "./definitions.js";
 import { expandServer } from "./expand.js";
 import { mcpToolDefinition } from "./mcp-tool.js";
+import { type McpPromptCommand, promptArguments, promptCommands, promptText } from "./prompts.js";
+import { resourceTool } from "./resource-tool.js";
 import { SdkConnection } from "./sdk-connection.js";
 import { disambiguatedToolName, mcpToolName } from "./tool-name.js";
 
@@ -27,6 +29,8 @@ export interface StartedServer {
   connection: McpConnection;
   /** Tools offered from it (after enabledTools/disabledTools). */
   tools: McpToolInfo[];
+  /** Its resources as listed at start (empty when it has none). */
+  resources: McpResourceInfo[];
 }
 
 function toolAllowed(config: McpServerConfig, tool: string): boolean {
@@ -96,6 +100,33 @@ export class McpServers {
     return out;
   }
 
+  /** read_resource, when a server has resources. */
+  resourceTool(): ToolDefinition | undefined {
+    const withResources = this.servers.filter((s) => s.resources.length > 0);
+    return withResources.length > 0 ? (resourceTool(withResources) as unknown as ToolDefinition) : undefined;
+  }
+
+  /** The servers' prompts as slash commands (mcp__server__prompt). */
+  prompts(signal: AbortSignal): Promise<McpPromptCommand[]> {
+    return promptCommands(this.servers, signal);
+  }
+
+  /** The text of prompt command `name` (without the slash) with the user's arguments. */
+  async promptTask(name: string, argumentText: string, signal: AbortSignal): Promise<string> {
+    const command = (await this.prompts(signal)).find((c) => c.name === name);
+    if (!command)
+      throw new ResonError("not_found", `No MCP prompt /${name}.`, {
+        hint: "/mcp lists the prompts of the MCP servers.",
+      });
+    const server = this.get(command.server) as StartedServer;
+    const messages = await server.connection.getPrompt(
+      command.prompt.name,
+      promptArguments(command.prompt, argumentText),
+      signal,
+    );
+    return promptText(messages);
+  }
+
   get(name: string): StartedServer | undefined {
     return this.servers.find((s) => s.name === name);
   }
@@ -115,7 +146,8 @@ async function startOne(entry: McpServerEntry, options: StartServersOptions): Pr
   });
   try {
     const tools = (await connection.listTools(options.signal)).filter((t) => toolAllowed(config, t.name));
-    return { name: entry.name, config, connection, tools };
+    const resources = await connection.listResources(options.signal).catch(() => []);
+    return { name: entry.name, config, connection, tools, resources };
   } catch (error) {
     await connection.close();
     throw error;

@@ -91,7 +91,8 @@ function abortError(signal: AbortSignal): ResonError {
 }
 
 export class SdkConnection implements McpConnection {
-  readonly transport: "stdio" | "http" | "sse";
+  /** As configured; "http" becomes "sse" once the fallback found the old transport. */
+  private kind: "stdio" | "http" | "sse";
   private client: Client | undefined;
   private current: Transport | undefined;
   private state: McpStatus = "connected";
@@ -104,7 +105,11 @@ export class SdkConnection implements McpConnection {
     private readonly options: McpConnectOptions,
   ) {
     const { config } = options;
-    this.transport = config.url === undefined ? "stdio" : config.type === "sse" ? "sse" : "http";
+    this.kind = config.url === undefined ? "stdio" : config.type === "sse" ? "sse" : "http";
+  }
+
+  get transport(): "stdio" | "http" | "sse" {
+    return this.kind;
   }
 
   /** Starts the server (or reaches it) and completes the handshake, within startupTimeoutMs. */
@@ -180,6 +185,7 @@ export class SdkConnection implements McpConnection {
         if (status === undefined || status < 400 || status >= 500 || status === 401 || status === 403)
           throw error;
         await this.connectWith("sse", signal);
+        this.kind = "sse";
       }
     } catch (error) {
       this.state = "failed";

@@ -179,4 +179,23 @@ describe("server-everything over Streamable HTTP on 127.0.0.1", () => {
     );
     expect(error.code).toBe("mcp_unavailable");
   });
+
+  test("a server of the old HTTP+SSE transport is reached with type sse, and by fallback from a 4xx", async () => {
+    const sse = await everythingHttp("sse");
+    try {
+      const declared = await connect("old", { type: "sse", url: sse.url });
+      expect(declared.transport).toBe("sse");
+      const echoed = await declared.callTool(
+        "echo",
+        { message: "old" },
+        { signal: never(), timeoutMs: 10_000 },
+      );
+      expect(echoed.content).toEqual([{ type: "text", text: "Echo: old" }]);
+      const probed = await connect("probed", { url: sse.url });
+      expect(probed.transport).toBe("sse");
+      expect((await probed.listTools(never())).map((t) => t.name)).toContain("echo");
+    } finally {
+      await sse.stop();
+    }
+  });
 });

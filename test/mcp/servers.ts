@@ -50,10 +50,12 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** server-everything over Streamable HTTP; resolves once it listens. */
-export async function everythingHttp(): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
+/** server-everything over Streamable HTTP (or the old HTTP+SSE); resolves once it listens. */
+export async function everythingHttp(
+  transport: "streamableHttp" | "sse" = "streamableHttp",
+): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
   const port = await freePort();
-  const child = spawn(process.execPath, [EVERYTHING, "streamableHttp"], {
+  const child = spawn(process.execPath, [EVERYTHING, transport], {
     env: { ...process.env, PORT: String(port) },
     stdio: ["ignore", "ignore", "pipe"],
   });
@@ -61,12 +63,12 @@ export async function everythingHttp(): Promise<{ url: string; pid: number; stop
     let seen = "";
     child.stderr?.on("data", (chunk: Buffer) => {
       seen += chunk.toString();
-      if (seen.includes("listening")) done();
+      if (seen.includes("listening") || seen.includes("running on port")) done();
     });
     child.once("exit", (code) => fail(new Error(`server-everything exited (${code}): ${seen}`)));
   });
   return {
-    url: `http://127.0.0.1:${port}/mcp`,
+    url: `http://127.0.0.1:${port}/${transport === "sse" ? "sse" : "mcp"}`,
     pid: child.pid as number,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;

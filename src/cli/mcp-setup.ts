@@ -12,6 +12,7 @@ import {
   type ToolOffer,
   toolOffer,
 } from "../mcp/index.js";
+import { SecretVault } from "../secrets/index.js";
 import type { ToolDefinition } from "../tools/index.js";
 
 export interface McpSetup {
@@ -113,6 +114,7 @@ export async function startMcp(options: McpSetupOptions): Promise<McpSetup> {
     signal: options.signal,
     onStderr: stderrLog(home),
     onWarning: options.warn,
+    secrets: await SecretVault.load(join(loaded.home, "secrets.json"), { env }),
   });
   const tools = servers.tools();
   const readResource = servers.resourceTool();

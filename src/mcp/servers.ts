@@ -3,6 +3,7 @@
 // that cannot start is skipped with a warning, unless it is `required`: then nothing starts.
 import type { McpServerConfig } from "../config/index.js";
 import { ResonError, toResonError } from "../core/errors.js";
+import type { SecretVault } from "../secrets/index.js";
 import type { ToolDefinition } from "../tools/index.js";
 import type { McpConnection, McpResourceInfo, McpToolInfo } from "./connection.js";
 import type { McpServerEntry } from "./definitions.js";
@@ -21,6 +22,8 @@ export interface StartServersOptions {
   signal: AbortSignal;
   onStderr?: (server: string, text: string) => void;
   onWarning?: (message: string) => void;
+  /** Fills `<secret>name</secret>` in `env` and `headers` (scoped to the URL, or the workspace). */
+  secrets?: SecretVault;
 }
 
 export interface StartedServer {
@@ -136,8 +139,37 @@ export class McpServers {
   }
 }
 
+/** `<secret>` placeholders in env and headers filled from the user's secrets, in scope only. */
+function withSecrets(
+  name: string,
+  config: McpServerConfig,
+  vault: SecretVault,
+  cwd: string,
+): McpServerConfig {
+  const scope = config.url ? { url: config.url } : { workspaceRoot: cwd };
+  const out = { ...config };
+  for (const key of ["env", "headers"] as const) {
+    const record = config[key];
+    if (!record || !Object.values(record).some((v) => v.includes("<secret>"))) continue;
+    const filled = vault.substituteArgs(record, scope);
+    const unusable = [...filled.missing, ...filled.outOfScope];
+    if (unusable.length > 0)
+      throw new ResonError(
+        "secret_unavailable",
+        `MCP server "${name}" uses secrets it cannot have: ${unusable.join(", ")}.`,
+        {
+          hint: "Add them to $RESON_HOME/secrets.json, scoped to the server's URL (or this workspace for a local server).",
+          details: { server: name, secrets: unusable },
+        },
+      );
+    out[key] = filled.args as Record<string, string>;
+  }
+  return out;
+}
+
 async function startOne(entry: McpServerEntry, options: StartServersOptions): Promise<StartedServer> {
-  const config = expandServer(entry.name, entry.config, options.env);
+  const expanded = expandServer(entry.name, entry.config, options.env);
+  const config = options.secrets ? withSecrets(entry.name, expanded, options.secrets, options.cwd) : expanded;
   const connection = await SdkConnection.open(entry.name, {
     config,
     cwd: options.cwd,

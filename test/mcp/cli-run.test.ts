@@ -2,7 +2,7 @@
 // End to end through the CLI: a project's .mcp.json server, approved with --allow-mcp, gives
 // the model a tool it calls in a scripted run against the fake model server; unapproved, the
 // server never starts; and no server outlives reson, whether it exits or is killed.
-import { readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { cleanEnv, parseEvents, runCli } from "../support/cli.js";
@@ -194,5 +194,48 @@ describe("tool search in a run", () => {
     expect(JSON.stringify(results[0])).toContain("mcp__many__filler_42");
     expect(results[1]).toMatchObject({ ok: true });
     expect(JSON.stringify(results[1])).toContain("filler 42: needle");
+  });
+});
+
+describe("secrets and MCP servers", () => {
+  const f = useCliFixture();
+  it("a <secret> in a server's env is filled from the secrets file, and its value is masked in what comes back", async () => {
+    const secrets = join(f.home.path, "secrets.json");
+    writeFileSync(
+      secrets,
+      JSON.stringify({ [`workspace:${realpathSync(f.ws.path)}`]: { mcp_token: "s3cret-value-123" } }),
+    );
+    chmodSync(secrets, 0o600);
+    writeFileSync(
+      join(f.home.path, "config.json"),
+      JSON.stringify({
+        mcp: {
+          servers: {
+            tester: {
+              command: process.execPath,
+              args: [TEST_SERVER],
+              env: { TOKEN: "<secret>mcp_token</secret>" },
+            },
+          },
+        },
+      }),
+    );
+    f.server.enqueue(
+      { toolCalls: [{ name: "mcp__tester__env", arguments: { name: "TOKEN" } }] },
+      { text: "done" },
+    );
+    const result = await runCli(
+      ["run", "--json", ...fakeModelArgs(f.server), "--allow", "mcp__tester", "show it"],
+      {
+        cwd: f.ws.path,
+        env: cleanEnv({ RESON_HOME: f.home.path }),
+      },
+    );
+    expect(result.code).toBe(0);
+    const toolResult = parseEvents(result.stdout).find((e) => e.type === "tool_result");
+    expect(toolResult).toMatchObject({ ok: true });
+    expect(JSON.stringify(toolResult)).toContain("<secret>mcp_token</secret>");
+    expect(result.stdout).not.toContain("s3cret-value-123");
+    expect(JSON.stringify(f.server.requests.map((r) => r.body))).not.toContain("s3cret-value-123");
   });
 });

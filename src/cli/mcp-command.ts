@@ -20,7 +20,12 @@ import {
 } from "../mcp/index.js";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, exitCodeForError } from "./exit-codes.js";
 import { formatTokens, table } from "./format.js";
-import { approveProjectServer, mcpLogFile, userAllowedProjectServers } from "./mcp-setup.js";
+import {
+  approveProjectServer,
+  mcpLogFile,
+  terminalAuthorize,
+  userAllowedProjectServers,
+} from "./mcp-setup.js";
 import { reportError } from "./run-command.js";
 
 const USAGE = `Usage:
@@ -231,6 +236,7 @@ async function listCommand(argv: string[]): Promise<number> {
         env: process.env,
         cwd: workspace,
         signal: AbortSignal.timeout(entry.config.startupTimeoutMs ?? 30_000),
+        oauth: { home: resonHome() },
       });
       const tools = servers.tools();
       row.status = "ok";
@@ -320,6 +326,12 @@ async function testCommand(argv: string[]): Promise<number> {
       cwd: workspace,
       signal: new AbortController().signal,
       onStderr: (_server, text) => process.stderr.write(text),
+      oauth: {
+        home: resonHome(),
+        ...(process.stdin.isTTY
+          ? { authorize: terminalAuthorize((text) => process.stdout.write(text)) }
+          : {}),
+      },
     });
   } catch (error) {
     const failure = toResonError(error);

@@ -5,12 +5,14 @@ import { appendFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig, resonHome } from "../config/index.js";
 import {
+  type Authorize,
   type McpServerEntry,
   McpServers,
   mcpServerEntries,
   selectServers,
   type ToolOffer,
   toolOffer,
+  waitForCallback,
 } from "../mcp/index.js";
 import { SecretVault } from "../secrets/index.js";
 import type { ToolDefinition } from "../tools/index.js";
@@ -62,6 +64,26 @@ export interface McpSetupOptions {
   ask?: (entry: McpServerEntry) => Promise<boolean>;
   warn: (message: string) => void;
   env?: NodeJS.ProcessEnv;
+  /** How an HTTP server's OAuth login reaches the user; absent (headless): a server that needs one is skipped. */
+  authorize?: Authorize;
+}
+
+/**
+ * The terminal's OAuth login: the authorization URL printed for the user to open, and the
+ * browser's redirect awaited on the loopback port (at most 5 minutes).
+ */
+export function terminalAuthorize(write: (text: string) => void): Authorize {
+  return async (url, redirectUrl, signal) => {
+    write(
+      `To log in to the MCP server, open this URL in your browser:\n  ${url.href}\n(waiting for the login…)\n`,
+    );
+    const params = await waitForCallback(
+      redirectUrl,
+      AbortSignal.any([signal, AbortSignal.timeout(300_000)]),
+    );
+    write("Logged in.\n");
+    return params;
+  };
 }
 
 export function mcpLogFile(home: string, server: string): string {
@@ -115,6 +137,7 @@ export async function startMcp(options: McpSetupOptions): Promise<McpSetup> {
     onStderr: stderrLog(home),
     onWarning: options.warn,
     secrets: await SecretVault.load(join(loaded.home, "secrets.json"), { env }),
+    oauth: { home, ...(options.authorize ? { authorize: options.authorize } : {}) },
   });
   const tools = servers.tools();
   const readResource = servers.resourceTool();

@@ -26,7 +26,14 @@ import { answerFromLine, answerPrompt } from "./ask-human.js";
 import { EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, exitCodeForError } from "./exit-codes.js";
 import { formatCost, formatTokens } from "./format.js";
 import { MAIN_HELP } from "./help.js";
-import { approveProjectServer, decideMcpOffer, type McpSetup, startMcp, withMcpOffer } from "./mcp-setup.js";
+import {
+  approveProjectServer,
+  decideMcpOffer,
+  type McpSetup,
+  startMcp,
+  terminalAuthorize,
+  withMcpOffer,
+} from "./mcp-setup.js";
 import { gateOptions, loadGate, type SandboxSetup, sandboxSetup } from "./permission-setup.js";
 import { humanRenderer } from "./render-human.js";
 import { LineReader, Spinner } from "./repl-input.js";
@@ -171,6 +178,7 @@ class Repl {
       ask: (entry) =>
         approveProjectServer(entry, { write: (text) => this.write(text), read: (q) => this.reader.read(q) }),
       warn: (message) => this.write(`warning: ${message}\n`),
+      authorize: terminalAuthorize((text) => this.write(text)),
     });
     const options: AgentOptions = {
       workspace: this.workspaceRoot,

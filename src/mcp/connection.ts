@@ -2,6 +2,7 @@
 // a later protocol revision (2026-07-28, stateless) can sit behind the same interface without
 // touching the tools built on it.
 import type { McpServerConfig } from "../config/index.js";
+import type { Authorize } from "./oauth.js";
 
 export interface McpToolInfo {
   /** The server's own name for the tool, used on the wire. */
@@ -84,6 +85,12 @@ export interface McpConnectOptions {
   signal: AbortSignal;
   /** Each chunk a stdio server writes to stderr. */
   onStderr?: (text: string) => void;
+  /**
+   * OAuth for HTTP servers that ask for it: where logins are kept ($RESON_HOME), and how to
+   * send the user to the login page (absent: a server that needs a login fails to start,
+   * with a hint). Without this option, no OAuth at all.
+   */
+  oauth?: { home: string; authorize?: Authorize };
 }
 
 export const DEFAULT_STARTUP_TIMEOUT_MS = 30_000;

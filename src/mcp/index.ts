@@ -18,6 +18,8 @@ export { DEFAULT_CALL_TIMEOUT_MS, DEFAULT_STARTUP_TIMEOUT_MS } from "./connectio
 export type { McpScope, McpServerEntry } from "./definitions.js";
 export { mcpServerEntries, PROJECT_MCP_FILE, readProjectMcpFile } from "./definitions.js";
 export { expandServer } from "./expand.js";
+export type { Authorize } from "./oauth.js";
+export { FileOAuthProvider, oauthFile, waitForCallback } from "./oauth.js";
 export type { SelectServersOptions, ServerSelection } from "./project-approval.js";
 export { selectServers } from "./project-approval.js";
 export type { McpPromptCommand } from "./prompts.js";

@@ -12,6 +12,7 @@ import {
   SSEClientTransport,
   StreamableHTTPClientTransport,
   type Transport,
+  UnauthorizedError,
 } from "@modelcontextprotocol/client";
 import { isResonError, ResonError } from "../core/errors.js";
 import {
@@ -29,6 +30,7 @@ import {
   type McpToolInfo,
   RESTART_BACKOFF_MS,
 } from "./connection.js";
+import { FileOAuthProvider } from "./oauth.js";
 import { StdioTransport } from "./stdio-transport.js";
 
 const CLIENT_INFO = { name: "reson", version: "0.1.0" };
@@ -48,7 +50,7 @@ export function mcpFailure(server: string, what: string, error: unknown): ResonE
       {
         hint:
           error.status === 401 || error.status === 403
-            ? `Check the credentials in mcp.servers.${server}.headers (reson does not log in to servers itself yet).`
+            ? `Check the credentials in mcp.servers.${server}.headers, or log in with \`reson mcp test ${server}\` in a terminal.`
             : `Check mcp.servers.${server}.url and that the server is running; \`reson mcp test ${server}\` tries it.`,
         details: { server, status: error.status },
         cause: error,
@@ -132,7 +134,7 @@ export class SdkConnection implements McpConnection {
     return this.options.config.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS;
   }
 
-  private makeTransport(kind: "stdio" | "http" | "sse"): Transport {
+  private makeTransport(kind: "stdio" | "http" | "sse", authProvider?: FileOAuthProvider): Transport {
     const { config } = this.options;
     if (kind === "stdio") {
       if (!config.command)
@@ -149,14 +151,23 @@ export class SdkConnection implements McpConnection {
     }
     const url = new URL(config.url as string);
     const requestInit: RequestInit = config.headers ? { headers: config.headers } : {};
+    const auth = authProvider ? { authProvider } : {};
     return kind === "sse"
-      ? new SSEClientTransport(url, { requestInit })
-      : new StreamableHTTPClientTransport(url, { requestInit });
+      ? new SSEClientTransport(url, { requestInit, ...auth })
+      : new StreamableHTTPClientTransport(url, { requestInit, ...auth });
   }
 
-  private async connectWith(kind: "stdio" | "http" | "sse", signal: AbortSignal): Promise<void> {
+  private async connectWith(
+    kind: "stdio" | "http" | "sse",
+    signal: AbortSignal,
+    loggedIn = false,
+  ): Promise<void> {
+    const oauth = kind !== "stdio" ? this.options.oauth : undefined;
+    const authProvider = oauth
+      ? await FileOAuthProvider.open(oauth.home, this.options.config.url as string)
+      : undefined;
     const client = new Client(CLIENT_INFO, { capabilities: {} });
-    const transport = this.makeTransport(kind);
+    const transport = this.makeTransport(kind, authProvider);
     client.onclose = () => {
       if (this.client !== client) return;
       this.client = undefined;
@@ -166,7 +177,17 @@ export class SdkConnection implements McpConnection {
       await client.connect(transport, { timeout: this.startupTimeoutMs(), signal });
     } catch (error) {
       await client.close().catch(() => {});
-      throw error;
+      const login = authProvider?.pendingAuthorization;
+      if (!(error instanceof UnauthorizedError) || !authProvider || !login || loggedIn) throw error;
+      if (!oauth?.authorize)
+        throw new ResonError("mcp_unavailable", `MCP server "${this.name}" needs you to log in.`, {
+          hint: `Log in once in a terminal with \`reson mcp test ${this.name}\`; reson keeps the login and refreshes it.`,
+          details: { server: this.name },
+        });
+      const params = await oauth.authorize(login, authProvider.redirectUrl, signal);
+      authProvider.checkState(params);
+      await (transport as StreamableHTTPClientTransport | SSEClientTransport).finishAuth(params);
+      return this.connectWith(kind, signal, true);
     }
     this.client = client;
     this.current = transport;

@@ -5,7 +5,7 @@ import type { McpServerConfig } from "../config/index.js";
 import { ResonError, toResonError } from "../core/errors.js";
 import type { SecretVault } from "../secrets/index.js";
 import type { ToolDefinition } from "../tools/index.js";
-import type { McpConnection, McpResourceInfo, McpToolInfo } from "./connection.js";
+import type { McpConnection, McpConnectOptions, McpResourceInfo, McpToolInfo } from "./connection.js";
 import type { McpServerEntry } from "./definitions.js";
 import { expandServer } from "./expand.js";
 import { mcpToolDefinition } from "./mcp-tool.js";
@@ -24,6 +24,8 @@ export interface StartServersOptions {
   onWarning?: (message: string) => void;
   /** Fills `<secret>name</secret>` in `env` and `headers` (scoped to the URL, or the workspace). */
   secrets?: SecretVault;
+  /** OAuth logins for HTTP servers that ask for one (see McpConnectOptions). */
+  oauth?: McpConnectOptions["oauth"];
 }
 
 export interface StartedServer {
@@ -175,6 +177,7 @@ async function startOne(entry: McpServerEntry, options: StartServersOptions): Pr
     cwd: options.cwd,
     signal: options.signal,
     onStderr: (text) => options.onStderr?.(entry.name, text),
+    ...(options.oauth ? { oauth: options.oauth } : {}),
   });
   try {
     const tools = (await connection.listTools(options.signal)).filter((t) => toolAllowed(config, t.name));

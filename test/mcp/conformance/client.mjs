@@ -3,6 +3,9 @@
 // `conformance client --command "node test/mcp/conformance/client.mjs"` appends the scenario
 // server's URL. It connects the way a run does (the built dist/, so run `npm run build`
 // first), lists the tools and calls each one, then closes.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { SdkConnection } from "../../../dist/mcp/index.js";
 
 const url = process.argv.at(-1);
@@ -19,10 +22,21 @@ function argumentsFor(schema) {
   return out;
 }
 
+// The scenario's authorization server approves at once: follow its redirect to our loopback
+// URL and hand reson the query, as the browser would.
+async function authorize(loginUrl) {
+  const response = await fetch(loginUrl, { redirect: "manual" });
+  const location = response.headers.get("location");
+  if (!location) throw new Error(`the authorization endpoint answered ${response.status} without a redirect`);
+  return new URL(location).searchParams;
+}
+
+const home = mkdtempSync(join(tmpdir(), "reson-conformance-home-"));
 const connection = await SdkConnection.open("conformance", {
   config: { url },
   cwd: process.cwd(),
   signal: never,
+  oauth: { home, authorize },
 });
 try {
   const tools = await connection.listTools(never);
@@ -38,4 +52,5 @@ try {
   process.exitCode = 1;
 } finally {
   await connection.close();
+  rmSync(home, { recursive: true, force: true });
 }

@@ -102,6 +102,31 @@ describe("an MCP tool in a reson run", () => {
     expect(f.server.requests).toHaveLength(0);
   });
 
+  it("a server that cannot start, not required, is skipped with a warning and the run goes on", async () => {
+    writeFileSync(
+      join(f.home.path, "config.json"),
+      JSON.stringify({
+        mcp: {
+          servers: {
+            broken: { command: "/nonexistent/server" },
+            other: { url: "http://127.0.0.1:9/${PATH_PART:-mcp}" },
+          },
+        },
+      }),
+    );
+    f.server.enqueue({ text: "fine without it" });
+    const result = await runCli(["run", "--json", ...fakeModelArgs(f.server), "hello"], {
+      cwd: f.ws.path,
+      env: env(),
+    });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('MCP server "broken" did not start');
+    expect(result.stderr).toContain('MCP server "other" did not start');
+    expect(parseEvents(result.stdout).find((e) => e.type === "run_end")).toMatchObject({
+      status: "completed",
+    });
+  });
+
   it("a killed reson leaves no MCP server behind: the server sees its stdin close and exits", async () => {
     writeMcpJson();
     f.server.enqueue(

@@ -168,6 +168,13 @@ export class SdkConnection implements McpConnection {
       : undefined;
     const client = new Client(CLIENT_INFO, { capabilities: {} });
     const transport = this.makeTransport(kind, authProvider);
+    if (kind !== "stdio") {
+      // The SDK gives up on a dropped stream after its retries without failing the requests
+      // waiting on it: the server is gone, so close the connection and fail them now.
+      client.onerror = (error) => {
+        if (error.message.startsWith("Maximum reconnection attempts")) void client.close();
+      };
+    }
     client.onclose = () => {
       if (this.client !== client) return;
       this.client = undefined;

@@ -111,6 +111,51 @@ const LeaseSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * One MCP server: a command to start (stdio) or a URL (Streamable HTTP, or the old HTTP+SSE
+ * with `type: "sse"`). Strings may hold `${VAR}` and `${VAR:-default}`, expanded at start,
+ * so secrets stay in the environment and never in a file.
+ */
+export const McpServerSchema = Type.Object(
+  {
+    type: Type.Optional(Type.Union([Type.Literal("stdio"), Type.Literal("http"), Type.Literal("sse")])),
+    command: Type.Optional(Type.String({ minLength: 1 })),
+    args: Type.Optional(Type.Array(Type.String())),
+    env: Type.Optional(Type.Record(Type.String(), Type.String())),
+    cwd: Type.Optional(Type.String({ minLength: 1 })),
+    url: Type.Optional(Type.String({ minLength: 1 })),
+    headers: Type.Optional(Type.Record(Type.String(), Type.String())),
+    /** Default true. */
+    enabled: Type.Optional(Type.Boolean()),
+    /** A run fails at start when this server cannot start (default false: it is skipped with a warning). */
+    required: Type.Optional(Type.Boolean()),
+    startupTimeoutMs: Type.Optional(PositiveInt("wait for the server to start and list its tools")),
+    /** Silence allowed per call; every progress notification starts it again. */
+    callTimeoutMs: Type.Optional(PositiveInt("wait for a tool call without progress")),
+    /** Only these tools (the server's own names) are offered. */
+    enabledTools: Type.Optional(Type.Array(Type.String())),
+    disabledTools: Type.Optional(Type.Array(Type.String())),
+  },
+  { additionalProperties: false },
+);
+
+const McpSchema = Type.Object(
+  {
+    servers: Type.Record(Type.String({ pattern: "^[A-Za-z0-9_.-]+$" }), McpServerSchema),
+    /**
+     * Above this share of the context budget, MCP tools are offered by name through
+     * tool_search and their schemas load on demand.
+     */
+    toolSearchRatio: Type.Number({ minimum: 0, maximum: 1 }),
+    /**
+     * Project servers (from .mcp.json or .reson/config.json) started without asking; honoured
+     * only in the user's own $RESON_HOME/config.json.
+     */
+    allowProjectServers: Type.Optional(Type.Array(Type.String())),
+  },
+  { additionalProperties: false },
+);
+
 const topLevel = {
   provider: Type.Optional(ProviderNameSchema),
   model: Type.Optional(Type.String({ minLength: 1 })),
@@ -137,6 +182,7 @@ export const ConfigSchema = Type.Object(
     embeddings: EmbeddingsSchema,
     memory: MemorySchema,
     lease: LeaseSchema,
+    mcp: McpSchema,
   },
   { additionalProperties: false },
 );
@@ -152,12 +198,14 @@ export const PartialConfigSchema = Type.Partial(
     embeddings: Type.Partial(EmbeddingsSchema, { additionalProperties: false }),
     memory: Type.Partial(MemorySchema, { additionalProperties: false }),
     lease: Type.Partial(LeaseSchema, { additionalProperties: false }),
+    mcp: Type.Partial(McpSchema, { additionalProperties: false }),
   }),
   { additionalProperties: false },
 );
 
 export type PartialConfig = Static<typeof PartialConfigSchema>;
 export type ResonConfig = Static<typeof ConfigSchema>;
+export type McpServerConfig = Static<typeof McpServerSchema>;
 
 export const DEFAULT_CONFIG: ResonConfig = {
   maxIterations: 50,
@@ -178,4 +226,5 @@ export const DEFAULT_CONFIG: ResonConfig = {
     candidateRuns: 20,
   },
   lease: { ttlMs: 30_000 },
+  mcp: { servers: {}, toolSearchRatio: 0.1 },
 };

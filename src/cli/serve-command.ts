@@ -1,16 +1,16 @@
 // `reson serve`: the HTTP API (and its event streams) over this machine's store, on 127.0.0.1
 // by default, behind a bearer token made on first start. On SQLite it executes the runs in its
 // own process; on PostgreSQL it may leave them to `reson worker` processes (--workers 0).
-import { parseArgs } from "node:util";
 import { openDefaultStore } from "../agent/index.js";
-import { loadConfig, resonHome } from "../config/index.js";
+import { resonHome } from "../config/index.js";
 import { ResonError, toResonError } from "../core/errors.js";
 import { loadServeToken, startService } from "../server/index.js";
 import { EXIT_OK, EXIT_USAGE, exitCodeForError } from "./exit-codes.js";
 import { reportError } from "./run-command.js";
-import { parseLogFormat, serviceLog } from "./service-log.js";
+import { parseServiceArgs, positiveIntFlag, type ServiceArgs } from "./service-args.js";
+import { serviceLog } from "./service-log.js";
+import { untilStopSignal } from "./stop-signal.js";
 import { packageVersion } from "./version.js";
-import { durationFlag, positiveIntFlag, untilStopSignal } from "./worker-command.js";
 
 export const SERVE_HELP = `reson serve: the HTTP API of reson, with live events, for programs and the web
 
@@ -33,50 +33,30 @@ at /openapi.json; see README "Service" for curl examples.
 `;
 
 export async function serveCommand(argv: string[]): Promise<number> {
-  let values: Record<string, string | string[] | boolean | undefined>;
+  const own = {
+    host: { type: "string" },
+    port: { type: "string" },
+    "token-file": { type: "string" },
+    cors: { type: "string", multiple: true },
+    workers: { type: "string" },
+  } as const;
+  let args: ServiceArgs<typeof own>;
+  let port: number;
+  let workers: number;
   try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        host: { type: "string" },
-        port: { type: "string" },
-        "token-file": { type: "string" },
-        cors: { type: "string", multiple: true },
-        workers: { type: "string" },
-        grace: { type: "string" },
-        "prompt-timeout": { type: "string" },
-        "lease-ttl": { type: "string" },
-        "log-format": { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-      strict: true,
-    }));
+    args = await parseServiceArgs(argv, own);
+    port = args.values.port === undefined ? 7878 : portFlag(args.values.port);
+    workers = args.values.workers === undefined ? 2 : positiveIntFlag("workers", args.values.workers, 0);
   } catch (error) {
     reportError(toResonError(error, "usage_error"));
     return EXIT_USAGE;
   }
-  if (values.help) {
+  if (args.help) {
     process.stdout.write(SERVE_HELP);
     return EXIT_OK;
   }
-  const format = parseLogFormat(values["log-format"] as string | undefined, process.stderr);
-  const log = serviceLog(format);
-  let port: number;
-  let workers: number;
-  let graceMs: number;
-  let promptTimeoutMs: number;
-  let ttlMs: number;
-  try {
-    port = values.port === undefined ? 7878 : portFlag(values.port as string);
-    workers = values.workers === undefined ? 2 : positiveIntFlag("workers", values.workers as string, 0);
-    graceMs = durationFlag("grace", values.grace as string | undefined, 30_000);
-    promptTimeoutMs = durationFlag("prompt-timeout", values["prompt-timeout"] as string | undefined, 300_000);
-    const { config } = await loadConfig({ workspace: process.cwd() });
-    ttlMs = durationFlag("lease-ttl", values["lease-ttl"] as string | undefined, config.lease.ttlMs);
-  } catch (error) {
-    reportError(toResonError(error, "usage_error"));
-    return EXIT_USAGE;
-  }
+  const { values, graceMs, promptTimeoutMs, ttlMs } = args;
+  const log = serviceLog(args.logFormat);
   let store: Awaited<ReturnType<typeof openDefaultStore>> | undefined;
   try {
     const home = resonHome();

@@ -6,7 +6,6 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { ulid } from "../../src/core/ids.js";
 import { openStore, type Store } from "../../src/store/index.js";
 import { startTestPostgres, type TestPostgres } from "../store/postgres-server.js";
 import { cleanEnv, type TempDir, tempDir } from "../support/cli.js";
@@ -15,6 +14,7 @@ import {
   type RecordedRequest,
   startFakeModelServer,
 } from "../support/fake-model-server.js";
+import { queueRun, waitForStatus } from "../support/queued-run.js";
 import { taskOf } from "../support/reply-by-task.js";
 import { skipWithout } from "../support/requirements.js";
 import { killAllReson, type ServiceProcess, startReson } from "../support/service-process.js";
@@ -43,32 +43,6 @@ function answer(request: RecordedRequest) {
       },
     ],
   };
-}
-
-/** A session and one queued run in it, as `reson serve` would queue them. */
-async function queueRun(store: Store, workspace: string, task: string, spec: Record<string, unknown>) {
-  const sessionId = ulid();
-  const runId = ulid();
-  const now = Date.now();
-  await store.apply([
-    {
-      op: "insertSession",
-      session: {
-        id: sessionId,
-        projectKey: "fleet",
-        workspace,
-        title: task,
-        status: "active",
-        settings: { provider: "openai-compatible", model: "fake-model" },
-        usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, costUsd: 0 },
-        lastTraceId: null,
-        createdAt: now,
-        updatedAt: now,
-      },
-    },
-  ]);
-  await store.queue.enqueue({ id: runId, sessionId, task, spec: { workspace, ...spec }, maxAttempts: 20 });
-  return runId;
 }
 
 /** Step 0 runs a command that waits for the file `go`; once any tool result is in, it answers. */
@@ -200,11 +174,9 @@ describe.skipIf(await skipWithout("postgres", "worker fleet"))("a worker fleet o
     // Past the lease: the second worker takes the run over and finishes it.
     await new Promise((r) => setTimeout(r, 2500));
     const second = startReson(["worker", "--log-format", "json"], { env, cwd: ws.path });
-    for (let i = 0; i < 600; i++) {
-      if ((await store.queue.get(runId))?.status === "completed") break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    expect((await store.queue.get(runId))?.status).toBe("completed");
+    expect((await waitForStatus(store, runId, ["completed", "failed", "cancelled"])).status).toBe(
+      "completed",
+    );
     second.kill("SIGTERM");
     await second.exited();
     const before = {
@@ -300,11 +272,9 @@ describe.skipIf(await skipWithout("postgres", "worker fleet"))("a worker fleet o
     expect(back?.attempts).toBe(0);
     writeFileSync(join(ws.path, "go"), "");
     const second = startReson(["worker", "--log-format", "json"], { env, cwd: ws.path });
-    for (let i = 0; i < 600; i++) {
-      if ((await store.queue.get(runId))?.status === "completed") break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    expect((await store.queue.get(runId))?.status).toBe("completed");
+    expect((await waitForStatus(store, runId, ["completed", "failed", "cancelled"])).status).toBe(
+      "completed",
+    );
     second.kill("SIGTERM");
     await second.exited();
   }, 120_000);

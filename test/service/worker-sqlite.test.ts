@@ -2,10 +2,10 @@
 // worker itself holds the process there, no LISTEN connection as on PostgreSQL), takes a run
 // queued after it started, and stops cleanly on SIGTERM.
 import { afterEach, describe, expect, it } from "vitest";
-import { ulid } from "../../src/core/ids.js";
 import { openStore, type Store } from "../../src/store/index.js";
 import { cleanEnv, type TempDir, tempDir } from "../support/cli.js";
 import { type FakeModelServer, startFakeModelServer } from "../support/fake-model-server.js";
+import { queueRun, waitForStatus } from "../support/queued-run.js";
 import { killAllReson, startReson } from "../support/service-process.js";
 
 describe("reson worker on SQLite", () => {
@@ -33,44 +33,15 @@ describe("reson worker on SQLite", () => {
     await new Promise((r) => setTimeout(r, 1500));
     expect(worker.child.exitCode).toBeNull();
 
-    const sessionId = ulid();
-    const runId = ulid();
-    const now = Date.now();
-    await store.apply([
-      {
-        op: "insertSession",
-        session: {
-          id: sessionId,
-          projectKey: "worker-sqlite",
-          workspace: ws.path,
-          title: "one run",
-          status: "active",
-          settings: { provider: "openai-compatible", model: "fake-model" },
-          usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, costUsd: 0 },
-          lastTraceId: null,
-          createdAt: now,
-          updatedAt: now,
-        },
-      },
-    ]);
-    await store.queue.enqueue({
-      id: runId,
-      sessionId,
-      task: "answer at once",
-      spec: {
-        workspace: ws.path,
-        provider: "openai-compatible",
-        baseUrl: server.openaiBaseUrl,
-        model: "fake-model",
-        sandbox: "off",
-      },
-      maxAttempts: 3,
+    const runId = await queueRun(store, ws.path, "answer at once", {
+      provider: "openai-compatible",
+      baseUrl: server.openaiBaseUrl,
+      model: "fake-model",
+      sandbox: "off",
     });
-    for (let i = 0; i < 400; i++) {
-      if ((await store.queue.get(runId))?.status === "completed") break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    expect((await store.queue.get(runId))?.status).toBe("completed");
+    expect((await waitForStatus(store, runId, ["completed", "failed", "cancelled"], 20_000)).status).toBe(
+      "completed",
+    );
     expect((await store.events.list(runId)).at(-1)?.type).toBe("run_end");
 
     worker.kill("SIGTERM");

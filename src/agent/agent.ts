@@ -3,6 +3,7 @@
 // events, persisted step by step so that `resume` can finish it after a crash, and held
 // under a lease while it runs so that no other process runs it at the same time.
 
+import type { BrowserPool } from "../browser/index.js";
 import { type LoadedConfig, loadPresets, type Preset, pickPreset, resonHome } from "../config/index.js";
 import { assembleSystemPrompt, loadInstructions } from "../context/index.js";
 import { ResonError, serializeError, toResonError } from "../core/errors.js";
@@ -56,6 +57,8 @@ export class Agent {
   readonly projectKey: string;
   /** Memory and experiences (top-level agents with a store and memory on). */
   learning: Learning | undefined;
+  /** The runs' browsers (browser tools), each closed when its run ends. */
+  browsers: BrowserPool | undefined;
 
   constructor(
     readonly workspace: Workspace,
@@ -242,6 +245,7 @@ export class Agent {
 
   /** Releases the store (when this agent opened it). */
   async close(): Promise<void> {
+    await this.browsers?.closeAll();
     if (this.store && this.ownsStore) await this.store.close();
   }
 
@@ -477,6 +481,7 @@ export class Agent {
       return result;
     } finally {
       watch.dispose();
+      await this.browsers?.closeRun(trace.id);
       // A sub-agent outlives an aborted tool call only until its own abort lands.
       await Promise.allSettled(run.children);
       this.active.delete(trace.id);

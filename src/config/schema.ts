@@ -104,6 +104,21 @@ const LeaseSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** The run's browser (browser tools). */
+const BrowserSchema = Type.Object(
+  {
+    /** Offer the browser tools at all. */
+    enabled: Type.Boolean(),
+    /** Chromium or Chrome to run; default the first chromium / google-chrome on PATH. */
+    executablePath: Type.Optional(Type.String({ minLength: 1 })),
+    headless: Type.Boolean(),
+    /** Loopback and private hosts the browser may open (e.g. "127.0.0.1"); none by default. */
+    allowPrivateHosts: Type.Array(Type.String({ minLength: 1 })),
+    snapshotTokens: PositiveInt("tokens of page snapshot shown after each browser action"),
+  },
+  { additionalProperties: false },
+);
+
 const topLevel = {
   provider: Type.Optional(ProviderNameSchema),
   model: Type.Optional(Type.String({ minLength: 1 })),
@@ -130,6 +145,7 @@ export const ConfigSchema = Type.Object(
     embeddings: EmbeddingsSchema,
     memory: MemorySchema,
     lease: LeaseSchema,
+    browser: BrowserSchema,
   },
   { additionalProperties: false },
 );
@@ -145,6 +161,7 @@ export const PartialConfigSchema = Type.Partial(
     embeddings: Type.Partial(EmbeddingsSchema, { additionalProperties: false }),
     memory: Type.Partial(MemorySchema, { additionalProperties: false }),
     lease: Type.Partial(LeaseSchema, { additionalProperties: false }),
+    browser: Type.Partial(BrowserSchema, { additionalProperties: false }),
   }),
   { additionalProperties: false },
 );
@@ -163,4 +180,5 @@ export const DEFAULT_CONFIG: ResonConfig = {
   embeddings: {},
   memory: { enabled: true, reflect: "auto", minEvidence: 2, maxExperiences: 4, maxMemories: 3 },
   lease: { ttlMs: 30_000 },
+  browser: { enabled: true, headless: true, allowPrivateHosts: [], snapshotTokens: 4_000 },
 };

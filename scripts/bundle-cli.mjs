@@ -11,7 +11,8 @@
 // External, loaded from node_modules at run time: the native SQLite binding and sqlite-vec
 // (both find their binaries relative to their own files), pg (only for PostgreSQL), and
 // pi-ai (only for providers reson does not speak natively; its SDKs are large); and yaml,
-// a fifth of the code, read only when there is a SKILL.md (src/skills/frontmatter.ts).
+// a fifth of the code, read only when there is a SKILL.md (src/skills/frontmatter.ts); and
+// playwright-core, loaded only when a run first uses the browser (src/browser).
 import { rmSync } from "node:fs";
 import { resolve } from "node:path";
 import { build } from "esbuild";
@@ -31,7 +32,7 @@ const common = {
   platform: "node",
   target: "node22",
   outExtension: { ".js": ".cjs" },
-  external: ["better-sqlite3", "sqlite-vec", "pg", "@mariozechner/pi-ai", "@mariozechner/pi-ai/*", "yaml"],
+  external: ["better-sqlite3", "sqlite-vec", "pg", "@mariozechner/pi-ai", "@mariozechner/pi-ai/*", "yaml", "playwright-core"],
   // The sources are ES modules: import.meta.url is the bundle file's URL.
   define: { "import.meta.url": "__resonModuleUrl" },
   banner: { js: MODULE_URL },

@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import type { BrowserContext, Download, Page } from "playwright-core";
 import { ResonError } from "../core/errors.js";
+import { importEsm } from "../core/esm-import.js";
 import type { Workspace } from "../workspace/index.js";
 import { isLocalScheme, refusalFor } from "./address-guard.js";
 import { findChromium, skewWarning } from "./executable.js";
@@ -111,7 +112,7 @@ export class BrowserSession {
         hint: "Install one (Debian/Ubuntu: apt-get install chromium) or set browser.executablePath in the config.",
       });
     // Loaded on first use: a run that never browses never pays for playwright.
-    const { chromium } = await import("playwright-core");
+    const { chromium } = await importEsm<typeof import("playwright-core")>("playwright-core");
     this.#profile = await mkdtemp(join(tmpdir(), "reson-browser-"));
     let context: BrowserContext;
     try {

@@ -57,6 +57,7 @@ Run options (also for resume, where they override what the run was started with)
       --sandbox off            run commands without the OS sandbox (default on; with no
                                working sandbox, headless runs refuse commands unless this
                                is given, and the terminal asks before every command)
+      --browser headed         show the browser tools' Chromium window (default headless)
       --trust-workspace        work in the home folder, a folder above it, or one holding
                                $RESON_HOME, for this run (the terminal asks once and
                                remembers; headless runs refuse such folders without this)

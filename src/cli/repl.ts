@@ -170,6 +170,7 @@ class Repl {
       ...(Object.keys(args.limits).length > 0 ? { limits: args.limits } : {}),
       ...(args.preset ? { preset: args.preset } : {}),
       ...(args.trustWorkspace ? { trustWorkspace: true } : {}),
+      ...(args.browserHeaded ? { config: { browser: { headless: false } } } : {}),
     };
     this.agent = await createAgent({
       ...options,

@@ -39,6 +39,13 @@ export function isPrivateHost(host: string): boolean {
   if (kind === 6) {
     const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(host);
     if (mapped?.[1]) return isPrivateV4(mapped[1]);
+    // The URL parser writes a mapped IPv4 address in hex: ::ffff:7f00:1 is 127.0.0.1.
+    const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(host);
+    if (hex?.[1] && hex[2]) {
+      const high = Number.parseInt(hex[1], 16);
+      const low = Number.parseInt(hex[2], 16);
+      return isPrivateV4(`${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`);
+    }
     const lower = host.toLowerCase();
     return (
       lower === "::1" ||

@@ -155,6 +155,8 @@ export class BrowserSession {
       page.on("download", (download) => void this.#save(download));
       page.on("framenavigated", (frame) => {
         if (frame !== page.mainFrame()) return;
+        // A new document: nothing on it is "new since the last step".
+        if (page === this.#active) this.tracker.reset();
         const url = frame.url();
         if (url === "about:blank" || !refusalFor(url, this.settings.allowPrivateHosts)) return;
         this.notices.push(`The page went to ${url}, which the browser may not open; it was closed.`);
@@ -187,16 +189,27 @@ export class BrowserSession {
   }
 }
 
-/** The browsers of the runs of one agent, by run id: one per run, closed with it. */
+/**
+ * The browsers of the runs of one agent, by run id: one per run, closed with it. A sub-agent
+ * that may act shares its parent's (the page the parent reached is where it works).
+ */
 export class BrowserPool {
   readonly #sessions = new Map<string, BrowserSession>();
+  /** Sub-agent run id -> the run whose browser it uses. */
+  readonly #shared = new Map<string, string>();
 
   constructor(
     readonly settings: BrowserSettings,
     private readonly workspace: Workspace,
   ) {}
 
-  forRun(runId: string): BrowserSession {
+  /** Lets run `childRunId` use the browser of `parentRunId` (until the child ends). */
+  share(childRunId: string, parentRunId: string): void {
+    this.#shared.set(childRunId, this.#shared.get(parentRunId) ?? parentRunId);
+  }
+
+  forRun(id: string): BrowserSession {
+    const runId = this.#shared.get(id) ?? id;
     let session = this.#sessions.get(runId);
     if (!session) {
       session = new BrowserSession(this.settings, this.workspace);
@@ -206,6 +219,8 @@ export class BrowserPool {
   }
 
   async closeRun(runId: string): Promise<void> {
+    // A sub-agent's end leaves its parent's browser open.
+    if (this.#shared.delete(runId)) return;
     const session = this.#sessions.get(runId);
     this.#sessions.delete(runId);
     await session?.close();
@@ -214,6 +229,7 @@ export class BrowserPool {
   async closeAll(): Promise<void> {
     const sessions = [...this.#sessions.values()];
     this.#sessions.clear();
+    this.#shared.clear();
     await Promise.all(sessions.map((session) => session.close()));
   }
 }

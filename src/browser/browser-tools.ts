@@ -12,6 +12,8 @@ import type { BrowserPool, BrowserSession } from "./browser-session.js";
 import { filterByQuery, pageMarkdown } from "./extract.js";
 
 const MAX_WAIT_MS = 30_000;
+/** Any http or https page: where the tools that act on a page are offered. */
+const ON_A_PAGE = ["http*://*"];
 
 const Ref = Type.String({
   minLength: 1,
@@ -386,7 +388,11 @@ export function createBrowserTools(pool: BrowserPool): ToolDefinition[] {
       },
     ),
   ];
-  return [...tools, extractTool(pool)] as ToolDefinition[];
+  // Until the run is on a web page only browser_navigate is offered: the others would cost
+  // every request of a run that never browses their descriptions.
+  return [...tools, extractTool(pool)].map((tool) =>
+    tool.name === "browser_navigate" ? tool : { ...tool, urlPatterns: ON_A_PAGE },
+  ) as ToolDefinition[];
 }
 
 /** browser_extract: the page's content, shown once, kept in history as one line (and an artifact). */

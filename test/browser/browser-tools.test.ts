@@ -151,6 +151,37 @@ describe.skipIf(await skipWithout("chromium", "browser tools"))("browser tools",
     expect(JSON.stringify(results[6])).toContain("| Teapot | 12.50 | 4 |");
   });
 
+  it("a delegated sub-agent browses in its parent's browser, signed in as the parent left it", async () => {
+    script([
+      () => call("browser_navigate", { url: `${site.origin}/login` }),
+      (page) => call("browser_type", { ref: refOf(page, /textbox "Username"/), text: "alice" }),
+      (page) =>
+        call("browser_type", {
+          ref: refOf(page, /textbox "Password"/),
+          text: "<secret>shop_password</secret>",
+        }),
+      (page) =>
+        call("browser_type", {
+          ref: refOf(page, /textbox "One-time code"/),
+          text: "<secret>shop_2fa_code</secret>",
+          submit: true,
+        }),
+      () => call("subagent", { mode: "delegate", task: "read the shop's stock" }),
+      () => call("browser_navigate", { url: `${site.origin}/shop` }),
+      () => call("browser_extract", { query: "stock" }),
+      () => ({ text: "Mug: 18 in stock" }),
+    ]);
+    const { result, results } = await run("have a helper read the stock");
+    expect(result.status).toBe("completed");
+    // The child reached /shop without signing in (the parent's cookies: the same browser) and
+    // read the table there; its results go to its own model requests, not the parent's events.
+    const seen = server.requests.map((r) => lastToolText(r.body));
+    expect(seen[6]).toContain(`URL: ${site.origin}/shop`);
+    expect(seen[7]).toContain("| Mug | 5.25 | 18 |");
+    expect(results.at(-1)).toMatchObject({ name: "subagent", ok: true });
+    expect(site.received.filter((r) => r.startsWith("main POST /login"))).toHaveLength(1);
+  });
+
   it("marks the elements a click added as new", async () => {
     script([
       () => call("browser_navigate", { url: `${site.origin}/grow` }),

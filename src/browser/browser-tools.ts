@@ -1,15 +1,16 @@
 // The browser tools. Each acts on the run's browser and answers with what it did and the page
 // state (URL, title, snapshot with refs); the state is shown once and then folds to the
 // one-line action in history. The page's URL becomes the run's current URL, so URL-scoped
-// tools and secrets follow the browser. Secrets in browser_type are filled in only when the
-// field's own page matches the secret's URL pattern, checked in the page in the same step as
-// the value is set, so a redirect cannot slip in between.
+// tools and secrets follow the browser (secret-typing.ts fills secrets in browser_type).
+import { mkdir } from "node:fs/promises";
+import { dirname } from "node:path";
 import type { Locator, Page } from "playwright-core";
 import { type Static, type TSchema, Type } from "typebox";
 import { ResonError } from "../core/errors.js";
 import type { ToolContext, ToolDefinition, ToolOutput } from "../tools/index.js";
 import type { BrowserPool, BrowserSession } from "./browser-session.js";
 import { filterByQuery, pageMarkdown } from "./extract.js";
+import { typeInto } from "./secret-typing.js";
 
 const MAX_WAIT_MS = 30_000;
 /** Any http or https page: where the tools that act on a page are offered. */
@@ -142,58 +143,6 @@ const extractParams = Type.Object(
   { query: Type.Optional(Type.String({ description: "Keep only what mentions these words." })) },
   { additionalProperties: false },
 );
-
-/** Fills `text` (secrets resolved for the field's own page) into the element. */
-async function typeInto(locator: Locator, text: string, ctx: ToolContext): Promise<string[]> {
-  if (!ctx.secrets || !/<secret>|^[A-Za-z0-9_.-]+$/.test(text)) {
-    await locator.fill(text);
-    return [];
-  }
-  const where = (await locator.evaluate((el) => el.ownerDocument.location.href)) as string;
-  const filled = ctx.secrets.forUrl(text, where);
-  const problems = [
-    ...filled.missing.map((name) => `${name} (no such secret)`),
-    ...filled.outOfScope.map((name) => `${name} (not for ${shortUrl(where)})`),
-  ];
-  if (problems.length > 0)
-    throw new ResonError("secret_unavailable", `Cannot type ${problems.join(", ")}.`, {
-      hint: "Use only the secrets listed for the page's site; the user adds secrets in $RESON_HOME/secrets.json.",
-    });
-  if (filled.used.length === 0) {
-    await locator.fill(text);
-    return [];
-  }
-  // Set in the page only if the field's document is still the one checked: one task there,
-  // so no navigation can come between the check and the value.
-  const origin = new URL(where).origin;
-  const set = await locator.evaluate(
-    (el, expected) => {
-      const input = el as unknown as {
-        ownerDocument: { location: { origin: string } };
-        value: string;
-        focus(): void;
-        dispatchEvent(event: unknown): boolean;
-      };
-      if (input.ownerDocument.location.origin !== expected.origin) return false;
-      input.focus();
-      input.value = expected.value;
-      const Events = globalThis as unknown as { Event: new (type: string, init: object) => unknown };
-      input.dispatchEvent(new Events.Event("input", { bubbles: true }));
-      input.dispatchEvent(new Events.Event("change", { bubbles: true }));
-      return true;
-    },
-    { origin, value: filled.value },
-  );
-  if (!set)
-    throw new ResonError(
-      "secret_unavailable",
-      "The page changed site before the secret could be typed; nothing was typed.",
-      {
-        hint: "Look at the page state again before typing a secret.",
-      },
-    );
-  return filled.used;
-}
 
 export function createBrowserTools(pool: BrowserPool): ToolDefinition[] {
   const tools = [
@@ -380,8 +329,6 @@ export function createBrowserTools(pool: BrowserPool): ToolDefinition[] {
         const target = await ctx.workspace.resolve(name);
         if (ctx.workspace.policy.readOnly)
           throw new ResonError("workspace_read_only", "The workspace is read-only; no screenshot was saved.");
-        const { mkdir } = await import("node:fs/promises");
-        const { dirname } = await import("node:path");
         await mkdir(dirname(target.real), { recursive: true });
         await page.screenshot({ path: target.real });
         return `Saved a screenshot to ${name}`;

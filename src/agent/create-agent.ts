@@ -13,6 +13,7 @@ import {
   pickPreset,
   resonHome,
 } from "../config/index.js";
+import { RECALL_TOOL, recallTool } from "../memory/index.js";
 import {
   cachedEmbedder,
   createEmbeddingProvider,
@@ -152,6 +153,8 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
       ...(await embedderFor(config, env, store, secrets.access)),
       settings: config.memory,
     });
+    // The model can search memory and experiences in its own words (read-only).
+    if (!tools.has(RECALL_TOOL) && allowed(RECALL_TOOL, true)) tools.register(recallTool(agent.learning));
   }
   return agent;
 }

@@ -91,6 +91,13 @@ const MemorySchema = Type.Object(
     minEvidence: PositiveInt("runs that must back a rule before it is used"),
     maxExperiences: NonNegativeInt("experiences shown before a run"),
     maxMemories: NonNegativeInt("memories from earlier sessions shown before a run"),
+    /**
+     * The share of matching active rules withheld from a run at random, so `reson experiences
+     * show` can compare runs with and without each rule (its uplift); 0 turns it off.
+     */
+    holdout: Type.Number({ minimum: 0, maximum: 0.5, description: "share of matching rules withheld" }),
+    /** Runs after which a candidate rule that gained no evidence expires. */
+    candidateRuns: PositiveInt("runs a candidate rule waits for evidence"),
   },
   { additionalProperties: false },
 );
@@ -178,7 +185,15 @@ export const DEFAULT_CONFIG: ResonConfig = {
   tools: { commandTimeoutMs: 120_000, maxOutputChars: 50_000 },
   subagents: { concurrency: 3, maxSteps: 20, maxWallMs: 600_000 },
   embeddings: {},
-  memory: { enabled: true, reflect: "auto", minEvidence: 2, maxExperiences: 4, maxMemories: 3 },
+  memory: {
+    enabled: true,
+    reflect: "auto",
+    minEvidence: 2,
+    maxExperiences: 4,
+    maxMemories: 3,
+    holdout: 0.1,
+    candidateRuns: 20,
+  },
   lease: { ttlMs: 30_000 },
   browser: { enabled: true, headless: true, allowPrivateHosts: [], snapshotTokens: 4_000 },
 };

@@ -92,6 +92,7 @@ export const CreateSessionBody = Type.Object(
     title: Type.Optional(Type.String({ maxLength: 200 })),
     provider: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     model: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+    baseUrl: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
     trustWorkspace: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false, $id: "CreateSession" },

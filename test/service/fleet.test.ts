@@ -18,6 +18,7 @@ import {
 import { taskOf } from "../support/reply-by-task.js";
 import { skipWithout } from "../support/requirements.js";
 import { killAllReson, type ServiceProcess, startReson } from "../support/service-process.js";
+import { readSse } from "../support/sse-client.js";
 
 const RUNS = 60;
 const WORKERS = 3;
@@ -225,6 +226,53 @@ describe.skipIf(await skipWithout("postgres", "worker fleet"))("a worker fleet o
     expect(after).toEqual(before);
     expect(before.trace?.status).toBe("completed");
     expect(before.events.at(-1)?.type).toBe("run_end");
+  }, 120_000);
+
+  it("serve without workers queues runs that a worker elsewhere executes, and streams their events live", async () => {
+    url = await pg.createDatabase();
+    server = await startFakeModelServer({ respond: answer });
+    ws = tempDir();
+    store = await openStore({ home: ws.home, databaseUrl: url });
+    const env = cleanEnv({ RESON_HOME: ws.home, RESON_DATABASE_URL: url });
+    const serve = startReson(["serve", "--port", "0", "--workers", "0", "--log-format", "json"], {
+      env,
+      cwd: ws.path,
+    });
+    const [, base] = await serve.waitFor(/"url":"(http:\/\/127\.0\.0\.1:\d+)"/);
+    const token = readFileSync(join(ws.home, "serve-token"), "utf8").trim();
+    const response = await fetch(`${base}/runs`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        task: "fleet job 7 steps 6",
+        workspace: ws.path,
+        provider: "openai-compatible",
+        baseUrl: server.openaiBaseUrl,
+        model: "fake-model",
+        sandbox: "off",
+        allow: ["execute_command"],
+      }),
+    });
+    expect(response.status).toBe(202);
+    const run = (await response.json()) as { id: string };
+    // The client is following before any worker runs it: the events arrive as they commit.
+    const frames = readSse(
+      `${base}/runs/${run.id}/events`,
+      { authorization: `Bearer ${token}` },
+      { timeoutMs: 60_000 },
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await store.queue.get(run.id))?.status).toBe("queued");
+    const worker = startReson(["worker", "--log-format", "json"], { env, cwd: ws.path });
+    const events = (await frames).filter((f) => f.id !== undefined);
+    expect(events.map((f) => Number(f.id))).toEqual(events.map((_, i) => i + 1));
+    expect(events.at(-1)?.event).toBe("run_end");
+    expect(events.filter((f) => f.event === "tool_result")).toHaveLength(6);
+    expect((await store.queue.get(run.id))?.status).toBe("completed");
+    worker.kill("SIGTERM");
+    serve.kill("SIGTERM");
+    expect((await worker.exited()).code).toBe(0);
+    expect((await serve.exited()).code).toBe(0);
   }, 120_000);
 
   it("a worker told to stop puts its run back at the next safe point, and another worker finishes it", async () => {

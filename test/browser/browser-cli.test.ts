@@ -68,9 +68,10 @@ describe.skipIf(await skipWithout("chromium", "browser from the CLI"))("browser 
   it("logs in with a password and TOTP code, extracts a table into a file, and leaks neither", async () => {
     const password = canary();
     const site = await startSite({ user: "alice", password, totpSeed: TOTP_SEED });
+    const scratch = tempDir("reson-browser-tmp-");
     try {
       const port = Number(new URL(site.origin).port);
-      const env = configure(port, password);
+      const env = { ...configure(port, password), TMPDIR: scratch.path };
       const steps: Array<(page: string) => FakeReply> = [
         () => call("browser_navigate", { url: `${site.origin}/login` }),
         (page) => call("browser_type", { ref: refOf(page, /textbox "Username"/), text: "alice" }),
@@ -131,8 +132,11 @@ describe.skipIf(await skipWithout("chromium", "browser from the CLI"))("browser 
       // helpers are orphans that only the namespace's PID 1 can reap, and the test's PID 1
       // (reaper.mjs, Node) reaps only its own child: they show as zombies, holding nothing.
       expect(result.left.filter((process) => process.state !== "Z")).toEqual([]);
+      // The run's browser profile went with the run.
+      expect(readdirSync(scratch.path).filter((name) => name.startsWith("reson-browser-"))).toEqual([]);
     } finally {
       await site.close();
+      scratch.remove();
     }
   }, 90_000);
 

@@ -13,7 +13,8 @@
 // run time: sqlite-vec (it finds its binary relative to its own file), pg (only for PostgreSQL), and
 // pi-ai (only for providers reson does not speak natively; its SDKs are large); and yaml,
 // a fifth of the code, read only when there is a SKILL.md (src/skills/frontmatter.ts); and
-// jieba, a native binding with its dictionary, loaded only for text with Chinese in it.
+// jieba, a native binding with its dictionary, loaded only for text with Chinese in it; and
+// playwright-core, loaded only when a run first uses the browser (src/browser).
 import { readFileSync, rmSync } from "node:fs";
 import { resolve } from "node:path";
 import { build } from "esbuild";
@@ -41,6 +42,7 @@ const common = {
     "@mariozechner/pi-ai/*",
     "yaml",
     "@node-rs/jieba",
+    "playwright-core",
   ],
   // The sources are ES modules: import.meta.url is the bundle file's URL.
   define: { "import.meta.url": "__resonModuleUrl" },

@@ -3,6 +3,7 @@
 // events, persisted step by step so that `resume` can finish it after a crash, and held
 // under a lease while it runs so that no other process runs it at the same time.
 
+import { type BrowserPool, createBrowserTools } from "../browser/index.js";
 import { type LoadedConfig, loadPresets, type Preset, pickPreset, resonHome } from "../config/index.js";
 import { assembleSystemPrompt, loadInstructions } from "../context/index.js";
 import { ResonError, serializeError, toResonError } from "../core/errors.js";
@@ -56,6 +57,8 @@ export class Agent {
   readonly projectKey: string;
   /** Memory and experiences (top-level agents with a store and memory on). */
   learning: Learning | undefined;
+  /** The runs' browsers (browser tools), each closed when its run ends. */
+  browsers: BrowserPool | undefined;
 
   constructor(
     readonly workspace: Workspace,
@@ -242,6 +245,7 @@ export class Agent {
 
   /** Releases the store (when this agent opened it). */
   async close(): Promise<void> {
+    await this.browsers?.closeAll();
     if (this.store && this.ownsStore) await this.store.close();
   }
 
@@ -477,6 +481,7 @@ export class Agent {
       return result;
     } finally {
       watch.dispose();
+      await this.browsers?.closeRun(trace.id);
       // A sub-agent outlives an aborted tool call only until its own abort lands.
       await Promise.allSettled(run.children);
       this.active.delete(trace.id);
@@ -581,6 +586,8 @@ export class Agent {
     if (!parent) throw new ResonError("internal_error", `Run ${parentRunId} is not running.`);
     const running = (async () => {
       const child = await this.childAgent(spec.preset, spec.readOnly);
+      // A sub-agent that may act browses in its parent's browser.
+      child.browsers?.share(spec.runId, parentRunId);
       const now = Date.now();
       const trace: TraceRecord = {
         ...child.traceRecord(spec.runId, parent.trace.sessionId, spec.task, now),
@@ -653,18 +660,19 @@ export class Agent {
       preset.model && preset.model !== this.provider.model.id
         ? await createProvider({ ...setup.settings, model: preset.model }, setup.providerOptions)
         : this.provider;
+    const browsers = childReadOnly ? undefined : this.browsers;
     const { tools } = await agentTools({
       config: this.loaded.config,
       preset,
       readOnly: childReadOnly,
       commandSandbox: setup.commandSandbox,
-      extra: setup.options.tools ?? [],
+      extra: [...(setup.options.tools ?? []), ...(browsers ? createBrowserTools(browsers) : [])],
       skills: this.skills,
       contextWindow: provider.model.contextWindow,
     });
     // A sub-agent runs unattended, often beside others: it has no one to ask.
     const { askHuman: _unattended, ...shared } = setup.options;
-    return new Agent(
+    const child = new Agent(
       workspace,
       provider,
       tools,
@@ -676,6 +684,8 @@ export class Agent {
       this.skills,
       this.secrets,
     );
+    child.browsers = browsers;
+    return child;
   }
 }
 

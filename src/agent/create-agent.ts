@@ -3,6 +3,7 @@
 import { mkdir, realpath } from "node:fs/promises";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { BrowserPool, createBrowserTools } from "../browser/index.js";
 import {
   type LoadedConfig,
   loadConfig,
@@ -108,12 +109,15 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
   const skills = new SkillSet(
     await discoverSkills({ workspaceRoot: workspace.root, home: loaded.home, userHome: homedir() }),
   );
+  // Not for a read-only agent: browsing acts on the world.
+  const browsers =
+    config.browser.enabled && !readOnly ? new BrowserPool(config.browser, workspace) : undefined;
   const { tools, allowed } = await agentTools({
     config,
     preset,
     readOnly,
     commandSandbox,
-    extra: options.tools ?? [],
+    extra: [...(options.tools ?? []), ...(browsers ? createBrowserTools(browsers) : [])],
     skills,
     contextWindow: provider.model.contextWindow,
   });
@@ -139,6 +143,7 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
     // Not for read-only agents: a delegated sub-agent may write.
     allowed(SUBAGENT_TOOL, false) ? { options, env, commandSandbox, settings, providerOptions } : undefined,
   );
+  agent.browsers = browsers;
   if (store && config.memory.enabled && options.memory !== false) {
     agent.learning = new Learning({
       store,

@@ -6,6 +6,7 @@
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { openDefaultStore } from "../agent/index.js";
+import { findChromium, playwrightBuild, skewWarning } from "../browser/index.js";
 import { loadConfig, resonHome } from "../config/index.js";
 import { ResonError, toResonError } from "../core/errors.js";
 import { INSTALL, installLine } from "../core/install-hints.js";
@@ -162,6 +163,42 @@ function binaryCheck(name: string, args: string[], missing: Omit<Check, "area" |
   return { area: "tools", detail: `${name} not found`, ...missing };
 }
 
+/** The browser tools' Chromium: found, its version, and its distance from playwright-core's build. */
+async function browserCheck(workspace: string): Promise<Check> {
+  const area = "browser";
+  let browser: { enabled: boolean; executablePath?: string };
+  try {
+    ({ browser } = (await loadConfig({ workspace })).config);
+  } catch {
+    return { area, state: "warn", detail: "the config could not be read; see `reson config`" };
+  }
+  if (!browser.enabled) return { area, state: "ok", detail: "browser tools are off (browser.enabled)" };
+  const build = playwrightBuild();
+  const path = findChromium(browser.executablePath);
+  if (!path)
+    return {
+      area,
+      state: "warn",
+      detail: "no Chromium or Chrome found: the browser tools will fail",
+      fix: `Install one (${INSTALL.chromium}) or set browser.executablePath in the config.`,
+    };
+  const run = process
+    .getBuiltinModule("node:child_process")
+    .spawnSync(path, ["--version"], { encoding: "utf8", timeout: 10_000 });
+  const version = /\d+\.\d+\.\d+\.\d+/.exec(`${run.stdout ?? ""}`)?.[0];
+  if (!version)
+    return {
+      area,
+      state: "warn",
+      detail: `${path} did not report a version`,
+      fix: `Check that it runs (\`${path} --version\`), or set browser.executablePath to another Chromium.`,
+    };
+  const skew = skewWarning(version);
+  const detail = `Chromium ${version} at ${path}; playwright-core ${build.playwright} is built for ${build.chromium}`;
+  if (skew) return { area, state: "warn", detail, fix: skew };
+  return { area, state: "ok", detail };
+}
+
 function providerCheck(): Check {
   const set = AUTO_DETECT_ORDER.map((name) => PROVIDER_CATALOG[name].envKey).filter(
     (key): key is string => key !== undefined && Boolean(process.env[key]?.trim()),
@@ -267,6 +304,7 @@ export async function doctorCommand(argv: string[]): Promise<number> {
       fix: `Install ripgrep for fast grep (${installLine("ripgrep")}); the built-in search is used meanwhile.`,
     }),
     binaryCheck("git", ["--version"], { state: "warn", fix: `Install git (${INSTALL.git}).` }),
+    await browserCheck(workspace.root),
     providerCheck(),
   ];
   const report: DoctorReport = {

@@ -63,6 +63,7 @@ Run options (also for resume, where they override what the run was started with)
       --allow-mcp <name>       start the project's MCP server <name> (.mcp.json or
                                .reson/config.json) without asking (repeatable); headless
                                runs start no unapproved project server otherwise
+      --browser headed         show the browser tools' Chromium window (default headless)
       --trust-workspace        work in the home folder, a folder above it, or one holding
                                $RESON_HOME, for this run (the terminal asks once and
                                remembers; headless runs refuse such folders without this)

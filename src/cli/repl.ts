@@ -191,6 +191,7 @@ class Repl {
       ...(args.preset ? { preset: args.preset } : {}),
       ...(args.trustWorkspace ? { trustWorkspace: true } : {}),
       ...(this.mcp.tools.length > 0 ? { tools: this.mcp.tools } : {}),
+      ...(args.browserHeaded ? { config: { browser: { headless: false } } } : {}),
     };
     this.agent = await createAgent({
       ...options,

@@ -19,6 +19,8 @@ export interface ModelArgs {
   deny: string[];
   /** "off": commands run without the OS sandbox (the user's explicit choice). */
   sandbox: "on" | "off";
+  /** --browser headed: the run's browser shows its window (for watching); default headless. */
+  browserHeaded: boolean;
   /** An agent type: explore, plan, analyst, evaluate, default, or one from presets.json. */
   preset?: string;
   /** Work in a broad folder (home, above it, holding $RESON_HOME) for this run, untrusted. */
@@ -59,6 +61,7 @@ const MODEL_OPTIONS = {
   allow: { type: "string", multiple: true },
   deny: { type: "string", multiple: true },
   sandbox: { type: "string" },
+  browser: { type: "string" },
   preset: { type: "string" },
   "trust-workspace": { type: "boolean" },
   "allow-mcp": { type: "string", multiple: true },
@@ -137,6 +140,14 @@ function sandboxChoice(value: unknown): "on" | "off" {
   });
 }
 
+function browserChoice(value: unknown): boolean {
+  if (value === undefined || value === "headless") return false;
+  if (value === "headed") return true;
+  throw new ResonError("usage_error", `--browser takes headless or headed, got ${JSON.stringify(value)}.`, {
+    hint: "--browser headed shows the browser's window, to watch the agent browse.",
+  });
+}
+
 function strings(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
 }
@@ -149,6 +160,7 @@ function modelArgs(values: Record<string, string | boolean | string[] | undefine
     allow: strings(values.allow),
     deny: strings(values.deny),
     sandbox: sandboxChoice(values.sandbox),
+    browserHeaded: browserChoice(values.browser),
     trustWorkspace: values["trust-workspace"] === true,
     allowMcp: strings(values["allow-mcp"]),
     limits: limitArgs(values),

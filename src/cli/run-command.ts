@@ -77,6 +77,7 @@ function agentOptions(args: ModelArgs, stored?: TraceRecord): AgentOptions {
     ...(Object.keys(args.limits).length > 0 ? { limits: args.limits } : {}),
     ...((args.preset ?? stored?.preset) ? { preset: (args.preset ?? stored?.preset) as string } : {}),
     ...(args.trustWorkspace ? { trustWorkspace: true } : {}),
+    ...(args.browserHeaded ? { config: { browser: { headless: false } } } : {}),
   };
 }
 

@@ -156,6 +156,21 @@ const McpSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** The run's browser (browser tools). */
+const BrowserSchema = Type.Object(
+  {
+    /** Offer the browser tools at all. */
+    enabled: Type.Boolean(),
+    /** Chromium or Chrome to run; default the first chromium / google-chrome on PATH. */
+    executablePath: Type.Optional(Type.String({ minLength: 1 })),
+    headless: Type.Boolean(),
+    /** Loopback and private hosts the browser may open (e.g. "127.0.0.1"); none by default. */
+    allowPrivateHosts: Type.Array(Type.String({ minLength: 1 })),
+    snapshotTokens: PositiveInt("tokens of page snapshot shown after each browser action"),
+  },
+  { additionalProperties: false },
+);
+
 const topLevel = {
   provider: Type.Optional(ProviderNameSchema),
   model: Type.Optional(Type.String({ minLength: 1 })),
@@ -183,6 +198,7 @@ export const ConfigSchema = Type.Object(
     memory: MemorySchema,
     lease: LeaseSchema,
     mcp: McpSchema,
+    browser: BrowserSchema,
   },
   { additionalProperties: false },
 );
@@ -199,6 +215,7 @@ export const PartialConfigSchema = Type.Partial(
     memory: Type.Partial(MemorySchema, { additionalProperties: false }),
     lease: Type.Partial(LeaseSchema, { additionalProperties: false }),
     mcp: Type.Partial(McpSchema, { additionalProperties: false }),
+    browser: Type.Partial(BrowserSchema, { additionalProperties: false }),
   }),
   { additionalProperties: false },
 );
@@ -227,4 +244,5 @@ export const DEFAULT_CONFIG: ResonConfig = {
   },
   lease: { ttlMs: 30_000 },
   mcp: { servers: {}, toolSearchRatio: 0.1 },
+  browser: { enabled: true, headless: true, allowPrivateHosts: [], snapshotTokens: 4_000 },
 };

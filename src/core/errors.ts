@@ -63,6 +63,11 @@ export type ErrorCode =
   | "secret_invalid"
   | "secret_unavailable"
   | "web_fetch_failed"
+  /** No Chromium to run, or it did not start. */
+  | "browser_unavailable"
+  /** A URL the browser may not open (scheme, private address). */
+  | "browser_refused"
+  | "browser_failed"
   | "unauthorized"
   | "forbidden"
   | "invalid_request"

@@ -18,6 +18,7 @@ import { isReadOnlyCommand } from "./read-only-commands.js";
 import { ruleSourceLabel } from "./rule.js";
 import { hasSubstitutionMark, parseCommandLine, type SimpleCommand } from "./shell-parse.js";
 import {
+  BROWSER_NAVIGATE_TOOL,
   COMMAND_TOOL,
   FETCH_TOOL,
   isDelegatingTool,
@@ -52,7 +53,7 @@ interface Action {
     variants: string[];
     readOnly: boolean;
   };
-  /** web_fetch: the host the request goes to. */
+  /** web_fetch, browser_navigate: the host the request goes to. */
   host?: string;
   /** Set when the action must be asked whatever the rules and mode (unless denied). */
   guard?: string;
@@ -85,7 +86,8 @@ function toolAction(call: ToolCall, context: EvaluationContext): Action {
         ? "write"
         : "other";
   const action: Action = { kind, tool: call.tool, part: call.tool };
-  if (call.tool === FETCH_TOOL) return fetchAction(action, call.arguments);
+  if (call.tool === FETCH_TOOL || call.tool === BROWSER_NAVIGATE_TOOL)
+    return fetchAction(action, call.arguments);
   const pathArg = PATH_TOOLS[call.tool];
   if (pathArg === undefined) return action;
   const value = isRecord(call.arguments) ? call.arguments[pathArg] : undefined;

@@ -93,9 +93,9 @@ export function suggestedRule(tool: string, args: Record<string, unknown>, works
   if (isWriteTool(tool) && typeof args.path === "string" && args.path !== "")
     return `Edit(${editPattern(args.path, workspaceRoot)})`;
   if (typeof args.path === "string") return `${tool}(${args.path})`;
-  if (tool === "web_fetch" && typeof args.url === "string") {
+  if ((tool === "web_fetch" || tool === "browser_navigate") && typeof args.url === "string") {
     try {
-      return `web_fetch(domain:${new URL(args.url).hostname})`;
+      return `${tool === "web_fetch" ? tool : "browser"}(domain:${new URL(args.url).hostname})`;
     } catch {
       return tool;
     }
@@ -131,6 +131,8 @@ export function sessionGrant(
       : { rule, covers: "this exact command for this session" };
   if (rule.startsWith("web_fetch(domain:"))
     return { rule, covers: `fetches from ${rule.slice("web_fetch(domain:".length, -1)} for this session` };
+  if (rule.startsWith("browser(domain:"))
+    return { rule, covers: `browsing to ${rule.slice("browser(domain:".length, -1)} for this session` };
   if (rule !== tool) return { rule, covers: `${rule} for this session` };
   return { rule, covers: `every ${tool} call for this session` };
 }

@@ -2,6 +2,9 @@
 // with reson's tool names: the parse either yields a rule or a reason it cannot.
 import { commandPatternRegex } from "./command-pattern.js";
 import {
+  BROWSER_FAMILY,
+  BROWSER_NAVIGATE_TOOL,
+  BROWSER_TOOLS,
   CLAUDE_ONLY_TOOLS,
   CLAUDE_TOOL_NAMES,
   COMMAND_TOOL,
@@ -49,12 +52,17 @@ export function parseRule(
   }
 
   const mapping = CLAUDE_TOOL_NAMES[name];
-  const tools = mapping
+  const browserFamily = name === BROWSER_FAMILY;
+  const tools = browserFamily
     ? any
-      ? mapping.bare
-      : [...mapping.scoped, ...(list === "deny" ? (mapping.denyAlso ?? []) : [])]
-    : [name];
-  const canonical = mapping?.bare[0] ?? name;
+      ? BROWSER_TOOLS
+      : [BROWSER_NAVIGATE_TOOL]
+    : mapping
+      ? any
+        ? mapping.bare
+        : [...mapping.scoped, ...(list === "deny" ? (mapping.denyAlso ?? []) : [])]
+      : [name];
+  const canonical = browserFamily ? BROWSER_NAVIGATE_TOOL : (mapping?.bare[0] ?? name);
   let warning: string | undefined;
   if (!mapping && !knownTools.includes(name) && !name.startsWith("mcp__"))
     warning = `rule "${text}" names an unknown tool "${name}"; it will match only a tool registered under that name`;
@@ -85,12 +93,15 @@ export function parseRule(
     matcher = { kind: "command", pattern: specifier!, regex: commandPatternRegex(specifier!) };
   } else if (canonical in PATH_TOOLS) {
     matcher = { kind: "path", pattern: specifier! };
-  } else if (canonical === FETCH_TOOL && /^domain:[A-Za-z0-9*.-]+$/.test(specifier!)) {
+  } else if (
+    (canonical === FETCH_TOOL || canonical === BROWSER_NAVIGATE_TOOL) &&
+    /^domain:[A-Za-z0-9*.:[\]-]+$/.test(specifier!)
+  ) {
     matcher = { kind: "domain", pattern: specifier!.slice("domain:".length).toLowerCase() };
   } else {
     return {
       ok: false,
-      warning: `rule "${text}": ${name} takes no specifier reson understands (only commands, file paths and web_fetch(domain:host) do); ignored`,
+      warning: `rule "${text}": ${name} takes no specifier reson understands (only commands, file paths, web_fetch(domain:host) and browser(domain:host) do); ignored`,
     };
   }
   return { ok: true, rule: { text, list, source, tools, matcher }, ...(warning ? { warning } : {}) };

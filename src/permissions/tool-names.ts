@@ -13,6 +13,22 @@ export const READ_ONLY_TOOLS = [
 export const WRITE_TOOLS = ["write_file", "edit_file"] as const;
 export const COMMAND_TOOL = "execute_command";
 export const FETCH_TOOL = "web_fetch";
+export const BROWSER_NAVIGATE_TOOL = "browser_navigate";
+/** In a rule, `browser` covers every browser tool and `browser(domain:…)` navigation to those hosts. */
+export const BROWSER_FAMILY = "browser";
+export const BROWSER_TOOLS: readonly string[] = [
+  BROWSER_NAVIGATE_TOOL,
+  "browser_back",
+  "browser_click",
+  "browser_type",
+  "browser_select",
+  "browser_scroll",
+  "browser_press",
+  "browser_wait",
+  "browser_tabs",
+  "browser_screenshot",
+  "browser_extract",
+];
 
 /** Built-in tools a rule may name without a warning. */
 export const KNOWN_TOOLS: readonly string[] = [
@@ -20,6 +36,8 @@ export const KNOWN_TOOLS: readonly string[] = [
   ...WRITE_TOOLS,
   COMMAND_TOOL,
   FETCH_TOOL,
+  BROWSER_FAMILY,
+  ...BROWSER_TOOLS,
   "skill",
   "subagent",
 ];

@@ -15,6 +15,7 @@ const LAYERS: Record<string, number> = {
   store: 1,
   secrets: 1,
   tools: 2,
+  browser: 2,
   skills: 2,
   memory: 2,
   mcp: 2,

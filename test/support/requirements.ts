@@ -10,7 +10,7 @@ import { INSTALL } from "../../src/core/install-hints.js";
 import { probeSandbox } from "../../src/workspace/exec-sandbox/probe.js";
 import { postgresAvailability } from "../store/postgres-server.js";
 
-export type RequirementId = "sandbox" | "tmux" | "ripgrep" | "postgres";
+export type RequirementId = "sandbox" | "tmux" | "ripgrep" | "postgres" | "chromium";
 
 export interface Requirement {
   id: RequirementId;
@@ -69,6 +69,13 @@ export const REQUIREMENTS: Record<RequirementId, Requirement> = {
     label: "ripgrep (rg)",
     install: INSTALL.ripgrep,
     missing: async () => (onPath("rg") ? undefined : "rg is not on PATH"),
+  },
+  chromium: {
+    id: "chromium",
+    label: "a Chromium browser",
+    install: INSTALL.chromium,
+    missing: async () =>
+      onPath("chromium") || onPath("google-chrome") ? undefined : "no chromium or google-chrome on PATH",
   },
   postgres: {
     id: "postgres",

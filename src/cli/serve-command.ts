@@ -4,13 +4,14 @@
 import { parseArgs } from "node:util";
 import { openDefaultStore } from "../agent/index.js";
 import { loadConfig, resonHome } from "../config/index.js";
-import { ResonError, toResonError } from "../core/errors.js";
-import { loadServeToken, startService } from "../server/index.js";
+import { toResonError } from "../core/errors.js";
+import { loadServeToken, type MetricsListener, startMetricsListener, startService } from "../server/index.js";
+import { ServiceTelemetry } from "../telemetry/index.js";
 import { EXIT_OK, EXIT_USAGE, exitCodeForError } from "./exit-codes.js";
 import { reportError } from "./run-command.js";
 import { parseLogFormat, serviceLog } from "./service-log.js";
 import { packageVersion } from "./version.js";
-import { durationFlag, positiveIntFlag, untilStopSignal } from "./worker-command.js";
+import { durationFlag, portFlag, positiveIntFlag, untilStopSignal } from "./worker-command.js";
 
 export const SERVE_HELP = `reson serve: the HTTP API of reson, with live events, for programs and the web
 
@@ -27,6 +28,11 @@ Usage: reson serve [options]
   --prompt-timeout <dur>   unanswered approvals are denied after this long (default 5m)
   --lease-ttl <duration>   how long a run's lease lasts unrenewed (default 30s)
   --log-format json|text   one JSON object per line (default when stderr is not a terminal)
+  --metrics-port <n>       also serve GET /metrics without a token on 127.0.0.1:<n> only
+                           (GET /metrics on the API port needs the token like every route)
+
+Traces: set OTEL_EXPORTER_OTLP_ENDPOINT (or config telemetry.endpoint) to export
+OpenTelemetry spans of every run over OTLP/HTTP; see README "Observe".
 
 Every route but GET /healthz needs "Authorization: Bearer <token>". The API is described
 at /openapi.json; see README "Service" for curl examples.
@@ -47,6 +53,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
         "prompt-timeout": { type: "string" },
         "lease-ttl": { type: "string" },
         "log-format": { type: "string" },
+        "metrics-port": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -66,17 +73,26 @@ export async function serveCommand(argv: string[]): Promise<number> {
   let graceMs: number;
   let promptTimeoutMs: number;
   let ttlMs: number;
+  let metricsPort: number | undefined;
+  let telemetryConfig: Awaited<ReturnType<typeof loadConfig>>["config"]["telemetry"];
   try {
+    metricsPort =
+      values["metrics-port"] === undefined
+        ? undefined
+        : portFlag(values["metrics-port"] as string, "--metrics-port");
     port = values.port === undefined ? 7878 : portFlag(values.port as string);
     workers = values.workers === undefined ? 2 : positiveIntFlag("workers", values.workers as string, 0);
     graceMs = durationFlag("grace", values.grace as string | undefined, 30_000);
     promptTimeoutMs = durationFlag("prompt-timeout", values["prompt-timeout"] as string | undefined, 300_000);
     const { config } = await loadConfig({ workspace: process.cwd() });
     ttlMs = durationFlag("lease-ttl", values["lease-ttl"] as string | undefined, config.lease.ttlMs);
+    telemetryConfig = config.telemetry;
   } catch (error) {
     reportError(toResonError(error, "usage_error"));
     return EXIT_USAGE;
   }
+  let telemetry: ServiceTelemetry | undefined;
+  let metricsListener: MetricsListener | undefined;
   let store: Awaited<ReturnType<typeof openDefaultStore>> | undefined;
   try {
     const home = resonHome();
@@ -91,6 +107,14 @@ export async function serveCommand(argv: string[]): Promise<number> {
         level: "warn",
         message: "--workers 0 on SQLite: runs wait until a `reson worker` on this machine takes them",
       });
+    const opened = store;
+    telemetry = await ServiceTelemetry.start({
+      env: process.env,
+      config: telemetryConfig,
+      queueDepth: () => opened.queue.depth(),
+    });
+    if (metricsPort !== undefined)
+      metricsListener = await startMetricsListener({ port: metricsPort, metrics: telemetry.metrics });
     const service = await startService({
       store,
       ...(values.host ? { host: values.host as string } : {}),
@@ -108,6 +132,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
         }),
       workerLog: log,
       version: packageVersion(),
+      telemetry,
     });
     // The one time the token is shown: the file keeps it (mode 0600) for later.
     if (token.created)
@@ -121,6 +146,8 @@ export async function serveCommand(argv: string[]): Promise<number> {
       store: store.kind,
       workers,
       token: token.source === "home" ? token.path : token.source,
+      ...(metricsListener ? { metrics: metricsListener.url } : {}),
+      tracing: telemetry.tracer ? "otlp" : "off",
     });
     await untilStopSignal(log, () => service.worker?.active ?? 0);
     log({
@@ -128,6 +155,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
       message: `stopping: ${service.worker?.active ?? 0} run(s) running, grace ${graceMs} ms`,
     });
     await service.close(graceMs);
+    await metricsListener?.close();
     log({ level: "info", message: "stopped" });
     return EXIT_OK;
   } catch (error) {
@@ -135,13 +163,8 @@ export async function serveCommand(argv: string[]): Promise<number> {
     reportError(failure);
     return exitCodeForError(failure.code);
   } finally {
+    await metricsListener?.close().catch(() => {});
+    await telemetry?.shutdown();
     await store?.close({ processExiting: true }).catch(() => {});
   }
-}
-
-function portFlag(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535)
-    throw new ResonError("usage_error", "--port must be a number from 0 to 65535.");
-  return n;
 }

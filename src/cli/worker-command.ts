@@ -7,7 +7,9 @@ import { parseArgs } from "node:util";
 import { openDefaultStore } from "../agent/index.js";
 import { loadConfig, resonHome } from "../config/index.js";
 import { ResonError, toResonError } from "../core/errors.js";
+import { type MetricsListener, startMetricsListener } from "../server/index.js";
 import { parseDuration } from "../store/index.js";
+import { ServiceTelemetry } from "../telemetry/index.js";
 import { Worker } from "../worker/index.js";
 import { EXIT_OK, EXIT_USAGE, exitCodeForError } from "./exit-codes.js";
 import { reportError } from "./run-command.js";
@@ -23,7 +25,11 @@ Usage: reson worker [options]
                            after this long (default 5m)
   --lease-ttl <duration>   how long a run's lease lasts unrenewed (default: config lease.ttlMs, 30s)
   --log-format json|text   one JSON object per line (default when stderr is not a terminal)
+  --metrics-port <n>       serve Prometheus metrics at http://127.0.0.1:<n>/metrics
+                           (loopback only, no token)
 
+Traces: set OTEL_EXPORTER_OTLP_ENDPOINT (or config telemetry.endpoint) to export
+OpenTelemetry spans of every run over OTLP/HTTP.
 The store is RESON_DATABASE_URL (PostgreSQL: workers on many machines share it) or
 $RESON_HOME/reson.db (one machine). API keys come from this worker's environment.
 `;
@@ -63,6 +69,7 @@ export async function workerCommand(argv: string[]): Promise<number> {
         "prompt-timeout": { type: "string" },
         "lease-ttl": { type: "string" },
         "log-format": { type: "string" },
+        "metrics-port": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -80,13 +87,20 @@ export async function workerCommand(argv: string[]): Promise<number> {
   let graceMs: number;
   let promptTimeoutMs: number;
   let ttlMs: number;
+  let metricsPort: number | undefined;
+  let telemetryConfig: Awaited<ReturnType<typeof loadConfig>>["config"]["telemetry"];
   try {
+    metricsPort =
+      values["metrics-port"] === undefined
+        ? undefined
+        : portFlag(values["metrics-port"] as string, "--metrics-port");
     concurrency =
       values.concurrency === undefined ? 1 : positiveIntFlag("concurrency", values.concurrency as string);
     graceMs = durationFlag("grace", values.grace as string | undefined, 30_000);
     promptTimeoutMs = durationFlag("prompt-timeout", values["prompt-timeout"] as string | undefined, 300_000);
     const { config } = await loadConfig({ workspace: process.cwd() });
     ttlMs = durationFlag("lease-ttl", values["lease-ttl"] as string | undefined, config.lease.ttlMs);
+    telemetryConfig = config.telemetry;
   } catch (error) {
     reportError(toResonError(error, "usage_error"));
     return EXIT_USAGE;
@@ -99,9 +113,46 @@ export async function workerCommand(argv: string[]): Promise<number> {
     reportError(failure);
     return exitCodeForError(failure.code);
   }
-  const worker = new Worker({ store, concurrency, ttlMs, promptTimeoutMs, log });
+  let telemetry: ServiceTelemetry;
+  let metricsListener: MetricsListener | undefined;
+  try {
+    const opened = store;
+    telemetry = await ServiceTelemetry.start({
+      env: process.env,
+      config: telemetryConfig,
+      queueDepth: () => opened.queue.depth(),
+    });
+    if (metricsPort !== undefined)
+      metricsListener = await startMetricsListener({ port: metricsPort, metrics: telemetry.metrics });
+  } catch (error) {
+    const failure = toResonError(error);
+    reportError(failure);
+    await store.close({ processExiting: true }).catch(() => {});
+    return exitCodeForError(failure.code);
+  }
+  const observed = telemetry;
+  const worker = new Worker({
+    store,
+    concurrency,
+    ttlMs,
+    promptTimeoutMs,
+    log,
+    onEvent: observed.observe,
+    onClaim: (request) => observed.claimed(request),
+    onOutcome: (outcome) => {
+      if (outcome.kind === "lost") observed.leaseLost();
+    },
+  });
   await worker.start();
-  log({ level: "info", message: "worker started", workerId: worker.id, store: store.kind, concurrency });
+  log({
+    level: "info",
+    message: "worker started",
+    workerId: worker.id,
+    store: store.kind,
+    concurrency,
+    ...(metricsListener ? { metrics: metricsListener.url } : {}),
+    tracing: telemetry.tracer ? "otlp" : "off",
+  });
   await untilStopSignal(log, () => worker.active);
   log({
     level: "info",
@@ -109,9 +160,19 @@ export async function workerCommand(argv: string[]): Promise<number> {
     workerId: worker.id,
   });
   await worker.stop(graceMs);
+  await metricsListener?.close().catch(() => {});
+  await telemetry.shutdown();
   await store.close({ processExiting: true }).catch(() => {});
   log({ level: "info", message: "worker stopped", workerId: worker.id });
   return EXIT_OK;
+}
+
+/** A port flag: 0 (any free port) to 65535. */
+export function portFlag(value: string, flag = "--port"): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new ResonError("usage_error", `${flag} must be a number from 0 to 65535.`);
+  return n;
 }
 
 /** Resolves on the first SIGTERM or SIGINT; a second one exits at once. */

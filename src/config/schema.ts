@@ -104,6 +104,23 @@ const LeaseSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * OpenTelemetry spans (src/telemetry). Off unless an endpoint is set here or in
+ * OTEL_EXPORTER_OTLP_ENDPOINT; headers (credentials) only from OTEL_EXPORTER_OTLP_HEADERS, so
+ * no secret sits in a config file.
+ */
+const TelemetrySchema = Type.Object(
+  {
+    endpoint: Type.Optional(
+      Type.String({ minLength: 1, description: "OTLP/HTTP base URL, e.g. http://localhost:4318" }),
+    ),
+    serviceName: Type.Optional(Type.String({ minLength: 1 })),
+    /** Task, answers, tool arguments and results on spans, masked by the secret redactor. */
+    includeContent: Type.Boolean(),
+  },
+  { additionalProperties: false },
+);
+
 const topLevel = {
   provider: Type.Optional(ProviderNameSchema),
   model: Type.Optional(Type.String({ minLength: 1 })),
@@ -130,6 +147,7 @@ export const ConfigSchema = Type.Object(
     embeddings: EmbeddingsSchema,
     memory: MemorySchema,
     lease: LeaseSchema,
+    telemetry: TelemetrySchema,
   },
   { additionalProperties: false },
 );
@@ -145,6 +163,7 @@ export const PartialConfigSchema = Type.Partial(
     embeddings: Type.Partial(EmbeddingsSchema, { additionalProperties: false }),
     memory: Type.Partial(MemorySchema, { additionalProperties: false }),
     lease: Type.Partial(LeaseSchema, { additionalProperties: false }),
+    telemetry: Type.Partial(TelemetrySchema, { additionalProperties: false }),
   }),
   { additionalProperties: false },
 );
@@ -163,4 +182,5 @@ export const DEFAULT_CONFIG: ResonConfig = {
   embeddings: {},
   memory: { enabled: true, reflect: "auto", minEvidence: 2, maxExperiences: 4, maxMemories: 3 },
   lease: { ttlMs: 30_000 },
+  telemetry: { includeContent: false },
 };

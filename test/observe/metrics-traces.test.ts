@@ -88,7 +88,10 @@ async function finished(serve: Serve, id: string): Promise<{ status: string; ses
 }
 
 async function eventsOf(serve: Serve, id: string): Promise<StoredEvent[]> {
-  const page = await serve.json<{ events: Array<{ data: StoredEvent }> }>("GET", `/runs/${id}/events?format=json`);
+  const page = await serve.json<{ events: Array<{ data: StoredEvent }> }>(
+    "GET",
+    `/runs/${id}/events?format=json`,
+  );
   return page.events.map((e) => e.data);
 }
 

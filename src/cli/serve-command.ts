@@ -6,10 +6,10 @@ import { openDefaultStore } from "../agent/index.js";
 import { loadConfig, resonHome } from "../config/index.js";
 import { toResonError } from "../core/errors.js";
 import { loadServeToken, type MetricsListener, startMetricsListener, startService } from "../server/index.js";
-import { ServiceTelemetry } from "../telemetry/index.js";
+import { ServiceTelemetry, traceIdOfRun } from "../telemetry/index.js";
 import { EXIT_OK, EXIT_USAGE, exitCodeForError } from "./exit-codes.js";
 import { reportError } from "./run-command.js";
-import { parseLogFormat, serviceLog } from "./service-log.js";
+import { parseLogFormat, serviceLog, withTraceIds } from "./service-log.js";
 import { packageVersion } from "./version.js";
 import { durationFlag, portFlag, positiveIntFlag, untilStopSignal } from "./worker-command.js";
 
@@ -67,7 +67,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
     return EXIT_OK;
   }
   const format = parseLogFormat(values["log-format"] as string | undefined, process.stderr);
-  const log = serviceLog(format);
+  let log = serviceLog(format);
   let port: number;
   let workers: number;
   let graceMs: number;
@@ -115,6 +115,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
     });
     if (metricsPort !== undefined)
       metricsListener = await startMetricsListener({ port: metricsPort, metrics: telemetry.metrics });
+    if (telemetry.tracer) log = withTraceIds(log, traceIdOfRun);
     const service = await startService({
       store,
       ...(values.host ? { host: values.host as string } : {}),

@@ -9,11 +9,11 @@ import { loadConfig, resonHome } from "../config/index.js";
 import { ResonError, toResonError } from "../core/errors.js";
 import { type MetricsListener, startMetricsListener } from "../server/index.js";
 import { parseDuration } from "../store/index.js";
-import { ServiceTelemetry } from "../telemetry/index.js";
+import { ServiceTelemetry, traceIdOfRun } from "../telemetry/index.js";
 import { Worker } from "../worker/index.js";
 import { EXIT_OK, EXIT_USAGE, exitCodeForError } from "./exit-codes.js";
 import { reportError } from "./run-command.js";
-import { parseLogFormat, serviceLog } from "./service-log.js";
+import { parseLogFormat, serviceLog, withTraceIds } from "./service-log.js";
 
 export const WORKER_HELP = `reson worker: execute queued runs (from reson serve) until stopped
 
@@ -82,7 +82,7 @@ export async function workerCommand(argv: string[]): Promise<number> {
     process.stdout.write(WORKER_HELP);
     return EXIT_OK;
   }
-  const log = serviceLog(parseLogFormat(values["log-format"] as string | undefined, process.stderr));
+  let log = serviceLog(parseLogFormat(values["log-format"] as string | undefined, process.stderr));
   let concurrency: number;
   let graceMs: number;
   let promptTimeoutMs: number;
@@ -130,6 +130,7 @@ export async function workerCommand(argv: string[]): Promise<number> {
     await store.close({ processExiting: true }).catch(() => {});
     return exitCodeForError(failure.code);
   }
+  if (telemetry.tracer) log = withTraceIds(log, traceIdOfRun);
   const observed = telemetry;
   const worker = new Worker({
     store,

@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { traceIdOfRun } from "../../src/telemetry/index.js";
-import { cleanEnv, type TempDir, tempDir } from "../support/cli.js";
+import { cleanEnv, runCli, type TempDir, tempDir } from "../support/cli.js";
 import {
   type FakeModelServer,
   type RecordedRequest,
@@ -307,5 +307,36 @@ describe("metrics and traces of reson serve", () => {
     const failedChat = badSpans.find((s) => s.name === "chat fake-model")!;
     expect(failedChat.parentSpanId).toBe(badRoot.spanId);
     expect(failedChat.attributes["error.type"]).toBe("provider_unavailable");
+  });
+
+  it("logs one JSON object per line with the run's trace id, never the token or the task", async () => {
+    const run = await serve.json<{ id: string; sessionId: string }>("POST", "/runs", {
+      task: "steps 1 with a private plan",
+      ...spec(),
+    });
+    await finished(serve, run.id);
+    await serve.process.waitFor(/run ended completed/);
+    const lines = serve.process
+      .stderr()
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.length).toBeGreaterThan(3);
+    for (const line of lines) expect(Object.keys(line).slice(0, 3)).toEqual(["time", "level", "message"]);
+    const aboutRun = lines.filter((line) => line.runId === run.id);
+    expect(aboutRun.map((line) => line.message)).toContain("run ended completed");
+    for (const line of aboutRun) {
+      expect(line.traceId).toBe(traceIdOfRun(run.id));
+      expect(line.sessionId).toBe(run.sessionId);
+      expect(line.workerId).toEqual(expect.any(String));
+    }
+    expect(serve.process.stderr()).not.toContain("private plan");
+    expect(serve.process.stderr().split(serve.token)).toHaveLength(2); // shown once, when made
+
+    // `reson trace show` prints the trace id a collector knows the run by.
+    await serve.process.kill();
+    await serve.process.exited();
+    const shown = await runCli(["trace", "show", run.id], { env: cleanEnv({ RESON_HOME: ws.home }) });
+    expect(shown.stdout).toContain(`OpenTelemetry trace id ${traceIdOfRun(run.id)}`);
   });
 });

@@ -18,6 +18,7 @@ import { RunService } from "./run-service.js";
 import type { ServeToken } from "./serve-token.js";
 import { sessionRoutes } from "./session-routes.js";
 import type { SseOptions } from "./sse.js";
+import { webRoutes } from "./web-routes.js";
 
 export interface ServiceOptions {
   store: Store;
@@ -111,6 +112,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
         ...runRoutes(service),
         ...eventRoutes({ service, announcements, live }),
         ...(telemetry ? [metricsRoute(telemetry.metrics)] : []),
+        ...webRoutes(),
       ],
       ...(options.requestLog ? { log: options.requestLog } : {}),
       ...(options.sse ? { sse: options.sse } : {}),

@@ -10,7 +10,7 @@ import { INSTALL } from "../../src/core/install-hints.js";
 import { probeSandbox } from "../../src/workspace/exec-sandbox/probe.js";
 import { postgresAvailability } from "../store/postgres-server.js";
 
-export type RequirementId = "sandbox" | "tmux" | "ripgrep" | "postgres";
+export type RequirementId = "sandbox" | "tmux" | "ripgrep" | "postgres" | "chromium";
 
 export interface Requirement {
   id: RequirementId;
@@ -69,6 +69,12 @@ export const REQUIREMENTS: Record<RequirementId, Requirement> = {
     label: "ripgrep (rg)",
     install: INSTALL.ripgrep,
     missing: async () => (onPath("rg") ? undefined : "rg is not on PATH"),
+  },
+  chromium: {
+    id: "chromium",
+    label: "Chromium (for the web view's browser tests)",
+    install: "sudo apt-get install -y chromium",
+    missing: async () => (existsSync("/usr/bin/chromium") ? undefined : "/usr/bin/chromium is not installed"),
   },
   postgres: {
     id: "postgres",

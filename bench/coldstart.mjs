@@ -39,6 +39,8 @@ const server = createServer((req, res) => {
 await new Promise((r) => server.listen(0, "127.0.0.1", r));
 const baseUrl = `http://127.0.0.1:${server.address().port}/v1`;
 const home = mkdtempSync(join(tmpdir(), "reson-coldstart-"));
+// The workspace must be outside $RESON_HOME: reson refuses to work inside its own folder.
+const workspace = mkdtempSync(join(tmpdir(), "reson-coldstart-ws-"));
 
 function once(args) {
   return new Promise((resolvePromise, reject) => {
@@ -46,7 +48,7 @@ function once(args) {
     const child = spawn(process.execPath, args, {
       stdio: ["ignore", "ignore", "pipe"],
       env: { ...process.env, RESON_HOME: home },
-      cwd: home,
+      cwd: workspace,
     });
     let stderr = "";
     child.stderr.on("data", (d) => {
@@ -93,3 +95,4 @@ for (const [name] of cases) {
 }
 server.close();
 rmSync(home, { recursive: true, force: true });
+rmSync(workspace, { recursive: true, force: true });

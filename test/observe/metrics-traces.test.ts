@@ -36,9 +36,14 @@ interface StoredEvent {
 function scripted(request: RecordedRequest) {
   const task = taskOf(request);
   if (task.startsWith("fail")) return { fault: "http" as const, status: 503 };
+  if (task.startsWith("CHILD")) return { text: "child done", usage: { input: 50, output: 5 } };
   const messages = (request.body as { messages?: Array<{ role: string }> }).messages ?? [];
   const done = messages.filter((m) => m.role === "assistant").length;
   const steps = Number(/^steps (\d+)/.exec(task)?.[1] ?? 0);
+  if (task.startsWith("delegate") && done === 0)
+    return {
+      toolCalls: [{ id: "call_sub", name: "subagent", arguments: { mode: "delegate", task: "CHILD look" } }],
+    };
   if (done < steps)
     return {
       toolCalls: [
@@ -307,6 +312,31 @@ describe("metrics and traces of reson serve", () => {
     const failedChat = badSpans.find((s) => s.name === "chat fake-model")!;
     expect(failedChat.parentSpanId).toBe(badRoot.spanId);
     expect(failedChat.attributes["error.type"]).toBe("provider_unavailable");
+  });
+
+  it("nests a sub-agent's invoke_agent span under the subagent tool call that started it", async () => {
+    const run = await serve.json<{ id: string }>("POST", "/runs", { task: "delegate a look", ...spec() });
+    expect((await finished(serve, run.id)).status).toBe("completed");
+    const traceId = traceIdOfRun(run.id);
+    await collector.waitFor((spans) =>
+      spans.some((s) => s.traceId === traceId && s.parentSpanId === undefined),
+    );
+    const spans = collector.spans.filter((s) => s.traceId === traceId);
+    const root = spans.find((s) => s.parentSpanId === undefined)!;
+    const tool = spans.find((s) => s.name === "execute_tool subagent")!;
+    expect(tool.parentSpanId).toBe(root.spanId);
+    const child = spans.find((s) => s.parentSpanId === tool.spanId)!;
+    const started = (await eventsOf(serve, run.id)).find((e) => e.type === "sub_trace_started")!;
+    expect(child.name).toBe(`invoke_agent ${String(started.preset)}`);
+    expect(child.attributes).toMatchObject({
+      "gen_ai.operation.name": "invoke_agent",
+      "gen_ai.agent.id": started.childRunId,
+      "reson.subagent.mode": "delegate",
+      "reson.run.status": "completed",
+      "gen_ai.usage.input_tokens": 50,
+    });
+    expect(child.startMs).toBeGreaterThanOrEqual(tool.startMs);
+    expect(child.endMs).toBeLessThanOrEqual(tool.endMs);
   });
 
   it("logs one JSON object per line with the run's trace id, never the token or the task", async () => {

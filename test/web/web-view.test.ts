@@ -132,7 +132,9 @@ describe.skipIf(await skipWithout("chromium", "web view in Chromium"))("web view
     const allow = page.locator("[data-tool-call=call_cmd] button:text('Allow once')");
     await allow.waitFor({ timeout: 20_000 }).catch(async (error: unknown) => {
       await page.screenshot({ path: join(shots, "0-failed.png"), fullPage: true });
-      throw new Error(`${String(error)}\npage: ${await page.locator("main").textContent()}\nerrors: ${errors}`);
+      throw new Error(
+        `${String(error)}\npage: ${await page.locator("main").textContent()}\nerrors: ${errors}`,
+      );
     });
     expect(await page.locator("#run-status").textContent()).toBe("running");
     await page.screenshot({ path: join(shots, "1-approval.png"), fullPage: true });

@@ -155,6 +155,11 @@ describe.skipIf(await skipWithout("chromium", "web view in Chromium"))("web view
     expect(await page.locator(".answer").textContent()).toContain("All done");
     expect(await page.locator("#goal-tree").textContent()).not.toBe("(no goals yet)");
     expect(await page.locator(".chart rect.output").count()).toBe(3);
+    // Each step tells what its model call saw: the context's sections.
+    await page.waitForSelector("[data-step='3'] details.manifest");
+    expect(await page.locator("[data-step='1'] details.manifest summary").textContent()).toMatch(
+      /what the model saw: \d+ sections/,
+    );
     const summary = await page.locator(".summary").textContent();
     expect(summary).toContain("4.4k in"); // 1200 + 1500 + 1700 input tokens
     expect(page.url()).not.toContain(token);

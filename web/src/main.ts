@@ -3,7 +3,7 @@
 // one, and a run live over its event stream. Routes are in the URL's hash; the token never is.
 import { api, enableEventStreams, forgetToken, savedToken, saveToken, Unauthorized } from "./api.js";
 import { cost, h, tokens } from "./dom.js";
-import { applyEvent, EVENT_TYPES, emptyRun, type RunModel } from "./run-state.js";
+import { applyEvent, applyManifests, EVENT_TYPES, emptyRun, type RunModel } from "./run-state.js";
 import { renderRun } from "./run-view.js";
 
 interface Session {
@@ -217,10 +217,27 @@ async function runPage(id: string): Promise<void> {
   // seq it has already applied.
   const source = new EventSource(`/runs/${encodeURIComponent(id)}/events`);
   let pending = false;
+  // The context manifest of each step is in its committed record, read after the step ends.
+  let manifestsDue = false;
+  const readManifests = () => {
+    if (manifestsDue) return;
+    manifestsDue = true;
+    setTimeout(() => {
+      manifestsDue = false;
+      void api<{ steps: unknown[] }>("GET", `/runs/${encodeURIComponent(id)}/trace`).then(
+        ({ steps }) => {
+          applyManifests(run, steps);
+          draw();
+        },
+        () => {},
+      );
+    }, 300);
+  };
   const onEvent = (message: MessageEvent<string>) => {
     const event = JSON.parse(message.data) as Parameters<typeof applyEvent>[1];
     if (!applyEvent(run, event)) return;
     if (event.type === "run_end") source.close();
+    if (event.type === "step_end" || event.type === "run_end") readManifests();
     if (pending) return;
     pending = true;
     requestAnimationFrame(() => {

@@ -35,6 +35,15 @@ export interface ToolView {
   prompt?: PromptView;
 }
 
+/** What one model call saw, from the run's committed steps (GET /runs/:id/trace). */
+export interface ContextManifest {
+  messages: number;
+  trimmedUpTo: number;
+  compactions: number;
+  goal?: string | null;
+  sections: Array<{ section: string; source?: string | null; injectedChars: number; truncated?: boolean }>;
+}
+
 export interface StepView {
   step: number;
   startedAt: number;
@@ -42,6 +51,7 @@ export interface StepView {
   stopReason?: string;
   usage?: Usage;
   context?: { estTokens: number; budgetTokens: number; windowTokens: number };
+  manifest?: ContextManifest;
   notes: string[];
   tools: ToolView[];
 }
@@ -246,3 +256,15 @@ export const EVENT_TYPES = [
   "learning",
   "run_end",
 ];
+
+/** Attaches the context manifests of committed steps (GET /runs/:id/trace's steps). */
+export function applyManifests(run: RunModel, steps: unknown[]): void {
+  for (const record of steps as Array<{
+    kind?: string;
+    data?: { step?: number; context?: ContextManifest };
+  }>) {
+    if (record.kind !== "model_call" || !record.data?.context || record.data.step === undefined) continue;
+    const step = run.steps.find((s) => s.step === record.data?.step);
+    if (step) step.manifest = record.data.context;
+  }
+}

@@ -4,7 +4,7 @@
 import { api } from "./api.js";
 import { stepChart } from "./chart.js";
 import { cost, duration, h, tokens } from "./dom.js";
-import type { PromptView, RunModel, StepView, ToolView } from "./run-state.js";
+import type { ContextManifest, PromptView, RunModel, StepView, ToolView } from "./run-state.js";
 
 export interface RunActions {
   answered(): void;
@@ -85,6 +85,35 @@ function toolItem(run: RunModel, tool: ToolView, actions: RunActions): HTMLEleme
   );
 }
 
+function manifestBox(manifest: ContextManifest): HTMLElement {
+  const facts = [
+    `${manifest.messages} messages`,
+    manifest.trimmedUpTo > 0 ? `outputs before entry ${manifest.trimmedUpTo} trimmed` : "",
+    manifest.compactions > 0 ? `${manifest.compactions} compactions` : "",
+    manifest.goal ? `goal ${manifest.goal}` : "",
+  ].filter(Boolean);
+  return h(
+    "details",
+    { class: "manifest" },
+    h(
+      "summary",
+      { class: "facts" },
+      `what the model saw: ${manifest.sections.length} sections · ${facts.join(" · ")}`,
+    ),
+    h(
+      "ul",
+      { class: "facts" },
+      ...manifest.sections.map((section) =>
+        h(
+          "li",
+          {},
+          `${section.section}${section.source ? ` (${section.source})` : ""}: ${section.injectedChars} chars${section.truncated ? ", cut" : ""}`,
+        ),
+      ),
+    ),
+  );
+}
+
 function stepItem(run: RunModel, step: StepView, actions: RunActions): HTMLElement {
   const facts: string[] = [];
   if (step.usage)
@@ -104,6 +133,7 @@ function stepItem(run: RunModel, step: StepView, actions: RunActions): HTMLEleme
     { class: "step", "data-step": String(step.step) },
     h("div", { class: "step-head" }, `Step ${step.step}`),
     h("div", { class: "facts" }, facts.join(" · ")),
+    step.manifest ? manifestBox(step.manifest) : null,
     ...step.notes.map((note) => h("div", { class: "event" }, note)),
     ...step.tools.map((tool) => toolItem(run, tool, actions)),
   );

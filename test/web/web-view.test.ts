@@ -32,9 +32,20 @@ const CHROMIUM_ARGS = [
  * model takes a moment each step so the page sees the run grow.
  */
 function scripted(request: RecordedRequest) {
-  const messages = (request.body as { messages?: Array<{ role: string }> }).messages ?? [];
+  // A session's later runs carry the earlier ones as history: this run is from its last task on.
+  const all = (request.body as { messages?: Array<{ role: string; content: unknown }> }).messages ?? [];
+  const lastUser = all.map((m) => m.role).lastIndexOf("user");
+  const messages = all.slice(lastUser);
   const done = messages.filter((m) => m.role === "assistant").length;
-  if (!taskOf(request).startsWith("watch")) return { text: "ok" };
+  const task = String(messages[0]?.content ?? taskOf(request));
+  if (task.startsWith("ask")) {
+    if (done === 0)
+      return { toolCalls: [{ id: "call_q", name: "ask_human", arguments: { question: "Which colour?" } }] };
+    const tool = messages.find((m) => m.role === "tool");
+    return { text: `noted: ${JSON.stringify(tool?.content)}` };
+  }
+  if (task.startsWith("slow")) return { text: "too late", delayMs: 20_000 };
+  if (!task.startsWith("watch")) return { text: "ok" };
   if (done === 0)
     return {
       toolCalls: [
@@ -80,7 +91,14 @@ describe.skipIf(await skipWithout("chromium", "web view in Chromium"))("web view
     model = await startFakeModelServer({ respond: scripted });
     ws = tempDir();
     const serve = startReson(["serve", "--port", "0", "--log-format", "json"], {
-      env: cleanEnv({ RESON_HOME: ws.home, RESON_MEMORY: "false" }),
+      // The model of runs started from the page, which name none: this serve's configuration.
+      env: cleanEnv({
+        RESON_HOME: ws.home,
+        RESON_MEMORY: "false",
+        RESON_PROVIDER: "openai-compatible",
+        RESON_BASE_URL: model.openaiBaseUrl,
+        RESON_MODEL: "fake-model",
+      }),
       cwd: ws.path,
     });
     [, url] = (await serve.waitFor(/"url":"(http:\/\/127\.0\.0\.1:\d+)"/)) as unknown as [string, string];
@@ -92,12 +110,12 @@ describe.skipIf(await skipWithout("chromium", "web view in Chromium"))("web view
     ws.remove();
   });
 
-  async function startRun(): Promise<string> {
+  async function startRun(task = "watch this run"): Promise<string> {
     const response = await fetch(`${url}/runs`, {
       method: "POST",
       headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
       body: JSON.stringify({
-        task: "watch this run",
+        task,
         workspace: ws.path,
         provider: "openai-compatible",
         baseUrl: model.openaiBaseUrl,
@@ -181,6 +199,45 @@ describe.skipIf(await skipWithout("chromium", "web view in Chromium"))("web view
     expect(Number(overflow)).toBeLessThanOrEqual(0);
     await page.screenshot({ path: join(shots, "3-phone.png"), fullPage: true });
     expect(errors).toEqual([]);
+    await page.close();
+  }, 90_000);
+
+  it("starts a run in a session, answers its question and cancels another, from the page", async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await signIn(page);
+    const first = await startRun("answer at once");
+    let run = { sessionId: "", status: "queued" };
+    while (run.status === "queued" || run.status === "running") {
+      await new Promise((r) => setTimeout(r, 100));
+      const response = await fetch(`${url}/runs/${first}`, { headers: { authorization: `Bearer ${token}` } });
+      run = (await response.json()) as typeof run;
+    }
+    await page.goto(`${url}/#/sessions/${run.sessionId}`);
+    await page.waitForSelector(`#runs a[href='#/runs/${first}']`);
+    await page.waitForSelector("#runs .status-completed");
+
+    await page.fill("textarea[aria-label=task]", "ask the user for a colour");
+    await page.click("button:text('Start')");
+    await page
+      .waitForSelector("text=Question: Which colour?", { timeout: 20_000 })
+      .catch(async (error: unknown) => {
+        throw new Error(`${String(error)}\npage: ${await page.locator("main").textContent()}`);
+      });
+    await page.fill("input[aria-label=answer]", "teal");
+    await page.click("button:text('Answer')");
+    await page.waitForSelector("#run-status:text('completed')", { timeout: 20_000 });
+    expect(await page.locator(".answer").textContent()).toContain("teal");
+    expect(await page.locator(".event", { hasText: "— answered: teal" }).count()).toBe(1);
+
+    await page.goto(`${url}/#/sessions/${run.sessionId}`);
+    await page.waitForSelector("#runs");
+    await page.fill("textarea[aria-label=task]", "slow task to cancel");
+    await page.click("button:text('Start')");
+    await page.waitForSelector("[data-step='1']", { timeout: 20_000 });
+    await page.click("button:text('Cancel run')", { timeout: 10_000 }).catch(async (error: unknown) => {
+      throw new Error(`${String(error)}\npage: ${await page.locator("main").textContent()}`);
+    });
+    await page.waitForSelector("#run-status:text-matches('aborted|cancelled')", { timeout: 20_000 });
     await page.close();
   }, 90_000);
 

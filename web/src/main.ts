@@ -30,6 +30,8 @@ const main = document.getElementById("main")!;
 const nav = document.getElementById("nav")!;
 /** What the current page must stop when another replaces it (its event stream). */
 let leave: (() => void) | undefined;
+/** Counts navigations: a page whose data arrives after the user moved on draws nothing. */
+let navigation = 0;
 
 function show(...children: Node[]): void {
   main.replaceChildren(...children);
@@ -78,7 +80,9 @@ async function sessionsPage(params: URLSearchParams): Promise<void> {
   const query = new URLSearchParams();
   if (status) query.set("status", status);
   if (workspace) query.set("workspace", workspace);
+  const mine = navigation;
   const { sessions } = await api<{ sessions: Session[] }>("GET", `/sessions?${query}`);
+  if (mine !== navigation) return;
   const statusSelect = h(
     "select",
     { "aria-label": "status" },
@@ -143,10 +147,12 @@ async function sessionsPage(params: URLSearchParams): Promise<void> {
 }
 
 async function sessionPage(id: string): Promise<void> {
+  const mine = navigation;
   const [session, { runs }] = await Promise.all([
     api<Session>("GET", `/sessions/${id}`),
     api<{ runs: Run[] }>("GET", `/sessions/${id}/runs`),
   ]);
+  if (mine !== navigation) return;
   const task = h("textarea", {
     rows: "3",
     placeholder: "a task for this session",
@@ -208,10 +214,19 @@ async function sessionPage(id: string): Promise<void> {
 }
 
 async function runPage(id: string): Promise<void> {
-  await api("GET", `/runs/${id}`);
+  const mine = navigation;
+  const view = await api<{ status: string; error: { code: string; message: string } | null }>(
+    "GET",
+    `/runs/${id}`,
+  );
   await enableEventStreams();
   const run: RunModel = emptyRun(id);
-  const draw = () => show(renderRun(run, { answered: draw }));
+  run.state = { status: view.status, error: view.error };
+  // Nothing of this page may draw once another replaced it (a late manifest read, a frame).
+  const draw = () => {
+    if (mine === navigation) show(renderRun(run, { answered: draw }));
+  };
+  if (mine !== navigation) return;
   draw();
   // EventSource rejoins by itself after a drop, sending Last-Event-ID; applyEvent ignores any
   // seq it has already applied.
@@ -252,6 +267,7 @@ async function runPage(id: string): Promise<void> {
 async function route(): Promise<void> {
   leave?.();
   leave = undefined;
+  navigation++;
   if (!savedToken()) return loginPage();
   nav.replaceChildren(
     h("a", { href: "#/" }, "Sessions"),

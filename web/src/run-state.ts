@@ -87,6 +87,8 @@ export interface RunModel {
     error?: { code: string; message: string };
   };
   lastSeq: number;
+  /** The run as the API sees it (a run that failed before it started has no events). */
+  state?: { status: string; error: { code: string; message: string } | null };
 }
 
 type Event = { type: string; seq?: number; step: number; ts: number; [key: string]: unknown };
@@ -200,7 +202,9 @@ export function applyEvent(run: RunModel, event: Event): boolean {
       });
       return true;
     case "human_answer": {
-      const question = run.questions.find((q) => q.promptId === event.promptId);
+      const question = run.questions.find(
+        (q) => q.kind === "question" && (q.promptId === event.promptId || q.toolCallId === event.toolCallId),
+      );
       if (question)
         question.outcome =
           event.answer === undefined ? `no answer (${event.by})` : `answered: ${event.answer}`;

@@ -141,20 +141,23 @@ function stepItem(run: RunModel, step: StepView, actions: RunActions): HTMLEleme
 
 export function renderRun(run: RunModel, actions: RunActions): HTMLElement {
   const end = run.end;
-  const status = end ? end.status : "running";
-  const cancel = end
-    ? null
-    : h(
-        "button",
-        {
-          class: "danger",
-          click: () =>
-            void api("POST", `/runs/${run.runId}/cancel`).then(actions.answered, (e: unknown) =>
-              alert(String(e)),
-            ),
-        },
-        "Cancel run",
-      );
+  const early = !end && run.steps.length === 0 ? run.state : undefined;
+  const status = end ? end.status : early && early.status !== "running" ? early.status : "running";
+  const error = end?.error ?? early?.error ?? undefined;
+  const cancel =
+    end || status !== "running"
+      ? null
+      : h(
+          "button",
+          {
+            class: "danger",
+            click: () =>
+              void api("POST", `/runs/${run.runId}/cancel`).then(actions.answered, (e: unknown) =>
+                alert(String(e)),
+              ),
+          },
+          "Cancel run",
+        );
   const totals = run.steps.reduce(
     (sum, s) => ({
       input: sum.input + (s.usage?.input ?? 0),
@@ -187,7 +190,7 @@ export function renderRun(run: RunModel, actions: RunActions): HTMLElement {
         run.sessionId ? h("a", { href: `#/sessions/${run.sessionId}` }, run.sessionId) : null,
       ),
       h("div", {}, h("strong", {}, "Task: "), run.task ?? ""),
-      end?.error ? h("div", { class: "error" }, `${end.error.code}: ${end.error.message}`) : null,
+      error ? h("div", { class: "error" }, `${error.code}: ${error.message}`) : null,
       end?.finalText
         ? h("div", { class: "answer" }, h("strong", {}, "Answer"), h("pre", {}, end.finalText))
         : null,

@@ -8,11 +8,13 @@
 // CommonJS, because only a script (not an ES module) can be given a code cache taken after
 // it ran. The library (`import … from "reson"`) is tsc's dist/index.js with its .d.ts.
 //
-// External, loaded from node_modules at run time: the native SQLite binding and sqlite-vec
-// (both find their binaries relative to their own files), pg (only for PostgreSQL), and
+// better-sqlite3's JavaScript is in commands.cjs; its binding.js, which finds the native addon
+// relative to its own file, is loaded from node_modules. External, loaded from node_modules at
+// run time: sqlite-vec (it finds its binary relative to its own file), pg (only for PostgreSQL), and
 // pi-ai (only for providers reson does not speak natively; its SDKs are large); and yaml,
-// a fifth of the code, read only when there is a SKILL.md (src/skills/frontmatter.ts).
-import { rmSync } from "node:fs";
+// a fifth of the code, read only when there is a SKILL.md (src/skills/frontmatter.ts); and
+// jieba, a native binding with its dictionary, loaded only for text with Chinese in it.
+import { readFileSync, rmSync } from "node:fs";
 import { resolve } from "node:path";
 import { build } from "esbuild";
 
@@ -31,7 +33,15 @@ const common = {
   platform: "node",
   target: "node22",
   outExtension: { ".js": ".cjs" },
-  external: ["better-sqlite3", "sqlite-vec", "pg", "@mariozechner/pi-ai", "@mariozechner/pi-ai/*", "yaml"],
+  external: [
+    "better-sqlite3/package.json",
+    "sqlite-vec",
+    "pg",
+    "@mariozechner/pi-ai",
+    "@mariozechner/pi-ai/*",
+    "yaml",
+    "@node-rs/jieba",
+  ],
   // The sources are ES modules: import.meta.url is the bundle file's URL.
   define: { "import.meta.url": "__resonModuleUrl" },
   banner: { js: MODULE_URL },
@@ -42,6 +52,8 @@ const common = {
   // A third less to read and parse on every start; names stay, for stack traces.
   minifyWhitespace: true,
   minifySyntax: true,
+  // Packages' license comments go to a file beside the bundle (they may hold any character).
+  legalComments: "linked",
   logLevel: "warning",
 };
 
@@ -54,6 +66,29 @@ const launcherImport = {
   setup(build) {
     build.onLoad({ filter: /[\\/]src[\\/]core[\\/]esm-import\.ts$/ }, () => ({
       contents: "export const importEsm = (specifier) => __resonImport(specifier);",
+      loader: "js",
+    }));
+  },
+};
+
+/**
+ * better-sqlite3 in the bundle: the store's require() of it becomes one the bundler follows
+ * (src/store/sqlite/sqlite-packages.ts), and the package's binding.js is the one in
+ * node_modules, so the addon is found where the package put it (prebuilt or compiled).
+ */
+const bundledSqlite = {
+  name: "bundled-sqlite",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]src[\\/]store[\\/]sqlite[\\/]sqlite-packages\.ts$/ }, () => ({
+      contents:
+        'export const requireBetterSqlite3 = () => require("better-sqlite3");\n' +
+        'export const requireSqliteVec = () => require("sqlite-vec");\n',
+      loader: "js",
+    }));
+    build.onLoad({ filter: /[\\/]node_modules[\\/]better-sqlite3[\\/]lib[\\/]binding\.js$/ }, () => ({
+      contents:
+        'const { dirname, join } = require("node:path");\n' +
+        'module.exports = require(join(dirname(require.resolve("better-sqlite3/package.json")), "lib", "binding.js"));\n',
       loader: "js",
     }));
   },
@@ -75,6 +110,20 @@ await Promise.all([
     entryPoints: { commands: "src/cli/commands.ts" },
     banner: { js: `(function (exports, require, module, __filename, __dirname, __resonImport) {\n${MODULE_URL}` },
     footer: { js: "})" },
-    plugins: [launcherImport],
+    plugins: [launcherImport, bundledSqlite],
   }),
 ]);
+
+// src/cli/code-cache.ts reads commands.cjs as Latin-1, which is its text only while the file is
+// ASCII: that read skips UTF-8 validation, and V8 keeps the source in one byte per character
+// instead of two (a 1 MB string read on every start). esbuild escapes non-ASCII characters
+// in strings, not in regular expression literals: write those as \uXXXX in the source.
+const commands = readFileSync(resolve(outdir, "commands.cjs"));
+const nonAscii = commands.findIndex((byte) => byte > 0x7f);
+if (nonAscii >= 0) {
+  const line = commands.subarray(0, nonAscii).toString("latin1").split("\n").length;
+  const near = commands.subarray(Math.max(0, nonAscii - 60), nonAscii + 20).toString("utf8");
+  console.error(`dist/cli-bundle/commands.cjs is not ASCII at line ${line}: …${near}…`);
+  console.error("Write the character as a \\uXXXX escape in the TypeScript source (see scripts/bundle-cli.mjs).");
+  process.exit(1);
+}

@@ -12,6 +12,7 @@ import {
   pickPreset,
   resonHome,
 } from "../config/index.js";
+import { RECALL_TOOL, recallTool } from "../memory/index.js";
 import {
   cachedEmbedder,
   createEmbeddingProvider,
@@ -147,6 +148,8 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
       ...(await embedderFor(config, env, store, secrets.access)),
       settings: config.memory,
     });
+    // The model can search memory and experiences in its own words (read-only).
+    if (!tools.has(RECALL_TOOL) && allowed(RECALL_TOOL, true)) tools.register(recallTool(agent.learning));
   }
   return agent;
 }

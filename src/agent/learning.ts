@@ -1,5 +1,7 @@
-// Learning across runs: before a run, the experiences whose condition matches the task and
-// the memories of earlier sessions that bear on it go into the system prompt's memory section;
+// Learning across runs: before a run, the experiences whose condition, rule or retrieval keys
+// match the task and the memories of earlier sessions that bear on it go into the system
+// prompt's memory section (a random share of the matching rules is withheld, memory.holdout,
+// so their uplift can be measured);
 // after it, the task and answer are remembered, the outcome is counted for exactly the
 // experiences the run was shown, and (when it hit trouble, or always if configured) the
 // summary model reflects on the run and proposes rules as ExpeL's add/agree/edit/remove
@@ -7,23 +9,34 @@
 // about the task: it is not counted nor reflected on, and remembered only if the model
 // answered in it. A rule is used only once enough independent runs back it, never when it came
 // from untrusted content (web pages) unless the user confirms it, and it retires when it
-// keeps failing. Everything stored is masked for secrets first.
+// keeps failing, credibly does not help (uplift), or, as a candidate, finds no backing for many
+// runs. Everything stored is masked for secrets first.
 import { keepHeadAndTail, transcriptOf, turnsToHistory } from "../context/index.js";
 import { isProviderErrorCode } from "../core/errors.js";
 import type { LearningReport } from "../core/events.js";
 import { seededUlid, ulid, ulidTimeMs } from "../core/ids.js";
 import {
+  broadNet,
+  coverageScore,
+  embedMissing,
+  estimateUplift,
   experiencesSection,
-  jaccard,
+  expireCandidates,
+  MIN_TEXT_MATCH,
+  matchingExperiences,
+  mergeKeys,
   parseReflectionOps,
   REFLECTION_SYSTEM_PROMPT,
-  rankExperiences,
+  type RecallFound,
+  type RetrievalDeps,
   reflectionRequest,
   sanitiseOps,
   searchMemory,
+  searchTerms,
   shouldRetire,
-  tokenize,
+  upliftSaysRetire,
   voteDelta,
+  weightedTerms,
 } from "../memory/index.js";
 import type { EmbeddingProvider, Provider } from "../providers/index.js";
 import type {
@@ -42,7 +55,14 @@ export interface LearningSettings {
   minEvidence: number;
   maxExperiences: number;
   maxMemories: number;
+  /** The share of matching active rules withheld from a run, to measure their uplift (0 turns it off). */
+  holdout?: number;
+  /** Runs after which a candidate rule that gained no evidence expires. */
+  candidateRuns?: number;
 }
+
+export const DEFAULT_HOLDOUT = 0.1;
+export const DEFAULT_CANDIDATE_RUNS = 20;
 
 export interface LearningDeps {
   store: Store;
@@ -54,6 +74,8 @@ export interface LearningDeps {
   /** Similarity search when an embedding model is configured. */
   embedder?: EmbeddingProvider;
   settings: LearningSettings;
+  /** Uniform in [0, 1): decides which matching rules a run is not shown (holdout). */
+  random?: () => number;
 }
 
 /** What a run was given from memory. */
@@ -62,6 +84,8 @@ export interface Recall {
   text: string;
   experienceIds: string[];
   memoryIds: string[];
+  /** Rules the run matched but was not shown (holdout), counted apart. */
+  withheldIds: string[];
 }
 
 /** Runs that took this many steps are worth reflecting on even when nothing failed. */
@@ -77,27 +101,8 @@ function clip(text: string, max: number): string {
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
 }
 
-/** Words too common to say two texts are about the same thing. */
-const STOPWORDS = new Set(
-  "a an and are as at be by do does for from has have how i in is it its me my of on or our please so that the this to was we what when where which why with you your".split(
-    " ",
-  ),
-);
-
-/** The distinct terms of a text that carry meaning (no stop words, no single Latin letters). */
-function contentTerms(text: string): Set<string> {
-  return new Set([...tokenize(text)].filter((term) => !STOPWORDS.has(term) && !/^[a-z0-9]$/.test(term)));
-}
-
-/** At least 60 % of the task's terms (three suffice for a long task) appear in `text`. */
-function sharesEnough(task: ReadonlySet<string>, text: string): boolean {
-  if (task.size === 0) return false;
-  const terms = contentTerms(text);
-  let shared = 0;
-  for (const term of task) if (terms.has(term)) shared++;
-  return shared >= Math.min(3, Math.ceil(task.size * 0.6));
-}
-
+/** A memory from an earlier session is shown when it covers this much of the task's weight. */
+const MIN_MEMORY_MATCH = MIN_TEXT_MATCH;
 /** A filter passing the first hit of each distinct text. */
 function uniqueText(): (hit: { item: { text: string } }) => boolean {
   const seen = new Set<string>();
@@ -109,29 +114,36 @@ function uniqueText(): (hit: { item: { text: string } }) => boolean {
   };
 }
 
-/** How well an experience's condition (and, less, its rule) matches the task, 0..1. */
-function textMatch(task: ReadonlySet<string>, experience: Experience): number {
-  const condition = tokenize(experience.condition);
-  const rule = tokenize(experience.rule);
-  if (task.size === 0) return 0;
-  let shared = 0;
-  for (const term of condition) if (task.has(term)) shared++;
-  // Overlap relative to the smaller side: a short condition fully present in a long task matches well.
-  const overlap = condition.size === 0 ? 0 : shared / Math.min(condition.size, task.size);
-  return Math.min(1, 0.8 * overlap + 0.2 * jaccard(task, rule));
-}
-
 export class Learning {
   constructor(private readonly deps: LearningDeps) {}
 
-  /** Experiences and memories for a run of `task`; the experiences are noted as shown in it. */
+  private get retrieval(): RetrievalDeps {
+    const { store, projectKey, redact, embedder } = this.deps;
+    return { store, projectKey, redact, ...(embedder ? { embedder } : {}) };
+  }
+
+  /**
+   * Experiences and memories for a run of `task`; the experiences are noted as shown in it,
+   * those held out as withheld.
+   */
   async recall(task: string, traceId: string, sessionId: string, signal?: AbortSignal): Promise<Recall> {
     const { store, projectKey, settings } = this.deps;
-    const taskTerms = contentTerms(task);
-    const experiences =
+    // Cut only when a memory needs comparing (cutting Chinese loads the dictionary).
+    let cut: ReturnType<typeof weightedTerms> | undefined;
+    const taskTerms = () => {
+      cut ??= weightedTerms(task);
+      return cut;
+    };
+    const matched =
       settings.maxExperiences > 0
-        ? await this.matchingExperiences(task, settings.maxExperiences, signal)
+        ? (await matchingExperiences(this.retrieval, task, settings.maxExperiences, signal)).map(
+            (hit) => hit.experience,
+          )
         : [];
+    const holdout = settings.holdout ?? DEFAULT_HOLDOUT;
+    const random = this.deps.random ?? Math.random;
+    const withheld = holdout > 0 ? matched.filter(() => random() < holdout) : [];
+    const experiences = matched.filter((experience) => !withheld.includes(experience));
     const memories =
       settings.maxMemories > 0
         ? (
@@ -146,21 +158,16 @@ export class Learning {
           ).hits
             // This session's own turns are in the history already; a hit must share enough of
             // the task's words (full-text scores are relative to the best hit, not absolute).
-            .filter((hit) => hit.item.sessionId !== sessionId && sharesEnough(taskTerms, hit.item.text))
+            .filter(
+              (hit) =>
+                hit.item.sessionId !== sessionId &&
+                coverageScore(taskTerms(), new Set(searchTerms(hit.item.text))) >= MIN_MEMORY_MATCH,
+            )
             .filter(uniqueText())
             .slice(0, settings.maxMemories)
         : [];
-    const now = Date.now();
-    if (experiences.length > 0) {
-      await store.apply(
-        experiences.map((experience) => ({
-          op: "recordExperienceUse" as const,
-          experienceId: experience.id,
-          traceId,
-          at: now,
-        })),
-      );
-    }
+    await noteUses(store, experiences, traceId);
+    await noteUses(store, withheld, traceId, { withheld: true });
     const parts: string[] = [];
     const section = experiencesSection(experiences);
     if (section) parts.push(section);
@@ -179,6 +186,43 @@ export class Learning {
       text: parts.join("\n\n"),
       experienceIds: experiences.map((experience) => experience.id),
       memoryIds: memories.map((hit) => hit.item.id),
+      withheldIds: withheld.map((experience) => experience.id),
+    };
+  }
+
+  /**
+   * What the `recall` tool finds for the model's own words in run `traceId`: rules (active
+   * ones, past the text threshold) and memories of earlier sessions. The rules count as shown
+   * in the run, for its outcome.
+   */
+  async lookUp(query: string, traceId: string, signal?: AbortSignal): Promise<RecallFound> {
+    const { store, projectKey } = this.deps;
+    const hits = await matchingExperiences(this.retrieval, query, 5, signal);
+    const experiences = hits.map((hit) => hit.experience);
+    await noteUses(store, experiences, traceId);
+    const queryTerms = weightedTerms(query);
+    const memories = (
+      await searchMemory({
+        store,
+        query: clip(query, 500),
+        projectKey,
+        limit: 10,
+        ...(this.deps.embedder ? { embed: this.embedFunction() } : {}),
+        ...(signal ? { signal } : {}),
+      })
+    ).hits
+      .filter((hit) => hit.item.traceId !== traceId)
+      .filter((hit) => coverageScore(queryTerms, new Set(searchTerms(hit.item.text))) >= MIN_MEMORY_MATCH)
+      .filter(uniqueText())
+      .slice(0, 5);
+    return {
+      experiences,
+      memories: memories.map((hit) => ({
+        id: hit.item.id,
+        createdAt: hit.item.createdAt,
+        role: hit.item.role ?? hit.item.kind,
+        text: clip(hit.item.text, SNIPPET_CHARS),
+      })),
     };
   }
 
@@ -224,7 +268,7 @@ export class Learning {
     const stored = await Promise.all(items.map((item) => store.memory.get(item.id)));
     const fresh = items.filter((_, i) => stored[i] === undefined);
     if (fresh.length > 0) await store.memory.appendItems(fresh);
-    if (items.length > 0 && this.deps.embedder) await this.embedMissing("memory", run.signal);
+    if (items.length > 0 && this.deps.embedder) await embedMissing(this.retrieval, "memory", run.signal);
     const outcomeCounted = judged ? await store.experiences.recordOutcome(run.traceId, outcome) : 0;
     const report: LearningReport = {
       remembered: items.length,
@@ -237,22 +281,33 @@ export class Learning {
       retired: [],
       reflected: false,
     };
-    // Rules that keep failing sink and retire.
+    // Rules that keep failing sink and retire, and so do rules that credibly do not help.
     for (const use of await store.experiences.usesIn(run.traceId)) {
       const experience = await store.experiences.get(use.experienceId);
       if (
         experience &&
         experience.status !== "retired" &&
-        shouldRetire(experience.successCount, experience.failureCount)
+        (shouldRetire(experience.successCount, experience.failureCount) ||
+          upliftSaysRetire(estimateUplift(experience)))
       ) {
         await store.experiences.retire(experience.id);
         report.retired.push(experience.id);
       }
     }
-    if (!judged || this.deps.settings.reflect === "off") return report;
+    if (!judged) return report;
+    report.retired.push(
+      ...(await expireCandidates(
+        store,
+        this.deps.projectKey,
+        this.deps.settings.candidateRuns ?? DEFAULT_CANDIDATE_RUNS,
+      )),
+    );
+    if (this.deps.settings.reflect === "off") return report;
     const turns = await this.turnsOf(run);
     if (!this.worthReflecting(turns, outcome, run.steps)) return report;
     await this.reflect(run, outcome, turns, report);
+    // The rules just written are cut for the text index now, not before the next run's first call.
+    await store.experiences.reindex();
     return report;
   }
 
@@ -289,9 +344,7 @@ export class Learning {
     report: LearningReport,
   ): Promise<void> {
     const { store, projectKey, redact, settings } = this.deps;
-    const shown = (
-      await this.matchingExperiences(run.task, MAX_RULES_SHOWN, run.signal, ["active", "candidate"])
-    ).slice(0, MAX_RULES_SHOWN);
+    const shown = await broadNet(this.retrieval, run.task, MAX_RULES_SHOWN, run.signal);
     const transcript = redact(
       keepHeadAndTail(transcriptOf(turnsToHistory([...turns])), REFLECTION_TRANSCRIPT_CHARS),
     );
@@ -305,7 +358,11 @@ export class Learning {
               task: redact(run.task),
               outcome: `${run.status} (${outcome})`,
               transcript,
-              rules: shown.map((experience) => ({ condition: experience.condition, rule: experience.rule })),
+              rules: shown.map((experience) => ({
+                condition: experience.condition,
+                rule: experience.rule,
+                keys: experience.keys,
+              })),
             }),
             timestamp: Date.now(),
           },
@@ -337,12 +394,15 @@ export class Learning {
             scope: `project:${projectKey.slice(0, 12)}`,
             condition: redact(op.condition),
             rule: redact(op.rule),
+            keys: op.keys.map(redact),
             conditionFilter: null,
             evidence: [evidence("added by reflection")],
             confidence: 0.5,
             usageCount: 0,
             successCount: 0,
             failureCount: 0,
+            holdoutSuccessCount: 0,
+            holdoutFailureCount: 0,
             votes: voteDelta(op, shown.length),
             provenance,
             status: "candidate",
@@ -370,8 +430,11 @@ export class Learning {
             ...target.evidence,
             evidence(op.kind === "edit" ? "edited by reflection" : "confirmed by reflection"),
           ];
+      // Keys are kept by an edit or a confirmation; new ones join them.
+      const keys = op.keys ? mergeKeys(target.keys, op.keys.map(redact)) : undefined;
       const patch = {
         evidence: backing,
+        ...(keys && keys.length !== target.keys.length ? { keys } : {}),
         ...(op.kind === "edit"
           ? { rule: redact(op.rule), ...(op.condition ? { condition: redact(op.condition) } : {}) }
           : {}),
@@ -400,80 +463,6 @@ export class Learning {
     if (batch.length > 0) await (run.commit ? run.commit(batch) : store.apply(batch));
   }
 
-  /** The best experiences for a task: text match (and vectors when configured), weighted by record. */
-  private async matchingExperiences(
-    task: string,
-    limit: number,
-    signal: AbortSignal | undefined,
-    status: readonly ("active" | "candidate")[] = ["active"],
-  ): Promise<Experience[]> {
-    const { store, projectKey } = this.deps;
-    const candidates = await store.experiences.list({ projectKey, status, limit: 1000 });
-    if (candidates.length === 0) return [];
-    const terms = tokenize(task);
-    const match = new Map(candidates.map((experience) => [experience.id, textMatch(terms, experience)]));
-    if (this.deps.embedder) {
-      const vectors = await this.vectorMatches(task, status, signal).catch(() => new Map<string, number>());
-      for (const [id, score] of vectors) match.set(id, Math.max(match.get(id) ?? 0, score));
-    }
-    const ranked = rankExperiences(
-      candidates.map((experience) => ({ ...experience, match: match.get(experience.id) ?? 0 })),
-      { limit, minMatch: 0.2 },
-    );
-    return ranked;
-  }
-
-  private async vectorMatches(
-    task: string,
-    status: readonly ("active" | "candidate")[],
-    signal: AbortSignal | undefined,
-  ): Promise<Map<string, number>> {
-    const embedder = this.deps.embedder!;
-    const { store, projectKey } = this.deps;
-    // Conditions not embedded yet with this model (new rules, or a model change) are embedded first.
-    await this.embedMissing("experience", signal);
-    const [query] = await embedder.embed([this.deps.redact(clip(task, 2000))], signal ? { signal } : {});
-    const matches = await store.experiences.vectorSearch(query!, embedder.id, {
-      projectKey,
-      status,
-      limit: 20,
-    });
-    return new Map(matches.map((match) => [match.experience.id, match.score]));
-  }
-
-  /**
-   * Embeds what has no vector of the current model yet (new items, or everything after a model
-   * change) and records the model as the project's index identity, so vectors never mix.
-   */
-  private async embedMissing(
-    ownerKind: "memory" | "experience",
-    signal: AbortSignal | undefined,
-  ): Promise<void> {
-    const embedder = this.deps.embedder!;
-    const { store, projectKey } = this.deps;
-    const missing = await store.memory.missingEmbeddings(embedder.id, { projectKey, ownerKind, limit: 200 });
-    if (missing.length === 0) return;
-    const vectors = await embedder.embed(
-      missing.map((owner) => this.deps.redact(owner.text)),
-      signal ? { signal } : {},
-    );
-    const at = Date.now();
-    await store.memory.putEmbeddings(
-      missing.map((owner, i) => ({
-        ownerKind: owner.ownerKind,
-        ownerId: owner.ownerId,
-        projectKey: owner.projectKey,
-        model: embedder.id,
-        vector: vectors[i]!,
-        createdAt: at,
-      })),
-    );
-    const identity = await store.memory.indexIdentity(projectKey);
-    const dims = vectors[0]?.length ?? 0;
-    if (dims > 0 && (identity?.model !== embedder.id || identity.dims !== dims))
-      await store.memory.setIndexIdentity({ model: embedder.id, dims }, { projectKey, at });
-  }
-
   private embedFunction() {
     const embedder = this.deps.embedder!;
     return async (text: string, signal?: AbortSignal) => {
@@ -481,6 +470,26 @@ export class Learning {
       return vector!;
     };
   }
+}
+
+/** Notes that a run was shown (or, withheld, matched but not shown) these experiences. */
+async function noteUses(
+  store: Store,
+  experiences: readonly Experience[],
+  traceId: string,
+  options: { withheld?: boolean } = {},
+): Promise<void> {
+  if (experiences.length === 0) return;
+  const at = Date.now();
+  await store.apply(
+    experiences.map((experience) => ({
+      op: "recordExperienceUse" as const,
+      experienceId: experience.id,
+      traceId,
+      at,
+      ...(options.withheld ? { withheld: true } : {}),
+    })),
+  );
 }
 
 /** A run's turn as remembered; its id comes from the run, role and text, so it is stored once. */

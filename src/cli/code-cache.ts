@@ -80,7 +80,9 @@ function writeCache(folder: string, name: string, build: { file: string; id: str
 export function bundledCommands(bundleUrl: URL): LoadCommands {
   return async (command) => {
     const file = fileURLToPath(bundleUrl);
-    const source = readFileSync(file, "utf8");
+    // The build makes the file ASCII (scripts/bundle-cli.mjs), so Latin-1 reads it as it is,
+    // without UTF-8 validation, into a string of one byte per character.
+    const source = readFileSync(file, "latin1");
     const enabled = process.env.NODE_DISABLE_COMPILE_CACHE !== "1";
     // V8 checks only the source's length: the name carries the file's identity (a build
     // writes a new file, with a new modification time).

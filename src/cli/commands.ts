@@ -2,6 +2,7 @@
 // --version and --help (the bundle has them all in one file, dist/cli-bundle/commands.cjs).
 export { endChildren } from "../workspace/index.js";
 export { doctorCommand } from "./doctor-command.js";
+export { mcpCommand } from "./mcp-command.js";
 export { experiencesCommand, memoryCommand } from "./memory-commands.js";
 export { replCommand } from "./repl.js";
 export { resumeCommand, runCommand } from "./run-command.js";

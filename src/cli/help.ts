@@ -23,6 +23,9 @@ Usage:
   reson memory list|search|show|edit|forget   what reson remembers of this project (forget
                                      reaches the text index, vectors and summaries too)
   reson experiences list|show|retire|confirm  the rules it learnt from earlier runs
+  reson mcp list|add|remove|test     MCP servers: where defined, status, tools and their
+                                     schema tokens; add/remove (user or project .mcp.json);
+                                     test one alone
   reson doctor [-w dir] [--json]     what this machine guarantees: OS sandbox for commands,
                                      secrets file, store, tools; what to install when not
   reson gc --older-than <30d|12h>    remove old runs and their checkpoints
@@ -57,6 +60,9 @@ Run options (also for resume, where they override what the run was started with)
       --sandbox off            run commands without the OS sandbox (default on; with no
                                working sandbox, headless runs refuse commands unless this
                                is given, and the terminal asks before every command)
+      --allow-mcp <name>       start the project's MCP server <name> (.mcp.json or
+                               .reson/config.json) without asking (repeatable); headless
+                               runs start no unapproved project server otherwise
       --trust-workspace        work in the home folder, a folder above it, or one holding
                                $RESON_HOME, for this run (the terminal asks once and
                                remembers; headless runs refuse such folders without this)

@@ -5,7 +5,13 @@ import { realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import { ResonError } from "../core/errors.js";
 import { ulid } from "../core/ids.js";
-import { searchMemory } from "../memory/index.js";
+import {
+  estimateUplift,
+  searchMemory,
+  UPLIFT_MIN_SHOWN_RUNS,
+  UPLIFT_MIN_WITHHELD_RUNS,
+  type UpliftEstimate,
+} from "../memory/index.js";
 import {
   type Experience,
   type ExperienceStatus,
@@ -196,6 +202,27 @@ function experienceRows(experiences: readonly Experience[]): string {
   ]);
 }
 
+const percent = (value: number) => `${Math.round(value * 100)} %`;
+const points = (value: number) => `${value >= 0 ? "+" : "−"}${Math.abs(Math.round(value * 100))}`;
+
+/** The holdout comparison in words: rates with and without the rule, the uplift and its interval. */
+function upliftLines(uplift: UpliftEstimate): string[] {
+  const withheld = `withheld from ${uplift.withheldRuns} matching runs (memory.holdout)`;
+  if (uplift.withheldRuns === 0) return [`${withheld}: no uplift estimate yet`];
+  const verdict =
+    uplift.shownRuns < UPLIFT_MIN_SHOWN_RUNS || uplift.withheldRuns < UPLIFT_MIN_WITHHELD_RUNS
+      ? `too few runs to judge (${UPLIFT_MIN_SHOWN_RUNS} shown and ${UPLIFT_MIN_WITHHELD_RUNS} withheld needed)`
+      : uplift.high <= 0
+        ? "credibly does not help: it retires"
+        : uplift.low > 0
+          ? "credibly helps"
+          : "not yet clear";
+  return [
+    `${withheld}: success with the rule ${percent(uplift.shownRate)}, without ${percent(uplift.withheldRate)}`,
+    `uplift ${points(uplift.uplift)} points (${Math.round(uplift.level * 100)} % interval ${points(uplift.low)} to ${points(uplift.high)}): ${verdict}`,
+  ];
+}
+
 export function experiencesCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (!sub || !["list", "show", "retire", "confirm"].includes(sub)) {
@@ -229,12 +256,15 @@ export function experiencesCommand(argv: string[]): Promise<number> {
             `  ${new Date(item.at).toISOString()}  ${item.outcome}  run ${item.traceId}  ${item.note}`,
         ),
       );
-      write(values, [experience], () =>
+      const uplift = estimateUplift(experience);
+      write(values, [{ ...experience, uplift }], () =>
         [
           `${experience.id}  ${experience.status}  (${experience.provenance}; votes ${experience.votes})`,
           `when: ${experience.condition}`,
           `rule: ${experience.rule}`,
+          `keys: ${experience.keys.length > 0 ? experience.keys.join("; ") : "(none)"}`,
           `shown in ${experience.usageCount} runs: ${experience.successCount} succeeded, ${experience.failureCount} failed (rate ${Math.round(experience.successRate * 100)} %)`,
+          ...upliftLines(uplift),
           "evidence:",
           ...uses,
         ].join("\n"),

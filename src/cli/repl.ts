@@ -27,6 +27,14 @@ import { answerFromLine, answerPrompt } from "./ask-human.js";
 import { EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, exitCodeForError } from "./exit-codes.js";
 import { formatCost, formatTokens } from "./format.js";
 import { MAIN_HELP } from "./help.js";
+import {
+  approveProjectServer,
+  decideMcpOffer,
+  type McpSetup,
+  startMcp,
+  terminalAuthorize,
+  withMcpOffer,
+} from "./mcp-setup.js";
 import { humanRenderer } from "./render-human.js";
 import { LineReader, Spinner } from "./repl-input.js";
 import { askPermission } from "./repl-permission.js";
@@ -48,6 +56,7 @@ const SLASH_HELP = `Commands:
   /compact [focus]       summarise the session so far (the newest turns stay whole)
   /skills                the skills found here, where from, on or off, and any warnings
   /skill <name> on|off   switch a skill for this session
+  /mcp__<server>__<prompt> [args]  an MCP server's prompt, run as a task
   /clear                 start a new session for the next task
   /exit                  leave (the session is saved; \`reson --continue\` reopens it)
 Anything else is a task for the agent. Ctrl-C cancels a running task; Ctrl-C twice or Ctrl-D exits.
@@ -157,9 +166,20 @@ class Repl {
 
   /** How commands run (the --sandbox choice against what the machine supports). */
   sandbox: SandboxSetup["agent"] = {};
+  /** The session's MCP servers, started with the first agent and closed when reson exits. */
+  mcp: McpSetup | undefined;
 
   async createAgent(model?: string): Promise<void> {
     const args = this.args;
+    this.mcp ??= await startMcp({
+      workspace: this.workspaceRoot,
+      allowMcp: args.allowMcp,
+      signal: new AbortController().signal,
+      ask: (entry) =>
+        approveProjectServer(entry, { write: (text) => this.write(text), read: (q) => this.reader.read(q) }),
+      warn: (message) => this.write(`warning: ${message}\n`),
+      authorize: terminalAuthorize((text) => this.write(text)),
+    });
     const options: AgentOptions = {
       workspace: this.workspaceRoot,
       ...(args.provider ? { provider: args.provider as ProviderName } : {}),
@@ -170,15 +190,18 @@ class Repl {
       ...(Object.keys(args.limits).length > 0 ? { limits: args.limits } : {}),
       ...(args.preset ? { preset: args.preset } : {}),
       ...(args.trustWorkspace ? { trustWorkspace: true } : {}),
+      ...(this.mcp.tools.length > 0 ? { tools: this.mcp.tools } : {}),
     };
     this.agent = await createAgent({
       ...options,
       leaseHolder: "reson (terminal)",
       store: this.store,
       ...gateOptions(this.gate),
+      ...withMcpOffer(this.mcp, gateOptions(this.gate).offerTool),
       ...this.sandbox,
       askHuman: (question) => this.askHuman(question),
     });
+    decideMcpOffer(this.mcp, this.agent);
     this.model = `${this.agent.provider.model.provider}/${this.agent.provider.model.id}`;
   }
 
@@ -341,9 +364,25 @@ class Repl {
         this.skill(rest);
         return true;
       default:
+        if (name.startsWith("/mcp__") && this.mcp?.servers) {
+          await this.mcpPrompt(name.slice(1), arg);
+          return true;
+        }
         this.write(`Unknown command ${name}. Commands: ${COMMANDS.join(", ")}.\n`);
         return true;
     }
+  }
+
+  /** `/mcp__server__prompt args`: the MCP prompt's text, run as a task. */
+  async mcpPrompt(name: string, argumentText: string): Promise<void> {
+    let task: string;
+    try {
+      task = (await this.mcp?.servers?.promptTask(name, argumentText, new AbortController().signal)) ?? "";
+    } catch (error) {
+      reportError(toResonError(error));
+      return;
+    }
+    await this.runTask(task);
   }
 
   /** `/skill <name> on|off`: switches a skill for this session. */
@@ -522,6 +561,7 @@ export async function replCommand(argv: string[]): Promise<number> {
     return exitCodeForError(failure.code);
   } finally {
     repl?.reader.close();
+    await repl?.mcp?.close();
     await store?.close({ processExiting: true }).catch(() => {});
   }
 }

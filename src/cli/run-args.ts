@@ -23,6 +23,8 @@ export interface ModelArgs {
   preset?: string;
   /** Work in a broad folder (home, above it, holding $RESON_HOME) for this run, untrusted. */
   trustWorkspace: boolean;
+  /** --allow-mcp NAME: start the project's MCP server NAME without asking. */
+  allowMcp: string[];
   json: boolean;
   /** ask_human reads the user's answers from standard input, one line each. */
   interactiveStdin: boolean;
@@ -59,6 +61,7 @@ const MODEL_OPTIONS = {
   sandbox: { type: "string" },
   preset: { type: "string" },
   "trust-workspace": { type: "boolean" },
+  "allow-mcp": { type: "string", multiple: true },
   json: { type: "boolean" },
   "interactive-stdin": { type: "boolean" },
   help: { type: "boolean", short: "h" },
@@ -147,6 +150,7 @@ function modelArgs(values: Record<string, string | boolean | string[] | undefine
     deny: strings(values.deny),
     sandbox: sandboxChoice(values.sandbox),
     trustWorkspace: values["trust-workspace"] === true,
+    allowMcp: strings(values["allow-mcp"]),
     limits: limitArgs(values),
   };
   if (typeof values["permission-mode"] === "string") args.permissionMode = values["permission-mode"];

@@ -24,6 +24,7 @@ import { projectKey, type Store, type TraceRecord } from "../store/index.js";
 import { stdinAnswers } from "./ask-human.js";
 import { EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, exitCodeForError, exitCodeForStatus } from "./exit-codes.js";
 import { MAIN_HELP } from "./help.js";
+import { decideMcpOffer, type McpSetup, startMcp, withMcpOffer } from "./mcp-setup.js";
 import { humanRenderer } from "./render-human.js";
 import { jsonRenderer } from "./render-json.js";
 import { type ModelArgs, parseResumeArgs, parseRunArgs } from "./run-args.js";
@@ -108,6 +109,7 @@ async function execute(
 
   let store: Store | undefined;
   let agent: Agent | undefined;
+  let mcp: McpSetup | undefined;
   // ask_human's answers: one line of stdin per question (the question goes out as an event).
   const answers = args.interactiveStdin
     ? stdinAnswers({ input: process.stdin, err: process.stderr, prompt: !args.json })
@@ -116,12 +118,22 @@ async function execute(
     store = await openDefaultStore(resonHome());
     const { options, launch } = await prepare(store);
     const permissions = await permissionOptions(args, options.workspace);
+    const workspaceRoot = existingRealPath(options.workspace ?? process.cwd());
+    mcp = await startMcp({
+      workspace: workspaceRoot ?? resolve(options.workspace ?? process.cwd()),
+      allowMcp: args.allowMcp,
+      signal: controller.signal,
+      warn: (message) => process.stderr.write(`warning: ${message}\n`),
+    });
     agent = await createAgent({
       ...options,
       ...permissions,
+      ...(mcp.tools.length > 0 ? { tools: [...(options.tools ?? []), ...mcp.tools] } : {}),
+      ...withMcpOffer(mcp, permissions.offerTool),
       store,
       ...(answers ? { askHuman: answers.ask } : {}),
     });
+    decideMcpOffer(mcp, agent);
     if (controller.signal.aborted) return EXIT_INTERRUPTED;
     const render: EventListener = args.json
       ? jsonRenderer(process.stdout)
@@ -144,6 +156,7 @@ async function execute(
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
     answers?.close();
+    await mcp?.close();
     // The process exits next (see CloseOptions).
     await store?.close({ processExiting: true }).catch(() => {});
   }
@@ -169,6 +182,14 @@ async function permissionOptions(
   // A headless run cannot change mode: plan mode's workspace is read-only for commands too.
   const readOnly = gate.currentMode === "plan" ? { readOnlyWorkspace: true } : {};
   return { ...gateOptions(gate), ...sandbox.agent, ...readOnly };
+}
+
+function existingRealPath(path: string): string | undefined {
+  try {
+    return realpathSync(resolve(path));
+  } catch {
+    return undefined; // createAgent reports the missing workspace
+  }
 }
 
 function workspaceKey(workspace: string | undefined): string {

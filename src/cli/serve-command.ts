@@ -1,17 +1,17 @@
 // `reson serve`: the HTTP API (and its event streams) over this machine's store, on 127.0.0.1
 // by default, behind a bearer token made on first start. On SQLite it executes the runs in its
 // own process; on PostgreSQL it may leave them to `reson worker` processes (--workers 0).
-import { parseArgs } from "node:util";
 import { openDefaultStore } from "../agent/index.js";
-import { loadConfig, resonHome } from "../config/index.js";
+import { resonHome } from "../config/index.js";
 import { toResonError } from "../core/errors.js";
 import { loadServeToken, type MetricsListener, startMetricsListener, startService } from "../server/index.js";
 import { ServiceTelemetry, traceIdOfRun } from "../telemetry/index.js";
 import { EXIT_OK, EXIT_USAGE, exitCodeForError } from "./exit-codes.js";
 import { reportError } from "./run-command.js";
-import { parseLogFormat, serviceLog, withTraceIds } from "./service-log.js";
+import { parseServiceArgs, portFlag, positiveIntFlag, type ServiceArgs } from "./service-args.js";
+import { serviceLog, withTraceIds } from "./service-log.js";
+import { untilStopSignal } from "./stop-signal.js";
 import { packageVersion } from "./version.js";
-import { durationFlag, portFlag, positiveIntFlag, untilStopSignal } from "./worker-command.js";
 
 export const SERVE_HELP = `reson serve: the HTTP API of reson, with live events, for programs and the web
 
@@ -39,58 +39,30 @@ at /openapi.json; see README "Service" for curl examples.
 `;
 
 export async function serveCommand(argv: string[]): Promise<number> {
-  let values: Record<string, string | string[] | boolean | undefined>;
+  const own = {
+    host: { type: "string" },
+    port: { type: "string" },
+    "token-file": { type: "string" },
+    cors: { type: "string", multiple: true },
+    workers: { type: "string" },
+  } as const;
+  let args: ServiceArgs<typeof own>;
+  let port: number;
+  let workers: number;
   try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        host: { type: "string" },
-        port: { type: "string" },
-        "token-file": { type: "string" },
-        cors: { type: "string", multiple: true },
-        workers: { type: "string" },
-        grace: { type: "string" },
-        "prompt-timeout": { type: "string" },
-        "lease-ttl": { type: "string" },
-        "log-format": { type: "string" },
-        "metrics-port": { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-      strict: true,
-    }));
+    args = await parseServiceArgs(argv, own);
+    port = args.values.port === undefined ? 7878 : portFlag(args.values.port);
+    workers = args.values.workers === undefined ? 2 : positiveIntFlag("workers", args.values.workers, 0);
   } catch (error) {
     reportError(toResonError(error, "usage_error"));
     return EXIT_USAGE;
   }
-  if (values.help) {
+  if (args.help) {
     process.stdout.write(SERVE_HELP);
     return EXIT_OK;
   }
-  const format = parseLogFormat(values["log-format"] as string | undefined, process.stderr);
-  let log = serviceLog(format);
-  let port: number;
-  let workers: number;
-  let graceMs: number;
-  let promptTimeoutMs: number;
-  let ttlMs: number;
-  let metricsPort: number | undefined;
-  let telemetryConfig: Awaited<ReturnType<typeof loadConfig>>["config"]["telemetry"];
-  try {
-    metricsPort =
-      values["metrics-port"] === undefined
-        ? undefined
-        : portFlag(values["metrics-port"] as string, "--metrics-port");
-    port = values.port === undefined ? 7878 : portFlag(values.port as string);
-    workers = values.workers === undefined ? 2 : positiveIntFlag("workers", values.workers as string, 0);
-    graceMs = durationFlag("grace", values.grace as string | undefined, 30_000);
-    promptTimeoutMs = durationFlag("prompt-timeout", values["prompt-timeout"] as string | undefined, 300_000);
-    const { config } = await loadConfig({ workspace: process.cwd() });
-    ttlMs = durationFlag("lease-ttl", values["lease-ttl"] as string | undefined, config.lease.ttlMs);
-    telemetryConfig = config.telemetry;
-  } catch (error) {
-    reportError(toResonError(error, "usage_error"));
-    return EXIT_USAGE;
-  }
+  const { values, graceMs, promptTimeoutMs, ttlMs } = args;
+  let log = serviceLog(args.logFormat);
   let telemetry: ServiceTelemetry | undefined;
   let metricsListener: MetricsListener | undefined;
   let store: Awaited<ReturnType<typeof openDefaultStore>> | undefined;
@@ -110,11 +82,11 @@ export async function serveCommand(argv: string[]): Promise<number> {
     const opened = store;
     telemetry = await ServiceTelemetry.start({
       env: process.env,
-      config: telemetryConfig,
+      config: args.telemetry,
       queueDepth: () => opened.queue.depth(),
     });
-    if (metricsPort !== undefined)
-      metricsListener = await startMetricsListener({ port: metricsPort, metrics: telemetry.metrics });
+    if (args.metricsPort !== undefined)
+      metricsListener = await startMetricsListener({ port: args.metricsPort, metrics: telemetry.metrics });
     if (telemetry.tracer) log = withTraceIds(log, traceIdOfRun);
     const service = await startService({
       store,
@@ -156,7 +128,6 @@ export async function serveCommand(argv: string[]): Promise<number> {
       message: `stopping: ${service.worker?.active ?? 0} run(s) running, grace ${graceMs} ms`,
     });
     await service.close(graceMs);
-    await metricsListener?.close();
     log({ level: "info", message: "stopped" });
     return EXIT_OK;
   } catch (error) {

@@ -3,17 +3,17 @@
 // Ctrl-C: takes no more runs, lets the running ones finish within --grace, then stops them at
 // their next safe point and puts them back for another worker. A second signal exits at once
 // (the leases then expire and other workers resume the runs).
-import { parseArgs } from "node:util";
 import { openDefaultStore } from "../agent/index.js";
-import { loadConfig, resonHome } from "../config/index.js";
-import { ResonError, toResonError } from "../core/errors.js";
+import { resonHome } from "../config/index.js";
+import { toResonError } from "../core/errors.js";
 import { type MetricsListener, startMetricsListener } from "../server/index.js";
-import { parseDuration } from "../store/index.js";
 import { ServiceTelemetry, traceIdOfRun } from "../telemetry/index.js";
 import { Worker } from "../worker/index.js";
 import { EXIT_OK, EXIT_USAGE, exitCodeForError } from "./exit-codes.js";
 import { reportError } from "./run-command.js";
-import { parseLogFormat, serviceLog, withTraceIds } from "./service-log.js";
+import { parseServiceArgs, positiveIntFlag, type ServiceArgs } from "./service-args.js";
+import { serviceLog, withTraceIds } from "./service-log.js";
+import { untilStopSignal } from "./stop-signal.js";
 
 export const WORKER_HELP = `reson worker: execute queued runs (from reson serve) until stopped
 
@@ -40,71 +40,23 @@ export interface ServiceDurations {
   ttlMs?: number;
 }
 
-/** A whole number flag of at least `min` (default 1). */
-export function positiveIntFlag(name: string, value: string, min = 1): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min)
-    throw new ResonError("usage_error", `--${name} must be a whole number of at least ${min}.`);
-  return n;
-}
-
-/** A duration flag (30s, 5m, 1h); absent: the fallback. */
-export function durationFlag(name: string, value: string | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  try {
-    return parseDuration(value);
-  } catch {
-    throw new ResonError("usage_error", `--${name} must be a duration such as 30s, 5m or 1h.`);
-  }
-}
-
 export async function workerCommand(argv: string[]): Promise<number> {
-  let values: Record<string, string | boolean | undefined>;
+  let args: ServiceArgs<{ concurrency: { type: "string" } }>;
+  let concurrency: number;
   try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        concurrency: { type: "string" },
-        grace: { type: "string" },
-        "prompt-timeout": { type: "string" },
-        "lease-ttl": { type: "string" },
-        "log-format": { type: "string" },
-        "metrics-port": { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-      strict: true,
-    }));
+    args = await parseServiceArgs(argv, { concurrency: { type: "string" } });
+    const given = args.values.concurrency;
+    concurrency = given === undefined ? 1 : positiveIntFlag("concurrency", given);
   } catch (error) {
     reportError(toResonError(error, "usage_error"));
     return EXIT_USAGE;
   }
-  if (values.help) {
+  if (args.help) {
     process.stdout.write(WORKER_HELP);
     return EXIT_OK;
   }
-  let log = serviceLog(parseLogFormat(values["log-format"] as string | undefined, process.stderr));
-  let concurrency: number;
-  let graceMs: number;
-  let promptTimeoutMs: number;
-  let ttlMs: number;
-  let metricsPort: number | undefined;
-  let telemetryConfig: Awaited<ReturnType<typeof loadConfig>>["config"]["telemetry"];
-  try {
-    metricsPort =
-      values["metrics-port"] === undefined
-        ? undefined
-        : portFlag(values["metrics-port"] as string, "--metrics-port");
-    concurrency =
-      values.concurrency === undefined ? 1 : positiveIntFlag("concurrency", values.concurrency as string);
-    graceMs = durationFlag("grace", values.grace as string | undefined, 30_000);
-    promptTimeoutMs = durationFlag("prompt-timeout", values["prompt-timeout"] as string | undefined, 300_000);
-    const { config } = await loadConfig({ workspace: process.cwd() });
-    ttlMs = durationFlag("lease-ttl", values["lease-ttl"] as string | undefined, config.lease.ttlMs);
-    telemetryConfig = config.telemetry;
-  } catch (error) {
-    reportError(toResonError(error, "usage_error"));
-    return EXIT_USAGE;
-  }
+  const { graceMs, promptTimeoutMs, ttlMs } = args;
+  let log = serviceLog(args.logFormat);
   let store: Awaited<ReturnType<typeof openDefaultStore>>;
   try {
     store = await openDefaultStore(resonHome());
@@ -119,11 +71,11 @@ export async function workerCommand(argv: string[]): Promise<number> {
     const opened = store;
     telemetry = await ServiceTelemetry.start({
       env: process.env,
-      config: telemetryConfig,
+      config: args.telemetry,
       queueDepth: () => opened.queue.depth(),
     });
-    if (metricsPort !== undefined)
-      metricsListener = await startMetricsListener({ port: metricsPort, metrics: telemetry.metrics });
+    if (args.metricsPort !== undefined)
+      metricsListener = await startMetricsListener({ port: args.metricsPort, metrics: telemetry.metrics });
   } catch (error) {
     const failure = toResonError(error);
     reportError(failure);
@@ -166,32 +118,4 @@ export async function workerCommand(argv: string[]): Promise<number> {
   await store.close({ processExiting: true }).catch(() => {});
   log({ level: "info", message: "worker stopped", workerId: worker.id });
   return EXIT_OK;
-}
-
-/** A port flag: 0 (any free port) to 65535. */
-export function portFlag(value: string, flag = "--port"): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535)
-    throw new ResonError("usage_error", `${flag} must be a number from 0 to 65535.`);
-  return n;
-}
-
-/** Resolves on the first SIGTERM or SIGINT; a second one exits at once. */
-export function untilStopSignal(log: ReturnType<typeof serviceLog>, active: () => number): Promise<void> {
-  return new Promise((resolve) => {
-    let signals = 0;
-    const onSignal = (signal: NodeJS.Signals) => {
-      signals++;
-      if (signals > 1) {
-        log({
-          level: "warn",
-          message: `${signal} again: exiting now; ${active()} run(s) resume elsewhere when their leases expire`,
-        });
-        process.exit(130);
-      }
-      resolve();
-    };
-    process.on("SIGTERM", onSignal);
-    process.on("SIGINT", onSignal);
-  });
 }

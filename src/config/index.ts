@@ -20,6 +20,8 @@ export {
 export {
   ConfigSchema,
   DEFAULT_CONFIG,
+  type McpServerConfig,
+  McpServerSchema,
   type PartialConfig,
   PartialConfigSchema,
   type ResonConfig,

@@ -118,16 +118,28 @@ function withoutKeyRedirect(file: string, values: PartialConfig, warnings: strin
   return out;
 }
 
+/** The values of `promises`, or the first one's error in their order (not the first to fail). */
+async function settledInOrder<T>(promises: Promise<T>[]): Promise<T[]> {
+  const settled = await Promise.allSettled(promises);
+  return settled.map((result) => {
+    if (result.status === "rejected") throw result.reason;
+    return result.value;
+  });
+}
+
 export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConfig> {
   const env = options.env ?? process.env;
   const home = resonHome(env);
   const warnings: string[] = [];
   const sources: ConfigSource[] = [{ name: "defaults", values: DEFAULT_CONFIG }];
   const userFile = join(home, "config.json");
-  const userValues = await readConfigFile(userFile);
-  if (userValues) sources.push({ name: userFile, values: userValues });
   const projectFile = join(options.workspace, ".reson", "config.json");
-  const projectValues = await readConfigFile(projectFile);
+  // Both read at once; a broken user file is still the error reported first.
+  const [userValues, projectValues] = await settledInOrder([
+    readConfigFile(userFile),
+    readConfigFile(projectFile),
+  ]);
+  if (userValues) sources.push({ name: userFile, values: userValues });
   if (projectValues)
     sources.push({ name: projectFile, values: withoutKeyRedirect(projectFile, projectValues, warnings) });
   sources.push({ name: "environment", values: validatePartialConfig("environment", configFromEnv(env)) });

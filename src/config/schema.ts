@@ -91,6 +91,13 @@ const MemorySchema = Type.Object(
     minEvidence: PositiveInt("runs that must back a rule before it is used"),
     maxExperiences: NonNegativeInt("experiences shown before a run"),
     maxMemories: NonNegativeInt("memories from earlier sessions shown before a run"),
+    /**
+     * The share of matching active rules withheld from a run at random, so `reson experiences
+     * show` can compare runs with and without each rule (its uplift); 0 turns it off.
+     */
+    holdout: Type.Number({ minimum: 0, maximum: 0.5, description: "share of matching rules withheld" }),
+    /** Runs after which a candidate rule that gained no evidence expires. */
+    candidateRuns: PositiveInt("runs a candidate rule waits for evidence"),
   },
   { additionalProperties: false },
 );
@@ -117,6 +124,51 @@ const TelemetrySchema = Type.Object(
     serviceName: Type.Optional(Type.String({ minLength: 1 })),
     /** Task, answers, tool arguments and results on spans, masked by the secret redactor. */
     includeContent: Type.Boolean(),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * One MCP server: a command to start (stdio) or a URL (Streamable HTTP, or the old HTTP+SSE
+ * with `type: "sse"`). Strings may hold `${VAR}` and `${VAR:-default}`, expanded at start,
+ * so secrets stay in the environment and never in a file.
+ */
+export const McpServerSchema = Type.Object(
+  {
+    type: Type.Optional(Type.Union([Type.Literal("stdio"), Type.Literal("http"), Type.Literal("sse")])),
+    command: Type.Optional(Type.String({ minLength: 1 })),
+    args: Type.Optional(Type.Array(Type.String())),
+    env: Type.Optional(Type.Record(Type.String(), Type.String())),
+    cwd: Type.Optional(Type.String({ minLength: 1 })),
+    url: Type.Optional(Type.String({ minLength: 1 })),
+    headers: Type.Optional(Type.Record(Type.String(), Type.String())),
+    /** Default true. */
+    enabled: Type.Optional(Type.Boolean()),
+    /** A run fails at start when this server cannot start (default false: it is skipped with a warning). */
+    required: Type.Optional(Type.Boolean()),
+    startupTimeoutMs: Type.Optional(PositiveInt("wait for the server to start and list its tools")),
+    /** Silence allowed per call; every progress notification starts it again. */
+    callTimeoutMs: Type.Optional(PositiveInt("wait for a tool call without progress")),
+    /** Only these tools (the server's own names) are offered. */
+    enabledTools: Type.Optional(Type.Array(Type.String())),
+    disabledTools: Type.Optional(Type.Array(Type.String())),
+  },
+  { additionalProperties: false },
+);
+
+const McpSchema = Type.Object(
+  {
+    servers: Type.Record(Type.String({ pattern: "^[A-Za-z0-9_.-]+$" }), McpServerSchema),
+    /**
+     * Above this share of the context budget, MCP tools are offered by name through
+     * tool_search and their schemas load on demand.
+     */
+    toolSearchRatio: Type.Number({ minimum: 0, maximum: 1 }),
+    /**
+     * Project servers (from .mcp.json or .reson/config.json) started without asking; honoured
+     * only in the user's own $RESON_HOME/config.json.
+     */
+    allowProjectServers: Type.Optional(Type.Array(Type.String())),
   },
   { additionalProperties: false },
 );
@@ -148,6 +200,7 @@ export const ConfigSchema = Type.Object(
     memory: MemorySchema,
     lease: LeaseSchema,
     telemetry: TelemetrySchema,
+    mcp: McpSchema,
   },
   { additionalProperties: false },
 );
@@ -164,12 +217,14 @@ export const PartialConfigSchema = Type.Partial(
     memory: Type.Partial(MemorySchema, { additionalProperties: false }),
     lease: Type.Partial(LeaseSchema, { additionalProperties: false }),
     telemetry: Type.Partial(TelemetrySchema, { additionalProperties: false }),
+    mcp: Type.Partial(McpSchema, { additionalProperties: false }),
   }),
   { additionalProperties: false },
 );
 
 export type PartialConfig = Static<typeof PartialConfigSchema>;
 export type ResonConfig = Static<typeof ConfigSchema>;
+export type McpServerConfig = Static<typeof McpServerSchema>;
 
 export const DEFAULT_CONFIG: ResonConfig = {
   maxIterations: 50,
@@ -180,7 +235,16 @@ export const DEFAULT_CONFIG: ResonConfig = {
   tools: { commandTimeoutMs: 120_000, maxOutputChars: 50_000 },
   subagents: { concurrency: 3, maxSteps: 20, maxWallMs: 600_000 },
   embeddings: {},
-  memory: { enabled: true, reflect: "auto", minEvidence: 2, maxExperiences: 4, maxMemories: 3 },
+  memory: {
+    enabled: true,
+    reflect: "auto",
+    minEvidence: 2,
+    maxExperiences: 4,
+    maxMemories: 3,
+    holdout: 0.1,
+    candidateRuns: 20,
+  },
   lease: { ttlMs: 30_000 },
   telemetry: { includeContent: false },
+  mcp: { servers: {}, toolSearchRatio: 0.1 },
 };

@@ -85,16 +85,54 @@ export async function loadInstructions(options: LoadInstructionsOptions): Promis
   const { signal } = options;
   const budgets = { ...DEFAULT_INSTRUCTION_BUDGETS, ...options.budgets };
   const warnings: string[] = [];
-  const workspace = await realOrResolved(options.workspaceRoot);
-  const home = await realOrResolved(options.home);
+  const [workspace, home] = await Promise.all([
+    realOrResolved(options.workspaceRoot),
+    realOrResolved(options.home),
+  ]);
   const gitRoot = await findGitRoot(workspace, signal);
   const projectTop = gitRoot ?? workspace;
+
+  // Every file that may be taken is looked up at once (a handful of stats in the thread pool
+  // together rather than one after another); they are taken below in their order, as before.
+  const lookups = new Map<string, Promise<CandidateOutcome>>();
+  const lookUp = (candidate: Candidate): Promise<CandidateOutcome> => {
+    const key = `${candidate.confine}\0${candidate.path}`;
+    let outcome = lookups.get(key);
+    if (!outcome) {
+      outcome = readCandidate(candidate, signal);
+      outcome.catch(() => {}); // an abort is reported by the take that awaits it
+      lookups.set(key, outcome);
+    }
+    return outcome;
+  };
+  const projectAgents = { kind: "agents", scope: "project", confine: projectTop } as const;
+  const userAgents = { kind: "agents", scope: "user", path: join(home, "AGENTS.md"), confine: null } as const;
+  const projectSoul = {
+    kind: "soul",
+    scope: "project",
+    path: join(workspace, "SOUL.md"),
+    confine: projectTop,
+  } as const;
+  const userSoul = { kind: "soul", scope: "user", path: join(home, "SOUL.md"), confine: null } as const;
+  const userUser = { kind: "user", scope: "user", path: join(home, "USER.md"), confine: null } as const;
+  const projectUser = {
+    kind: "user",
+    scope: "project",
+    path: join(workspace, "USER.md"),
+    confine: projectTop,
+  } as const;
+  const levels = foldersDown(projectTop, workspace);
+  for (const candidate of [userAgents, projectSoul, userSoul, userUser, projectUser]) lookUp(candidate);
+  for (const dir of levels) {
+    lookUp({ ...projectAgents, path: join(dir, "AGENTS.md") });
+    lookUp({ ...projectAgents, path: join(dir, "CLAUDE.md") });
+  }
 
   const read: ReadFile[] = [];
   const seen = new Set<string>();
   const take = async (candidate: Candidate): Promise<"read" | "absent"> => {
     throwIfAborted(signal);
-    const outcome = await readCandidate(candidate, signal);
+    const outcome = await lookUp(candidate);
     if (outcome.kind === "absent") return "absent";
     if (outcome.kind === "refused") {
       warnings.push(outcome.warning);
@@ -108,17 +146,14 @@ export async function loadInstructions(options: LoadInstructionsOptions): Promis
     return "read";
   };
 
-  await take({ kind: "agents", scope: "user", path: join(home, "AGENTS.md"), confine: null });
-  for (const dir of foldersDown(projectTop, workspace)) {
-    const agents = { kind: "agents", scope: "project", confine: projectTop } as const;
-    if ((await take({ ...agents, path: join(dir, "AGENTS.md") })) === "absent")
-      await take({ ...agents, path: join(dir, "CLAUDE.md") });
+  await take(userAgents);
+  for (const dir of levels) {
+    if ((await take({ ...projectAgents, path: join(dir, "AGENTS.md") })) === "absent")
+      await take({ ...projectAgents, path: join(dir, "CLAUDE.md") });
   }
-  const soulPath = join(workspace, "SOUL.md");
-  if ((await take({ kind: "soul", scope: "project", path: soulPath, confine: projectTop })) === "absent")
-    await take({ kind: "soul", scope: "user", path: join(home, "SOUL.md"), confine: null });
-  await take({ kind: "user", scope: "user", path: join(home, "USER.md"), confine: null });
-  await take({ kind: "user", scope: "project", path: join(workspace, "USER.md"), confine: projectTop });
+  if ((await take(projectSoul)) === "absent") await take(userSoul);
+  await take(userUser);
+  await take(projectUser);
 
   const caps = shareTotal(
     read.map((file) => Math.min(file.raw.length, budgets[file.kind])),
@@ -250,19 +285,24 @@ function normalise(text: string): string {
 
 /** The nearest folder from `start` upwards holding `.git` (a folder, or a file in a worktree). */
 async function findGitRoot(start: string, signal?: AbortSignal): Promise<string | null> {
-  let dir = start;
-  for (;;) {
-    throwIfAborted(signal);
-    try {
-      await lstat(join(dir, ".git"));
-      return dir;
-    } catch (error) {
-      if (!isMissing(error)) return null;
-    }
-    const parent = dirname(dir);
-    if (parent === dir) return null;
-    dir = parent;
+  throwIfAborted(signal);
+  const folders = [start];
+  for (let dir = start; dirname(dir) !== dir; dir = dirname(dir)) folders.push(dirname(dir));
+  // All levels at once; the nearest answer wins, as if they had been asked in turn.
+  const found = await Promise.all(
+    folders.map((dir) =>
+      lstat(join(dir, ".git")).then(
+        () => "present" as const,
+        (error: unknown) => (isMissing(error) ? ("missing" as const) : ("unreadable" as const)),
+      ),
+    ),
+  );
+  throwIfAborted(signal);
+  for (const [index, state] of found.entries()) {
+    if (state === "present") return folders[index]!;
+    if (state === "unreadable") return null;
   }
+  return null;
 }
 
 /** `top`, then each folder on the way down to `bottom` (which lies inside `top`). */

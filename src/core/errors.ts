@@ -71,6 +71,7 @@ export type ErrorCode =
   | "unsupported_media_type"
   | "session_busy"
   | "prompt_closed"
+  | "mcp_unavailable"
   | "internal_error";
 
 export interface ResonErrorOptions {

@@ -1,7 +1,17 @@
 // The memory module: ranking and search over the store's long-term memory. Hybrid ranking
 // (vectors and full text, recency, diversity), the terms it compares snippets by, and the
 // exact in-process vector index the store uses where the database has no vector extension.
-export { MemoryIndex, type MemoryIndexOptions, type VectorHit } from "../store/index.js";
+export {
+  cjkSegmenter,
+  coverageScore,
+  MemoryIndex,
+  type MemoryIndexOptions,
+  searchTerms,
+  type VectorHit,
+  type WeightedTerm,
+  weightedTerms,
+} from "../store/index.js";
+export { expireCandidates, mergeKeys } from "./experiences/lifecycle.js";
 export {
   bayesianSuccessRate,
   type RankableExperience,
@@ -17,7 +27,24 @@ export {
   voteDelta,
 } from "./experiences/reflection-ops.js";
 export { REFLECTION_SYSTEM_PROMPT, reflectionRequest } from "./experiences/reflection-prompt.js";
+export {
+  broadNet,
+  type ExperienceHit,
+  embedMissing,
+  MIN_TEXT_MATCH,
+  matchingExperiences,
+  type RetrievalDeps,
+  scoreExperiences,
+} from "./experiences/retrieval.js";
 export { EXPERIENCES_HEADING, experiencesSection, type SectionExperience } from "./experiences/section.js";
+export {
+  estimateUplift,
+  UPLIFT_MIN_SHOWN_RUNS,
+  UPLIFT_MIN_WITHHELD_RUNS,
+  type UpliftEstimate,
+  upliftSaysRetire,
+} from "./experiences/uplift.js";
+export { MIN_BACKGROUND, type ScoredId, standoutScores } from "./experiences/vector-threshold.js";
 export {
   HYBRID_DEFAULTS,
   type HybridRankOptions,
@@ -27,6 +54,7 @@ export {
   type RankItem,
   type Scored,
 } from "./hybrid-rank.js";
+export { RECALL_TOOL, type RecallFound, type RecallSource, recallTool } from "./recall-tool.js";
 export {
   DEFAULT_MEMORY_HITS,
   type Embed,

@@ -10,7 +10,7 @@ import type { ToolPreview } from "../tools/index.js";
 import { evaluate } from "./evaluate.js";
 import { escapeGlob } from "./path-pattern.js";
 import { parseRule } from "./rule.js";
-import { isWriteTool } from "./tool-names.js";
+import { isMcpTool, isWriteTool } from "./tool-names.js";
 import type { Decision, PermissionMode, Policy, Rule, SandboxState } from "./types.js";
 
 export type PermissionAnswer =
@@ -236,7 +236,9 @@ export class PermissionGate {
       beforeToolCall: async (call, info): Promise<ToolCallDecision | undefined> => {
         // A tool that does not exist runs nothing: the registry tells the model which exist.
         if (!info.tool) return undefined;
-        const decision = this.decide(call.name, call.arguments, info.tool.readOnly);
+        // An MCP server's readOnlyHint is its own claim: it never spares the user's approval.
+        const readOnly = info.tool.readOnly && !isMcpTool(call.name);
+        const decision = this.decide(call.name, call.arguments, readOnly);
         if (decision.behavior === "allow") return { action: "allow", record: this.record(decision, "allow") };
         if (decision.behavior === "deny") {
           return { action: "deny", reason: decision.reason, record: this.record(decision, "deny") };

@@ -59,6 +59,20 @@ export function parseRule(
   if (!mapping && !knownTools.includes(name) && !name.startsWith("mcp__"))
     warning = `rule "${text}" names an unknown tool "${name}"; it will match only a tool registered under that name`;
 
+  // `mcp__github` (Claude Code's form) covers every tool of the server github.
+  const serverRule = name.startsWith("mcp__") && !name.slice("mcp__".length).includes("__");
+  if (any && serverRule)
+    return {
+      ok: true,
+      rule: {
+        text,
+        list,
+        source,
+        tools,
+        toolPattern: new RegExp(`^${escapeRegex(name)}__`),
+        matcher: { kind: "any" },
+      },
+    };
   if (any)
     return {
       ok: true,

@@ -50,13 +50,16 @@ export async function loadPermissionSettings(options: LoadPermissionSettingsOpti
       ...(flags.mode !== undefined ? { defaultMode: flags.mode } : {}),
     },
   });
-  for (const { kind, file, root } of settingsFiles(options.workspaceRoot, home)) {
+  const files = settingsFiles(options.workspaceRoot, home);
+  // All three read at once (usually none exists), then taken in their order as before.
+  const reads = files.map(({ file }) =>
+    readFile(file, { encoding: "utf8", ...(options.signal ? { signal: options.signal } : {}) }),
+  );
+  for (const read of reads) read.catch(() => {}); // each failure is handled below, in order
+  for (const [index, { kind, file, root }] of files.entries()) {
     let text: string;
     try {
-      text = await readFile(file, {
-        encoding: "utf8",
-        ...(options.signal ? { signal: options.signal } : {}),
-      });
+      text = await reads[index]!;
     } catch (error) {
       if (isNotFound(error)) continue;
       if (options.signal?.aborted) throw error;

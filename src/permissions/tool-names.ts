@@ -92,3 +92,8 @@ export function isReadOnlyTool(tool: string, extra: readonly string[] = []): boo
 export function isWriteTool(tool: string): boolean {
   return (WRITE_TOOLS as readonly string[]).includes(tool);
 }
+
+/** A tool an MCP server provides (`mcp__<server>__<tool>`). */
+export function isMcpTool(tool: string): boolean {
+  return tool.startsWith("mcp__");
+}

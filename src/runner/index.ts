@@ -9,4 +9,4 @@ export {
   type SandboxSetup,
   sandboxSetup,
 } from "./permission-setup.js";
-export { type RunSpec, RunSpecSchema } from "./run-spec.js";
+export { RunSettingsFields, type RunSpec, RunSpecSchema } from "./run-spec.js";

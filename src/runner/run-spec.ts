@@ -5,24 +5,29 @@ import { type Static, Type } from "typebox";
 import { RunLimitsSchema } from "../core/usage.js";
 import { PERMISSION_MODES } from "../permissions/index.js";
 
+/** A run's settings besides its workspace: what a request may give (never a key or secret). */
+export const RunSettingsFields = {
+  provider: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  model: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+  baseUrl: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
+  maxIterations: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
+  limits: Type.Optional(RunLimitsSchema),
+  preset: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+  permissionMode: Type.Optional(Type.Union(PERMISSION_MODES.map((mode) => Type.Literal(mode)))),
+  /** Permission rules added for this run (the same syntax as --allow / --deny). */
+  allow: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 1024 }), { maxItems: 100 })),
+  deny: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 1024 }), { maxItems: 100 })),
+  /** "off": commands run without the OS sandbox (the host has its own containment). */
+  sandbox: Type.Optional(Type.Union([Type.Literal("on"), Type.Literal("off")])),
+  /** Work in a broad folder (home or above) although no one trusted it interactively. */
+  trustWorkspace: Type.Optional(Type.Boolean()),
+};
+
 export const RunSpecSchema = Type.Object(
   {
     /** The folder the run works in (absolute). */
     workspace: Type.String({ minLength: 1, maxLength: 4096 }),
-    provider: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-    model: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
-    baseUrl: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
-    maxIterations: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
-    limits: Type.Optional(RunLimitsSchema),
-    preset: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
-    permissionMode: Type.Optional(Type.Union(PERMISSION_MODES.map((mode) => Type.Literal(mode)))),
-    /** Permission rules added for this run (the same syntax as --allow / --deny). */
-    allow: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 1024 }), { maxItems: 100 })),
-    deny: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 1024 }), { maxItems: 100 })),
-    /** "off": commands run without the OS sandbox (the host has its own containment). */
-    sandbox: Type.Optional(Type.Union([Type.Literal("on"), Type.Literal("off")])),
-    /** Work in a broad folder (home or above) although no one trusted it interactively. */
-    trustWorkspace: Type.Optional(Type.Boolean()),
+    ...RunSettingsFields,
   },
   { additionalProperties: false },
 );

@@ -2,7 +2,8 @@
 // and /openapi.json is generated from them. Events have their one schema in core/events.ts.
 import { Type } from "typebox";
 import { SerializedErrorSchema } from "../core/errors.js";
-import { RunLimitsSchema, UsageSchema } from "../core/usage.js";
+import { UsageSchema } from "../core/usage.js";
+import { RunSettingsFields } from "../runner/index.js";
 
 const Id = Type.String({ minLength: 1, maxLength: 64, description: "a ULID" });
 const Ms = Type.Number({ description: "milliseconds since the epoch" });
@@ -63,21 +64,7 @@ export const RunViewSchema = Type.Object(
 );
 
 /** What a run is to be, as a request gives it: no key, no secret (a worker has its own). */
-const RunSettings = {
-  provider: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-  model: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
-  baseUrl: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
-  maxIterations: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
-  limits: Type.Optional(RunLimitsSchema),
-  preset: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
-  permissionMode: Type.Optional(
-    Type.Union(["default", "acceptEdits", "plan", "dontAsk", "bypass"].map((m) => Type.Literal(m))),
-  ),
-  allow: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 1024 }), { maxItems: 100 })),
-  deny: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 1024 }), { maxItems: 100 })),
-  sandbox: Type.Optional(Type.Union([Type.Literal("on"), Type.Literal("off")])),
-  trustWorkspace: Type.Optional(Type.Boolean()),
-};
+const RunSettings = RunSettingsFields;
 
 const Task = Type.String({ minLength: 1, maxLength: 200_000 });
 const Policy = Type.Optional(
@@ -92,6 +79,7 @@ export const CreateSessionBody = Type.Object(
     title: Type.Optional(Type.String({ maxLength: 200 })),
     provider: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     model: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+    baseUrl: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
     trustWorkspace: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false, $id: "CreateSession" },

@@ -74,6 +74,7 @@ export interface CreateSessionInput {
   title?: string;
   provider?: string;
   model?: string;
+  baseUrl?: string;
   trustWorkspace?: boolean;
 }
 
@@ -148,6 +149,7 @@ export class RunService {
           workspace: requireWorkspace(input.spec.workspace),
           ...(input.spec.provider ? { provider: input.spec.provider } : {}),
           ...(input.spec.model ? { model: input.spec.model } : {}),
+          ...(input.spec.baseUrl ? { baseUrl: input.spec.baseUrl } : {}),
           ...(input.spec.trustWorkspace ? { trustWorkspace: true } : {}),
           title: titleOf(input.task),
         });
@@ -160,7 +162,13 @@ export class RunService {
       });
     }
     if (policy === "interrupt") for (const request of busy) await this.#store.queue.requestCancel(request.id);
-    const spec: RunSpec = { ...input.spec, workspace: session.workspace } as RunSpec;
+    // A session's next run keeps what its last one was given (model, rules, limits…) unless
+    // this request says otherwise, as `reson run --continue` does.
+    const spec: RunSpec = {
+      ...(await this.#sessionSpec(session)),
+      ...definedFields(input.spec),
+      workspace: session.workspace,
+    } as RunSpec;
     const { request } = await this.#store.queue.enqueue({
       id: ulid(),
       sessionId: session.id,
@@ -266,6 +274,17 @@ export class RunService {
     return (await this.#store.prompts.get(prompt.id)) ?? prompt;
   }
 
+  /** What the session's newest queued run was given; for a session without one, its model. */
+  async #sessionSpec(session: SessionRecord): Promise<Partial<RunSpec>> {
+    const last = (await this.#store.queue.listBySession(session.id)).at(-1);
+    if (last && typeof last.spec === "object" && last.spec !== null) return last.spec as Partial<RunSpec>;
+    return {
+      ...(session.settings.provider ? { provider: session.settings.provider } : {}),
+      ...(session.settings.model ? { model: session.settings.model } : {}),
+      ...(session.settings.baseUrl ? { baseUrl: session.settings.baseUrl } : {}),
+    };
+  }
+
   async #session(id: string): Promise<SessionRecord> {
     const session = await this.#store.sessions.get(id);
     if (!session) throw notFound("session", id);
@@ -281,7 +300,11 @@ export class RunService {
       workspace,
       title: input.title?.trim() || workspace,
       status: "active",
-      settings: { provider: input.provider ?? "", model: input.model ?? "" },
+      settings: {
+        provider: input.provider ?? "",
+        model: input.model ?? "",
+        ...(input.baseUrl ? { baseUrl: input.baseUrl } : {}),
+      },
       usage: emptyUsage(),
       lastTraceId: null,
       createdAt: now,
@@ -407,6 +430,10 @@ function notFound(what: string, id: string): ResonError {
     hint:
       what === "run" ? "GET /sessions/{id}/runs lists a session's runs." : "GET /sessions lists sessions.",
   });
+}
+
+function definedFields<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
 function requestHash(value: unknown): string {

@@ -34,9 +34,11 @@ export async function discoverSkills(options: DiscoverSkillsOptions): Promise<Di
   ]);
   const byName = new Map<string, Skill>();
   let core: CoreSkill | undefined;
-  for (const folder of folders) {
+  // Which folders exist, asked all at once (most do not): one wait instead of one per folder.
+  const present = await Promise.all(folders.map((folder) => isDirectory(folder.path)));
+  for (const [index, folder] of folders.entries()) {
     throwIfAborted(signal);
-    if (!(await isDirectory(folder.path))) continue;
+    if (!present[index]) continue;
     core ??= await readCore(folder.path, warnings);
     for (const skill of await scanFolder(folder, warnings, signal)) {
       const kept = byName.get(skill.name);
@@ -63,20 +65,12 @@ export function compareNames(a: string, b: string): number {
 /** The project's skills folders, nearest first: the workspace up to the git root, or just the workspace. */
 async function projectFolders(workspaceRoot: string): Promise<SkillsFolder[]> {
   const start = await realpath(resolve(workspaceRoot)).catch(() => resolve(workspaceRoot));
-  const chain: string[] = [];
-  let dir = start;
-  let foundGit = false;
-  for (;;) {
-    chain.push(dir);
-    if (await exists(join(dir, ".git"))) {
-      foundGit = true;
-      break;
-    }
-    const parent = dirname(dir);
-    if (parent === dir) break;
-    dir = parent;
-  }
-  const dirs = foundGit ? chain : [start];
+  const upwards = [start];
+  for (let dir = start; dirname(dir) !== dir; dir = dirname(dir)) upwards.push(dirname(dir));
+  // Every level asked at once; the nearest .git ends the chain, as if asked in turn.
+  const hasGit = await Promise.all(upwards.map((dir) => exists(join(dir, ".git"))));
+  const gitAt = hasGit.indexOf(true);
+  const dirs = gitAt >= 0 ? upwards.slice(0, gitAt + 1) : [start];
   return dirs.flatMap((base) =>
     PROJECT_SKILL_FOLDERS.map((folder) => ({ path: join(base, folder), source: "project" as const })),
   );

@@ -2,7 +2,7 @@
 // (candidate, active, retired), the runs each was shown in and the outcomes of those runs, and
 // search by the vector of their condition. The success rate is computed here and only here.
 import { ResonError } from "../core/errors.js";
-import { recordOutcomeStatements } from "./memory-plan.js";
+import { experienceTerms, recordOutcomeStatements } from "./memory-plan.js";
 import {
   aliasedColumns,
   checkLimit,
@@ -12,6 +12,7 @@ import {
   type RepositoryContext,
 } from "./memory-repository.js";
 import { EXPERIENCES, fromRow, type Row, type SqlValue } from "./records.js";
+import { coverageScore, weightedTerms } from "./search-terms.js";
 import type {
   Experience,
   ExperienceRecord,
@@ -33,6 +34,13 @@ function withRate(record: ExperienceRecord): Experience {
   return { ...record, successRate: successRate(record.successCount, record.failureCount) };
 }
 
+/** Candidates the text index ranks, at least, before they are scored (a broad net). */
+const MIN_TEXT_CANDIDATES = 64;
+/** Query terms sent to the index, at most: a long pasted task stays a bounded query. */
+const MAX_QUERY_TERMS = 64;
+/** Experiences indexed per search at most; the rest wait for the next one. */
+const REINDEX_BATCH = 500;
+
 function statusesOf(status: ExperienceStatus | readonly ExperienceStatus[] | undefined): string | null {
   if (status === undefined) return null;
   return JSON.stringify(typeof status === "string" ? [status] : status);
@@ -44,6 +52,36 @@ export function experienceRepository(context: RepositoryContext): ExperienceRepo
   const prepared = new Set<string>();
   const read = (rows: Row[]) => rows.map((row) => withRate(fromRow(EXPERIENCES, row)));
   const apply = (op: WriteOp) => context.apply([op]);
+  const { experienceText } = context.dialect;
+  const textSearch = `SELECT ${columns}, x.terms AS terms, ${experienceText.relevance} AS relevance
+    FROM ${experienceText.from} WHERE ${experienceText.match}
+      AND (x.project_key = ? OR x.project_key IS NULL)
+      AND (CAST(? AS TEXT) IS NULL OR x.status IN (${values}))
+    ORDER BY relevance DESC, x.id LIMIT ?`;
+
+  /** Cuts the terms of experiences that have none (new text, or rows older than the index). */
+  const reindex = async (limit = REINDEX_BATCH): Promise<number> => {
+    const rows = await context.query(
+      "SELECT id, condition, rule, keys FROM experiences WHERE terms IS NULL ORDER BY id LIMIT ?",
+      [checkLimit(limit, "A limit")],
+    );
+    if (rows.length === 0) return 0;
+    const statements = rows.map((row) => {
+      const keys: unknown = typeof row.keys === "string" ? JSON.parse(row.keys) : row.keys;
+      const terms = experienceTerms({
+        condition: String(row.condition),
+        rule: String(row.rule),
+        keys: Array.isArray(keys) ? keys.map(String) : [],
+      });
+      // Only if the text is still the one cut: an edit meanwhile sets terms to NULL again.
+      return {
+        sql: "UPDATE experiences SET terms = ? WHERE id = ? AND terms IS NULL AND condition = ? AND rule = ?",
+        params: [terms, String(row.id), String(row.condition), String(row.rule)],
+      };
+    });
+    const changed = await context.transact("Indexing experiences", statements);
+    return changed.reduce((sum, n) => sum + n, 0);
+  };
 
   return {
     get: async (id) =>
@@ -94,26 +132,72 @@ export function experienceRepository(context: RepositoryContext): ExperienceRepo
 
     retire: (id, at = Date.now()) => apply({ op: "updateExperience", id, patch: { status: "retired" }, at }),
 
+    search: async (query, options) => {
+      const limit = checkLimit(options.limit);
+      if (typeof options.projectKey !== "string") {
+        throw new ResonError("usage_error", "An experience search needs the project key it runs for.");
+      }
+      const statuses = statusesOf(options.status);
+      // A project with no rules does not cut the query (which may load the Chinese dictionary).
+      const any = await context.query(
+        `SELECT 1 AS found FROM experiences x WHERE (x.project_key = ? OR x.project_key IS NULL)
+          AND (CAST(? AS TEXT) IS NULL OR x.status IN (${values})) LIMIT 1`,
+        [options.projectKey, statuses, statuses],
+      );
+      if (any.length === 0) return [];
+      const wanted = weightedTerms(query);
+      const expression = experienceText.anyOf(
+        [...wanted]
+          .sort((a, b) => b.weight - a.weight)
+          .slice(0, MAX_QUERY_TERMS)
+          .map((t) => t.term),
+      );
+      if (limit === 0 || expression === "") return [];
+      await reindex();
+      const rows = await context.query(textSearch, [
+        expression,
+        options.projectKey,
+        statuses,
+        statuses,
+        Math.max(limit, MIN_TEXT_CANDIDATES),
+      ]);
+      return rows
+        .map((row) => {
+          const terms = new Set(String(row.terms ?? "").split(" "));
+          return {
+            experience: withRate(fromRow(EXPERIENCES, row)),
+            score: coverageScore(wanted, terms),
+            rank: Number(row.relevance),
+            matched: wanted.filter((t) => terms.has(t.term)).map((t) => t.term),
+          };
+        })
+        .sort((a, b) => b.score - a.score || b.rank - a.rank)
+        .slice(0, limit);
+    },
+
+    reindex,
+
     recordUse: (experienceId, traceId, at = Date.now()) =>
       apply({ op: "recordExperienceUse", experienceId, traceId, at }),
 
     recordOutcome: async (traceId, outcome: Outcome) => {
-      const [updated = 0] = await context.transact(
+      const [shown = 0, withheld = 0] = await context.transact(
         `Recording the outcome of trace ${traceId}`,
         recordOutcomeStatements(traceId, outcome),
       );
-      return updated;
+      return shown + withheld;
     },
 
     usesIn: async (traceId) => {
       const rows = await context.query(
-        "SELECT experience_id, shown_at, outcome FROM experience_uses WHERE trace_id = ? ORDER BY shown_at, experience_id",
+        "SELECT experience_id, shown_at, outcome, withheld FROM experience_uses WHERE trace_id = ? ORDER BY shown_at, experience_id",
         [traceId],
       );
       return rows.map((row) => ({
         experienceId: String(row.experience_id),
         shownAt: Number(row.shown_at),
         outcome: row.outcome === null ? null : (String(row.outcome) as Outcome),
+        withheld: Number(row.withheld) === 1,
       }));
     },
 

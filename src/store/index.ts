@@ -9,13 +9,16 @@ import { ResonError } from "../core/errors.js";
 import type { Store } from "./types.js";
 
 export { bytesToVector, contentHash, vectorToBytes } from "../core/vector-bytes.js";
+export { type CjkSegmenterState, cjkSegmenter } from "./cjk-words.js";
 export { parseDuration } from "./duration.js";
+export { stemEnglish } from "./english-stem.js";
 export { successRate } from "./experience-repository.js";
 export { MIN_PREFIX_CHARS } from "./id-prefix.js";
 export { describeHolder, holderAlive, leaseHolder, leaseLostError, leaseSince } from "./lease.js";
 export { MemoryIndex, type MemoryIndexOptions, type VectorHit } from "./memory-index.js";
 export { projectKey } from "./project-key.js";
 export { DEFAULT_MAX_ATTEMPTS } from "./run-queue.js";
+export { coverageScore, searchTerms, type WeightedTerm, weightedTerms, weightOf } from "./search-terms.js";
 export { textTokens } from "./text-terms.js";
 export { percentile, TOOL_DURATION_SAMPLES, UNKNOWN_ERROR_CODE } from "./tool-stats.js";
 export type * from "./types.js";

@@ -62,6 +62,16 @@ export interface MemoryDialect {
    * relevance expression (≥ 0, higher is better). The query parameter comes before any other.
    */
   readonly textLeg: { from: string; match: string; relevance: string };
+  /**
+   * The experiences' ranked text index over their `terms`: FROM (experiences as `x`), match
+   * and relevance as for textLeg, and the query expression of a set of terms (any of them).
+   */
+  readonly experienceText: {
+    from: string;
+    match: string;
+    relevance: string;
+    anyOf(terms: readonly string[]): string;
+  };
   /** An extra column written with each item (PostgreSQL's tsv), or undefined. */
   readonly itemIndexColumn?: { name: string; placeholder: string; value(text: string): SqlValue };
   /** The database's own vectors, when it has them: written always, searched when `nativeSearch`. */

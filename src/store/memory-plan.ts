@@ -7,6 +7,7 @@ import { contentHash, vectorToBytes } from "../core/vector-bytes.js";
 import type { Statement } from "./driver.js";
 import type { MemoryDialect } from "./memory-dialect.js";
 import { EXPERIENCES, MEMORY_ITEMS, patchToColumns, type SqlValue, toRow } from "./records.js";
+import { searchTerms } from "./search-terms.js";
 import type {
   EmbeddingInput,
   ExperiencePatch,
@@ -157,20 +158,43 @@ function insertExperience(experience: ExperienceRecord, { redact }: PlanContext)
     ...experience,
     condition: storedText(stringOf(experience.condition, "experiences.condition"), redact),
     rule: storedText(stringOf(experience.rule, "experiences.rule"), redact),
+    keys: checkKeys(experience.keys ?? []).map((key) => storedText(key, redact)),
     conditionFilter: storedJson(experience.conditionFilter, redact),
     evidence: storedJson(experience.evidence, redact),
   };
   const { columns, values } = toRow(EXPERIENCES, stored);
+  columns.push("terms");
+  values.push(experienceTerms(stored));
   return {
     sql: `INSERT INTO experiences (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`,
     params: values,
   };
 }
 
+/** The index's terms of an experience as stored: its condition, rule and keys. */
+export function experienceTerms(experience: {
+  condition: string;
+  rule: string;
+  keys: readonly string[];
+}): string {
+  return searchTerms([experience.condition, experience.rule, ...experience.keys].join("\n")).join(" ");
+}
+
+/** Retrieval keys are short phrases: at most 24 of at most 200 characters each. */
+function checkKeys(keys: unknown): string[] {
+  if (!Array.isArray(keys) || keys.some((key) => typeof key !== "string")) {
+    throw invalid("experiences.keys", "must be an array of strings");
+  }
+  return [...new Set(keys.map((key: string) => key.trim()).filter((key) => key !== ""))]
+    .slice(0, 24)
+    .map((key) => key.slice(0, 200));
+}
+
 const EXPERIENCE_PATCH = [
   "scope",
   "condition",
   "rule",
+  "keys",
   "conditionFilter",
   "evidence",
   "confidence",
@@ -188,6 +212,7 @@ function updateExperience(
   const stored: ExperiencePatch = { ...patch };
   if (patch.condition !== undefined) stored.condition = storedText(patch.condition, redact);
   if (patch.rule !== undefined) stored.rule = storedText(patch.rule, redact);
+  if (patch.keys !== undefined) stored.keys = checkKeys(patch.keys).map((key) => storedText(key, redact));
   if (patch.conditionFilter !== undefined) stored.conditionFilter = storedJson(patch.conditionFilter, redact);
   if (patch.evidence !== undefined) stored.evidence = storedJson(patch.evidence, redact);
   const { columns, values } = patchToColumns(EXPERIENCES, { ...stored, updatedAt: at }, [
@@ -195,12 +220,16 @@ function updateExperience(
     "updatedAt",
   ]);
   const statements: Statement[] = [];
-  // The vectors were of the old condition: dropped, so the experience is embedded again.
-  if (patch.condition !== undefined) {
+  const textChanged = patch.condition !== undefined || patch.rule !== undefined || patch.keys !== undefined;
+  // The vectors and index terms were of the old text: the vectors are dropped, so the
+  // experience is embedded again, and the terms are cut again at the next search (SQL cannot).
+  if (textChanged) {
     statements.push(
       { sql: BUMP_OWNER_SCOPES, params: ["experience", id] },
       { sql: "DELETE FROM embeddings WHERE owner_kind = 'experience' AND owner_id = ?", params: [id] },
     );
+    columns.push("terms");
+    values.push(null);
   }
   statements.push({
     sql: `UPDATE experiences SET ${columns.map((c) => `${c} = ?`).join(", ")} WHERE id = ?`,
@@ -211,21 +240,31 @@ function updateExperience(
 }
 
 // Uses are counted from experience_uses, so showing an experience twice in a run counts once.
-const RECORD_USE = `INSERT INTO experience_uses (experience_id, trace_id, shown_at) VALUES (?, ?, ?)
-  ON CONFLICT (experience_id, trace_id) DO NOTHING`;
+// A withheld use (holdout) is not a use; showing the rule later in the same run (the recall
+// tool) turns it into one, since the run then saw it.
+const RECORD_USE = `INSERT INTO experience_uses (experience_id, trace_id, shown_at, withheld) VALUES (?, ?, ?, ?)
+  ON CONFLICT (experience_id, trace_id) DO UPDATE SET withheld = 0
+  WHERE experience_uses.withheld = 1 AND excluded.withheld = 0`;
 const COUNT_USES = `UPDATE experiences SET
-    usage_count = (SELECT count(*) FROM experience_uses u WHERE u.experience_id = experiences.id),
+    usage_count = (SELECT count(*) FROM experience_uses u WHERE u.experience_id = experiences.id AND u.withheld = 0),
     last_used_at = CASE WHEN last_used_at IS NULL OR last_used_at < ? THEN ? ELSE last_used_at END
   WHERE id = ?`;
-const SHOWN_UNCOUNTED = "SELECT experience_id FROM experience_uses WHERE trace_id = ? AND outcome IS NULL";
+const UNCOUNTED = "SELECT experience_id FROM experience_uses WHERE trace_id = ? AND outcome IS NULL";
 
-/** The statements of recordOutcome; the first one's change count is the experiences updated. */
+/**
+ * The statements of recordOutcome; the first two's change counts are the experiences updated
+ * (shown, withheld).
+ */
 export function recordOutcomeStatements(traceId: string, outcome: Outcome): Statement[] {
   oneOf(outcome, OUTCOMES, "outcome");
   const counter = outcome === "success" ? "success_count" : "failure_count";
   return [
     {
-      sql: `UPDATE experiences SET ${counter} = ${counter} + 1 WHERE id IN (${SHOWN_UNCOUNTED})`,
+      sql: `UPDATE experiences SET ${counter} = ${counter} + 1 WHERE id IN (${UNCOUNTED} AND withheld = 0)`,
+      params: [traceId],
+    },
+    {
+      sql: `UPDATE experiences SET holdout_${counter} = holdout_${counter} + 1 WHERE id IN (${UNCOUNTED} AND withheld = 1)`,
       params: [traceId],
     },
     {
@@ -282,7 +321,7 @@ export function planMemoryWrite(op: MemoryWriteOp, context: PlanContext): Statem
       ];
     case "recordExperienceUse":
       return [
-        { sql: RECORD_USE, params: [op.experienceId, op.traceId, op.at] },
+        { sql: RECORD_USE, params: [op.experienceId, op.traceId, op.at, op.withheld === true ? 1 : 0] },
         { sql: COUNT_USES, params: [op.at, op.at, op.experienceId], mustChangeOne: true },
       ];
     case "recordOutcome":

@@ -121,6 +121,13 @@ export async function nearestFiltered<T>(
   return out.slice(0, limit);
 }
 
+/** What an experience's vector is made of: condition, rule and retrieval keys, a line each. */
+function experienceText(row: Row): string {
+  const keys: unknown = typeof row.keys === "string" ? JSON.parse(row.keys) : row.keys;
+  const list = Array.isArray(keys) ? keys.map(String) : [];
+  return [String(row.text), String(row.rule), ...(list.length > 0 ? [list.join("; ")] : [])].join("\n");
+}
+
 function kindsJson(kinds: readonly MemoryKind[] | undefined): string | null {
   if (kinds === undefined) return null;
   for (const kind of kinds) {
@@ -256,10 +263,12 @@ export function memoryRepository(context: RepositoryContext): MemoryRepository {
     limit: number,
   ): Promise<(EmbeddingOwner & { createdAt: number })[]> => {
     const table = ownerKind === "memory" ? "memory_items" : "experiences";
-    const text = ownerKind === "memory" ? "x.text" : "x.condition";
+    // An experience is embedded as condition, rule and keys: a task may echo any of them.
+    const text =
+      ownerKind === "memory" ? "x.text, NULL AS rule, NULL AS keys" : "x.condition AS text, x.rule, x.keys";
     const active = ownerKind === "memory" ? "" : "AND x.status <> 'retired'";
     const rows = await context.query(
-      `SELECT x.id, x.project_key, ${text} AS text, x.created_at FROM ${table} x
+      `SELECT x.id, x.project_key, ${text}, x.created_at FROM ${table} x
        WHERE (CAST(? AS TEXT) IS NULL OR x.project_key = ?) ${active}
          AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.owner_kind = ? AND e.owner_id = x.id AND e.model = ?)
        ORDER BY x.created_at, x.id LIMIT ?`,
@@ -269,7 +278,7 @@ export function memoryRepository(context: RepositoryContext): MemoryRepository {
       ownerKind,
       ownerId: String(row.id),
       projectKey: row.project_key === null ? null : String(row.project_key),
-      text: String(row.text),
+      text: ownerKind === "memory" ? String(row.text) : experienceText(row),
       createdAt: Number(row.created_at),
     }));
   };

@@ -142,6 +142,11 @@ export interface ExperienceRecord {
   scope: string;
   condition: string;
   rule: string;
+  /**
+   * Retrieval keys: what a future task needing the rule would mention (symptoms, error
+   * messages, tools, file names), in the task's language and in English; indexed with the rule.
+   */
+  keys: string[];
   /** Machine-checkable conditions (tools, URL patterns, path globs), checked before any search. */
   conditionFilter: Record<string, unknown> | null;
   evidence: ExperienceEvidence[];
@@ -150,6 +155,9 @@ export interface ExperienceRecord {
   usageCount: number;
   successCount: number;
   failureCount: number;
+  /** Runs the rule matched but was withheld from (memory.holdout), by outcome. */
+  holdoutSuccessCount: number;
+  holdoutFailureCount: number;
   /** ExpeL's counter: ADD 2, AGREE and EDIT +1, REMOVE −1 (−3 when the list is full). */
   votes: number;
   provenance: Provenance;
@@ -165,7 +173,15 @@ export type Experience = ExperienceRecord & { successRate: number };
 export type ExperiencePatch = Partial<
   Pick<
     ExperienceRecord,
-    "scope" | "condition" | "rule" | "conditionFilter" | "evidence" | "confidence" | "votes" | "status"
+    | "scope"
+    | "condition"
+    | "rule"
+    | "keys"
+    | "conditionFilter"
+    | "evidence"
+    | "confidence"
+    | "votes"
+    | "status"
   >
 >;
 
@@ -180,8 +196,22 @@ export interface ExperienceFilter {
 
 export interface ExperienceMatch {
   experience: Experience;
-  /** Cosine similarity of the query to the experience's condition. */
+  /**
+   * Vector search: cosine similarity of the query to the experience's condition, rule and
+   * keys. Text search: the part of the query's weight the experience covers, 0..1, the same
+   * scale in a project of 5 rules and of 5,000 (search-terms.ts coverageScore).
+   */
   score: number;
+  /** Text search: the index's own rank (bm25 on SQLite, ts_rank on PostgreSQL), higher better. */
+  rank?: number;
+  /** Text search: the query's terms (as the index cuts them) the experience holds. */
+  matched?: string[];
+}
+
+export interface ExperienceSearchOptions {
+  projectKey: string;
+  status?: ExperienceStatus | readonly ExperienceStatus[];
+  limit: number;
 }
 
 export interface ExperienceRepository {
@@ -197,21 +227,30 @@ export interface ExperienceRepository {
   /** Notes that the experience was shown in a run; the first time per run counts as a use. */
   recordUse(experienceId: string, traceId: string, at?: EpochMs): Promise<void>;
   /**
+   * Ranked lexical search over condition, rule and keys (stop words out, English stemmed,
+   * Chinese in words), of a project's experiences and the global ones: the best `limit` by the
+   * index's rank, ordered by their normalised score. Indexes first what is not indexed yet.
+   */
+  search(query: string, options: ExperienceSearchOptions): Promise<ExperienceMatch[]>;
+  /** Indexes experiences whose text changed since (or that predate the index); the count. */
+  reindex(limit?: number): Promise<number>;
+  /**
    * Counts a run's outcome for exactly the experiences shown in it, once per run: the number
    * of experiences updated (0 when the run showed none or was already counted).
    */
   recordOutcome(traceId: string, outcome: Outcome, at?: EpochMs): Promise<number>;
-  /** The experiences shown in a run, with the outcome counted for each (null: not yet). */
-  usesIn(traceId: string): Promise<{ experienceId: string; shownAt: EpochMs; outcome: Outcome | null }[]>;
-  /** Nearest experiences of a project and the global ones by their condition's vector. */
+  /**
+   * The experiences shown in a run (and, withheld, those it matched but was not shown), with
+   * the outcome counted for each (null: not yet).
+   */
+  usesIn(
+    traceId: string,
+  ): Promise<{ experienceId: string; shownAt: EpochMs; outcome: Outcome | null; withheld: boolean }[]>;
+  /** Nearest experiences of a project and the global ones by the vector of condition, rule and keys. */
   vectorSearch(
     vector: Float32Array,
     model: string,
-    options: {
-      projectKey: string;
-      status?: ExperienceStatus | readonly ExperienceStatus[];
-      limit: number;
-    },
+    options: ExperienceSearchOptions,
   ): Promise<ExperienceMatch[]>;
 }
 
@@ -224,5 +263,6 @@ export type MemoryWriteOp =
   | { op: "insertExperience"; experience: ExperienceRecord }
   | { op: "updateExperience"; id: string; patch: ExperiencePatch; at: EpochMs }
   | { op: "voteExperience"; id: string; delta: number; at: EpochMs }
-  | { op: "recordExperienceUse"; experienceId: string; traceId: string; at: EpochMs }
+  /** withheld: the run matched the rule but was not shown it (holdout); it counts apart. */
+  | { op: "recordExperienceUse"; experienceId: string; traceId: string; at: EpochMs; withheld?: boolean }
   | { op: "recordOutcome"; traceId: string; outcome: Outcome; at: EpochMs };

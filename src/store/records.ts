@@ -140,6 +140,7 @@ export const MEMORY_ITEMS: Table<MemoryItemRecord> = {
   },
 };
 
+// Also terms (the text index's cut of condition, rule and keys), written apart by memory-plan.ts.
 export const EXPERIENCES: Table<ExperienceRecord> = {
   name: "experiences",
   fields: {
@@ -148,12 +149,15 @@ export const EXPERIENCES: Table<ExperienceRecord> = {
     scope: ["scope", "text"],
     condition: ["condition", "text"],
     rule: ["rule", "text"],
+    keys: ["keys", "json"],
     conditionFilter: ["condition_filter", "json?"],
     evidence: ["evidence", "json"],
     confidence: ["confidence", "real"],
     usageCount: ["usage_count", "int"],
     successCount: ["success_count", "int"],
     failureCount: ["failure_count", "int"],
+    holdoutSuccessCount: ["holdout_success_count", "int"],
+    holdoutFailureCount: ["holdout_failure_count", "int"],
     votes: ["votes", "int"],
     provenance: ["provenance", "text"],
     status: ["status", "text"],

@@ -24,6 +24,13 @@ export const DEFAULT_MAX_ATTEMPTS = 3;
 /** Requests a claim may pass over (failed as lost, cancelled, or leased elsewhere) before it gives up. */
 const MAX_CLAIM_STEPS = 64;
 
+/**
+ * Extra wait before a run whose worker died is taken back, in lease TTLs (the lease's own
+ * expires_at − renewed_at), by its claims so far: none the first time, then 1, 3 and 7 TTLs.
+ */
+const REDEATH_BACKOFF_SQL =
+  "((l.expires_at - l.renewed_at) * (CASE WHEN r.attempts <= 1 THEN 0 WHEN r.attempts = 2 THEN 1 WHEN r.attempts = 3 THEN 3 ELSE 7 END))";
+
 const COLUMNS = `id, session_id, task, spec, status, attempts, max_attempts, not_before, last_error,
   cancel_requested, idempotency_key, created_at, updated_at, worker, lease_epoch`;
 
@@ -97,6 +104,9 @@ export function runQueueRepository(context: {
     return rows[0] ? fromRow(rows[0]) : undefined;
   };
   // The lease of a request may be taken when nobody holds it (none yet, released, expired).
+  // A run whose worker died is taken back as soon as its lease expires the first time; one
+  // whose workers keep dying (a run that crashes its worker, a machine that keeps failing)
+  // waits longer each time: one more lease TTL after the second death, 3 after the third, then 7.
   const leaseFree = `(l.trace_id IS NULL OR l.released_at IS NOT NULL OR l.expires_at <= ${now})`;
   // PostgreSQL: claimers pass over each other's rows instead of waiting; SQLite's BEGIN
   // IMMEDIATE lets one claimer in at a time, so there is nothing to skip.
@@ -104,7 +114,8 @@ export function runQueueRepository(context: {
   const candidate = (passed: number, locked = true) =>
     `SELECT ${COLUMNS.replace(/(\w+)/g, "r.$1")} FROM run_requests r LEFT JOIN run_leases l ON l.trace_id = r.id
      WHERE ${leaseFree} AND (
-       (r.status = 'running')
+       (r.status = 'running' AND (l.trace_id IS NULL OR l.released_at IS NOT NULL
+         OR l.expires_at + ${REDEATH_BACKOFF_SQL} <= ${now}))
        OR (r.status = 'queued' AND r.not_before <= ${now} AND NOT EXISTS (
          SELECT 1 FROM run_requests e WHERE e.session_id = r.session_id AND e.status IN ('queued', 'running')
            AND (e.created_at < r.created_at OR (e.created_at = r.created_at AND e.id < r.id))))

@@ -146,7 +146,6 @@ interface CommitOptions extends ApplyOptions {
 export class SqlStore implements Store {
   readonly kind: "sqlite" | "postgres";
   readonly location: string;
-  readonly features: StoreFeatures;
   readonly sessions: SessionRepository;
   readonly turns: TurnRepository;
   readonly traces: TraceRepository;
@@ -174,7 +173,6 @@ export class SqlStore implements Store {
     this.#vectors = new VectorScopes((sql, params) => this.#query(sql, params));
     this.kind = driver.kind;
     this.location = driver.location;
-    this.features = driver.features;
     const all = <R>(table: Table<R>, rest: string, params: SqlValue[]) => this.#all(table, rest, params);
     const one = async <R>(table: Table<R>, rest: string, params: SqlValue[]): Promise<R | undefined> =>
       (await all(table, rest, params))[0];
@@ -249,7 +247,10 @@ export class SqlStore implements Store {
         this.#transact(what, statements, options),
       apply: (ops: readonly WriteOp[]) => this.apply(ops),
       dialect: driver.memory,
-      nativeVectors: driver.memory.vectors !== undefined && driver.memory.nativeSearch,
+      // Read when a vector search runs: SQLite loads its vector extension only then.
+      get nativeVectors() {
+        return driver.memory.vectors !== undefined && driver.memory.nativeSearch;
+      },
       vectors: this.#vectors,
     };
     this.memory = memoryRepository(context);
@@ -287,6 +288,11 @@ export class SqlStore implements Store {
       commit: (ops, commitOptions) => this.#commit(ops, commitOptions),
     });
     this.idempotency = idempotencyRepository(service);
+  }
+
+  /** What the database offers; on SQLite, asking loads the vector extension (see sqlite-driver.ts). */
+  get features(): StoreFeatures {
+    return this.#driver.features;
   }
 
   /** Statements in one transaction, outside `apply` (their change counts are the answer). */

@@ -6,7 +6,13 @@
 // them at their next safe point and puts them back for another worker.
 import { hostname } from "node:os";
 import { toResonError } from "../core/errors.js";
-import { leaseHolder, type RunRequestRecord, type Store, type Unsubscribe } from "../store/index.js";
+import {
+  holderAlive,
+  leaseHolder,
+  type RunRequestRecord,
+  type Store,
+  type Unsubscribe,
+} from "../store/index.js";
 import { type ExecutionOutcome, type ExecutorSettings, executeClaimed } from "./run-executor.js";
 
 export interface WorkerOptions extends Omit<ExecutorSettings, "role"> {
@@ -46,6 +52,7 @@ export class Worker {
   #timer: NodeJS.Timeout | undefined;
   #unsubscribe: Unsubscribe | undefined;
   #idle: Array<() => void> = [];
+  #polls = 0;
 
   constructor(options: WorkerOptions) {
     this.#options = options;
@@ -62,8 +69,30 @@ export class Worker {
     this.#unsubscribe = await this.#options.store.queue.subscribe(() => this.#wake(), {
       onGap: () => this.#wake(),
     });
+    await this.#freeDeadLocalLeases().catch((error: unknown) =>
+      this.#log("warn", `could not check the runs of dead processes: ${toResonError(error).message}`),
+    );
     this.#schedulePoll();
     this.#wake();
+  }
+
+  /**
+   * Runs left "running" by a process of this machine that is gone (a killed serve or worker
+   * restarted here) are let go at once instead of after their lease's TTL: the next claim
+   * resumes them. A holder on another machine is left to its lease.
+   */
+  async #freeDeadLocalLeases(): Promise<void> {
+    const { store } = this.#options;
+    for (const request of await store.queue.list({ status: "running", limit: 1000 })) {
+      const lease = await store.leases.get(request.id);
+      if (lease?.state !== "held" || holderAlive(lease.holder) !== false) continue;
+      if (await store.leases.release({ traceId: lease.traceId, epoch: lease.epoch }))
+        this.#log("info", "freed the run of a process that is gone", {
+          runId: request.id,
+          sessionId: request.sessionId,
+          holder: lease.holder.id,
+        });
+    }
   }
 
   /**
@@ -89,6 +118,8 @@ export class Worker {
     // Jitter keeps a fleet's polls apart.
     this.#timer = setTimeout(
       () => {
+        // Now and then, what a process of this machine that died left behind.
+        if (++this.#polls % 15 === 0) void this.#freeDeadLocalLeases().catch(() => {});
         this.#wake();
         this.#schedulePoll();
       },

@@ -13,7 +13,7 @@ export type {
 export { probeSandbox } from "./exec-sandbox/probe.js";
 export type { CommandLimits, NetworkPolicy, PolicyOptions, WorkspacePolicy } from "./policy.js";
 export { DEFAULT_COMMAND_LIMITS, DEFAULT_PROTECTED, workspacePolicy } from "./policy.js";
-export { endChildren } from "./processes.js";
+export { type ChildOptions, endChildren, spawnChild } from "./processes.js";
 export type { RootPlaces, RootRisk } from "./root-risk.js";
 export { workspaceRootRisk } from "./root-risk.js";
 export type { ResolvedPath } from "./sandbox.js";

@@ -17,6 +17,7 @@ const LAYERS: Record<string, number> = {
   tools: 2,
   skills: 2,
   memory: 2,
+  mcp: 2,
   context: 3,
   agent: 4,
   trace: 4,

@@ -179,6 +179,69 @@ describe("learning from runs", () => {
     );
   }, 60_000);
 
+  it.skipIf(noSandbox)(
+    "finds a lesson by its retrieval keys in another language, shows the keys, and holds it out from some runs",
+    async () => {
+      writeFileSync(join(f.home.path, "config.json"), JSON.stringify({ memory: { minEvidence: 1 } }));
+      const holdoutEnv = () =>
+        cleanEnv({ RESON_HOME: f.home.path, RESON_MEMORY_REFLECT: "auto", RESON_MEMORY_HOLDOUT: "0.5" });
+      f.server.setResponder((request) =>
+        isReflection(request)
+          ? {
+              text: "ADD: WHEN writes to the SQLite file fail under concurrent load THEN set PRAGMA busy_timeout and retry the write. KEYS: database is locked; SQLITE_BUSY; 数据库被锁; concurrent writes",
+            }
+          : undefined,
+      );
+      f.server.enqueue(
+        { toolCalls: [{ name: "execute_command", arguments: { command: "false" } }] },
+        { text: "Fixed: the writer now waits for the lock (busy_timeout)." },
+      );
+      const taught = await runTask(f, holdoutEnv(), "the importer crashes with 'database is locked'");
+      expect(taught.code).toBe(0);
+      const [rule] = await experiences();
+      expect(rule).toMatchObject({
+        status: "active",
+        keys: ["database is locked", "SQLITE_BUSY", "数据库被锁", "concurrent writes"],
+      });
+      const fresh = await cli(["experiences", "show", String(rule!.id)]);
+      expect(fresh.stdout).toContain("keys: database is locked; SQLITE_BUSY; 数据库被锁; concurrent writes");
+      expect(fresh.stdout).toContain(
+        "withheld from 0 matching runs (memory.holdout): no uplift estimate yet",
+      );
+
+      // A Chinese task sharing no word with the rule's English finds it through a key; with
+      // holdout 0.5 some runs are shown the rule and the others are its control group.
+      let shown = 0;
+      const runs = 6;
+      for (let i = 0; i < runs; i++) {
+        f.server.enqueue({ text: "好的" });
+        expect((await runTask(f, holdoutEnv(), "导入脚本一直报数据库被锁，怎么处理？")).code).toBe(0);
+        const request = f.server.requests.filter((r) => !isReflection(r)).at(-1)!;
+        if (systemText(request).includes("set PRAGMA busy_timeout")) shown++;
+      }
+      const [after] = await experiences();
+      expect(after).toMatchObject({
+        usageCount: shown,
+        successCount: shown,
+        holdoutSuccessCount: runs - shown,
+        holdoutFailureCount: 0,
+      });
+      const text = (await cli(["experiences", "show", String(rule!.id)])).stdout;
+      expect(text).toContain(`shown in ${shown} runs: ${shown} succeeded, 0 failed`);
+      if (runs - shown > 0) {
+        expect(text).toContain(
+          `withheld from ${runs - shown} matching runs (memory.holdout): success with the rule`,
+        );
+        expect(text).toMatch(
+          /uplift [+−]\d+ points \(90 % interval [+−]\d+ to [+−]\d+\): too few runs to judge/,
+        );
+      }
+      const json = JSON.parse((await cli(["experiences", "show", String(rule!.id), "--json"])).stdout.trim());
+      expect(json.uplift).toMatchObject({ shownRuns: shown, withheldRuns: runs - shown, level: 0.9 });
+    },
+    120_000,
+  );
+
   it("remembers earlier sessions, and forgets on request", async () => {
     f.server.enqueue({ text: "The deploy script is scripts/deploy-staging.sh; it needs the VPN." });
     const first = await run("where is the staging deploy script?");

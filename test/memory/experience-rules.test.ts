@@ -29,7 +29,12 @@ describe("reflection operations", () => {
       ].join("\n"),
     );
     expect(ops).toEqual([
-      { kind: "add", condition: "the build fails with ENOSPC", rule: "clear dist/ before building again." },
+      {
+        kind: "add",
+        condition: "the build fails with ENOSPC",
+        rule: "clear dist/ before building again.",
+        keys: [],
+      },
       { kind: "agree", index: 1 },
       {
         kind: "edit",
@@ -44,9 +49,9 @@ describe("reflection operations", () => {
   it("drops what cannot apply and turns an EDIT to the same text into an AGREE", () => {
     const ops = sanitiseOps(
       [
-        { kind: "add", condition: "x", rule: "Use npm run test:unit, not npm test." },
-        { kind: "add", condition: "y", rule: "always run the linter before committing" },
-        { kind: "add", condition: "y", rule: "Always run the linter before committing." },
+        { kind: "add", condition: "x", rule: "Use npm run test:unit, not npm test.", keys: [] },
+        { kind: "add", condition: "y", rule: "always run the linter before committing", keys: [] },
+        { kind: "add", condition: "y", rule: "Always run the linter before committing.", keys: [] },
         { kind: "edit", index: 1, rule: "use npm run test:unit,  not npm test" },
         { kind: "remove", index: 1 },
         { kind: "remove", index: 7 },
@@ -54,13 +59,33 @@ describe("reflection operations", () => {
       shown,
     );
     expect(ops).toEqual([
-      { kind: "add", condition: "y", rule: "always run the linter before committing" },
+      { kind: "add", condition: "y", rule: "always run the linter before committing", keys: [] },
       { kind: "agree", index: 1 },
     ]);
   });
 
+  it("reads retrieval keys after KEYS:, in any language, and keeps an EDIT without them keyless", () => {
+    const ops = parseReflectionOps(
+      [
+        "ADD: WHEN writes to the SQLite file fail under load THEN set busy_timeout and retry. KEYS: database is locked; SQLITE_BUSY | 数据库被锁; SQLITE_BUSY;  ",
+        "EDIT 1: WHEN the tests run THEN use make test",
+        "AGREE 2: use make test keys: npm ERR! missing script: test",
+      ].join("\n"),
+    );
+    expect(ops).toEqual([
+      {
+        kind: "add",
+        condition: "writes to the SQLite file fail under load",
+        rule: "set busy_timeout and retry.",
+        keys: ["database is locked", "SQLITE_BUSY", "数据库被锁"],
+      },
+      { kind: "edit", index: 1, condition: "the tests run", rule: "use make test" },
+      { kind: "agree", index: 2, keys: ["npm ERR! missing script: test"] },
+    ]);
+  });
+
   it("weighs votes as ExpeL does", () => {
-    expect(voteDelta({ kind: "add", rule: "r", condition: "c" }, 3)).toBe(2);
+    expect(voteDelta({ kind: "add", rule: "r", condition: "c", keys: [] }, 3)).toBe(2);
     expect(voteDelta({ kind: "agree", index: 1 }, 3)).toBe(1);
     expect(voteDelta({ kind: "remove", index: 1 }, 3)).toBe(-1);
     expect(voteDelta({ kind: "remove", index: 1 }, 30)).toBe(-3);

@@ -6,7 +6,6 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { ulid } from "../../src/core/ids.js";
 import { openStore, type Store } from "../../src/store/index.js";
 import { startTestPostgres, type TestPostgres } from "../store/postgres-server.js";
 import { cleanEnv, type TempDir, tempDir } from "../support/cli.js";
@@ -15,9 +14,11 @@ import {
   type RecordedRequest,
   startFakeModelServer,
 } from "../support/fake-model-server.js";
+import { queueRun, waitForStatus } from "../support/queued-run.js";
 import { taskOf } from "../support/reply-by-task.js";
 import { skipWithout } from "../support/requirements.js";
 import { killAllReson, type ServiceProcess, startReson } from "../support/service-process.js";
+import { readSse } from "../support/sse-client.js";
 
 const RUNS = 60;
 const WORKERS = 3;
@@ -42,32 +43,6 @@ function answer(request: RecordedRequest) {
       },
     ],
   };
-}
-
-/** A session and one queued run in it, as `reson serve` would queue them. */
-async function queueRun(store: Store, workspace: string, task: string, spec: Record<string, unknown>) {
-  const sessionId = ulid();
-  const runId = ulid();
-  const now = Date.now();
-  await store.apply([
-    {
-      op: "insertSession",
-      session: {
-        id: sessionId,
-        projectKey: "fleet",
-        workspace,
-        title: task,
-        status: "active",
-        settings: { provider: "openai-compatible", model: "fake-model" },
-        usage: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, totalTokens: 0, costUsd: 0 },
-        lastTraceId: null,
-        createdAt: now,
-        updatedAt: now,
-      },
-    },
-  ]);
-  await store.queue.enqueue({ id: runId, sessionId, task, spec: { workspace, ...spec }, maxAttempts: 20 });
-  return runId;
 }
 
 /** Step 0 runs a command that waits for the file `go`; once any tool result is in, it answers. */
@@ -199,11 +174,9 @@ describe.skipIf(await skipWithout("postgres", "worker fleet"))("a worker fleet o
     // Past the lease: the second worker takes the run over and finishes it.
     await new Promise((r) => setTimeout(r, 2500));
     const second = startReson(["worker", "--log-format", "json"], { env, cwd: ws.path });
-    for (let i = 0; i < 600; i++) {
-      if ((await store.queue.get(runId))?.status === "completed") break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    expect((await store.queue.get(runId))?.status).toBe("completed");
+    expect((await waitForStatus(store, runId, ["completed", "failed", "cancelled"])).status).toBe(
+      "completed",
+    );
     second.kill("SIGTERM");
     await second.exited();
     const before = {
@@ -225,6 +198,53 @@ describe.skipIf(await skipWithout("postgres", "worker fleet"))("a worker fleet o
     expect(after).toEqual(before);
     expect(before.trace?.status).toBe("completed");
     expect(before.events.at(-1)?.type).toBe("run_end");
+  }, 120_000);
+
+  it("serve without workers queues runs that a worker elsewhere executes, and streams their events live", async () => {
+    url = await pg.createDatabase();
+    server = await startFakeModelServer({ respond: answer });
+    ws = tempDir();
+    store = await openStore({ home: ws.home, databaseUrl: url });
+    const env = cleanEnv({ RESON_HOME: ws.home, RESON_DATABASE_URL: url });
+    const serve = startReson(["serve", "--port", "0", "--workers", "0", "--log-format", "json"], {
+      env,
+      cwd: ws.path,
+    });
+    const [, base] = await serve.waitFor(/"url":"(http:\/\/127\.0\.0\.1:\d+)"/);
+    const token = readFileSync(join(ws.home, "serve-token"), "utf8").trim();
+    const response = await fetch(`${base}/runs`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        task: "fleet job 7 steps 6",
+        workspace: ws.path,
+        provider: "openai-compatible",
+        baseUrl: server.openaiBaseUrl,
+        model: "fake-model",
+        sandbox: "off",
+        allow: ["execute_command"],
+      }),
+    });
+    expect(response.status).toBe(202);
+    const run = (await response.json()) as { id: string };
+    // The client is following before any worker runs it: the events arrive as they commit.
+    const frames = readSse(
+      `${base}/runs/${run.id}/events`,
+      { authorization: `Bearer ${token}` },
+      { timeoutMs: 60_000 },
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await store.queue.get(run.id))?.status).toBe("queued");
+    const worker = startReson(["worker", "--log-format", "json"], { env, cwd: ws.path });
+    const events = (await frames).filter((f) => f.id !== undefined);
+    expect(events.map((f) => Number(f.id))).toEqual(events.map((_, i) => i + 1));
+    expect(events.at(-1)?.event).toBe("run_end");
+    expect(events.filter((f) => f.event === "tool_result")).toHaveLength(6);
+    expect((await store.queue.get(run.id))?.status).toBe("completed");
+    worker.kill("SIGTERM");
+    serve.kill("SIGTERM");
+    expect((await worker.exited()).code).toBe(0);
+    expect((await serve.exited()).code).toBe(0);
   }, 120_000);
 
   it("a worker told to stop puts its run back at the next safe point, and another worker finishes it", async () => {
@@ -252,11 +272,9 @@ describe.skipIf(await skipWithout("postgres", "worker fleet"))("a worker fleet o
     expect(back?.attempts).toBe(0);
     writeFileSync(join(ws.path, "go"), "");
     const second = startReson(["worker", "--log-format", "json"], { env, cwd: ws.path });
-    for (let i = 0; i < 600; i++) {
-      if ((await store.queue.get(runId))?.status === "completed") break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    expect((await store.queue.get(runId))?.status).toBe("completed");
+    expect((await waitForStatus(store, runId, ["completed", "failed", "cancelled"])).status).toBe(
+      "completed",
+    );
     second.kill("SIGTERM");
     await second.exited();
   }, 120_000);

@@ -2,7 +2,7 @@
 // POST in a workspace, its status, its events (as JSON and as server-sent events, rejoined
 // with Last-Event-ID), its trace and goal tree, approvals and questions answered by POST, and a
 // busy session's second task queued, refused or interrupting, by the request's policy.
-import { readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { cleanEnv, type TempDir, tempDir } from "../support/cli.js";
@@ -83,6 +83,10 @@ function scripted(request: RecordedRequest) {
           { id: "call_w", name: "write_file", arguments: { path: "../outside.txt", content: "x" } },
         ],
       };
+  }
+  if (task.startsWith("wait") && done === 0) {
+    const command = "echo started >> started.txt; while [ ! -f go ]; do sleep 0.05; done";
+    return { toolCalls: [{ id: "call_wait", name: "execute_command", arguments: { command } }] };
   }
   if (task.startsWith("ask")) {
     if (done === 0)
@@ -300,6 +304,68 @@ describe("reson serve", () => {
     expect((await waitForRun(serve, run.id, ["completed", "failed"])).status).toBe("completed");
     const modelSaw = JSON.stringify(server.requests.at(-1)?.body);
     expect(modelSaw).toContain("blue");
+  });
+
+  it("interrupts a session's running run for a new task, and cancels a run by POST", async () => {
+    const first = await serve.json<{ id: string; sessionId: string }>("POST", "/runs", {
+      task: "wait for go",
+      ...spec(),
+    });
+    const started = join(ws.path, "started.txt");
+    for (let i = 0; i < 400 && !existsSync(started); i++) await new Promise((r) => setTimeout(r, 50));
+    const next = await serve.json<{ id: string }>("POST", `/sessions/${first.sessionId}/runs`, {
+      task: "steps 1 after the interruption",
+      policy: "interrupt",
+    });
+    expect((await waitForRun(serve, first.id, ["cancelled", "completed", "failed"])).status).toBe(
+      "cancelled",
+    );
+    expect((await waitForRun(serve, next.id, ["completed", "failed"])).status).toBe("completed");
+    const stopped = await serve.json<{ traceStatus: string }>("GET", `/runs/${first.id}`);
+    expect(stopped.traceStatus).toBe("aborted");
+
+    const queuedBehind = await serve.json<{ id: string; sessionId: string }>("POST", "/runs", {
+      task: "wait again",
+      ...spec(),
+    });
+    const behind = await serve.json<{ id: string; status: string }>(
+      "POST",
+      `/sessions/${queuedBehind.sessionId}/runs`,
+      {
+        task: "steps 1 never",
+      },
+    );
+    expect(behind.status).toBe("queued");
+    const cancelled = await serve.json<{ status: string }>("POST", `/runs/${behind.id}/cancel`);
+    expect(cancelled.status).toBe("cancelled");
+    await serve.json("POST", `/runs/${queuedBehind.id}/cancel`);
+    expect((await waitForRun(serve, queuedBehind.id, ["cancelled", "completed", "failed"])).status).toBe(
+      "cancelled",
+    );
+    expect(server.requests.some((r) => taskOf(r) === "steps 1 never")).toBe(false);
+  });
+
+  it("finishes a run after serve was killed in the middle of it and started again", async () => {
+    const run = await serve.json<{ id: string }>("POST", "/runs", {
+      task: "wait for go, then die",
+      ...spec(),
+    });
+    const started = join(ws.path, "started.txt");
+    for (let i = 0; i < 400 && !existsSync(started); i++) await new Promise((r) => setTimeout(r, 50));
+    serve.process.kill("SIGKILL");
+    await serve.process.exited();
+    writeFileSync(join(ws.path, "go"), "");
+    // The lease's holder is gone from this machine: the new serve takes the run at once, not
+    // after the lease's 30 s.
+    const again = await startServe(ws.home, ws.path);
+    const done = await waitForRun(again, run.id, ["completed", "failed"], 20_000);
+    expect(done.status).toBe("completed");
+    expect(done.attempts).toBe(2);
+    const { events } = await again.json<{
+      events: Array<{ seq: number; type: string; data: { resumed?: boolean } }>;
+    }>("GET", `/runs/${run.id}/events?format=json`);
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1));
+    expect(events.filter((e) => e.type === "run_start").map((e) => e.data.resumed)).toEqual([false, true]);
   });
 
   it("queues a busy session's next task, refuses it with reject, and repeats nothing for a repeated key", async () => {

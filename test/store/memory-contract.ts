@@ -582,7 +582,12 @@ export function memoryContract(
       const a = memoryItem({ text: "first", createdAt: T0 });
       const b = memoryItem({ text: "second", createdAt: T0 + 1 });
       const foreign = memoryItem({ projectKey: OTHER_PROJECT, text: "foreign", createdAt: T0 - 1 });
-      const e = experience({ condition: "when deploying", createdAt: T0 + 2 });
+      const e = experience({
+        condition: "when deploying",
+        rule: "run the smoke tests first.",
+        keys: ["deploy", "smoke tests"],
+        createdAt: T0 + 2,
+      });
       const retired = experience({ status: "retired", createdAt: T0 + 3 });
       await store.memory.appendItems([a, b, foreign]);
       await store.experiences.insert(e);
@@ -598,7 +603,13 @@ export function memoryContract(
         })),
       );
       expect(await store.memory.missingEmbeddings("m1", { projectKey: PROJECT, limit: 10 })).toEqual([
-        { ownerKind: "experience", ownerId: e.id, projectKey: PROJECT, text: "when deploying" },
+        // An experience is embedded as its condition, rule and keys.
+        {
+          ownerKind: "experience",
+          ownerId: e.id,
+          projectKey: PROJECT,
+          text: "when deploying\nrun the smoke tests first.\ndeploy; smoke tests",
+        },
       ]);
 
       await store.memory.setIndexIdentity({ model: "m2", dims: 2 }, { projectKey: PROJECT });
@@ -733,8 +744,8 @@ export function memoryContract(
       });
       expect(await store.experiences.usesIn(runA)).toEqual(
         [
-          { experienceId: a!.id, shownAt: T0 + 1, outcome: "success" },
-          { experienceId: b!.id, shownAt: T0 + 1, outcome: "success" },
+          { experienceId: a!.id, shownAt: T0 + 1, outcome: "success", withheld: false },
+          { experienceId: b!.id, shownAt: T0 + 1, outcome: "success", withheld: false },
         ].sort((x, y) => (x.experienceId < y.experienceId ? -1 : 1)),
       );
       expect((await rejection(store.experiences.recordUse(ulid(), runA))).code).toBe("not_found");
@@ -787,6 +798,116 @@ export function memoryContract(
           .map((o) => o.ownerId)
           .sort(),
       ).toEqual([own.id, global.id].sort());
+    });
+
+    it("are found by ranked text over condition, rule and keys: stemmed, without stop words, Chinese in words", async () => {
+      const busy = experience({
+        status: "active",
+        condition: "several processes write to the SQLite database at once",
+        rule: "set PRAGMA busy_timeout before writing, and retry on SQLITE_BUSY.",
+        keys: ["database is locked", "SQLITE_BUSY", "数据库被锁", "并发写入"],
+      });
+      const lineEndings = experience({
+        status: "active",
+        condition: "a diff shows every line changed after a checkout on Windows",
+        rule: "add a .gitattributes with text=auto so git normalises line endings.",
+        keys: ["CRLF", "line endings", "换行符"],
+      });
+      const candidate = experience({
+        condition: "the tests need a database",
+        rule: "start PostgreSQL first.",
+        keys: ["ECONNREFUSED 5432"],
+      });
+      const foreign = experience({
+        projectKey: OTHER_PROJECT,
+        status: "active",
+        keys: ["database is locked"],
+      });
+      for (const e of [busy, lineEndings, candidate, foreign]) await store.experiences.insert(e);
+      const search = async (query: string, status?: "active") =>
+        store.experiences.search(query, { projectKey: PROJECT, limit: 5, ...(status ? { status } : {}) });
+
+      // Worded unlike the rule, sharing a key's words in other forms: found, fully.
+      const [locked, ...rest] = await search(
+        "Why does my script keep failing with 'database locked' errors?",
+      );
+      expect(locked?.experience.id).toBe(busy.id);
+      expect(locked?.score).toBe(1);
+      expect(locked?.rank).toBeGreaterThan(0);
+      expect(rest.every((m) => m.score <= 0.5)).toBe(true);
+      expect(locked?.experience.keys).toEqual(busy.keys);
+      // One identifier is enough; the project's own and global rules only; by status.
+      expect((await search("sqlite_busy again")).map((m) => m.experience.id)).toEqual([busy.id]);
+      expect(
+        (await search("ECONNREFUSED 5432 when the tests start", "active")).map((m) => m.experience.id),
+      ).toEqual([]);
+      expect((await search("ECONNREFUSED 5432 when the tests start"))[0]?.experience.id).toBe(candidate.id);
+      // Chinese, cut into words: 数据库 and 锁 are words of the task and of a key.
+      expect((await search("为什么并发写入的时候数据库会被锁住？"))[0]).toMatchObject({
+        experience: { id: busy.id },
+        score: 1,
+      });
+      expect((await search("换行符全变了"))[0]?.experience.id).toBe(lineEndings.id);
+      // Stop words alone match nothing: "the", "of" and "with" are in every rule.
+      expect(await search("the of with to and")).toEqual([]);
+      expect((await search("Write a poem about the sea")).every((m) => m.score < 0.5)).toBe(true);
+
+      // An edit of the keys is indexed again before the next search.
+      await store.experiences.update(lineEndings.id, { keys: ["autocrlf"] });
+      expect((await store.experiences.get(lineEndings.id))?.keys).toEqual(["autocrlf"]);
+      expect((await search("换行符全变了")).map((m) => m.experience.id)).not.toContain(lineEndings.id);
+      expect((await search("core.autocrlf is set"))[0]?.experience.id).toBe(lineEndings.id);
+      expect(await store.experiences.reindex()).toBe(0);
+    });
+
+    it("score a match the same in a project of 3 rules and of 300", async () => {
+      const target = experience({
+        status: "active",
+        condition: "the build fails with a webpack out-of-memory error",
+        rule: "raise NODE_OPTIONS=--max-old-space-size=4096 for the build.",
+        keys: ["heap out of memory", "webpack"],
+      });
+      await store.experiences.insert(target);
+      const query = "webpack build runs out of heap memory";
+      const [few] = await store.experiences.search(query, { projectKey: PROJECT, limit: 1 });
+      const others = Array.from({ length: 300 }, (_, i) =>
+        experience({
+          status: "active",
+          condition: `module ${i} of the memory service is built`,
+          rule: `run make build-${i} with webpack caching off.`,
+          keys: [`build-${i}`],
+        }),
+      );
+      await store.apply(others.map((e) => ({ op: "insertExperience" as const, experience: e })));
+      const many = await store.experiences.search(query, { projectKey: PROJECT, limit: 3 });
+      expect(many[0]?.experience.id).toBe(target.id);
+      expect(many[0]?.score).toBe(few?.score);
+    });
+
+    it("a run that matched a rule but was not shown it counts apart, as its holdout record", async () => {
+      const rule = experience({ status: "active" });
+      await store.experiences.insert(rule);
+      const [shown, withheldRun, laterShown] = [ulid(), ulid(), ulid()];
+      await store.apply([{ op: "recordExperienceUse", experienceId: rule.id, traceId: shown, at: T0 }]);
+      await store.apply([
+        { op: "recordExperienceUse", experienceId: rule.id, traceId: withheldRun, at: T0, withheld: true },
+      ]);
+      // Withheld first, then shown in the same run (the model looked it up): a use after all.
+      await store.apply([
+        { op: "recordExperienceUse", experienceId: rule.id, traceId: laterShown, at: T0, withheld: true },
+        { op: "recordExperienceUse", experienceId: rule.id, traceId: laterShown, at: T0 + 1 },
+      ]);
+      expect((await store.experiences.usesIn(withheldRun))[0]).toMatchObject({ withheld: true });
+      expect(await store.experiences.recordOutcome(shown, "success")).toBe(1);
+      expect(await store.experiences.recordOutcome(withheldRun, "failure")).toBe(1);
+      expect(await store.experiences.recordOutcome(laterShown, "failure")).toBe(1);
+      expect(await store.experiences.get(rule.id)).toMatchObject({
+        usageCount: 2,
+        successCount: 1,
+        failureCount: 1,
+        holdoutSuccessCount: 0,
+        holdoutFailureCount: 1,
+      });
     });
   });
 }

@@ -365,6 +365,24 @@ export function serviceContract(fresh: () => Promise<StoreTarget>): void {
       expect(await store.leases.get(doomed.id)).toMatchObject({ epoch: 3, state: "released" });
     });
 
+    it("a run whose worker died again waits one more lease TTL before it is taken back", async () => {
+      const request = await enqueue(ulid(), { maxAttempts: 5 });
+      const ttlMs = 10_000;
+      const age = (ms: number) =>
+        target.sql(
+          "UPDATE run_leases SET expires_at = expires_at - ?, renewed_at = renewed_at - ? WHERE trace_id = ?",
+          [ms, ms, request.id],
+        );
+      expect((await store.queue.claim(worker(), { ttlMs }))?.request.attempts).toBe(1);
+      await age(ttlMs + 1);
+      // The first death: taken back as soon as the lease expired.
+      expect((await store.queue.claim(worker(), { ttlMs }))?.request.attempts).toBe(2);
+      await age(ttlMs + 1);
+      expect(await store.queue.claim(worker(), { ttlMs })).toBeUndefined();
+      await age(ttlMs);
+      expect((await store.queue.claim(worker(), { ttlMs }))?.request.attempts).toBe(3);
+    });
+
     it("retryLater waits out its delay by the database clock; a graceful release gives the attempt back at once", async () => {
       const request = await enqueue();
       const first = await store.queue.claim(worker(), LONG);

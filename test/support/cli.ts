@@ -18,6 +18,8 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
   env.NO_COLOR = "1";
   // No reflection calls the scripted model server would have to answer (learning tests turn it on).
   env.RESON_MEMORY_REFLECT = "off";
+  // No rule withheld at random (holdout): a test that expects a lesson in context gets it.
+  env.RESON_MEMORY_HOLDOUT = "0";
   return { ...env, ...extra };
 }
 

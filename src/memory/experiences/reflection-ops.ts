@@ -1,19 +1,21 @@
 // ExpeL's edit operations on a rule set: the reflection model answers with lines
 // "ADD: <rule>", "AGREE <n>: <rule>", "EDIT <n>: <rule>", "REMOVE <n>: <rule>" against the
-// numbered rules it was shown. Parsing is lenient about spacing and case; sanitising drops
-// what cannot apply (a number that names no rule, an ADD of a rule already there), and an EDIT
-// that changes nothing counts as an AGREE.
+// numbered rules it was shown, each ADD, AGREE or EDIT optionally ending in "KEYS: a; b; c",
+// the retrieval keys (what a future task needing the rule would mention). Parsing is lenient
+// about spacing and case; sanitising drops what cannot apply (a number that names no rule, an
+// ADD of a rule already there), and an EDIT that changes nothing counts as an AGREE.
 
 export type ReflectionOp =
-  | { kind: "add"; rule: string; condition: string }
-  | { kind: "agree"; index: number }
-  | { kind: "edit"; index: number; rule: string; condition?: string }
+  | { kind: "add"; rule: string; condition: string; keys: string[] }
+  | { kind: "agree"; index: number; keys?: string[] }
+  | { kind: "edit"; index: number; rule: string; condition?: string; keys?: string[] }
   | { kind: "remove"; index: number };
 
 /** Rules shown to the model, numbered from 1 in this order. */
 export interface ShownRule {
   rule: string;
   condition: string;
+  keys?: readonly string[];
 }
 
 const LINE = /^\s*(?:[-*]\s*)?(ADD|AGREE|EDIT|REMOVE)\s*(\d+)?\s*[:.-]\s*(.+?)\s*$/i;
@@ -22,6 +24,26 @@ const WHEN_THEN = /^when\s+(.+?)\s*(?:,\s*|\s+)then\s+(.+)$/i;
 /** Rules are sentences of a useful length; longer text is a paragraph, not a rule. */
 const MIN_RULE_CHARS = 12;
 const MAX_RULE_CHARS = 400;
+/** "... KEYS: a; b; c" at the end of an operation. */
+const KEYS_SUFFIX = /\s*\bKEYS?\s*:\s*(.*)$/i;
+const MAX_KEYS = 12;
+const MAX_KEY_CHARS = 120;
+
+/** The operation's text without its keys, and the keys (split on ; or |). */
+function splitKeys(text: string): { text: string; keys: string[] | undefined } {
+  const match = KEYS_SUFFIX.exec(text);
+  if (!match) return { text, keys: undefined };
+  const keys = match[1]!
+    .split(/[;|]/)
+    .map((key) =>
+      key
+        .trim()
+        .replace(/^["'`]+|["'`]+$/g, "")
+        .trim(),
+    )
+    .filter((key) => key.length > 0 && key.length <= MAX_KEY_CHARS);
+  return { text: text.slice(0, match.index).trim(), keys: [...new Set(keys)].slice(0, MAX_KEYS) };
+}
 
 function normalise(text: string): string {
   return text
@@ -45,15 +67,15 @@ export function parseReflectionOps(answer: string): ReflectionOp[] {
     if (!match) continue;
     const kind = match[1]!.toLowerCase();
     const index = match[2] === undefined ? undefined : Number(match[2]);
-    const text = match[3]!.trim();
+    const { text, keys } = splitKeys(match[3]!.trim());
     if (kind === "add") {
       const parts = splitCondition(text);
       if (parts.rule.length >= MIN_RULE_CHARS && parts.rule.length <= MAX_RULE_CHARS)
-        ops.push({ kind, ...parts });
+        ops.push({ kind, ...parts, keys: keys ?? [] });
       continue;
     }
     if (index === undefined) continue;
-    if (kind === "agree") ops.push({ kind, index });
+    if (kind === "agree") ops.push({ kind, index, ...(keys ? { keys } : {}) });
     else if (kind === "remove") ops.push({ kind, index });
     else {
       const parts = splitCondition(text);
@@ -63,6 +85,7 @@ export function parseReflectionOps(answer: string): ReflectionOp[] {
         index,
         rule: parts.rule,
         ...(parts.condition !== parts.rule ? { condition: parts.condition } : {}),
+        ...(keys ? { keys } : {}),
       });
     }
   }
@@ -89,7 +112,7 @@ export function sanitiseOps(ops: readonly ReflectionOp[], shown: readonly ShownR
     if (op.index < 1 || op.index > shown.length || touched.has(op.index)) continue;
     touched.add(op.index);
     if (op.kind === "edit" && normalise(op.rule) === normalise(shown[op.index - 1]!.rule)) {
-      out.push({ kind: "agree", index: op.index });
+      out.push({ kind: "agree", index: op.index, ...(op.keys ? { keys: op.keys } : {}) });
       continue;
     }
     out.push(op);

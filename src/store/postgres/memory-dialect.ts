@@ -61,6 +61,17 @@ export function postgresMemoryDialect(
       // when a common word matches a fifth of the items.
       relevance: "ts_rank(m.tsv, q)",
     },
+    experienceText: {
+      from: "experiences x, to_tsquery('simple', ?) AS q",
+      match: "x.tsv @@ q",
+      relevance: "ts_rank(x.tsv, q)",
+      // Terms are letters, digits and CJK only (search-terms.ts); anything else is dropped.
+      anyOf: (terms) =>
+        terms
+          .filter((term) => /^[\p{L}\p{N}\p{M}]+$/u.test(term))
+          .map((term) => `'${term}'`)
+          .join(" | "),
+    },
     itemIndexColumn: { name: "tsv", placeholder: "to_tsvector('simple', ?)", value: indexedTokens },
     ...(vectors ? { vectors } : {}),
     nativeSearch,

@@ -327,6 +327,25 @@ CREATE TABLE idempotency_keys (
 CREATE INDEX idempotency_keys_by_created ON idempotency_keys (created_at);
 `,
   },
+  {
+    version: 7,
+    name: "experience retrieval keys, ranked lexical index, holdout records",
+    sql: `
+-- keys: what a future task would mention (symptoms, error messages, tools, file names), written
+-- by reflection. terms: condition, rule and keys as the index cuts them (stemmed, no stop
+-- words, Chinese in words; search-terms.ts), written by reson since SQL cannot cut them; NULL
+-- until then (rows from before, or a text just edited), indexed at the next search.
+ALTER TABLE experiences ADD COLUMN keys jsonb NOT NULL DEFAULT '[]'::jsonb;
+ALTER TABLE experiences ADD COLUMN terms text;
+ALTER TABLE experiences ADD COLUMN tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', coalesce(terms, ''))) STORED;
+-- Runs that matched the rule but were not shown it (memory.holdout), by outcome.
+ALTER TABLE experiences ADD COLUMN holdout_success_count bigint NOT NULL DEFAULT 0;
+ALTER TABLE experiences ADD COLUMN holdout_failure_count bigint NOT NULL DEFAULT 0;
+ALTER TABLE experience_uses ADD COLUMN withheld integer NOT NULL DEFAULT 0;
+CREATE INDEX experiences_tsv ON experiences USING gin (tsv);
+CREATE INDEX experiences_unindexed ON experiences (id) WHERE terms IS NULL;
+`,
+  },
 ];
 
 /** The tables of the store, for sizeBytes. */

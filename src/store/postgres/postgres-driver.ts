@@ -352,6 +352,10 @@ export async function openPostgresStore(
   // An idle connection the server dropped emits "error" on the pool; without a listener that
   // would crash the process. The pool discards the client, the next query gets a fresh one.
   pool.on("error", () => {});
+  // The same for a connection in use: the server ending it (idle-in-transaction timeout, a
+  // restart) fails the query in flight or the next one, which reports it; it must not also
+  // crash the process as an unhandled "error" event.
+  pool.on("connect", (client) => client.on("error", () => {}));
   try {
     const vector = await migrate(pool, url);
     vectorSettings = vector;

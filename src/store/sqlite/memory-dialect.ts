@@ -52,7 +52,11 @@ export const SQLITE_VEC: NativeVectors = {
   }),
 };
 
-export function sqliteMemoryDialect(vectors: NativeVectors | undefined): MemoryDialect {
+/**
+ * `vectors` answers whether sqlite-vec is there; it is asked only when vectors are written or
+ * searched, so the store can load the extension then (a run that touches no vector never does).
+ */
+export function sqliteMemoryDialect(vectors: () => NativeVectors | undefined): MemoryDialect {
   return {
     textIndex: "FTS5 trigram",
     jsonValues: "json_each(?) AS t",
@@ -65,7 +69,17 @@ export function sqliteMemoryDialect(vectors: NativeVectors | undefined): MemoryD
       match: "memory_fts MATCH ?",
       relevance: "-bm25(memory_fts)",
     },
-    ...(vectors ? { vectors } : {}),
-    nativeSearch: vectors !== undefined,
+    experienceText: {
+      from: "experience_fts CROSS JOIN experiences x ON x.rowid = experience_fts.rowid",
+      match: "experience_fts MATCH ?",
+      relevance: "-bm25(experience_fts)",
+      anyOf: (terms) => terms.map(quoted).join(" OR "),
+    },
+    get vectors() {
+      return vectors();
+    },
+    get nativeSearch() {
+      return vectors() !== undefined;
+    },
   };
 }

@@ -338,4 +338,35 @@ CREATE TABLE idempotency_keys (
 CREATE INDEX idempotency_keys_by_created ON idempotency_keys (created_at);
 `,
   },
+  {
+    version: 7,
+    name: "experience retrieval keys, ranked lexical index, holdout records",
+    sql: `
+-- keys: what a future task would mention (symptoms, error messages, tools, file names), a JSON
+-- array written by reflection. terms: condition, rule and keys as the index cuts them (stemmed,
+-- no stop words, Chinese in words; search-terms.ts), written by reson since SQL cannot cut
+-- them; NULL until then (rows from before, or a text just edited), indexed at the next search.
+ALTER TABLE experiences ADD COLUMN keys TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE experiences ADD COLUMN terms TEXT;
+-- Runs that matched the rule but were not shown it (memory.holdout), by outcome.
+ALTER TABLE experiences ADD COLUMN holdout_success_count INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE experiences ADD COLUMN holdout_failure_count INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE experience_uses ADD COLUMN withheld INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX experiences_unindexed ON experiences (id) WHERE terms IS NULL;
+
+-- The terms are space-separated already; unicode61 splits on the spaces and ranks by bm25.
+CREATE VIRTUAL TABLE experience_fts USING fts5(terms, tokenize = 'unicode61 remove_diacritics 0');
+INSERT INTO experience_fts (experience_fts, rank) VALUES ('secure-delete', 1);
+CREATE TRIGGER experiences_indexed AFTER INSERT ON experiences WHEN new.terms IS NOT NULL BEGIN
+  INSERT INTO experience_fts (rowid, terms) VALUES (new.rowid, new.terms);
+END;
+CREATE TRIGGER experiences_unindexed AFTER DELETE ON experiences BEGIN
+  DELETE FROM experience_fts WHERE rowid = old.rowid;
+END;
+CREATE TRIGGER experiences_reindexed AFTER UPDATE OF terms ON experiences BEGIN
+  DELETE FROM experience_fts WHERE rowid = old.rowid;
+  INSERT INTO experience_fts (rowid, terms) SELECT new.rowid, new.terms WHERE new.terms IS NOT NULL;
+END;
+`,
+  },
 ];

@@ -1,8 +1,8 @@
 // The embedded store: one SQLite file in WAL mode, safe for several reson processes at once.
 // better-sqlite3 is synchronous, so a transaction runs start to end without yielding to the
 // event loop; nothing else of this process can slip into it.
-import { open, stat } from "node:fs/promises";
-import { createRequire } from "node:module";
+import { closeSync, openSync } from "node:fs";
+import { stat } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import type BetterSqlite3 from "better-sqlite3";
 import { ResonError } from "../../core/errors.js";
@@ -14,11 +14,7 @@ import { SqlStore, type SqlStoreOptions } from "../sql-store.js";
 import type { CloseOptions, Store, StoreFeatures } from "../types.js";
 import { SQLITE_VEC, sqliteMemoryDialect } from "./memory-dialect.js";
 import { SQLITE_MIGRATIONS } from "./migrations.js";
-
-// require(), not import(), for both packages: an ES import of a CommonJS package lexes its
-// source for exports, and sqlite-vec's ES entry imports node:process, whose ES facade loads
-// the diagnostic report module; both load only when the store opens.
-const nodeRequire = createRequire(import.meta.url);
+import { requireBetterSqlite3, requireSqliteVec } from "./sqlite-packages.js";
 
 /**
  * How long a writer waits for another process's write to finish. SQLite's own busy handler
@@ -89,16 +85,32 @@ const OPEN = new Map<string, Promise<void>>();
 class SqliteDriver implements Driver {
   readonly kind = "sqlite";
   readonly location: string;
-  readonly features: StoreFeatures;
   readonly memory: MemoryDialect;
   readonly #db: BetterSqlite3.Database;
   readonly #statements = new Map<string, BetterSqlite3.Statement<SqlValue[]>>();
+  readonly #nativeVectors: boolean;
+  #vectorsLoaded: boolean | undefined;
 
-  constructor(db: BetterSqlite3.Database, path: string, vectors: boolean) {
+  constructor(db: BetterSqlite3.Database, path: string, nativeVectors: boolean) {
     this.#db = db;
     this.location = path;
-    this.features = { vector: vectors, vectorSearch: vectors ? "sqlite-vec" : "in-process" };
-    this.memory = sqliteMemoryDialect(vectors ? SQLITE_VEC : undefined);
+    this.#nativeVectors = nativeVectors;
+    this.memory = sqliteMemoryDialect(() => (this.#vectors() ? SQLITE_VEC : undefined));
+  }
+
+  /**
+   * sqlite-vec, loaded at the first vector write or search (or when features are asked for):
+   * loading it costs a few milliseconds that a run touching no vector does not pay. Every
+   * vector statement goes through this connection after the load.
+   */
+  #vectors(): boolean {
+    this.#vectorsLoaded ??= this.#nativeVectors && loadSqliteVec(this.#db);
+    return this.#vectorsLoaded;
+  }
+
+  get features(): StoreFeatures {
+    const vectors = this.#vectors();
+    return { vector: vectors, vectorSearch: vectors ? "sqlite-vec" : "in-process" };
   }
 
   #prepare(sql: string): BetterSqlite3.Statement<SqlValue[]> {
@@ -262,8 +274,7 @@ async function migrate(db: BetterSqlite3.Database, path: string): Promise<void> 
  */
 function loadSqliteVec(db: BetterSqlite3.Database): boolean {
   try {
-    const { load } = nodeRequire("sqlite-vec") as typeof import("sqlite-vec");
-    load(db);
+    requireSqliteVec().load(db);
     return true;
   } catch {
     return false;
@@ -276,18 +287,18 @@ export interface SqliteStoreOptions extends SqlStoreOptions {
 }
 
 export async function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Promise<Store> {
-  const Database = nodeRequire("better-sqlite3") as typeof BetterSqlite3;
+  const Database = requireBetterSqlite3();
   let db: BetterSqlite3.Database | undefined;
   try {
     // Sessions hold prompts and tool output: the file (and its -wal, -shm, which SQLite
-    // creates with the same mode) is for its owner only.
-    await (await open(path, "a", 0o600)).close();
+    // creates with the same mode) is for its owner only. Synchronous, like the open that
+    // follows: two trips through the thread pool cost more than the calls themselves.
+    closeSync(openSync(path, "a", 0o600));
     db = new Database(path);
     const opened = db;
     await whileBusy(() => configure(opened));
     await migrate(opened, path);
-    const vectors = options.nativeVectors !== false && loadSqliteVec(opened);
-    return new SqlStore(new SqliteDriver(opened, path, vectors), options);
+    return new SqlStore(new SqliteDriver(opened, path, options.nativeVectors !== false), options);
   } catch (error) {
     db?.close();
     throw unavailable(path, error);

@@ -39,7 +39,7 @@ function readOnlyPath(output: string): string | undefined {
   const patterns = [
     /read-only file system, \w+ '([^']+)'/i, // Node: EROFS: read-only file system, open '/etc/x'
     /Read-only file system: ['"]?([^'"\s]+)/, // Python: [Errno 30] Read-only file system: '/etc/x'
-    /([^\s'"‘’`]+)['"’`]?: Read-only file system/, // sh, bash, coreutils: /etc/x: / '/etc/x':
+    /([^\s'"\u2018\u2019`]+)['"\u2019`]?: Read-only file system/, // sh, bash, coreutils: /etc/x: / '/etc/x':
   ];
   for (const pattern of patterns) {
     const match = pattern.exec(output);
@@ -83,7 +83,7 @@ function busyDenial(context: DenialContext): string | undefined {
   const { policy } = context;
   for (const line of context.output.split("\n")) {
     if (!/Device or resource busy|EBUSY/.test(line)) continue;
-    for (const match of line.matchAll(/['"‘]([^'"’]+)['"’]/g)) {
+    for (const match of line.matchAll(/['"\u2018]([^'"\u2019]+)['"\u2019]/g)) {
       const path = hostPath(resolve(context.cwd, match[1]!));
       if (!isWithin(path, policy.root)) continue;
       const inside = relative(policy.root, path) || ".";

@@ -1,0 +1,359 @@
+// The learning benchmark: does a lesson learnt in one run reach the later runs that need it,
+// and only those? Through the CLI (`reson run`, a fresh process each) against the scripted
+// fake model server of test/support, all lesson families in one project:
+//   1. each family's teaching run fails a tool call and recovers; its reflection is scripted
+//      from the teaching run alone (learning-families.mjs);
+//   2. probe tasks (taught / reworded / far wordings, English and Chinese) and unrelated tasks
+//      run; the lessons in the system prompt of each run's first model call are read off;
+//   3. promotion: with minEvidence 2, a second run worded differently hits the same trouble;
+//      its scripted reflection agrees with the family's rule only if it was shown it;
+//   4. latency: spawn to first model request with 0 and with 5,000 rules in the project.
+// Modes: full text alone, and with the fake server's deterministic embeddings (hashed words
+// and trigrams: a proxy, not a real embedding model). Run `npm run build` first.
+//   node bench/learning.mjs [--skip-latency] [--latency-runs N] [--out file.md]
+//   --cli <reson.js> --no-keys: another build as the baseline (reflection then writes no keys,
+//   as a model asked by that build's prompt would not)
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { build } from "esbuild";
+import { FAMILIES, UNRELATED } from "./learning-families.mjs";
+import { synthesiseRules } from "./learning-rules.mjs";
+
+const ROOT = resolve(import.meta.dirname, "..");
+const args = process.argv.slice(2);
+const CLI = args.includes("--cli") ? resolve(args[args.indexOf("--cli") + 1]) : join(ROOT, "bin/reson.js");
+const WITH_KEYS = !args.includes("--no-keys");
+const flag = (name) => args.includes(name);
+const option = (name, fallback) => {
+  const at = args.indexOf(name);
+  return at >= 0 ? args[at + 1] : fallback;
+};
+const LATENCY_RUNS = Number(option("--latency-runs", "7"));
+const scratch = mkdtempSync(join(tmpdir(), "reson-learning-bench-"));
+
+// The fake server is TypeScript; bundled once into the scratch folder.
+await build({
+  entryPoints: [join(ROOT, "test/support/fake-model-server.ts")],
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  outfile: join(scratch, "fake-model-server.mjs"),
+  logLevel: "error",
+});
+const { startFakeModelServer } = await import(join(scratch, "fake-model-server.mjs"));
+const server = await startFakeModelServer();
+
+const REFLECTION_MARK = "keep a short list of reusable rules";
+const LESSON_ID = /^- \[([0-9A-Z]{26})\] When /gm;
+
+function textOf(content) {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) return content.map((part) => part.text ?? "").join("");
+  return "";
+}
+
+const isReflection = (request) => JSON.stringify(request.body ?? "").includes(REFLECTION_MARK);
+const messagesOf = (request) => request.body?.messages ?? [];
+const systemOf = (request) => textOf(messagesOf(request).find((m) => m.role === "system")?.content);
+const taskOf = (request) => textOf(messagesOf(request).find((m) => m.role === "user")?.content);
+
+/** Tasks whose run fails a tool call first (teaching runs, and the second runs of promotion). */
+const failingTasks = new Set();
+/** Reflection answers by the task reflected on: a function of the known rules shown. */
+const reflections = new Map();
+
+server.setResponder((request) => {
+  if (request.protocol !== "openai") return undefined;
+  if (isReflection(request)) {
+    const body = textOf(messagesOf(request).at(-1)?.content);
+    const task = /^Task: (.*)$/m.exec(body)?.[1] ?? "";
+    const known = /Known rules:\n([\s\S]*?)\n\nThe run:/.exec(body)?.[1] ?? "";
+    const answer = reflections.get(task);
+    return { text: answer ? answer(known) : "NONE" };
+  }
+  const messages = messagesOf(request);
+  if (messages.some((m) => m.role === "tool")) return { text: "Recovered; done." };
+  if (failingTasks.has(taskOf(request))) {
+    return { toolCalls: [{ name: "read_file", arguments: { path: "notes/missing-runbook.md" } }] };
+  }
+  return { text: "Done." };
+});
+
+function cleanEnv(extra) {
+  const env = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (/API_KEY|TOKEN|SECRET|^RESON_|^OLLAMA_|^OPENAI_|^ANTHROPIC_/i.test(key)) continue;
+    env[key] = value;
+  }
+  return { ...env, OLLAMA_HOST: "127.0.0.1:9", NO_COLOR: "1", ...extra };
+}
+
+function runCli(cliArgs, { cwd, env }) {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [CLI, ...cliArgs], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk;
+    });
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk;
+    });
+    child.on("error", fail);
+    child.on("close", (code) => done({ code, stdout, stderr }));
+  });
+}
+
+/** A project: its own home and workspace, and how to run reson in it. */
+function project(name, { minEvidence, vectors }) {
+  const home = join(scratch, `${name}-home`);
+  const ws = join(scratch, `${name}-ws`);
+  mkdirSync(home, { recursive: true });
+  mkdirSync(join(ws, "notes"), { recursive: true });
+  writeFileSync(join(home, "config.json"), JSON.stringify({ memory: { minEvidence } }));
+  const env = cleanEnv({
+    RESON_HOME: home,
+    RESON_MEMORY_REFLECT: "auto",
+    // Every matching rule shown: the benchmark measures retrieval, not the holdout.
+    RESON_MEMORY_HOLDOUT: "0",
+    ...(vectors
+      ? {
+          RESON_EMBEDDINGS_PROVIDER: "openai-compatible",
+          RESON_EMBEDDINGS_BASE_URL: server.openaiBaseUrl,
+          RESON_EMBEDDINGS_MODEL: "fake-embed",
+        }
+      : {}),
+  });
+  const cli = (cliArgs) => runCli(cliArgs, { cwd: ws, env });
+  return {
+    home,
+    ws,
+    cli,
+    async run(task) {
+      const before = server.requests.length;
+      const result = await cli([
+        "run",
+        "--json",
+        "--provider",
+        "openai-compatible",
+        "--base-url",
+        server.openaiBaseUrl,
+        "--model",
+        "fake",
+        task,
+      ]);
+      if (result.code !== 0) throw new Error(`reson run ${JSON.stringify(task)} failed: ${result.stderr}`);
+      const first = server.requests.slice(before).find((r) => r.protocol === "openai" && !isReflection(r));
+      return { lessons: [...systemOf(first).matchAll(LESSON_ID)].map((m) => m[1]), result };
+    },
+    async experiences() {
+      const out = await cli(["experiences", "list", "--json"]);
+      return out.stdout
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line));
+    },
+  };
+}
+
+const addLine = (family) =>
+  `ADD: WHEN ${family.condition} THEN ${family.rule}${WITH_KEYS ? ` KEYS: ${family.keys.join("; ")}` : ""}`;
+
+async function teachAll(p) {
+  for (const family of FAMILIES) {
+    failingTasks.add(family.teach);
+    reflections.set(family.teach, () => addLine(family));
+    await p.run(family.teach);
+  }
+  const familyOf = new Map();
+  for (const experience of await p.experiences()) {
+    const family = FAMILIES.find((f) => experience.rule.startsWith(f.rule));
+    if (family) familyOf.set(experience.id, family.id);
+  }
+  return familyOf;
+}
+
+const pct = (n, d) => (d === 0 ? "–" : `${Math.round((100 * n) / d)} % (${n}/${d})`);
+
+async function retrieval(mode) {
+  const p = project(`retrieval-${mode}`, { minEvidence: 1, vectors: mode === "vectors" });
+  const familyOf = await teachAll(p);
+  const rows = [];
+  for (const family of FAMILIES) {
+    for (const probe of family.probes) {
+      const { lessons } = await p.run(probe.task);
+      const families = lessons.map((id) => familyOf.get(id) ?? "?");
+      rows.push({
+        ...probe,
+        family: family.id,
+        hit: families.includes(family.id),
+        wrong: families.some((f) => f !== family.id),
+      });
+    }
+  }
+  const unrelated = [];
+  for (const item of UNRELATED) {
+    const { lessons } = await p.run(item.task);
+    unrelated.push({ ...item, injected: lessons.length > 0, lessons: lessons.map((id) => familyOf.get(id)) });
+  }
+  return { mode, learnt: familyOf.size, rows, unrelated };
+}
+
+async function promotion(mode) {
+  const p = project(`promotion-${mode}`, { minEvidence: 2, vectors: mode === "vectors" });
+  await teachAll(p);
+  for (const family of FAMILIES) {
+    // The second run is the family's reworded probe, hitting the same trouble.
+    const second = family.probes.find((probe) => probe.kind === "reworded");
+    failingTasks.add(second.task);
+    reflections.set(second.task, (known) => {
+      const line = known.split("\n").find((l) => l.includes(family.rule));
+      const index = line ? Number(/^(\d+)\./.exec(line)?.[1]) : 0;
+      return index > 0 ? `AGREE ${index}: ${family.rule}` : "NONE";
+    });
+    await p.run(second.task);
+  }
+  const active = (await p.experiences()).filter((e) => e.status === "active");
+  return { mode, promoted: active.length, of: FAMILIES.length };
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+async function latency() {
+  const { openStore, projectKey } = await import(join(ROOT, "dist/store/index.js"));
+  const empty = project("latency-0", { minEvidence: 1, vectors: false });
+  const full = project("latency-5000", { minEvidence: 1, vectors: false });
+  const store = await openStore({ home: full.home });
+  const key = projectKey(realpathSync(full.ws));
+  const rules = synthesiseRules(5000, key);
+  const insertStarted = performance.now();
+  for (let i = 0; i < rules.length; i += 500) {
+    await store.apply(rules.slice(i, i + 500).map((experience) => ({ op: "insertExperience", experience })));
+  }
+  const insertMs = performance.now() - insertStarted;
+  const searchMs = [];
+  for (const query of [
+    "The importer fails again: database is locked",
+    "前端构建到一半就崩了，提示内存不够",
+  ]) {
+    for (let i = 0; i < 9; i++) {
+      const started = performance.now();
+      await store.experiences.search(query, { projectKey: key, status: ["active"], limit: 40 });
+      searchMs.push({ query, ms: performance.now() - started });
+    }
+  }
+  await store.close();
+  const tasks = {
+    en: "The importer fails again: database is locked",
+    zh: "前端构建到一半就崩了，提示内存不够",
+  };
+  const times = { "0-en": [], "5000-en": [], "0-zh": [], "5000-zh": [] };
+  // Time from spawn to the first chat request, alternating so load drifts hit both alike.
+  for (let i = 0; i < LATENCY_RUNS; i++) {
+    for (const [lang, task] of Object.entries(tasks)) {
+      for (const [size, p] of [
+        ["0", empty],
+        ["5000", full],
+      ]) {
+        const before = server.requests.length;
+        const started = Date.now();
+        await p.run(task);
+        const first = server.requests.slice(before).find((r) => r.protocol === "openai" && !isReflection(r));
+        times[`${size}-${lang}`].push(first.receivedAt - started);
+      }
+    }
+  }
+  const searches = (query) => median(searchMs.filter((s) => s.query === query).map((s) => s.ms));
+  return {
+    insertMs,
+    searchEnMs: searches(tasks.en),
+    searchZhMs: searches(tasks.zh),
+    medians: Object.fromEntries(Object.entries(times).map(([k, v]) => [k, median(v)])),
+  };
+}
+
+function retrievalTable(results) {
+  const lines = [
+    `| measure | ${results.map((r) => r.mode).join(" | ")} |`,
+    `|---|${results.map(() => "---").join("|")}|`,
+  ];
+  const row = (label, pick) =>
+    lines.push(
+      `| ${label} | ${results
+        .map((r) => {
+          const set = pick(r);
+          return pct(set.filter((x) => x.hit).length, set.length);
+        })
+        .join(" | ")} |`,
+    );
+  row("recall, all probes", (r) => r.rows);
+  row("recall, English", (r) => r.rows.filter((x) => x.lang === "en"));
+  row("recall, Chinese", (r) => r.rows.filter((x) => x.lang === "zh"));
+  row("recall, taught wording", (r) => r.rows.filter((x) => x.kind === "taught"));
+  row("recall, reworded (untaught)", (r) => r.rows.filter((x) => x.kind === "reworded"));
+  row("recall, reworded English", (r) => r.rows.filter((x) => x.kind === "reworded" && x.lang === "en"));
+  row("recall, reworded Chinese", (r) => r.rows.filter((x) => x.kind === "reworded" && x.lang === "zh"));
+  row("recall, far (almost no shared words)", (r) => r.rows.filter((x) => x.kind === "far"));
+  lines.push(
+    `| wrong lessons (probes shown another family's lesson) | ${results
+      .map((r) => pct(r.rows.filter((x) => x.wrong).length, r.rows.length))
+      .join(" | ")} |`,
+  );
+  lines.push(
+    `| false injections (unrelated tasks given any lesson) | ${results
+      .map((r) => pct(r.unrelated.filter((x) => x.injected).length, r.unrelated.length))
+      .join(" | ")} |`,
+  );
+  return lines.join("\n");
+}
+
+function misses(result) {
+  const out = result.rows
+    .filter((x) => !x.hit)
+    .map((x) => `- miss (${x.family}, ${x.lang}, ${x.kind}): ${x.task}`);
+  out.push(...result.rows.filter((x) => x.wrong).map((x) => `- wrong lesson (${x.family}): ${x.task}`));
+  out.push(
+    ...result.unrelated.filter((x) => x.injected).map((x) => `- injected ${x.lessons.join(", ")}: ${x.task}`),
+  );
+  return out.length > 0 ? out.join("\n") : "- none";
+}
+
+try {
+  const started = Date.now();
+  const results = [await retrieval("full text"), await retrieval("vectors")];
+  const promoted = [await promotion("full text")];
+  const lat = flag("--skip-latency") ? undefined : await latency();
+  const report = [
+    `Learning benchmark (${args.includes("--cli") ? `the build at ${CLI}` : "this build"}${WITH_KEYS ? "" : ", reflection without keys"}), ${new Date().toISOString().slice(0, 10)}: ${FAMILIES.length} lesson families × ${FAMILIES[0].probes.length} probes, ${UNRELATED.length} unrelated tasks, all in one project (${Math.round((Date.now() - started) / 1000)} s)`,
+    "",
+    `Lessons learnt and active after the teaching runs: ${results.map((r) => `${r.mode} ${r.learnt}/${FAMILIES.length}`).join(", ")}`,
+    "",
+    retrievalTable(results),
+    "",
+    `Promotion (minEvidence 2; a second run worded differently, whose reflection agrees only with a rule it is shown): ${promoted.map((p) => `${p.mode} ${pct(p.promoted, p.of)}`).join(", ")}`,
+    "",
+    ...results.flatMap((r) => [`Misses and wrong matches, ${r.mode}:`, misses(r), ""]),
+    ...(lat
+      ? [
+          `Latency, spawn to first model request (median of ${LATENCY_RUNS}, ms): ` +
+            Object.entries(lat.medians)
+              .map(([k, v]) => `${k} rules ${Math.round(v)}`)
+              .join(", "),
+          `Added by 5,000 rules: English ${Math.round(lat.medians["5000-en"] - lat.medians["0-en"])} ms, Chinese ${Math.round(lat.medians["5000-zh"] - lat.medians["0-zh"])} ms`,
+          `In process at 5,000 rules, store.experiences.search median: English ${lat.searchEnMs.toFixed(1)} ms, Chinese ${lat.searchZhMs.toFixed(1)} ms (9 each; the first Chinese one loads jieba); inserting 5,000 rules ${Math.round(lat.insertMs)} ms`,
+        ]
+      : []),
+  ].join("\n");
+  console.log(report);
+  const out = option("--out", undefined);
+  if (out) writeFileSync(out, `${report}\n`);
+} finally {
+  await server.close();
+  rmSync(scratch, { recursive: true, force: true });
+}

@@ -1,0 +1,190 @@
+// The MCP servers of one agent: started together when the agent is made (each within its
+// startup timeout), their tools adapted and named, and all closed with the agent. A server
+// that cannot start is skipped with a warning, unless it is `required`: then nothing starts.
+import type { McpServerConfig } from "../config/index.js";
+import { ResonError, toResonError } from "../core/errors.js";
+import type { SecretVault } from "../secrets/index.js";
+import type { ToolDefinition } from "../tools/index.js";
+import type { McpConnection, McpConnectOptions, McpResourceInfo, McpToolInfo } from "./connection.js";
+import type { McpServerEntry } from "./definitions.js";
+import { expandServer } from "./expand.js";
+import { mcpToolDefinition } from "./mcp-tool.js";
+import { type McpPromptCommand, promptArguments, promptCommands, promptText } from "./prompts.js";
+import { resourceTool } from "./resource-tool.js";
+import { SdkConnection } from "./sdk-connection.js";
+import { disambiguatedToolName, mcpToolName } from "./tool-name.js";
+
+export interface StartServersOptions {
+  /** For `${VAR}` expansion. */
+  env: NodeJS.ProcessEnv;
+  /** Where stdio servers run unless their definition says otherwise. */
+  cwd: string;
+  signal: AbortSignal;
+  onStderr?: (server: string, text: string) => void;
+  onWarning?: (message: string) => void;
+  /** Fills `<secret>name</secret>` in `env` and `headers` (scoped to the URL, or the workspace). */
+  secrets?: SecretVault;
+  /** OAuth logins for HTTP servers that ask for one (see McpConnectOptions). */
+  oauth?: McpConnectOptions["oauth"];
+}
+
+export interface StartedServer {
+  name: string;
+  config: McpServerConfig;
+  connection: McpConnection;
+  /** Tools offered from it (after enabledTools/disabledTools). */
+  tools: McpToolInfo[];
+  /** Its resources as listed at start (empty when it has none). */
+  resources: McpResourceInfo[];
+}
+
+function toolAllowed(config: McpServerConfig, tool: string): boolean {
+  if (config.enabledTools && !config.enabledTools.includes(tool)) return false;
+  return !config.disabledTools?.includes(tool);
+}
+
+export class McpServers {
+  private constructor(
+    readonly servers: StartedServer[],
+    readonly failures: { name: string; error: ResonError }[],
+  ) {}
+
+  static async start(entries: McpServerEntry[], options: StartServersOptions): Promise<McpServers> {
+    const outcomes = await Promise.allSettled(entries.map((entry) => startOne(entry, options)));
+    const servers: StartedServer[] = [];
+    const failures: { name: string; error: ResonError }[] = [];
+    outcomes.forEach((outcome, i) => {
+      const entry = entries[i] as McpServerEntry;
+      if (outcome.status === "fulfilled") servers.push(outcome.value);
+      else failures.push({ name: entry.name, error: toResonError(outcome.reason, "mcp_unavailable") });
+    });
+    const hub = new McpServers(servers, failures);
+    const required = failures.find((f) => entries.find((e) => e.name === f.name)?.config.required);
+    if (required) {
+      await hub.close();
+      throw new ResonError(
+        "mcp_unavailable",
+        `The required MCP server "${required.name}" did not start: ${required.error.message}`,
+        {
+          hint:
+            required.error.hint ??
+            `\`reson mcp test ${required.name}\` starts it alone and shows what goes wrong.`,
+          details: { server: required.name },
+          cause: required.error,
+        },
+      );
+    }
+    for (const failure of failures)
+      options.onWarning?.(
+        `MCP server "${failure.name}" did not start, its tools are missing: ${failure.error.message}`,
+      );
+    return hub;
+  }
+
+  /** Every offered tool of every server, as reson tools. */
+  tools(): ToolDefinition[] {
+    const out: ToolDefinition[] = [];
+    const taken = new Set<string>();
+    for (const server of this.servers) {
+      for (const info of server.tools) {
+        let name = mcpToolName(server.name, info.name);
+        if (taken.has(name)) name = disambiguatedToolName(server.name, info.name);
+        taken.add(name);
+        out.push(
+          mcpToolDefinition({
+            name,
+            server: server.name,
+            connection: server.connection,
+            info,
+            ...(server.config.callTimeoutMs ? { callTimeoutMs: server.config.callTimeoutMs } : {}),
+            secretScopeUrl: server.config.url ?? `mcp://${server.name}`,
+          }),
+        );
+      }
+    }
+    return out;
+  }
+
+  /** read_resource, when a server has resources. */
+  resourceTool(): ToolDefinition | undefined {
+    const withResources = this.servers.filter((s) => s.resources.length > 0);
+    return withResources.length > 0 ? (resourceTool(withResources) as unknown as ToolDefinition) : undefined;
+  }
+
+  /** The servers' prompts as slash commands (mcp__server__prompt). */
+  prompts(signal: AbortSignal): Promise<McpPromptCommand[]> {
+    return promptCommands(this.servers, signal);
+  }
+
+  /** The text of prompt command `name` (without the slash) with the user's arguments. */
+  async promptTask(name: string, argumentText: string, signal: AbortSignal): Promise<string> {
+    const command = (await this.prompts(signal)).find((c) => c.name === name);
+    if (!command)
+      throw new ResonError("not_found", `No MCP prompt /${name}.`, {
+        hint: "/mcp lists the prompts of the MCP servers.",
+      });
+    const server = this.get(command.server) as StartedServer;
+    const messages = await server.connection.getPrompt(
+      command.prompt.name,
+      promptArguments(command.prompt, argumentText),
+      signal,
+    );
+    return promptText(messages);
+  }
+
+  get(name: string): StartedServer | undefined {
+    return this.servers.find((s) => s.name === name);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all(this.servers.map((s) => s.connection.close()));
+  }
+}
+
+/** `<secret>` placeholders in env and headers filled from the user's secrets, in scope only. */
+function withSecrets(
+  name: string,
+  config: McpServerConfig,
+  vault: SecretVault,
+  cwd: string,
+): McpServerConfig {
+  const scope = config.url ? { url: config.url } : { workspaceRoot: cwd };
+  const out = { ...config };
+  for (const key of ["env", "headers"] as const) {
+    const record = config[key];
+    if (!record || !Object.values(record).some((v) => v.includes("<secret>"))) continue;
+    const filled = vault.substituteArgs(record, scope);
+    const unusable = [...filled.missing, ...filled.outOfScope];
+    if (unusable.length > 0)
+      throw new ResonError(
+        "secret_unavailable",
+        `MCP server "${name}" uses secrets it cannot have: ${unusable.join(", ")}.`,
+        {
+          hint: "Add them to $RESON_HOME/secrets.json, scoped to the server's URL (or this workspace for a local server).",
+          details: { server: name, secrets: unusable },
+        },
+      );
+    out[key] = filled.args as Record<string, string>;
+  }
+  return out;
+}
+
+async function startOne(entry: McpServerEntry, options: StartServersOptions): Promise<StartedServer> {
+  const expanded = expandServer(entry.name, entry.config, options.env);
+  const config = options.secrets ? withSecrets(entry.name, expanded, options.secrets, options.cwd) : expanded;
+  const connection = await SdkConnection.open(entry.name, {
+    config,
+    cwd: options.cwd,
+    signal: options.signal,
+    onStderr: (text) => options.onStderr?.(entry.name, text),
+    ...(options.oauth ? { oauth: options.oauth } : {}),
+  });
+  try {
+    const tools = (await connection.listTools(options.signal)).filter((t) => toolAllowed(config, t.name));
+    const resources = await connection.listResources(options.signal).catch(() => []);
+    return { name: entry.name, config, connection, tools, resources };
+  } catch (error) {
+    await connection.close();
+    throw error;
+  }
+}

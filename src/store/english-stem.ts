@@ -1,0 +1,175 @@
+// English stemming for the lexical index, after Porter's 1980 algorithm: "locked", "locking"
+// and "locks" all become "lock", so a task and a lesson that use a word in different forms
+// still share it. Stems are index keys, not words to show: "databases" becomes "databas".
+// Words shorter than three letters, and words with digits, are left alone.
+
+function isConsonant(word: string, i: number): boolean {
+  const c = word[i];
+  if (c === "a" || c === "e" || c === "i" || c === "o" || c === "u") return false;
+  if (c === "y") return i === 0 || !isConsonant(word, i - 1);
+  return true;
+}
+
+/** Porter's m: the number of vowel-consonant sequences in `stem`. */
+function measure(stem: string): number {
+  let m = 0;
+  let i = 0;
+  const n = stem.length;
+  while (i < n && isConsonant(stem, i)) i++;
+  while (i < n) {
+    while (i < n && !isConsonant(stem, i)) i++;
+    if (i >= n) break;
+    while (i < n && isConsonant(stem, i)) i++;
+    m++;
+  }
+  return m;
+}
+
+function hasVowel(stem: string): boolean {
+  for (let i = 0; i < stem.length; i++) if (!isConsonant(stem, i)) return true;
+  return false;
+}
+
+function endsDoubleConsonant(word: string): boolean {
+  const n = word.length;
+  return n >= 2 && word[n - 1] === word[n - 2] && isConsonant(word, n - 1);
+}
+
+/** consonant-vowel-consonant at the end, the last not w, x or y ("hop", not "how"). */
+function endsCvc(word: string): boolean {
+  const n = word.length;
+  if (n < 3) return false;
+  if (!isConsonant(word, n - 1) || isConsonant(word, n - 2) || !isConsonant(word, n - 3)) return false;
+  const last = word[n - 1];
+  return last !== "w" && last !== "x" && last !== "y";
+}
+
+/** Replaces the first matching suffix whose stem has measure > `minMeasure`; else the word as it is. */
+function replaceSuffix(
+  word: string,
+  rules: readonly (readonly [string, string])[],
+  minMeasure: number,
+): string {
+  for (const [suffix, replacement] of rules) {
+    if (!word.endsWith(suffix)) continue;
+    const stem = word.slice(0, -suffix.length);
+    return measure(stem) > minMeasure ? stem + replacement : word;
+  }
+  return word;
+}
+
+const STEP2: readonly (readonly [string, string])[] = [
+  ["ational", "ate"],
+  ["tional", "tion"],
+  ["enci", "ence"],
+  ["anci", "ance"],
+  ["izer", "ize"],
+  ["bli", "ble"],
+  ["alli", "al"],
+  ["entli", "ent"],
+  ["eli", "e"],
+  ["ousli", "ous"],
+  ["ization", "ize"],
+  ["ation", "ate"],
+  ["ator", "ate"],
+  ["alism", "al"],
+  ["iveness", "ive"],
+  ["fulness", "ful"],
+  ["ousness", "ous"],
+  ["aliti", "al"],
+  ["iviti", "ive"],
+  ["biliti", "ble"],
+  ["logi", "log"],
+];
+
+const STEP3: readonly (readonly [string, string])[] = [
+  ["icate", "ic"],
+  ["ative", ""],
+  ["alize", "al"],
+  ["iciti", "ic"],
+  ["ical", "ic"],
+  ["ful", ""],
+  ["ness", ""],
+];
+
+const STEP4 = [
+  "al",
+  "ance",
+  "ence",
+  "er",
+  "ic",
+  "able",
+  "ible",
+  "ant",
+  "ement",
+  "ment",
+  "ent",
+  "ion",
+  "ou",
+  "ism",
+  "ate",
+  "iti",
+  "ous",
+  "ive",
+  "ize",
+].sort((a, b) => b.length - a.length);
+
+function step1a(word: string): string {
+  if (word.endsWith("sses")) return word.slice(0, -2);
+  if (word.endsWith("ies")) return word.slice(0, -2);
+  if (word.endsWith("ss")) return word;
+  if (word.endsWith("s")) return word.slice(0, -1);
+  return word;
+}
+
+function step1b(word: string): string {
+  if (word.endsWith("eed")) return measure(word.slice(0, -3)) > 0 ? word.slice(0, -1) : word;
+  let stem: string | undefined;
+  if (word.endsWith("ed") && hasVowel(word.slice(0, -2))) stem = word.slice(0, -2);
+  else if (word.endsWith("ing") && hasVowel(word.slice(0, -3))) stem = word.slice(0, -3);
+  if (stem === undefined) return word;
+  if (stem.endsWith("at") || stem.endsWith("bl") || stem.endsWith("iz")) return `${stem}e`;
+  if (endsDoubleConsonant(stem) && !/[lsz]$/.test(stem)) return stem.slice(0, -1);
+  if (measure(stem) === 1 && endsCvc(stem)) return `${stem}e`;
+  return stem;
+}
+
+function step1c(word: string): string {
+  return word.endsWith("y") && hasVowel(word.slice(0, -1)) ? `${word.slice(0, -1)}i` : word;
+}
+
+function step4(word: string): string {
+  for (const suffix of STEP4) {
+    if (!word.endsWith(suffix)) continue;
+    const stem = word.slice(0, -suffix.length);
+    if (measure(stem) <= 1) return word;
+    if (suffix === "ion" && !/[st]$/.test(stem)) return word;
+    return stem;
+  }
+  return word;
+}
+
+function step5(word: string): string {
+  let out = word;
+  if (out.endsWith("e")) {
+    const stem = out.slice(0, -1);
+    const m = measure(stem);
+    if (m > 1 || (m === 1 && !endsCvc(stem))) out = stem;
+  }
+  if (measure(out) > 1 && endsDoubleConsonant(out) && out.endsWith("l")) out = out.slice(0, -1);
+  return out;
+}
+
+const LATIN_WORD = /^[a-z]+$/;
+
+/** The stem of a lowercased English word; other tokens (digits, other scripts) as they are. */
+export function stemEnglish(word: string): string {
+  if (word.length < 3 || !LATIN_WORD.test(word)) return word;
+  let out = step1a(word);
+  out = step1b(out);
+  out = step1c(out);
+  out = replaceSuffix(out, STEP2, 0);
+  out = replaceSuffix(out, STEP3, 0);
+  out = step4(out);
+  return step5(out);
+}

@@ -1,0 +1,111 @@
+// The terms lessons are indexed and searched by: English stemmed, stop words out, Chinese cut
+// into words by jieba, identifiers kept whole; and the normalised score built on them.
+import { describe, expect, it } from "vitest";
+import {
+  cjkSegmenter,
+  coverageScore,
+  estimateUplift,
+  searchTerms,
+  standoutScores,
+  upliftSaysRetire,
+  weightedTerms,
+} from "../../src/memory/index.js";
+import { stemEnglish } from "../../src/store/index.js";
+
+describe("search terms", () => {
+  it("stems English so a word's forms meet", () => {
+    const stems = (words: string) => words.split(" ").map(stemEnglish);
+    expect(new Set(stems("lock locked locking locks"))).toEqual(new Set(["lock"]));
+    expect(new Set(stems("connect connected connection connections connecting"))).toEqual(
+      new Set(["connect"]),
+    );
+    expect(new Set(stems("database databases"))).toEqual(new Set([stemEnglish("database")]));
+    expect(stems("relational conditional generalization")).toEqual(["relat", "condit", "gener"]);
+    // Short words and tokens with digits stay as they are.
+    expect(stems("is 5432 utf8")).toEqual(["is", "5432", "utf8"]);
+  });
+
+  it("leaves stop words out, in English and Chinese, and nothing is left of a text made of them", () => {
+    expect(searchTerms("Write a poem about the sea")).toEqual(["write", "poem", "sea"]);
+    expect(searchTerms("what is the of with to and")).toEqual([]);
+    expect(searchTerms("我们的这个是什么")).toEqual([]);
+  });
+
+  it("cuts Chinese into words with jieba, loaded only for text that has Chinese", () => {
+    searchTerms("an English text only");
+    const before = cjkSegmenter().kind;
+    const terms = searchTerms("并发写入的时候数据库总是被锁住");
+    expect(terms).toEqual(expect.arrayContaining(["并发", "写入", "数据库"]));
+    expect(terms).not.toContain("的");
+    const after = cjkSegmenter();
+    expect(after.kind).toBe("jieba");
+    expect(after.loadMs).toBeGreaterThan(0);
+    // Within this file, English came first: the dictionary was not loaded for it.
+    expect(before === "not loaded" || before === "jieba").toBe(true);
+  });
+
+  it("keeps identifiers whole beside their parts, weighing them double and generic words half", () => {
+    const weights = Object.fromEntries(
+      weightedTerms("fix SQLITE_BUSY in package.json and ModuleNotFoundError").map((t) => [t.term, t.weight]),
+    );
+    expect(weights).toMatchObject({ sqlitebusy: 2, sqlite: 1, busi: 1, packagejson: 2, json: 1, fix: 0.5 });
+    expect(weights.modulenotfounderror).toBe(2);
+  });
+
+  it("scores the part of the task's weight a lesson covers, saturating at two words", () => {
+    const doc = new Set(searchTerms("SQLite database is locked under concurrent writes; set busy_timeout"));
+    const score = (task: string) => coverageScore(weightedTerms(task), doc);
+    expect(score("the database is locked again during the nightly import job")).toBe(1);
+    expect(score("busy_timeout")).toBe(1);
+    expect(score("Compute the median of this list of numbers")).toBe(0);
+    // One shared word of a long task is half a match; a lone generic word less.
+    expect(score("the nightly import job reads a database dump from S3 bucket")).toBe(0.5);
+    expect(coverageScore(weightedTerms("fix it"), new Set(["fix"]))).toBeCloseTo(1 / 3);
+  });
+});
+
+describe("vector hits that stand out", () => {
+  it("scores a hit by how far it rises above the project's other rules, not by its cosine", () => {
+    const background = Array.from({ length: 12 }, (_, i) => ({ id: `b${i}`, score: 0.7 + (i % 3) * 0.01 }));
+    const z = standoutScores([{ id: "hit", score: 0.85 }, ...background]);
+    expect(z.get("hit")).toBeGreaterThan(6);
+    // The same cosine among rules that all score alike stands out of nothing.
+    const crowded = Array.from({ length: 12 }, (_, i) => ({ id: `c${i}`, score: 0.84 + (i % 2) * 0.01 }));
+    expect(standoutScores([{ id: "hit", score: 0.85 }, ...crowded]).get("hit")).toBeLessThan(1);
+    // Too few rules to tell: nothing.
+    expect(
+      standoutScores([
+        { id: "a", score: 0.9 },
+        { id: "b", score: 0.1 },
+      ]).size,
+    ).toBe(0);
+  });
+});
+
+describe("uplift", () => {
+  it("compares success with and without the rule and retires only a rule credibly not helping", () => {
+    const helps = estimateUplift({
+      successCount: 18,
+      failureCount: 2,
+      holdoutSuccessCount: 3,
+      holdoutFailureCount: 5,
+    });
+    expect(helps.uplift).toBeGreaterThan(0.3);
+    expect(helps.low).toBeGreaterThan(0);
+    expect(upliftSaysRetire(helps)).toBe(false);
+    const harms = estimateUplift({
+      successCount: 4,
+      failureCount: 16,
+      holdoutSuccessCount: 7,
+      holdoutFailureCount: 1,
+    });
+    expect(harms.high).toBeLessThanOrEqual(0);
+    expect(upliftSaysRetire(harms)).toBe(true);
+    // The same rates on too few runs say nothing yet.
+    expect(
+      upliftSaysRetire(
+        estimateUplift({ successCount: 1, failureCount: 4, holdoutSuccessCount: 2, holdoutFailureCount: 0 }),
+      ),
+    ).toBe(false);
+  });
+});

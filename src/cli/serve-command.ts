@@ -3,12 +3,13 @@
 // own process; on PostgreSQL it may leave them to `reson worker` processes (--workers 0).
 import { openDefaultStore } from "../agent/index.js";
 import { resonHome } from "../config/index.js";
-import { ResonError, toResonError } from "../core/errors.js";
-import { loadServeToken, startService } from "../server/index.js";
+import { toResonError } from "../core/errors.js";
+import { loadServeToken, type MetricsListener, startMetricsListener, startService } from "../server/index.js";
+import { ServiceTelemetry, traceIdOfRun } from "../telemetry/index.js";
 import { EXIT_OK, EXIT_USAGE, exitCodeForError } from "./exit-codes.js";
 import { reportError } from "./run-command.js";
-import { parseServiceArgs, positiveIntFlag, type ServiceArgs } from "./service-args.js";
-import { serviceLog } from "./service-log.js";
+import { parseServiceArgs, portFlag, positiveIntFlag, type ServiceArgs } from "./service-args.js";
+import { serviceLog, withTraceIds } from "./service-log.js";
 import { untilStopSignal } from "./stop-signal.js";
 import { packageVersion } from "./version.js";
 
@@ -27,6 +28,11 @@ Usage: reson serve [options]
   --prompt-timeout <dur>   unanswered approvals are denied after this long (default 5m)
   --lease-ttl <duration>   how long a run's lease lasts unrenewed (default 30s)
   --log-format json|text   one JSON object per line (default when stderr is not a terminal)
+  --metrics-port <n>       also serve GET /metrics without a token on 127.0.0.1:<n> only
+                           (GET /metrics on the API port needs the token like every route)
+
+Traces: set OTEL_EXPORTER_OTLP_ENDPOINT (or config telemetry.endpoint) to export
+OpenTelemetry spans of every run over OTLP/HTTP; see README "Observe".
 
 Every route but GET /healthz needs "Authorization: Bearer <token>". The API is described
 at /openapi.json; see README "Service" for curl examples.
@@ -56,7 +62,9 @@ export async function serveCommand(argv: string[]): Promise<number> {
     return EXIT_OK;
   }
   const { values, graceMs, promptTimeoutMs, ttlMs } = args;
-  const log = serviceLog(args.logFormat);
+  let log = serviceLog(args.logFormat);
+  let telemetry: ServiceTelemetry | undefined;
+  let metricsListener: MetricsListener | undefined;
   let store: Awaited<ReturnType<typeof openDefaultStore>> | undefined;
   try {
     const home = resonHome();
@@ -71,6 +79,15 @@ export async function serveCommand(argv: string[]): Promise<number> {
         level: "warn",
         message: "--workers 0 on SQLite: runs wait until a `reson worker` on this machine takes them",
       });
+    const opened = store;
+    telemetry = await ServiceTelemetry.start({
+      env: process.env,
+      config: args.telemetry,
+      queueDepth: () => opened.queue.depth(),
+    });
+    if (args.metricsPort !== undefined)
+      metricsListener = await startMetricsListener({ port: args.metricsPort, metrics: telemetry.metrics });
+    if (telemetry.tracer) log = withTraceIds(log, traceIdOfRun);
     const service = await startService({
       store,
       ...(values.host ? { host: values.host as string } : {}),
@@ -88,6 +105,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
         }),
       workerLog: log,
       version: packageVersion(),
+      telemetry,
     });
     // The one time the token is shown: the file keeps it (mode 0600) for later.
     if (token.created)
@@ -101,6 +119,8 @@ export async function serveCommand(argv: string[]): Promise<number> {
       store: store.kind,
       workers,
       token: token.source === "home" ? token.path : token.source,
+      ...(metricsListener ? { metrics: metricsListener.url } : {}),
+      tracing: telemetry.tracer ? "otlp" : "off",
     });
     await untilStopSignal(log, () => service.worker?.active ?? 0);
     log({
@@ -115,13 +135,8 @@ export async function serveCommand(argv: string[]): Promise<number> {
     reportError(failure);
     return exitCodeForError(failure.code);
   } finally {
+    await metricsListener?.close().catch(() => {});
+    await telemetry?.shutdown();
     await store?.close({ processExiting: true }).catch(() => {});
   }
-}
-
-function portFlag(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535)
-    throw new ResonError("usage_error", "--port must be a number from 0 to 65535.");
-  return n;
 }

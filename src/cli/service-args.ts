@@ -2,7 +2,7 @@
 // help) parsed once, with each command's own flags beside them; every bad value is a usage
 // error that says what a good one looks like.
 import { type ParseArgsOptionsConfig, parseArgs } from "node:util";
-import { loadConfig } from "../config/index.js";
+import { loadConfig, type ResonConfig } from "../config/index.js";
 import { ResonError } from "../core/errors.js";
 import { parseDuration } from "../store/index.js";
 import { type LogFormat, parseLogFormat } from "./service-log.js";
@@ -12,6 +12,7 @@ const COMMON = {
   "prompt-timeout": { type: "string" },
   "lease-ttl": { type: "string" },
   "log-format": { type: "string" },
+  "metrics-port": { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -31,6 +32,10 @@ export interface ServiceArgs<T extends ParseArgsOptionsConfig> {
   promptTimeoutMs: number;
   ttlMs: number;
   logFormat: LogFormat;
+  /** --metrics-port: /metrics without a token on 127.0.0.1 only. */
+  metricsPort: number | undefined;
+  /** The config's telemetry section (OpenTelemetry endpoint, content on spans). */
+  telemetry: ResonConfig["telemetry"];
 }
 
 export async function parseServiceArgs<T extends ParseArgsOptionsConfig>(
@@ -48,6 +53,9 @@ export async function parseServiceArgs<T extends ParseArgsOptionsConfig>(
     promptTimeoutMs: durationFlag("prompt-timeout", text("prompt-timeout"), 300_000),
     ttlMs: durationFlag("lease-ttl", text("lease-ttl"), config.lease.ttlMs),
     logFormat: parseLogFormat(text("log-format"), process.stderr),
+    metricsPort:
+      text("metrics-port") === undefined ? undefined : portFlag(text("metrics-port")!, "--metrics-port"),
+    telemetry: config.telemetry,
   };
 }
 
@@ -67,4 +75,12 @@ export function durationFlag(name: string, value: string | undefined, fallback: 
   } catch {
     throw new ResonError("usage_error", `--${name} must be a duration such as 30s, 5m or 1h.`);
   }
+}
+
+/** A port flag: 0 (any free port) to 65535. */
+export function portFlag(value: string, flag = "--port"): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new ResonError("usage_error", `${flag} must be a number from 0 to 65535.`);
+  return n;
 }

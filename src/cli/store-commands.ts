@@ -18,6 +18,7 @@ import {
   type TraceRecord,
   type TurnRecord,
 } from "../store/index.js";
+import { traceIdOfRun } from "../telemetry/index.js";
 import { EXIT_OK, EXIT_USAGE, exitCodeForError } from "./exit-codes.js";
 import { formatAgo, formatBytes, formatCost, formatMs, formatTokens, table } from "./format.js";
 import { reportError } from "./run-command.js";
@@ -246,6 +247,8 @@ export function renderTraceTree(
       `${formatTokens(trace.usage.totalTokens)} tokens · ${formatCost(trace.usage.costUsd)}` +
       (trace.endedAt ? ` · ${formatMs(trace.endedAt - trace.startedAt)}` : ""),
     `session ${trace.sessionId}${trace.parentTraceId ? ` · parent run ${trace.parentTraceId}` : ""}`,
+    // Sub-agents' spans are in their parent's trace (children start no children).
+    `OpenTelemetry trace id ${traceIdOfRun(trace.parentTraceId ?? trace.id)}`,
     ...(holder ? [holder] : []),
     `task: ${oneLine(trace.task, 200)}`,
   ];

@@ -6,11 +6,13 @@
 import { openDefaultStore } from "../agent/index.js";
 import { resonHome } from "../config/index.js";
 import { toResonError } from "../core/errors.js";
+import { type MetricsListener, startMetricsListener } from "../server/index.js";
+import { ServiceTelemetry, traceIdOfRun } from "../telemetry/index.js";
 import { Worker } from "../worker/index.js";
 import { EXIT_OK, EXIT_USAGE, exitCodeForError } from "./exit-codes.js";
 import { reportError } from "./run-command.js";
 import { parseServiceArgs, positiveIntFlag, type ServiceArgs } from "./service-args.js";
-import { serviceLog } from "./service-log.js";
+import { serviceLog, withTraceIds } from "./service-log.js";
 import { untilStopSignal } from "./stop-signal.js";
 
 export const WORKER_HELP = `reson worker: execute queued runs (from reson serve) until stopped
@@ -23,7 +25,11 @@ Usage: reson worker [options]
                            after this long (default 5m)
   --lease-ttl <duration>   how long a run's lease lasts unrenewed (default: config lease.ttlMs, 30s)
   --log-format json|text   one JSON object per line (default when stderr is not a terminal)
+  --metrics-port <n>       serve Prometheus metrics at http://127.0.0.1:<n>/metrics
+                           (loopback only, no token)
 
+Traces: set OTEL_EXPORTER_OTLP_ENDPOINT (or config telemetry.endpoint) to export
+OpenTelemetry spans of every run over OTLP/HTTP.
 The store is RESON_DATABASE_URL (PostgreSQL: workers on many machines share it) or
 $RESON_HOME/reson.db (one machine). API keys come from this worker's environment.
 `;
@@ -50,7 +56,7 @@ export async function workerCommand(argv: string[]): Promise<number> {
     return EXIT_OK;
   }
   const { graceMs, promptTimeoutMs, ttlMs } = args;
-  const log = serviceLog(args.logFormat);
+  let log = serviceLog(args.logFormat);
   let store: Awaited<ReturnType<typeof openDefaultStore>>;
   try {
     store = await openDefaultStore(resonHome());
@@ -59,9 +65,47 @@ export async function workerCommand(argv: string[]): Promise<number> {
     reportError(failure);
     return exitCodeForError(failure.code);
   }
-  const worker = new Worker({ store, concurrency, ttlMs, promptTimeoutMs, log });
+  let telemetry: ServiceTelemetry;
+  let metricsListener: MetricsListener | undefined;
+  try {
+    const opened = store;
+    telemetry = await ServiceTelemetry.start({
+      env: process.env,
+      config: args.telemetry,
+      queueDepth: () => opened.queue.depth(),
+    });
+    if (args.metricsPort !== undefined)
+      metricsListener = await startMetricsListener({ port: args.metricsPort, metrics: telemetry.metrics });
+  } catch (error) {
+    const failure = toResonError(error);
+    reportError(failure);
+    await store.close({ processExiting: true }).catch(() => {});
+    return exitCodeForError(failure.code);
+  }
+  if (telemetry.tracer) log = withTraceIds(log, traceIdOfRun);
+  const observed = telemetry;
+  const worker = new Worker({
+    store,
+    concurrency,
+    ttlMs,
+    promptTimeoutMs,
+    log,
+    onEvent: observed.observe,
+    onClaim: (request) => observed.claimed(request),
+    onOutcome: (outcome) => {
+      if (outcome.kind === "lost") observed.leaseLost();
+    },
+  });
   await worker.start();
-  log({ level: "info", message: "worker started", workerId: worker.id, store: store.kind, concurrency });
+  log({
+    level: "info",
+    message: "worker started",
+    workerId: worker.id,
+    store: store.kind,
+    concurrency,
+    ...(metricsListener ? { metrics: metricsListener.url } : {}),
+    tracing: telemetry.tracer ? "otlp" : "off",
+  });
   await untilStopSignal(log, () => worker.active);
   log({
     level: "info",
@@ -69,6 +113,8 @@ export async function workerCommand(argv: string[]): Promise<number> {
     workerId: worker.id,
   });
   await worker.stop(graceMs);
+  await metricsListener?.close().catch(() => {});
+  await telemetry.shutdown();
   await store.close({ processExiting: true }).catch(() => {});
   log({ level: "info", message: "worker stopped", workerId: worker.id });
   return EXIT_OK;

@@ -112,6 +112,23 @@ const LeaseSchema = Type.Object(
 );
 
 /**
+ * OpenTelemetry spans (src/telemetry). Off unless an endpoint is set here or in
+ * OTEL_EXPORTER_OTLP_ENDPOINT; headers (credentials) only from OTEL_EXPORTER_OTLP_HEADERS, so
+ * no secret sits in a config file.
+ */
+const TelemetrySchema = Type.Object(
+  {
+    endpoint: Type.Optional(
+      Type.String({ minLength: 1, description: "OTLP/HTTP base URL, e.g. http://localhost:4318" }),
+    ),
+    serviceName: Type.Optional(Type.String({ minLength: 1 })),
+    /** Task, answers, tool arguments and results on spans, masked by the secret redactor. */
+    includeContent: Type.Boolean(),
+  },
+  { additionalProperties: false },
+);
+
+/**
  * One MCP server: a command to start (stdio) or a URL (Streamable HTTP, or the old HTTP+SSE
  * with `type: "sse"`). Strings may hold `${VAR}` and `${VAR:-default}`, expanded at start,
  * so secrets stay in the environment and never in a file.
@@ -197,6 +214,7 @@ export const ConfigSchema = Type.Object(
     embeddings: EmbeddingsSchema,
     memory: MemorySchema,
     lease: LeaseSchema,
+    telemetry: TelemetrySchema,
     mcp: McpSchema,
     browser: BrowserSchema,
   },
@@ -214,6 +232,7 @@ export const PartialConfigSchema = Type.Partial(
     embeddings: Type.Partial(EmbeddingsSchema, { additionalProperties: false }),
     memory: Type.Partial(MemorySchema, { additionalProperties: false }),
     lease: Type.Partial(LeaseSchema, { additionalProperties: false }),
+    telemetry: Type.Partial(TelemetrySchema, { additionalProperties: false }),
     mcp: Type.Partial(McpSchema, { additionalProperties: false }),
     browser: Type.Partial(BrowserSchema, { additionalProperties: false }),
   }),
@@ -243,6 +262,7 @@ export const DEFAULT_CONFIG: ResonConfig = {
     candidateRuns: 20,
   },
   lease: { ttlMs: 30_000 },
+  telemetry: { includeContent: false },
   mcp: { servers: {}, toolSearchRatio: 0.1 },
   browser: { enabled: true, headless: true, allowPrivateHosts: [], snapshotTokens: 4_000 },
 };

@@ -13,6 +13,8 @@ export {
   ProblemSchema,
 } from "./http-errors.js";
 export { type HttpServer, type HttpServerOptions, startHttpServer } from "./http-server.js";
+export { type MetricsListener, startMetricsListener } from "./metrics-listener.js";
+export { metricsRoute } from "./metrics-route.js";
 export { buildOpenApiDocument, type OpenApiInfo, openApiPath } from "./openapi.js";
 export { isLoopbackHost, isLoopbackName, normalizeCorsOrigin, OriginPolicy } from "./origin.js";
 export { jsonLineLogger, type RequestLogger, type RequestLogRecord } from "./request-log.js";

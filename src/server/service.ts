@@ -3,12 +3,14 @@
 // processes) a worker in this process that executes the queued runs.
 
 import type { Store } from "../store/index.js";
+import type { ServiceTelemetry } from "../telemetry/index.js";
 import { type ExecutorSettings, Worker, type WorkerLogEntry } from "../worker/index.js";
 import { Announcements } from "./announcements.js";
 import { ReadySchema } from "./api-schemas.js";
 import { eventRoutes } from "./event-routes.js";
 import { type HttpServer, startHttpServer } from "./http-server.js";
 import { LiveRuns } from "./live-runs.js";
+import { metricsRoute } from "./metrics-route.js";
 import type { RequestLogger } from "./request-log.js";
 import { defineRoute } from "./router.js";
 import { runRoutes } from "./run-routes.js";
@@ -16,6 +18,7 @@ import { RunService } from "./run-service.js";
 import type { ServeToken } from "./serve-token.js";
 import { sessionRoutes } from "./session-routes.js";
 import type { SseOptions } from "./sse.js";
+import { webRoutes } from "./web-routes.js";
 
 export interface ServiceOptions {
   store: Store;
@@ -32,6 +35,8 @@ export interface ServiceOptions {
   workerLog?: (entry: WorkerLogEntry) => void;
   sse?: SseOptions;
   version?: string;
+  /** Metrics (GET /metrics) and spans of the runs this process executes. */
+  telemetry?: ServiceTelemetry;
 }
 
 export interface Service {
@@ -42,7 +47,7 @@ export interface Service {
 }
 
 export async function startService(options: ServiceOptions): Promise<Service> {
-  const { store } = options;
+  const { store, telemetry } = options;
   const live = new LiveRuns();
   const announcements = new Announcements();
   await announcements.start(store);
@@ -57,7 +62,10 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       store,
       ttlMs: options.ttlMs,
       promptTimeoutMs: options.promptTimeoutMs,
-      onEvent: (event) => live.observe(event),
+      onEvent: (event) => {
+        live.observe(event);
+        telemetry?.observe(event);
+      },
       ...(options.env ? { env: options.env } : {}),
     };
     worker = new Worker({
@@ -65,6 +73,14 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       concurrency: options.workers,
       role: "reson serve",
       ...(options.workerLog ? { log: options.workerLog } : {}),
+      ...(telemetry
+        ? {
+            onClaim: (request) => telemetry.claimed(request),
+            onOutcome: (outcome) => {
+              if (outcome.kind === "lost") telemetry.leaseLost();
+            },
+          }
+        : {}),
     });
     await worker.start();
   }
@@ -95,6 +111,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
         ...sessionRoutes(service),
         ...runRoutes(service),
         ...eventRoutes({ service, announcements, live }),
+        ...(telemetry ? [metricsRoute(telemetry.metrics)] : []),
+        ...webRoutes(),
       ],
       ...(options.requestLog ? { log: options.requestLog } : {}),
       ...(options.sse ? { sse: options.sse } : {}),

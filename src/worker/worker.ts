@@ -6,7 +6,13 @@
 // them at their next safe point and puts them back for another worker.
 import { hostname } from "node:os";
 import { toResonError } from "../core/errors.js";
-import { holderAlive, leaseHolder, type Store, type Unsubscribe } from "../store/index.js";
+import {
+  holderAlive,
+  leaseHolder,
+  type RunRequestRecord,
+  type Store,
+  type Unsubscribe,
+} from "../store/index.js";
 import { type ExecutionOutcome, type ExecutorSettings, executeClaimed } from "./run-executor.js";
 
 export interface WorkerOptions extends Omit<ExecutorSettings, "role"> {
@@ -19,6 +25,10 @@ export interface WorkerOptions extends Omit<ExecutorSettings, "role"> {
   role?: string;
   /** One line per thing that happened (claims, ends, errors): the worker's log. */
   log?: (entry: WorkerLogEntry) => void;
+  /** Told of every claim (for metrics: a first attempt, a retry, a takeover). */
+  onClaim?: (request: RunRequestRecord) => void;
+  /** Told how every claimed run ended here. */
+  onOutcome?: (outcome: ExecutionOutcome) => void;
 }
 
 export interface WorkerLogEntry {
@@ -151,8 +161,12 @@ export class Worker {
     const { request } = claim;
     const ids = { runId: request.id, sessionId: request.sessionId };
     this.#log("info", `claimed run (attempt ${request.attempts})`, { ...ids, epoch: claim.lease.epoch });
+    this.#options.onClaim?.(request);
     const running = executeClaimed(claim, { ...this.#options, role: this.#role }, this.#shutdown.signal)
-      .then((outcome) => this.#log("info", describe(outcome), ids))
+      .then((outcome) => {
+        this.#options.onOutcome?.(outcome);
+        this.#log("info", describe(outcome), ids);
+      })
       .catch((error: unknown) =>
         this.#log("error", `run failed in the worker: ${toResonError(error).message}`, ids),
       )

@@ -22,6 +22,7 @@ const LAYERS: Record<string, number> = {
   context: 3,
   agent: 4,
   trace: 4,
+  telemetry: 4,
   permissions: 5,
   runner: 6,
   cli: 7,

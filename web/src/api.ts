@@ -1,0 +1,44 @@
+// The page's side of the API: the token kept in this tab's sessionStorage (never in the URL,
+// gone when the tab closes), JSON calls with it, and the SSE cookie for EventSource.
+const TOKEN_KEY = "reson.token";
+
+export class Unauthorized extends Error {}
+
+export function savedToken(): string | null {
+  return sessionStorage.getItem(TOKEN_KEY);
+}
+
+export function saveToken(token: string): void {
+  sessionStorage.setItem(TOKEN_KEY, token);
+}
+
+export function forgetToken(): void {
+  sessionStorage.removeItem(TOKEN_KEY);
+}
+
+export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const token = savedToken();
+  const response = await fetch(path, {
+    method,
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  if (response.status === 401) throw new Unauthorized("the token was refused");
+  if (response.status === 204) return undefined as T;
+  const data = (await response.json()) as T & { error?: { message: string; hint?: string } };
+  if (!response.ok) {
+    const error = data.error;
+    throw new Error(
+      error ? `${error.message}${error.hint ? ` ${error.hint}` : ""}` : `HTTP ${response.status}`,
+    );
+  }
+  return data;
+}
+
+/** Lets this tab's EventSource open event streams (it cannot send the bearer header). */
+export function enableEventStreams(): Promise<void> {
+  return api<void>("POST", "/auth/sse-cookie");
+}

@@ -1,0 +1,274 @@
+// A run as the page shows it, folded from its numbered events: each seq is applied once, so a
+// stream that reconnects (EventSource sends Last-Event-ID) or a page that reloads and reads
+// from the start ends with the same state, nothing missing or doubled.
+export interface Usage {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  totalTokens: number;
+  costUsd: number;
+}
+
+export interface PromptView {
+  promptId: string;
+  /** Answers go to /runs/:id/approvals|questions/:toolCallId. */
+  toolCallId: string;
+  kind: "permission" | "question";
+  text: string;
+  choices?: string[];
+  canAllowForSession?: boolean;
+  expiresAt?: number;
+  outcome?: string;
+}
+
+export interface ToolView {
+  id: string;
+  name: string;
+  arguments: Record<string, unknown>;
+  startedAt: number;
+  ok?: boolean;
+  content?: string;
+  durationMs?: number;
+  error?: { code: string; message: string };
+  permission?: Record<string, unknown>;
+  prompt?: PromptView;
+}
+
+/** What one model call saw, from the run's committed steps (GET /runs/:id/trace). */
+export interface ContextManifest {
+  messages: number;
+  trimmedUpTo: number;
+  compactions: number;
+  goal?: string | null;
+  sections: Array<{ section: string; source?: string | null; injectedChars: number; truncated?: boolean }>;
+}
+
+export interface StepView {
+  step: number;
+  startedAt: number;
+  endedAt?: number;
+  stopReason?: string;
+  usage?: Usage;
+  context?: { estTokens: number; budgetTokens: number; windowTokens: number };
+  manifest?: ContextManifest;
+  notes: string[];
+  tools: ToolView[];
+}
+
+export interface ChildView {
+  runId: string;
+  mode: string;
+  preset: string;
+  task: string;
+  status?: string;
+  steps?: number;
+  usage?: Usage;
+}
+
+export interface RunModel {
+  runId: string;
+  sessionId?: string;
+  task?: string;
+  provider?: string;
+  model?: string;
+  startedAt?: number;
+  goals: string;
+  steps: StepView[];
+  children: ChildView[];
+  /** Prompts not tied to a tool call shown in the timeline (questions). */
+  questions: PromptView[];
+  end?: {
+    status: string;
+    finalText: string;
+    steps: number;
+    usage: Usage;
+    durationMs: number;
+    error?: { code: string; message: string };
+  };
+  lastSeq: number;
+  /** The run as the API sees it (a run that failed before it started has no events). */
+  state?: { status: string; error: { code: string; message: string } | null };
+}
+
+type Event = { type: string; seq?: number; step: number; ts: number; [key: string]: unknown };
+
+export function emptyRun(runId: string): RunModel {
+  return { runId, goals: "", steps: [], children: [], questions: [], lastSeq: 0 };
+}
+
+function stepOf(run: RunModel, event: Event): StepView {
+  let step = run.steps.find((s) => s.step === event.step);
+  if (!step) {
+    step = { step: event.step, startedAt: event.ts, notes: [], tools: [] };
+    run.steps.push(step);
+    run.steps.sort((a, b) => a.step - b.step);
+  }
+  return step;
+}
+
+function toolOf(run: RunModel, id: unknown): ToolView | undefined {
+  for (const step of run.steps) for (const tool of step.tools) if (tool.id === id) return tool;
+  return undefined;
+}
+
+/** Applies one event; a numbered event already applied is ignored. True when it changed the run. */
+export function applyEvent(run: RunModel, event: Event): boolean {
+  if (event.seq !== undefined) {
+    if (event.seq <= run.lastSeq) return false;
+    run.lastSeq = event.seq;
+  }
+  switch (event.type) {
+    case "run_start":
+      run.sessionId = String(event.sessionId);
+      run.task = String(event.task);
+      run.provider = String(event.provider);
+      run.model = String(event.model);
+      run.startedAt ??= event.ts;
+      run.end = undefined;
+      return true;
+    case "step_start":
+      stepOf(run, event);
+      return true;
+    case "context_usage":
+      stepOf(run, event).context = event as unknown as StepView["context"];
+      return true;
+    case "context_trimmed":
+      stepOf(run, event).notes.push(`context trimmed: ${event.beforeTokens} → ${event.afterTokens} tokens`);
+      return true;
+    case "context_compacted":
+      stepOf(run, event).notes.push(
+        `context compacted (${event.reason}) by ${event.summaryModel}: ${event.beforeTokens} → ${event.afterTokens} tokens`,
+      );
+      return true;
+    case "provider_retry":
+      stepOf(run, event).notes.push(
+        `model call failed (${(event.error as { code: string }).code}), retry ${event.attempt}/${event.maxAttempts}`,
+      );
+      return true;
+    case "step_end": {
+      const step = stepOf(run, event);
+      step.endedAt = event.ts;
+      step.stopReason = String(event.stopReason);
+      step.usage = event.usage as Usage;
+      return true;
+    }
+    case "tool_call":
+      stepOf(run, event).tools.push({
+        id: String(event.toolCallId),
+        name: String(event.name),
+        arguments: event.arguments as Record<string, unknown>,
+        startedAt: event.ts,
+      });
+      return true;
+    case "tool_result": {
+      const tool = toolOf(run, event.toolCallId);
+      if (!tool) return false;
+      tool.ok = Boolean(event.ok);
+      tool.content = String(event.content);
+      tool.durationMs = Number(event.durationMs);
+      tool.error = event.error as ToolView["error"];
+      tool.permission = event.permission as ToolView["permission"];
+      return true;
+    }
+    case "permission_request": {
+      const tool = toolOf(run, event.toolCallId);
+      const prompt: PromptView = {
+        promptId: String(event.promptId),
+        toolCallId: String(event.toolCallId),
+        kind: "permission",
+        text: `${event.tool} needs approval: ${event.reason}`,
+        canAllowForSession: Boolean(event.canAllowForSession),
+        expiresAt: Number(event.expiresAt),
+      };
+      if (tool) tool.prompt = prompt;
+      else run.questions.push(prompt);
+      return true;
+    }
+    case "permission_decision": {
+      const tool = toolOf(run, event.toolCallId);
+      const prompt = tool?.prompt ?? run.questions.find((q) => q.promptId === event.promptId);
+      if (prompt) prompt.outcome = `${event.decision} by ${event.by}`;
+      return true;
+    }
+    case "human_question":
+      run.questions.push({
+        promptId: String(event.promptId ?? event.toolCallId),
+        toolCallId: String(event.toolCallId),
+        kind: "question",
+        text: String(event.question),
+        ...(Array.isArray(event.choices) ? { choices: event.choices as string[] } : {}),
+        ...(event.expiresAt ? { expiresAt: Number(event.expiresAt) } : {}),
+      });
+      return true;
+    case "human_answer": {
+      const question = run.questions.find(
+        (q) => q.kind === "question" && (q.promptId === event.promptId || q.toolCallId === event.toolCallId),
+      );
+      if (question)
+        question.outcome =
+          event.answer === undefined ? `no answer (${event.by})` : `answered: ${event.answer}`;
+      return true;
+    }
+    case "goal_changed":
+      run.goals = String(event.tree);
+      return true;
+    case "sub_trace_started":
+      run.children.push({
+        runId: String(event.childRunId),
+        mode: String(event.mode),
+        preset: String(event.preset),
+        task: String(event.task),
+      });
+      return true;
+    case "sub_trace_completed": {
+      const child = run.children.find((c) => c.runId === event.childRunId);
+      if (child) {
+        child.status = String(event.status);
+        child.steps = Number(event.steps);
+        child.usage = event.usage as Usage;
+      }
+      return true;
+    }
+    case "run_end":
+      run.end = event as unknown as RunModel["end"];
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** The event types a run's stream may carry (EventSource needs a listener per name). */
+export const EVENT_TYPES = [
+  "run_start",
+  "step_start",
+  "context_usage",
+  "context_trimmed",
+  "context_compacted",
+  "provider_retry",
+  "step_end",
+  "tool_call",
+  "tool_result",
+  "permission_request",
+  "permission_decision",
+  "human_question",
+  "human_answer",
+  "goal_changed",
+  "sub_trace_started",
+  "sub_trace_completed",
+  "warning",
+  "learning",
+  "run_end",
+];
+
+/** Attaches the context manifests of committed steps (GET /runs/:id/trace's steps). */
+export function applyManifests(run: RunModel, steps: unknown[]): void {
+  for (const record of steps as Array<{
+    kind?: string;
+    data?: { step?: number; context?: ContextManifest };
+  }>) {
+    if (record.kind !== "model_call" || !record.data?.context || record.data.step === undefined) continue;
+    const step = run.steps.find((s) => s.step === record.data?.step);
+    if (step) step.manifest = record.data.context;
+  }
+}

@@ -5,7 +5,7 @@ export { createAgent, openDefaultStore } from "./create-agent.js";
 export type { AgentHooks, HookInfo, ToolCallDecision, ToolCallInfo } from "./hooks.js";
 export type { LoopSnapshot } from "./recorder.js";
 export { HeldLease } from "./run-lease.js";
-export { findTrace } from "./run-lookup.js";
+export { findTrace, titleOf } from "./run-lookup.js";
 export type { SessionCompaction } from "./session-history.js";
 export type { HostEvent, LoopLimits, RunResult } from "./types.js";
 export { type WorkspaceStanding, workspaceStanding } from "./workspace-trust.js";

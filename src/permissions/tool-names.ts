@@ -1,4 +1,5 @@
 // reson's tool names, how Claude Code's names map onto them, and which tools only read.
+import { BROWSER_TOOL_NAMES } from "../browser/index.js";
 
 export const READ_ONLY_TOOLS = [
   "list_files",
@@ -16,19 +17,8 @@ export const FETCH_TOOL = "web_fetch";
 export const BROWSER_NAVIGATE_TOOL = "browser_navigate";
 /** In a rule, `browser` covers every browser tool and `browser(domain:…)` navigation to those hosts. */
 export const BROWSER_FAMILY = "browser";
-export const BROWSER_TOOLS: readonly string[] = [
-  BROWSER_NAVIGATE_TOOL,
-  "browser_back",
-  "browser_click",
-  "browser_type",
-  "browser_select",
-  "browser_scroll",
-  "browser_press",
-  "browser_wait",
-  "browser_tabs",
-  "browser_screenshot",
-  "browser_extract",
-];
+/** Every browser tool, as the browser module names them. */
+export const BROWSER_TOOLS: readonly string[] = BROWSER_TOOL_NAMES;
 
 /** Built-in tools a rule may name without a warning. */
 export const KNOWN_TOOLS: readonly string[] = [

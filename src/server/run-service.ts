@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { realpath } from "node:fs/promises";
 import { isAbsolute } from "node:path";
-import { workspaceStanding } from "../agent/index.js";
+import { titleOf, workspaceStanding } from "../agent/index.js";
 import { ResonError } from "../core/errors.js";
 import { ulid } from "../core/ids.js";
 import { emptyUsage } from "../core/usage.js";
@@ -151,7 +151,7 @@ export class RunService {
           ...(input.spec.model ? { model: input.spec.model } : {}),
           ...(input.spec.baseUrl ? { baseUrl: input.spec.baseUrl } : {}),
           ...(input.spec.trustWorkspace ? { trustWorkspace: true } : {}),
-          title: titleOf(input.task),
+          title: titleOf(input.task, requireWorkspace(input.spec.workspace)),
         });
     const busy = (await this.#store.queue.listBySession(session.id)).filter((r) => ACTIVE.has(r.status));
     const policy = input.policy ?? "enqueue";
@@ -418,11 +418,6 @@ function requireWorkspace(workspace: string | undefined): string {
 
 async function realpathOr(path: string): Promise<string> {
   return realpath(path).catch(() => path);
-}
-
-function titleOf(task: string): string {
-  const line = task.trim().split("\n", 1)[0] ?? "";
-  return line.length > 80 ? `${line.slice(0, 79)}…` : line;
 }
 
 function notFound(what: string, id: string): ResonError {

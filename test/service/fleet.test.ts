@@ -19,6 +19,7 @@ import { taskOf } from "../support/reply-by-task.js";
 import { skipWithout } from "../support/requirements.js";
 import { killAllReson, type ServiceProcess, startReson } from "../support/service-process.js";
 import { readSse } from "../support/sse-client.js";
+import { waitForFile } from "../support/wait-for-file.js";
 
 const RUNS = 60;
 const WORKERS = 3;
@@ -73,6 +74,23 @@ describe.skipIf(await skipWithout("postgres", "worker fleet"))("a worker fleet o
     await server?.close();
     ws?.remove();
   });
+
+  /** A fresh database and workspace with one queued run whose command waits for the file `go`. */
+  async function queueSlowCommand() {
+    url = await pg.createDatabase();
+    server = await startFakeModelServer({ respond: slowCommand });
+    ws = tempDir();
+    store = await openStore({ home: ws.home, databaseUrl: url });
+    const env = cleanEnv({ RESON_HOME: ws.home, RESON_DATABASE_URL: url, RESON_LEASE_TTL_MS: "1500" });
+    const runId = await queueRun(store, ws.path, "slow command", {
+      provider: "openai-compatible",
+      baseUrl: server.openaiBaseUrl,
+      model: "fake-model",
+      sandbox: "off",
+      allow: ["execute_command"],
+    });
+    return { env, runId };
+  }
 
   it("runs every queued run to completion while workers are killed, and no committed tool call runs twice", async () => {
     url = await pg.createDatabase();
@@ -154,22 +172,10 @@ describe.skipIf(await skipWithout("postgres", "worker fleet"))("a worker fleet o
   }, 420_000);
 
   it("a worker stopped past its lease commits nothing once another worker took the run over", async () => {
-    url = await pg.createDatabase();
-    server = await startFakeModelServer({ respond: slowCommand });
-    ws = tempDir();
-    store = await openStore({ home: ws.home, databaseUrl: url });
-    const env = cleanEnv({ RESON_HOME: ws.home, RESON_DATABASE_URL: url, RESON_LEASE_TTL_MS: "1500" });
-    const runId = await queueRun(store, ws.path, "slow command", {
-      provider: "openai-compatible",
-      baseUrl: server.openaiBaseUrl,
-      model: "fake-model",
-      sandbox: "off",
-      allow: ["execute_command"],
-    });
+    const { env, runId } = await queueSlowCommand();
     const first = startReson(["worker", "--log-format", "json"], { env, cwd: ws.path });
     const started = join(ws.path, "started.txt");
-    for (let i = 0; i < 400 && !existsSync(started); i++) await new Promise((r) => setTimeout(r, 50));
-    expect(existsSync(started)).toBe(true);
+    await waitForFile(started);
     first.kill("SIGSTOP");
     // Past the lease: the second worker takes the run over and finishes it.
     await new Promise((r) => setTimeout(r, 2500));
@@ -248,21 +254,10 @@ describe.skipIf(await skipWithout("postgres", "worker fleet"))("a worker fleet o
   }, 120_000);
 
   it("a worker told to stop puts its run back at the next safe point, and another worker finishes it", async () => {
-    url = await pg.createDatabase();
-    server = await startFakeModelServer({ respond: slowCommand });
-    ws = tempDir();
-    store = await openStore({ home: ws.home, databaseUrl: url });
-    const env = cleanEnv({ RESON_HOME: ws.home, RESON_DATABASE_URL: url, RESON_LEASE_TTL_MS: "1500" });
-    const runId = await queueRun(store, ws.path, "slow command", {
-      provider: "openai-compatible",
-      baseUrl: server.openaiBaseUrl,
-      model: "fake-model",
-      sandbox: "off",
-      allow: ["execute_command"],
-    });
+    const { env, runId } = await queueSlowCommand();
     const first = startReson(["worker", "--grace", "1s", "--log-format", "json"], { env, cwd: ws.path });
     const started = join(ws.path, "started.txt");
-    for (let i = 0; i < 400 && !existsSync(started); i++) await new Promise((r) => setTimeout(r, 50));
+    await waitForFile(started);
     first.kill("SIGTERM");
     expect((await first.exited()).code).toBe(0);
     expect(first.stderr()).toContain("put back in the queue");

@@ -2,7 +2,7 @@
 // POST in a workspace, its status, its events (as JSON and as server-sent events, rejoined
 // with Last-Event-ID), its trace and goal tree, approvals and questions answered by POST, and a
 // busy session's second task queued, refused or interrupting, by the request's policy.
-import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { cleanEnv, type TempDir, tempDir } from "../support/cli.js";
@@ -14,6 +14,7 @@ import {
 import { taskOf } from "../support/reply-by-task.js";
 import { killAllReson, type ServiceProcess, startReson } from "../support/service-process.js";
 import { readSse } from "../support/sse-client.js";
+import { waitForFile } from "../support/wait-for-file.js";
 
 interface Serve {
   process: ServiceProcess;
@@ -312,7 +313,7 @@ describe("reson serve", () => {
       ...spec(),
     });
     const started = join(ws.path, "started.txt");
-    for (let i = 0; i < 400 && !existsSync(started); i++) await new Promise((r) => setTimeout(r, 50));
+    await waitForFile(started);
     const next = await serve.json<{ id: string }>("POST", `/sessions/${first.sessionId}/runs`, {
       task: "steps 1 after the interruption",
       policy: "interrupt",
@@ -351,7 +352,7 @@ describe("reson serve", () => {
       ...spec(),
     });
     const started = join(ws.path, "started.txt");
-    for (let i = 0; i < 400 && !existsSync(started); i++) await new Promise((r) => setTimeout(r, 50));
+    await waitForFile(started);
     serve.process.kill("SIGKILL");
     await serve.process.exited();
     writeFileSync(join(ws.path, "go"), "");

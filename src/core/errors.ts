@@ -77,6 +77,10 @@ export type ErrorCode =
   | "session_busy"
   | "prompt_closed"
   | "mcp_unavailable"
+  /** A plugin package that cannot be read (no plugin.json, a bad name, a path out of its folder). */
+  | "plugin_invalid"
+  /** A plugin that failed to load, install or run a hook. */
+  | "plugin_failed"
   | "internal_error";
 
 export interface ResonErrorOptions {

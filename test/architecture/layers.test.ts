@@ -24,6 +24,7 @@ const LAYERS: Record<string, number> = {
   trace: 4,
   telemetry: 4,
   permissions: 5,
+  plugins: 5,
   runner: 6,
   cli: 7,
   server: 7,

@@ -1,3 +1,13 @@
 // Public surface of the plugins module: Agent Plugins packages with reson's tools and hooks.
 export { type PluginManifest, RESON_EXTENSION, readPluginManifest } from "./manifest.js";
+export {
+  PLUGINS_FILE,
+  type PluginRecord,
+  type RegistryRead,
+  readRegistry,
+  registryPath,
+  userPluginsDir,
+  writeRegistry,
+} from "./registry-file.js";
+export { isPluginTrusted, PLUGIN_TRUST_FILE, pluginHash, trustPlugin } from "./trust.js";
 export type { InstalledPlugin, PluginScope } from "./types.js";

@@ -1,0 +1,73 @@
+import { mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import {
+  isPluginTrusted,
+  pluginHash,
+  readRegistry,
+  registryPath,
+  trustPlugin,
+  writeRegistry,
+} from "../../src/plugins/index.js";
+
+const temp = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));
+
+describe("plugin registry files", () => {
+  it("keeps a project's roots relative to the workspace and reads them back absolute", async () => {
+    const workspace = temp("reson-ws-");
+    const file = registryPath("project", { home: "/unused", workspace });
+    const root = join(workspace, "tools", "my-plugin");
+    await writeRegistry(
+      file,
+      [{ name: "my-plugin", source: "path:tools/my-plugin", root, enabled: true, addedAt: "t" }],
+      {
+        relativeTo: workspace,
+      },
+    );
+    expect(JSON.parse(readFileSync(file, "utf8")).plugins[0].root).toBe("tools/my-plugin");
+    const read = await readRegistry(file, workspace);
+    expect(read.records).toEqual([
+      { name: "my-plugin", source: "path:tools/my-plugin", root, enabled: true, addedAt: "t" },
+    ]);
+  });
+
+  it("reads an absent file as no plugins, and leaves out broken entries saying why", async () => {
+    const home = temp("reson-home-");
+    expect(await readRegistry(registryPath("user", { home, workspace: "/x" }))).toEqual({
+      records: [],
+      problems: [],
+    });
+    const file = join(home, "plugins.json");
+    writeFileSync(
+      file,
+      JSON.stringify({ plugins: [{ name: "ok", root: "/p", source: "path:/p" }, { root: "/q" }] }),
+    );
+    const read = await readRegistry(file);
+    expect(read.records.map((r) => r.name)).toEqual(["ok"]);
+    expect(read.problems).toEqual([expect.stringContaining("without a name")]);
+    writeFileSync(file, "{oops");
+    await expect(readRegistry(file)).rejects.toMatchObject({ code: "config_invalid" });
+  });
+});
+
+describe("plugin trust", () => {
+  it("trusts the exact package once per workspace; a changed file asks again", async () => {
+    const home = temp("reson-home-");
+    const root = temp("reson-plugin-");
+    writeFileSync(join(root, "plugin.json"), '{"name":"p"}');
+    mkdirSync(join(root, "node_modules", "dep"), { recursive: true });
+    writeFileSync(join(root, "node_modules", "dep", "index.js"), "1");
+    const hash = await pluginHash(root);
+    expect(await isPluginTrusted(home, "/ws", "p", hash)).toBe(false);
+    await trustPlugin(home, "/ws", "p", hash);
+    expect(await isPluginTrusted(home, "/ws", "p", hash)).toBe(true);
+    expect(await isPluginTrusted(home, "/other", "p", hash)).toBe(false);
+    expect(statSync(join(home, "plugin-trust.json")).mode & 0o777).toBe(0o600);
+    // Installed dependencies do not count; the plugin's own files do.
+    writeFileSync(join(root, "node_modules", "dep", "index.js"), "2");
+    expect(await pluginHash(root)).toBe(hash);
+    writeFileSync(join(root, "plugin.json"), '{"name":"p","version":"2"}');
+    expect(await isPluginTrusted(home, "/ws", "p", await pluginHash(root))).toBe(false);
+  });
+});

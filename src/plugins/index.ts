@@ -1,4 +1,5 @@
 // Public surface of the plugins module: Agent Plugins packages with reson's tools and hooks.
+export { type DiscoveredPlugins, type DiscoverPluginsOptions, discoverPlugins } from "./discover.js";
 export { type PluginManifest, RESON_EXTENSION, readPluginManifest } from "./manifest.js";
 export {
   PLUGINS_FILE,

@@ -71,3 +71,41 @@ describe("plugin trust", () => {
     expect(await isPluginTrusted(home, "/ws", "p", await pluginHash(root))).toBe(false);
   });
 });
+
+describe("discoverPlugins", () => {
+  it("loads the user's enabled plugins, a project's only once trusted, and reports missing folders", async () => {
+    const { discoverPlugins } = await import("../../src/plugins/index.js");
+    const home = temp("reson-home-");
+    const workspace = temp("reson-ws-");
+    const userPlugin = temp("reson-plugin-");
+    const projectPlugin = join(workspace, "plugins", "proj");
+    mkdirSync(projectPlugin, { recursive: true });
+    writeFileSync(join(projectPlugin, "plugin.json"), '{"name":"proj"}');
+    const record = (name: string, root: string, enabled = true) => ({
+      name,
+      root,
+      source: `path:${root}`,
+      enabled,
+      addedAt: "t",
+    });
+    await writeRegistry(registryPath("user", { home, workspace }), [
+      record("mine", userPlugin),
+      record("off", userPlugin, false),
+      record("gone", join(home, "nowhere")),
+    ]);
+    await writeRegistry(registryPath("project", { home, workspace }), [record("proj", projectPlugin)], {
+      relativeTo: workspace,
+    });
+    let found = await discoverPlugins({ home, workspace });
+    expect(found.load.map((p) => p.name)).toEqual(["mine"]);
+    expect(found.disabled.map((p) => p.name)).toEqual(["off"]);
+    expect(found.untrusted.map((p) => p.name)).toEqual(["proj"]);
+    expect(found.problems).toEqual([expect.objectContaining({ name: "gone" })]);
+    await trustPlugin(home, workspace, "proj", found.untrusted[0]!.hash);
+    found = await discoverPlugins({ home, workspace });
+    expect(found.load.map((p) => [p.name, p.scope])).toEqual([
+      ["proj", "project"],
+      ["mine", "user"],
+    ]);
+  });
+});

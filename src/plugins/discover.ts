@@ -1,0 +1,76 @@
+// Which plugins a run may load: the user's (always, when enabled) and the project's (only
+// those the user trusted in exactly their present form). A project's plugin shadows a user's
+// of the same name. Nothing here runs a plugin's code.
+import { realpath } from "node:fs/promises";
+import { readRegistry, registryPath } from "./registry-file.js";
+import { isPluginTrusted, pluginHash } from "./trust.js";
+import type { InstalledPlugin } from "./types.js";
+
+export interface DiscoveredPlugins {
+  /** Enabled, and trusted where that is needed: to be loaded, project ones first. */
+  load: InstalledPlugin[];
+  /** Enabled project plugins the user has not trusted in their present form (with their hash). */
+  untrusted: (InstalledPlugin & { hash: string })[];
+  disabled: InstalledPlugin[];
+  /** Registry entries that could not be read, a missing folder, a package too big to hash. */
+  problems: { name?: string; message: string }[];
+}
+
+export interface DiscoverPluginsOptions {
+  home: string;
+  /** The workspace's real path. */
+  workspace: string;
+}
+
+export async function discoverPlugins(options: DiscoverPluginsOptions): Promise<DiscoveredPlugins> {
+  const found: DiscoveredPlugins = { load: [], untrusted: [], disabled: [], problems: [] };
+  const seen = new Set<string>();
+  for (const scope of ["project", "user"] as const) {
+    const file = registryPath(scope, options);
+    let read: Awaited<ReturnType<typeof readRegistry>>;
+    try {
+      read = await readRegistry(file, scope === "project" ? options.workspace : undefined);
+    } catch (error) {
+      found.problems.push({ message: (error as Error).message });
+      continue;
+    }
+    for (const message of read.problems) found.problems.push({ message });
+    for (const record of read.records) {
+      if (seen.has(record.name)) continue;
+      seen.add(record.name);
+      const root = await realpath(record.root).catch(() => undefined);
+      if (!root) {
+        found.problems.push({
+          name: record.name,
+          message: `The plugin "${record.name}" (${scope}) is registered at ${record.root}, which does not exist; remove it with \`reson plugin remove ${record.name}\` or add it again.`,
+        });
+        continue;
+      }
+      const plugin: InstalledPlugin = {
+        name: record.name,
+        scope,
+        root,
+        source: record.source,
+        enabled: record.enabled,
+        ...(record.version ? { version: record.version } : {}),
+      };
+      if (!plugin.enabled) {
+        found.disabled.push(plugin);
+        continue;
+      }
+      if (scope === "user") {
+        found.load.push(plugin);
+        continue;
+      }
+      try {
+        const hash = await pluginHash(root);
+        if (await isPluginTrusted(options.home, options.workspace, plugin.name, hash))
+          found.load.push(plugin);
+        else found.untrusted.push({ ...plugin, hash });
+      } catch (error) {
+        found.problems.push({ name: plugin.name, message: (error as Error).message });
+      }
+    }
+  }
+  return found;
+}

@@ -20,6 +20,7 @@ const STATUS_BY_CODE: Partial<Record<ErrorCode, number>> = {
   prompt_closed: 409,
   idempotency_conflict: 409,
   store_conflict: 409,
+  workspace_exists: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   store_unavailable: 503,

@@ -43,13 +43,13 @@ function fromRecord(record: WorkspaceRecord): WorkspaceRow {
   return { ...record, createdByReson: record.createdByReson ? 1 : 0, isDefault: record.isDefault ? 1 : 0 };
 }
 
-export function notFoundWorkspace(what: string): ResonError {
+export function workspaceNotFound(what: string): ResonError {
   return new ResonError("not_found", `No workspace ${what} is registered.`, {
-    hint: "`reson workspace list` shows the registered workspaces; `reson workspace create <name>` makes one.",
+    hint: "`reson workspace list` shows the registered workspaces (GET /workspaces in reson serve); `reson workspace create <name>` makes one.",
   });
 }
 
-function nameTaken(name: string, existing: WorkspaceRecord): ResonError {
+export function workspaceNameTaken(name: string, existing: WorkspaceRecord): ResonError {
   return new ResonError(
     "workspace_exists",
     `A workspace named ${name} is already registered (${existing.path}).`,
@@ -60,7 +60,7 @@ function nameTaken(name: string, existing: WorkspaceRecord): ResonError {
   );
 }
 
-function pathTaken(path: string, existing: WorkspaceRecord): ResonError {
+export function workspacePathTaken(path: string, existing: WorkspaceRecord): ResonError {
   return new ResonError(
     "workspace_exists",
     `The folder ${path} is already registered as workspace ${existing.name}.`,
@@ -86,7 +86,7 @@ export function workspaceRepository(context: {
   const get = (id: string) => one("WHERE id = ?", [id]);
   const required = async (id: string) => {
     const found = await get(id);
-    if (!found) throw notFoundWorkspace(id);
+    if (!found) throw workspaceNotFound(id);
     return found;
   };
   /** Runs the statements; a duplicate is put in words by `explain`. */
@@ -119,9 +119,9 @@ export function workspaceRepository(context: {
       });
       await write(statements, async () => {
         const sameName = await byName(record.name);
-        if (sameName) return nameTaken(record.name, sameName);
+        if (sameName) return workspaceNameTaken(record.name, sameName);
         const samePath = await byPath(record.path);
-        if (samePath) return pathTaken(record.path, samePath);
+        if (samePath) return workspacePathTaken(record.path, samePath);
         return undefined;
       });
       return record;
@@ -144,7 +144,7 @@ export function workspaceRepository(context: {
         [{ sql: "UPDATE workspaces SET name = ? WHERE id = ?", params: [name, id], mustChangeOne: true }],
         async () => {
           const sameName = await byName(name);
-          return sameName ? nameTaken(name, sameName) : undefined;
+          return sameName ? workspaceNameTaken(name, sameName) : undefined;
         },
       );
       return required(id);

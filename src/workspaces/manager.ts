@@ -9,7 +9,13 @@ import { resonHome } from "../config/index.js";
 import { throwIfAborted } from "../core/abort.js";
 import { ResonError } from "../core/errors.js";
 import { ulid } from "../core/ids.js";
-import type { Store, WorkspaceRecord } from "../store/index.js";
+import {
+  type Store,
+  type WorkspaceRecord,
+  workspaceNameTaken,
+  workspaceNotFound,
+  workspacePathTaken,
+} from "../store/index.js";
 import { realPathOf, WORKSPACES_DIR, workspaceRootRisk } from "../workspace/index.js";
 import { assertDeletable } from "./deletion.js";
 import { assertWorkspaceName, looksLikeWorkspaceId, WORKSPACE_ID_PREFIX } from "./names.js";
@@ -101,9 +107,7 @@ export class WorkspaceManager {
         });
       }
     }
-    throw new ResonError("not_found", `No workspace ${value} is registered.`, {
-      hint: "`reson workspace list` shows the registered workspaces; `reson workspace create <name>` makes one.",
-    });
+    throw workspaceNotFound(value);
   }
 
   /**
@@ -116,15 +120,7 @@ export class WorkspaceManager {
     const name = assertWorkspaceName(input.name);
     const template = input.template ?? DEFAULT_TEMPLATE;
     const existingName = await this.#store.workspaces.byName(name);
-    if (existingName) {
-      throw new ResonError(
-        "workspace_exists",
-        `A workspace named ${name} is already registered (${existingName.path}).`,
-        {
-          hint: "Choose another name, or `reson workspace rename` the existing one first.",
-        },
-      );
-    }
+    if (existingName) throw workspaceNameTaken(name, existingName);
     const target = input.path ? resolve(input.path) : join(this.workspacesDir, name);
     const real = realPathOf(target);
     this.#assertMayRegister(real, input.path !== undefined);
@@ -140,15 +136,7 @@ export class WorkspaceManager {
       });
     }
     const registered = await this.#store.workspaces.byPath(real);
-    if (registered) {
-      throw new ResonError(
-        "workspace_exists",
-        `The folder ${real} is already registered as workspace ${registered.name}.`,
-        {
-          hint: `Use it by its name (-w ${registered.name}), or \`reson workspace remove ${registered.name}\` first.`,
-        },
-      );
-    }
+    if (registered) throw workspacePathTaken(real, registered);
     await mkdir(real, { recursive: true });
     const path = await realpath(real);
     let skipped: string[] = [];

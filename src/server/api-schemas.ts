@@ -180,7 +180,9 @@ export const StoredEventSchema = Type.Object(
 
 export const ListSessionsQuery = Type.Object({
   status: Type.Optional(Type.String({ maxLength: 32 })),
-  workspace: Type.Optional(Type.String({ maxLength: 4096 })),
+  workspace: Type.Optional(
+    Type.String({ maxLength: 4096, description: "a workspace's id or name, or a folder's absolute path" }),
+  ),
   limit: Type.Optional(Type.String({ pattern: "^[0-9]{1,4}$" })),
 });
 

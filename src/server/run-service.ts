@@ -169,7 +169,15 @@ export class RunService {
   }): Promise<SessionView[]> {
     const sessions = await this.#store.sessions.list({
       limit: Math.min(filter.limit ?? 50, 500),
-      ...(filter.workspace ? { projectKey: projectKey(await realpathOr(filter.workspace)) } : {}),
+      ...(filter.workspace
+        ? {
+            projectKey: projectKey(
+              isAbsolute(filter.workspace)
+                ? await realpathOr(filter.workspace)
+                : (await this.#workspaces.get(filter.workspace)).path,
+            ),
+          }
+        : {}),
     });
     return sessions.filter((s) => !filter.status || s.status === filter.status).map(sessionView);
   }

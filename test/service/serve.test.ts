@@ -182,6 +182,11 @@ describe("reson serve", () => {
       expect(workspaces.map((w) => w.id)).toEqual([registered.id]);
       expect(workspaces[0]!.lastUsedAt).toBeGreaterThan(0);
       expect((await serve.call("POST", "/sessions", { workspace: "notes" })).status).toBe(201);
+      const inNotes = await serve.json<{ sessions: Array<{ workspace: string }> }>(
+        "GET",
+        "/sessions?workspace=notes",
+      );
+      expect(inNotes.sessions.map((x) => x.workspace)).toEqual([registered.path, registered.path]);
       const unknown = await serve.call("POST", "/sessions", { workspace: "nothing-here" });
       expect(unknown.status).toBe(404);
       expect((await serve.json<{ name: string }>("GET", `/workspaces/${registered.id}`)).name).toBe("notes");

@@ -2,7 +2,7 @@
 // POST in a workspace, its status, its events (as JSON and as server-sent events, rejoined
 // with Last-Event-ID), its trace and goal tree, approvals and questions answered by POST, and a
 // busy session's second task queued, refused or interrupting, by the request's policy.
-import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { cleanEnv, type TempDir, tempDir } from "../support/cli.js";
@@ -192,6 +192,38 @@ describe("reson serve", () => {
       expect((await serve.json<{ name: string }>("GET", `/workspaces/${registered.id}`)).name).toBe("notes");
     } finally {
       elsewhere.remove();
+    }
+  });
+
+  it("takes workspace roots from the user's own config file, never from a project's, and by default accepts no raw path", async () => {
+    const bare = tempDir();
+    const project = join(bare.path, "project");
+    try {
+      mkdirSync(join(bare.path, ".reson"), { recursive: true });
+      mkdirSync(project);
+      // A project's config cannot widen what requests may reach.
+      writeFileSync(
+        join(bare.path, ".reson", "config.json"),
+        JSON.stringify({ serve: { workspaceRoots: ["/"] } }),
+      );
+      const closed = await startServe(bare.home, bare.path);
+      const refused = await closed.call("POST", "/sessions", { workspace: project });
+      expect(refused.status).toBe(403);
+      expect(((await refused.json()) as { error: { hint: string } }).error.hint).toContain(
+        "--workspace-root",
+      );
+      closed.process.kill();
+      await closed.process.exited();
+
+      writeFileSync(
+        join(bare.home, "config.json"),
+        JSON.stringify({ serve: { workspaceRoots: [bare.path] } }),
+      );
+      const open = await startServe(bare.home, bare.path);
+      expect((await open.call("POST", "/sessions", { workspace: project })).status).toBe(201);
+      expect((await open.call("POST", "/sessions", { workspace: ws.path })).status).toBe(403);
+    } finally {
+      bare.remove();
     }
   });
 

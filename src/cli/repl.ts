@@ -41,7 +41,7 @@ import { askPermission } from "./repl-permission.js";
 import { parseReplArgs, type ReplArgs } from "./run-args.js";
 import { nothingToResume, reportError } from "./run-command.js";
 import { sessionsCommand } from "./store-commands.js";
-import { chooseWorkspace } from "./workspace-choice.js";
+import { settleWorkspace } from "./workspace-choice.js";
 
 const SLASH_HELP = `Commands:
   /help                  this list
@@ -515,13 +515,7 @@ export async function replCommand(argv: string[]): Promise<number> {
   let repl: Repl | undefined;
   try {
     store = await openDefaultStore(resonHome());
-    const chosen = await chooseWorkspace(store, {
-      given: args.workspace,
-      trustWorkspace: args.trustWorkspace,
-      fallback: "default",
-      say: (line) => process.stderr.write(`${line}\n`),
-    });
-    if (chosen.workspace) args.workspace = chosen.workspace;
+    await settleWorkspace(store, args, "default");
     let workspaceRoot: string;
     try {
       workspaceRoot = realpathSync(resolve(args.workspace ?? process.cwd()));

@@ -28,7 +28,7 @@ import { decideMcpOffer, type McpSetup, startMcp, withMcpOffer } from "./mcp-set
 import { humanRenderer } from "./render-human.js";
 import { jsonRenderer } from "./render-json.js";
 import { type ModelArgs, parseResumeArgs, parseRunArgs } from "./run-args.js";
-import { chooseWorkspace } from "./workspace-choice.js";
+import { settleWorkspace } from "./workspace-choice.js";
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -214,13 +214,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     return EXIT_USAGE;
   }
   return execute(args, async (store) => {
-    const chosen = await chooseWorkspace(store, {
-      given: args.workspace,
-      trustWorkspace: args.trustWorkspace,
-      fallback: "default",
-      say: (line) => process.stderr.write(`${line}\n`),
-    });
-    if (chosen.workspace) args.workspace = chosen.workspace;
+    await settleWorkspace(store, args, "default");
     const task = args.task === "-" ? await readStdin() : args.task;
     if (args.task === "-" && !task)
       throw new ResonError("usage_error", "The task read from standard input is empty.");
@@ -259,13 +253,7 @@ export async function resumeCommand(argv: string[]): Promise<number> {
     return EXIT_USAGE;
   }
   return execute(args, async (store) => {
-    const chosen = await chooseWorkspace(store, {
-      given: args.workspace,
-      trustWorkspace: args.trustWorkspace,
-      fallback: "none",
-      say: (line) => process.stderr.write(`${line}\n`),
-    });
-    if (chosen.workspace) args.workspace = chosen.workspace;
+    await settleWorkspace(store, args, "none");
     const trace = await findTrace(store, args.id);
     const session = await store.sessions.get(trace.sessionId);
     return {

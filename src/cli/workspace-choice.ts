@@ -28,6 +28,25 @@ export interface ChooseOptions {
   say: (line: string) => void;
 }
 
+/**
+ * Chooses the workspace of a command's arguments (see chooseWorkspace) and puts the folder in
+ * `args.workspace`; what reson chose for the user is said on stderr.
+ */
+export async function settleWorkspace(
+  store: Store,
+  args: { workspace?: string; trustWorkspace: boolean },
+  fallback: ChooseOptions["fallback"],
+): Promise<WorkspaceChoice> {
+  const chosen = await chooseWorkspace(store, {
+    given: args.workspace,
+    trustWorkspace: args.trustWorkspace,
+    fallback,
+    say: (line) => process.stderr.write(`${line}\n`),
+  });
+  if (chosen.workspace) args.workspace = chosen.workspace;
+  return chosen;
+}
+
 export async function chooseWorkspace(store: Store, options: ChooseOptions): Promise<WorkspaceChoice> {
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();

@@ -20,9 +20,10 @@ export function deletionRefusal(workspace: WorkspaceRecord, places: DeletionPlac
   const resonHome = realPathOf(places.resonHome);
   const workspaces = join(resonHome, WORKSPACES_DIR);
   if (root === workspaces) return "it is the folder of all workspaces";
-  if (isWithin(resonHome, root)) return "it holds reson's own folder";
   const risk = workspaceRootRisk(root, places);
   if (risk.kind !== "none") return risk.reason;
+  // Not reached through the risk above when reson's folder sits under a symlinked name.
+  if (isWithin(resonHome, root)) return "it holds reson's own folder";
   return undefined;
 }
 

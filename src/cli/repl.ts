@@ -575,6 +575,7 @@ export async function replCommand(argv: string[]): Promise<number> {
     return exitCodeForError(failure.code);
   } finally {
     repl?.reader.close();
+    await (await repl?.plugins)?.settle();
     await repl?.mcp?.close();
     await store?.close({ processExiting: true }).catch(() => {});
   }

@@ -112,6 +112,7 @@ async function execute(
   let store: Store | undefined;
   let agent: Agent | undefined;
   let mcp: McpSetup | undefined;
+  let plugins: RunPlugins | undefined;
   // ask_human's answers: one line of stdin per question (the question goes out as an event).
   const answers = args.interactiveStdin
     ? stdinAnswers({ input: process.stdin, err: process.stderr, prompt: !args.json })
@@ -121,7 +122,7 @@ async function execute(
     const { options, launch } = await prepare(store);
     const permissions = await permissionOptions(args, options.workspace);
     const workspaceRoot = existingRealPath(options.workspace ?? process.cwd());
-    const plugins: RunPlugins | undefined = workspaceRoot
+    plugins = workspaceRoot
       ? await pluginsForRun({ home: resonHome(), workspace: workspaceRoot })
       : undefined;
     mcp = await startMcp({
@@ -168,6 +169,7 @@ async function execute(
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
     answers?.close();
+    await plugins?.settle();
     await mcp?.close();
     // The process exits next (see CloseOptions).
     await store?.close({ processExiting: true }).catch(() => {});

@@ -26,6 +26,7 @@ export {
 export {
   loadDiscovered,
   type PluginHost,
+  pluginSkillFolders,
   pluginsForRun,
   type RunPlugins,
   type RunPluginsOptions,

@@ -7,11 +7,12 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { AgentHooks } from "../agent/index.js";
 import { importEsm } from "../core/esm-import.js";
-import type { EventListener, PluginsReport } from "../core/events.js";
+import type { PluginsReport } from "../core/events.js";
 import type { ToolDefinition } from "../tools/index.js";
 import type { PluginApi, PluginEventListener, PluginHookName, PluginSetup, PluginTool } from "./api.js";
 import { readPluginManifest } from "./manifest.js";
 import {
+  type GuardedListener,
   guardHooks,
   guardListener,
   type PluginProblem,
@@ -61,11 +62,13 @@ export interface LoadedPlugins {
   tools: ToolDefinition[];
   hooks: AgentHooks[];
   /** Each plugin's event listener (a frozen copy per event; failures reported once). */
-  listeners: EventListener[];
+  listeners: GuardedListener[];
   /** Where hook and listener failures go: to `onProblem` once set (e.g. into the run's events), else kept in `problems`. */
   onProblem: ReportPluginProblem | undefined;
   /** Failures that happened while no one listened (doctor reads them). */
   problems: PluginProblem[];
+  /** How long a hook (or a listener's unfinished work at exit) may take. */
+  hookTimeoutMs: number;
 }
 
 interface Registered {
@@ -168,10 +171,12 @@ export async function loadPlugins(options: LoadPluginsOptions): Promise<LoadedPl
     listeners: [],
     onProblem: undefined,
     problems: [],
+    hookTimeoutMs: options.hookTimeoutMs ?? DEFAULT_PLUGIN_HOOK_MS,
   };
   const report: ReportPluginProblem = (problem) => {
-    if (loaded.onProblem) loaded.onProblem(problem);
-    else loaded.problems.push(problem);
+    if (loaded.onProblem) return loaded.onProblem(problem);
+    loaded.problems.push(problem);
+    return true;
   };
   const taken = new Map<string, string>();
   for (const name of options.reservedToolNames) taken.set(name, "a built-in or MCP tool");
@@ -253,7 +258,7 @@ export async function loadPlugins(options: LoadPluginsOptions): Promise<LoadedPl
       ...(manifest.mcpFile ? { mcpFile: manifest.mcpFile } : {}),
     });
   }
-  loaded.hooks = guardHooks(hooks, options.hookTimeoutMs ?? DEFAULT_PLUGIN_HOOK_MS, report);
+  loaded.hooks = guardHooks(hooks, loaded.hookTimeoutMs, report);
   return loaded;
 }
 

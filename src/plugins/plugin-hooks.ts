@@ -8,7 +8,8 @@ import type { PluginEventListener, PluginHookName } from "./api.js";
 
 /** A hook's or listener's failure, with the run it happened in. */
 export type PluginProblem = Pick<PluginErrorEvent, "plugin" | "hook" | "message"> & { runId: string };
-export type ReportPluginProblem = (problem: PluginProblem) => void;
+/** True when the problem reached someone (a run not yet in flight cannot take it yet). */
+export type ReportPluginProblem = (problem: PluginProblem) => boolean;
 
 export interface RegisteredHook {
   plugin: string;
@@ -139,6 +140,12 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+export interface GuardedListener {
+  listener: EventListener;
+  /** Resolves when the listener's unfinished async work has ended, or after `timeoutMs`. */
+  settled(timeoutMs: number): Promise<void>;
+}
+
 /**
  * A listener that gets its own frozen copy of each event (so it cannot change what others see)
  * and whose first failure is reported, later ones not: a report is an event it would hear too.
@@ -147,19 +154,37 @@ export function guardListener(
   plugin: string,
   fn: PluginEventListener,
   report: ReportPluginProblem,
-): EventListener {
+): GuardedListener {
   let reported = false;
+  const pending = new Set<Promise<void>>();
   const failed = (event: ResonEvent, thrown: unknown) => {
     if (reported) return;
     reported = true;
-    report({ plugin, hook: "event", runId: event.runId, message: `threw: ${messageOf(thrown)}` });
+    reported = report({ plugin, hook: "event", runId: event.runId, message: `threw: ${messageOf(thrown)}` });
   };
-  return (event) => {
+  const listener: EventListener = (event) => {
     try {
       const out = fn(deepFreeze(structuredClone(event)));
-      if (out instanceof Promise) out.catch((thrown: unknown) => failed(event, thrown));
+      if (out instanceof Promise) {
+        const done = out.then(
+          () => {},
+          (thrown: unknown) => failed(event, thrown),
+        );
+        pending.add(done);
+        void done.finally(() => pending.delete(done));
+      }
     } catch (thrown) {
       failed(event, thrown);
     }
   };
+  const settled = async (timeoutMs: number) => {
+    if (pending.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, timeoutMs);
+    });
+    await Promise.race([Promise.all(pending), expired]);
+    clearTimeout(timer);
+  };
+  return { listener, settled };
 }

@@ -11,6 +11,7 @@ import { RECALL_TOOL } from "../memory/index.js";
 import { createBuiltinTools } from "../tools/index.js";
 import { type DiscoveredPlugins, discoverPlugins } from "./discover.js";
 import type { LoadedPlugins } from "./load-plugins.js";
+import { readPluginManifest } from "./manifest.js";
 
 /** What an agent must offer so its plugins can report into its runs and hear their events. */
 export interface PluginHost {
@@ -31,6 +32,8 @@ export interface RunPlugins {
   report: PluginsReport;
   /** Sends hook and listener failures into the agent's runs, and the runs' events to the plugins' listeners. */
   attach(host: PluginHost): void;
+  /** Waits (at most the hook timeout) for listeners still at work: call before the process exits. */
+  settle(): Promise<void>;
 }
 
 export interface RunPluginsOptions {
@@ -82,10 +85,12 @@ export async function pluginsForRun(options: RunPluginsOptions): Promise<RunPlug
     ),
     report,
     attach(host) {
-      loaded.onProblem = ({ runId, ...problem }) => {
+      loaded.onProblem = ({ runId, ...problem }) =>
         host.emitInRun(runId, { type: "plugin_error", ...problem });
-      };
-      for (const listener of loaded.listeners) host.subscribe(listener);
+      for (const { listener } of loaded.listeners) host.subscribe(listener);
+    },
+    settle: async () => {
+      await Promise.all(loaded.listeners.map((listener) => listener.settled(loaded.hookTimeoutMs)));
     },
   };
 }
@@ -122,6 +127,7 @@ export async function loadDiscovered(
       listeners: [],
       onProblem: undefined,
       problems: [],
+      hookTimeoutMs: 0,
     };
   const { config } = await loadConfig({
     workspace: options.workspace,
@@ -136,4 +142,20 @@ export async function loadDiscovered(
     ...(config.timeouts.pluginSetupMs ? { setupTimeoutMs: config.timeouts.pluginSetupMs } : {}),
     ...(config.timeouts.pluginHookMs ? { hookTimeoutMs: config.timeouts.pluginHookMs } : {}),
   });
+}
+
+/**
+ * The `skills/` folders of the plugins a run would load, read from their manifests without
+ * running any plugin code (for listings such as `reson skills`).
+ */
+export async function pluginSkillFolders(
+  options: RunPluginsOptions,
+): Promise<{ path: string; plugin: string }[]> {
+  const found = await discoverPlugins({ home: options.home, workspace: options.workspace });
+  const folders: { path: string; plugin: string }[] = [];
+  for (const plugin of found.load) {
+    const manifest = await readPluginManifest(plugin.root).catch(() => undefined);
+    if (manifest?.skillsDir) folders.push({ path: manifest.skillsDir, plugin: plugin.name });
+  }
+  return folders;
 }

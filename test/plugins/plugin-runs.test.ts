@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${PLUGIN_ROOT} in mcp.json is what the test writes
 // Plugins in real runs: the greeter fixture packed with `npm pack`, installed from its tarball
 // into $RESON_HOME/plugins like `reson plugin add` does, and used by scripted `reson run`s
 // against the fake model server; broken plugins, failing hooks and colliding tools reported by
@@ -6,13 +7,16 @@
 import { execFileSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { Value } from "typebox/value";
 import { describe, expect, it } from "vitest";
+import { ResonEventSchema } from "../../src/core/events.js";
 import { pluginHash, registryPath, trustPlugin, writeRegistry } from "../../src/plugins/index.js";
 import { cleanEnv, parseEvents, runCli, tempDir } from "../support/cli.js";
 import { fakeModelArgs, useCliFixture } from "../support/cli-fixture.js";
 import { skipWithout } from "../support/requirements.js";
 
 const GREETER = resolve(import.meta.dirname, "../fixtures/plugins/greeter");
+const MCP_TEST_SERVER = resolve(import.meta.dirname, "../support/mcp-test-server.mjs");
 const noSandbox = await skipWithout("sandbox", "a plugin tool's command in the sandbox");
 
 type Event = Record<string, unknown> & { type: string };
@@ -213,6 +217,8 @@ describe("plugins in runs", () => {
     const result = await run(["--json", "greet twice"]);
     expect(result.code).toBe(0);
     const events = parseEvents(result.stdout);
+    for (const event of events.filter((e) => e.type.startsWith("plugin")))
+      expect(Value.Check(ResonEventSchema, event)).toBe(true);
     const problems = events
       .filter((e) => e.type === "plugin_error")
       .map((e) => `${e.plugin} ${e.hook}: ${e.message}`);
@@ -232,6 +238,31 @@ describe("plugins in runs", () => {
     const human = await run(["greet once"]);
     expect(human.stderr).toContain("plugin flaky@0.1.0 (user)");
     expect(human.stderr).toContain("warning: plugin flaky (beforeToolCall): threw: hook broke");
+  });
+
+  it("starts a plugin's MCP servers as <plugin>.<server>, with ${PLUGIN_ROOT} filled in", async () => {
+    const root = writePlugin(
+      join(f.home.path, "local-plugins"),
+      "tools-over-mcp",
+      "export default () => {};\n",
+    );
+    writeFileSync(join(root, "server.mjs"), `import ${JSON.stringify(MCP_TEST_SERVER)};\n`);
+    writeFileSync(
+      join(root, "mcp.json"),
+      JSON.stringify({
+        mcpServers: {
+          tester: { type: "stdio", command: process.execPath, args: ["${PLUGIN_ROOT}/server.mjs"] },
+        },
+      }),
+    );
+    await registerUserPlugins(f.home.path, [{ name: "tools-over-mcp", root }]);
+    const tool = "mcp__tools-over-mcp_tester__echo";
+    f.server.enqueue(call(tool, { text: "hello from a plugin's server" }), { text: "Done." });
+    const result = await run(["--json", "--allow", tool, "echo it"]);
+    expect(result.code).toBe(0);
+    const [echo] = results(parseEvents(result.stdout));
+    expect(echo).toMatchObject({ name: tool, ok: true });
+    expect(JSON.stringify(echo)).toContain("hello from a plugin's server");
   });
 
   it("masks the user's secrets in a plugin tool's output", async () => {

@@ -111,7 +111,11 @@ export function guardHooks(
         beforeToolCall: async (call, info) => {
           const out = await guarded(hook, info, timeoutMs, report, (signal) => fn(call, { ...info, signal }));
           if (out === undefined || out === null) return undefined;
-          if (isDecision(out)) return out;
+          if (isDecision(out)) {
+            // `record` is the permission gate's account of why; a plugin cannot write one.
+            const { record: _notTheGates, ...decision } = out;
+            return decision as ToolCallDecision;
+          }
           malformed(info.runId, 'something that is not a decision ({action: "allow" | "deny" | "modify"})');
           return undefined;
         },

@@ -108,13 +108,11 @@ function pluginApi(
   registered: Registered,
   isOpen: () => boolean,
 ): PluginApi {
-  const closed = (what: string) => {
-    registered.misuse ??= `called ${what} after its setup had finished (register everything during setup)`;
-  };
   const api = {
     ...base,
     registerTool(tool: PluginTool) {
-      if (!isOpen()) return closed("registerTool");
+      // The agent's tools and hooks are fixed once loading is done: a later call has nowhere to go.
+      if (!isOpen()) return;
       const problem = pluginToolProblem(tool);
       if (problem) {
         registered.misuse ??= problem;
@@ -123,7 +121,7 @@ function pluginApi(
       registered.tools.push(tool);
     },
     on(hook: string, fn: unknown) {
-      if (!isOpen()) return closed(`on("${hook}")`);
+      if (!isOpen()) return;
       if (typeof fn !== "function") {
         registered.misuse ??= `on("${hook}") was given something that is not a function`;
         return;

@@ -36,6 +36,7 @@ import {
   terminalAuthorize,
   withMcpOffer,
 } from "./mcp-setup.js";
+import { approveProjectPlugin } from "./plugin-trust-prompt.js";
 import { humanRenderer } from "./render-human.js";
 import { LineReader, Spinner } from "./repl-input.js";
 import { askPermission } from "./repl-permission.js";
@@ -175,7 +176,12 @@ class Repl {
 
   async createAgent(model?: string): Promise<void> {
     const args = this.args;
-    this.plugins ??= pluginsForRun({ home: resonHome(), workspace: this.workspaceRoot });
+    this.plugins ??= pluginsForRun({
+      home: resonHome(),
+      workspace: this.workspaceRoot,
+      askTrust: (plugin) =>
+        approveProjectPlugin(plugin, { write: (text) => this.write(text), read: (q) => this.reader.read(q) }),
+    });
     const plugins = await this.plugins;
     this.mcp ??= await startMcp({
       workspace: this.workspaceRoot,

@@ -12,6 +12,8 @@ import { createBuiltinTools } from "../tools/index.js";
 import { type DiscoveredPlugins, discoverPlugins } from "./discover.js";
 import type { LoadedPlugins } from "./load-plugins.js";
 import { readPluginManifest } from "./manifest.js";
+import { trustPlugin } from "./trust.js";
+import type { InstalledPlugin } from "./types.js";
 
 /** What an agent must offer so its plugins can report into its runs and hear their events. */
 export interface PluginHost {
@@ -41,6 +43,11 @@ export interface RunPluginsOptions {
   /** The workspace's real path. */
   workspace: string;
   env?: NodeJS.ProcessEnv;
+  /**
+   * Asks the user whether to trust a project's plugin that is not trusted in its present form
+   * (the terminal); yes trusts it (remembered with its hash) and loads it. Absent: not loaded.
+   */
+  askTrust?: (plugin: InstalledPlugin & { hash: string }) => Promise<boolean>;
 }
 
 /** Every tool name a plugin may not take (MCP tools are kept apart by their mcp__ prefix). */
@@ -64,6 +71,7 @@ function hasAny(found: DiscoveredPlugins): boolean {
 export async function pluginsForRun(options: RunPluginsOptions): Promise<RunPlugins | undefined> {
   const found = await discoverPlugins({ home: options.home, workspace: options.workspace });
   if (!hasAny(found)) return undefined;
+  if (options.askTrust) await askForTrust(found, options, options.askTrust);
   const loaded = await loadDiscovered(found, options);
   const { pluginsReport } = await import("./load-plugins.js");
   const report = pluginsReport(loaded, found.untrusted);
@@ -95,6 +103,25 @@ export async function pluginsForRun(options: RunPluginsOptions): Promise<RunPlug
   };
 }
 
+/** Moves the project plugins the user trusts now from `untrusted` to `load`, remembering the trust. */
+async function askForTrust(
+  found: DiscoveredPlugins,
+  options: RunPluginsOptions,
+  ask: NonNullable<RunPluginsOptions["askTrust"]>,
+): Promise<void> {
+  const still: DiscoveredPlugins["untrusted"] = [];
+  for (const plugin of found.untrusted) {
+    if (!(await ask(plugin))) {
+      still.push(plugin);
+      continue;
+    }
+    await trustPlugin(options.home, options.workspace, plugin.name, plugin.hash);
+    const { hash: _hash, ...installed } = plugin;
+    found.load.push(installed);
+  }
+  found.untrusted = still;
+}
+
 /**
  * The agent's options with its plugins' parts added: their tools after the caller's, their hooks
  * before the caller's (so the permission gate decides on the arguments a plugin's hook left).
@@ -119,16 +146,12 @@ export async function loadDiscovered(
 ): Promise<LoadedPlugins> {
   const { loadPlugins } = await import("./load-plugins.js");
   if (found.load.length === 0)
-    return {
+    return loadPlugins({
       plugins: [],
-      errors: [],
-      tools: [],
-      hooks: [],
-      listeners: [],
-      onProblem: undefined,
-      problems: [],
-      hookTimeoutMs: 0,
-    };
+      home: options.home,
+      workspace: options.workspace,
+      reservedToolNames: [],
+    });
   const { config } = await loadConfig({
     workspace: options.workspace,
     ...(options.env ? { env: options.env } : {}),

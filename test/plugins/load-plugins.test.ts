@@ -116,4 +116,42 @@ describe("loading plugins", () => {
     ]);
     expect(loaded!.agentOptions.hooks).toHaveLength(1);
   });
+
+  it("applies an afterToolCall's result and ignores a malformed transformContext, reporting it into the run", async () => {
+    await register([
+      plugin(
+        "shaper",
+        "index.mjs",
+        `export default (api) => {
+  api.on("transformContext", () => "not a request");
+  api.on("afterToolCall", (call, result) => ({ ...result, content: result.content.toUpperCase() }));
+};
+`,
+      ),
+    ]);
+    const loaded = await load();
+    const reported: unknown[] = [];
+    loaded!.attach({
+      emitInRun: (runId, event) => reported.push({ runId, ...event }) > 0,
+      subscribe: () => () => {},
+    });
+    const [transform, after] = loaded!.agentOptions.hooks;
+    const info = { runId: "run-1", step: 1, signal: new AbortController().signal };
+    const request = { systemPrompt: "s", messages: [], tools: [] };
+    expect(await transform!.transformContext!(request, info)).toBe(request);
+    const result = { ok: true, content: "quiet", meta: { tool: "t", durationMs: 1, truncated: false } };
+    const call = { id: "c", name: "t", arguments: {} };
+    expect(await after!.afterToolCall!(call, result, { ...info, tool: undefined })).toMatchObject({
+      content: "QUIET",
+    });
+    expect(reported).toEqual([
+      {
+        runId: "run-1",
+        type: "plugin_error",
+        plugin: "shaper",
+        hook: "transformContext",
+        message: "returned something that is not a request; ignored",
+      },
+    ]);
+  });
 });

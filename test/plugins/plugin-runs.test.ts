@@ -70,6 +70,7 @@ describe("plugins in runs", () => {
       const tarball = execFileSync("npm", ["pack", GREETER, "--pack-destination", packs.path], {
         encoding: "utf8",
         env: cleanEnv(),
+        stdio: ["ignore", "pipe", "ignore"],
       })
         .trim()
         .split("\n")

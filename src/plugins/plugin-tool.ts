@@ -4,6 +4,7 @@
 import type { TSchema } from "typebox";
 import { abortError } from "../core/abort.js";
 import { ResonError } from "../core/errors.js";
+import { validatorFor } from "../core/schema-validator.js";
 import type { ToolContext, ToolDefinition } from "../tools/index.js";
 import type { PluginCommandResult, PluginTool, PluginToolContext } from "./api.js";
 
@@ -21,6 +22,12 @@ export function pluginToolProblem(tool: unknown): string | undefined {
   if (typeof t.parameters !== "object" || t.parameters === null || Array.isArray(t.parameters))
     return `the tool "${t.name}" has no "parameters" JSON Schema object`;
   if (typeof t.execute !== "function") return `the tool "${t.name}" has no execute function`;
+  try {
+    // Compiled now, so a schema that cannot be used fails the plugin's load, not a run's step.
+    validatorFor(t.parameters as TSchema).Check({});
+  } catch (error) {
+    return `the tool "${t.name}" has parameters that are not a usable JSON Schema (${(error as Error).message})`;
+  }
   return undefined;
 }
 

@@ -13,6 +13,16 @@ export { type ErrorCode, ResonError, type SerializedError } from "./core/errors.
 export type { ResonEvent, ResonEventType, RunStatus } from "./core/events.js";
 export { matchUrlPattern } from "./core/url-pattern.js";
 export type { RunLimits, Usage } from "./core/usage.js";
+export {
+  definePlugin,
+  type PluginApi,
+  type PluginCommandResult,
+  type PluginEventListener,
+  type PluginHookName,
+  type PluginSetup,
+  type PluginTool,
+  type PluginToolContext,
+} from "./plugins/index.js";
 export type { ProviderName } from "./providers/index.js";
 export { SecretVault } from "./secrets/index.js";
 export type {

@@ -1,7 +1,7 @@
 // What createAgent and each run take: the options of an agent, of a run and of a resume, and
 // what an agent keeps of how it was made so that its sub-agents are made the same way.
 import type { PartialConfig, Preset } from "../config/index.js";
-import type { EventListener } from "../core/events.js";
+import type { EventListener, PluginsReport } from "../core/events.js";
 import type { RunLimits } from "../core/usage.js";
 import type { CreateProviderOptions, ProviderName, ProviderSettings } from "../providers/index.js";
 import type { SecretNameInfo, SecretVault } from "../secrets/index.js";
@@ -28,6 +28,13 @@ export interface AgentOptions {
   /** Any other configuration, with the precedence of flags. */
   config?: PartialConfig;
   hooks?: AgentHooks | AgentHooks[];
+  /**
+   * What the caller's plugin loader made of the plugins (their tools and hooks come in `tools`
+   * and `hooks`): announced in a plugins_loaded event right after each run's run_start.
+   */
+  plugins?: PluginsReport;
+  /** Loaded plugins' `skills/` folders: their skills join the catalogue after the user's. */
+  pluginSkillFolders?: readonly { path: string; plugin: string }[];
   /** Tools added to the built-in ones (same name replaces). */
   tools?: ToolDefinition[];
   /** Appended to the system prompt. */

@@ -400,6 +400,8 @@ export class Agent {
       resumed,
       sandbox,
     });
+    if (this.options.plugins)
+      bus.emit({ type: "plugins_loaded", runId: trace.id, step, ts: Date.now(), ...this.options.plugins });
     const instructions = await loadInstructions({
       workspaceRoot: this.workspace.root,
       home: this.loaded.home,

@@ -107,7 +107,12 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
       : provider;
 
   const skills = new SkillSet(
-    await discoverSkills({ workspaceRoot: workspace.root, home: loaded.home, userHome: homedir() }),
+    await discoverSkills({
+      workspaceRoot: workspace.root,
+      home: loaded.home,
+      userHome: homedir(),
+      ...(options.pluginSkillFolders ? { pluginFolders: options.pluginSkillFolders } : {}),
+    }),
   );
   // Not for a read-only agent: browsing acts on the world.
   const browsers =

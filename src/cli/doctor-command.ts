@@ -19,6 +19,7 @@ import {
 import { SecretVault } from "../secrets/index.js";
 import type { Store } from "../store/index.js";
 import { probeSandbox, type SandboxStatus, Workspace } from "../workspace/index.js";
+import { pluginChecks } from "./doctor-plugins.js";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./exit-codes.js";
 import { reportError } from "./run-command.js";
 
@@ -306,6 +307,7 @@ export async function doctorCommand(argv: string[]): Promise<number> {
     binaryCheck("git", ["--version"], { state: "warn", fix: `Install git (${INSTALL.git}).` }),
     await browserCheck(workspace.root),
     providerCheck(),
+    ...(await pluginChecks(home, workspace.root)),
   ];
   const report: DoctorReport = {
     workspace: workspace.root,

@@ -9,6 +9,8 @@ import {
   type McpServerEntry,
   McpServers,
   mcpServerEntries,
+  type PluginMcpSource,
+  pluginServerEntries,
   selectServers,
   type ToolOffer,
   toolOffer,
@@ -66,6 +68,8 @@ export interface McpSetupOptions {
   env?: NodeJS.ProcessEnv;
   /** How an HTTP server's OAuth login reaches the user; absent (headless): a server that needs one is skipped. */
   authorize?: Authorize;
+  /** Loaded plugins' mcp.json files: their servers join as `<plugin>.<server>`. */
+  pluginServers?: readonly PluginMcpSource[];
 }
 
 /**
@@ -117,6 +121,12 @@ export async function startMcp(options: McpSetupOptions): Promise<McpSetup> {
   const loaded = await loadConfig({ workspace: options.workspace, env });
   const warnings: string[] = [];
   const entries = await mcpServerEntries(loaded, options.workspace, warnings);
+  if (options.pluginServers && options.pluginServers.length > 0) {
+    // The user's own definition of a name wins over a plugin's.
+    const defined = new Set(entries.map((entry) => entry.name));
+    for (const entry of await pluginServerEntries(options.pluginServers, warnings))
+      if (!defined.has(entry.name)) entries.push(entry);
+  }
   for (const warning of warnings) options.warn(warning);
   if (entries.length === 0) return NO_MCP;
   const home = resonHome(env);

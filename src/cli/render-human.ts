@@ -122,6 +122,27 @@ export function humanRenderer(options: HumanRendererOptions): (event: ResonEvent
         if (event.sandbox) err.write(`${dim(event.sandbox)}\n`);
         return;
       }
+      case "plugins_loaded": {
+        for (const plugin of event.plugins) {
+          const tools = plugin.tools.length > 0 ? ` · tools: ${plugin.tools.join(", ")}` : "";
+          err.write(
+            `${dim(`plugin ${plugin.name}${plugin.version ? `@${plugin.version}` : ""} (${plugin.scope})${tools}`)}\n`,
+          );
+        }
+        for (const problem of event.errors)
+          err.write(`${yellow(`warning: plugin ${problem.plugin}: ${firstLine(problem.message)}`)}\n`);
+        for (const { plugin, command } of event.untrusted)
+          err.write(
+            `${yellow(`warning: project plugin ${plugin} not loaded: not trusted; trust it with \`${command}\``)}\n`,
+          );
+        return;
+      }
+      case "plugin_error":
+        endTextLine();
+        err.write(
+          `${yellow(`warning: plugin ${event.plugin} (${event.hook}): ${firstLine(event.message)}`)}\n`,
+        );
+        return;
       case "learning": {
         const changes = [
           event.added.length > 0

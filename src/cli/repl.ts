@@ -17,6 +17,7 @@ import { ResonError, toResonError } from "../core/errors.js";
 import type { ContextUsageEvent, EventListener, ResonEvent } from "../core/events.js";
 import { addUsage, emptyUsage, type Usage } from "../core/usage.js";
 import { describePolicy, PERMISSION_MODES, type PermissionGate, parseMode } from "../permissions/index.js";
+import { pluginsForRun, type RunPlugins, withPlugins } from "../plugins/index.js";
 import type { ProviderName } from "../providers/index.js";
 import { gateOptions, loadGate, type SandboxSetup, sandboxSetup } from "../runner/index.js";
 import { formatSkillList } from "../skills/index.js";
@@ -35,6 +36,7 @@ import {
   terminalAuthorize,
   withMcpOffer,
 } from "./mcp-setup.js";
+import { approveProjectPlugin } from "./plugin-trust-prompt.js";
 import { humanRenderer } from "./render-human.js";
 import { LineReader, Spinner } from "./repl-input.js";
 import { askPermission } from "./repl-permission.js";
@@ -170,8 +172,18 @@ class Repl {
   /** The session's MCP servers, started with the first agent and closed when reson exits. */
   mcp: McpSetup | undefined;
 
+  /** The session's plugins, loaded with the first agent (each later agent gets the same ones). */
+  plugins: Promise<RunPlugins | undefined> | undefined;
+
   async createAgent(model?: string): Promise<void> {
     const args = this.args;
+    this.plugins ??= pluginsForRun({
+      home: resonHome(),
+      workspace: this.workspaceRoot,
+      askTrust: (plugin) =>
+        approveProjectPlugin(plugin, { write: (text) => this.write(text), read: (q) => this.reader.read(q) }),
+    });
+    const plugins = await this.plugins;
     this.mcp ??= await startMcp({
       workspace: this.workspaceRoot,
       allowMcp: args.allowMcp,
@@ -180,6 +192,7 @@ class Repl {
         approveProjectServer(entry, { write: (text) => this.write(text), read: (q) => this.reader.read(q) }),
       warn: (message) => this.write(`warning: ${message}\n`),
       authorize: terminalAuthorize((text) => this.write(text)),
+      ...(plugins ? { pluginServers: plugins.mcpServers } : {}),
     });
     const options: AgentOptions = {
       workspace: this.workspaceRoot,
@@ -194,15 +207,21 @@ class Repl {
       ...(this.mcp.tools.length > 0 ? { tools: this.mcp.tools } : {}),
       ...(args.browserHeaded ? { config: { browser: { headless: false } } } : {}),
     };
-    this.agent = await createAgent({
-      ...options,
-      leaseHolder: "reson (terminal)",
-      store: this.store,
-      ...gateOptions(this.gate),
-      ...withMcpOffer(this.mcp, gateOptions(this.gate).offerTool),
-      ...this.sandbox,
-      askHuman: (question) => this.askHuman(question),
-    });
+    this.agent = await createAgent(
+      withPlugins(
+        {
+          ...options,
+          leaseHolder: "reson (terminal)",
+          store: this.store,
+          ...gateOptions(this.gate),
+          ...withMcpOffer(this.mcp, gateOptions(this.gate).offerTool),
+          ...this.sandbox,
+          askHuman: (question) => this.askHuman(question),
+        },
+        plugins,
+      ),
+    );
+    plugins?.attach(this.agent);
     decideMcpOffer(this.mcp, this.agent);
     this.model = `${this.agent.provider.model.provider}/${this.agent.provider.model.id}`;
   }
@@ -564,6 +583,7 @@ export async function replCommand(argv: string[]): Promise<number> {
     return exitCodeForError(failure.code);
   } finally {
     repl?.reader.close();
+    await (await repl?.plugins)?.settle();
     await repl?.mcp?.close();
     await store?.close({ processExiting: true }).catch(() => {});
   }

@@ -18,6 +18,7 @@ import { resonHome } from "../config/index.js";
 import { ResonError, toResonError } from "../core/errors.js";
 import type { EventListener } from "../core/events.js";
 
+import { pluginsForRun, type RunPlugins, withPlugins } from "../plugins/index.js";
 import type { ProviderName } from "../providers/index.js";
 import { gateOptions, loadGate, sandboxSetup } from "../runner/index.js";
 import { projectKey, type Store, type TraceRecord } from "../store/index.js";
@@ -112,6 +113,7 @@ async function execute(
   let store: Store | undefined;
   let agent: Agent | undefined;
   let mcp: McpSetup | undefined;
+  let plugins: RunPlugins | undefined;
   // ask_human's answers: one line of stdin per question (the question goes out as an event).
   const answers = args.interactiveStdin
     ? stdinAnswers({ input: process.stdin, err: process.stderr, prompt: !args.json })
@@ -121,20 +123,30 @@ async function execute(
     const { options, launch } = await prepare(store);
     const permissions = await permissionOptions(args, options.workspace);
     const workspaceRoot = existingRealPath(options.workspace ?? process.cwd());
+    plugins = workspaceRoot
+      ? await pluginsForRun({ home: resonHome(), workspace: workspaceRoot })
+      : undefined;
     mcp = await startMcp({
       workspace: workspaceRoot ?? resolve(options.workspace ?? process.cwd()),
       allowMcp: args.allowMcp,
       signal: controller.signal,
       warn: (message) => process.stderr.write(`warning: ${message}\n`),
+      ...(plugins ? { pluginServers: plugins.mcpServers } : {}),
     });
-    agent = await createAgent({
-      ...options,
-      ...permissions,
-      ...(mcp.tools.length > 0 ? { tools: [...(options.tools ?? []), ...mcp.tools] } : {}),
-      ...withMcpOffer(mcp, permissions.offerTool),
-      store,
-      ...(answers ? { askHuman: answers.ask } : {}),
-    });
+    agent = await createAgent(
+      withPlugins(
+        {
+          ...options,
+          ...permissions,
+          ...(mcp.tools.length > 0 ? { tools: [...(options.tools ?? []), ...mcp.tools] } : {}),
+          ...withMcpOffer(mcp, permissions.offerTool),
+          store,
+          ...(answers ? { askHuman: answers.ask } : {}),
+        },
+        plugins,
+      ),
+    );
+    plugins?.attach(agent);
     decideMcpOffer(mcp, agent);
     if (controller.signal.aborted) return EXIT_INTERRUPTED;
     const render: EventListener = args.json
@@ -158,6 +170,7 @@ async function execute(
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
     answers?.close();
+    await plugins?.settle();
     await mcp?.close();
     // The process exits next (see CloseOptions).
     await store?.close({ processExiting: true }).catch(() => {});

@@ -5,6 +5,7 @@ import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { resonHome } from "../config/index.js";
 import { ResonError, toResonError } from "../core/errors.js";
+import { pluginSkillFolders } from "../plugins/index.js";
 import { discoverSkills, formatSkillList } from "../skills/index.js";
 import { Workspace } from "../workspace/index.js";
 import { EXIT_OK, EXIT_USAGE, exitCodeForError } from "./exit-codes.js";
@@ -33,7 +34,13 @@ export async function skillsCommand(argv: string[]): Promise<number> {
     const root = await Workspace.open(resolve(workspace ?? process.cwd())).catch((error: unknown) => {
       throw new ResonError("workspace_invalid", toResonError(error).message);
     });
-    const found = await discoverSkills({ workspaceRoot: root.root, home: resonHome(), userHome: homedir() });
+    const home = resonHome();
+    const found = await discoverSkills({
+      workspaceRoot: root.root,
+      home,
+      userHome: homedir(),
+      pluginFolders: await pluginSkillFolders({ home, workspace: root.root }),
+    });
     if (json) {
       for (const skill of found.skills) {
         const { body: _body, ...rest } = skill;

@@ -30,6 +30,8 @@ const TimeoutsSchema = Type.Object(
   {
     headersMs: Type.Optional(PositiveInt("wait for response headers")),
     idleMs: Type.Optional(PositiveInt("longest silence between stream chunks")),
+    pluginSetupMs: Type.Optional(PositiveInt("longest a plugin's setup may take before it is left out")),
+    pluginHookMs: Type.Optional(PositiveInt("longest a plugin's hook may take before it is abandoned")),
   },
   { additionalProperties: false },
 );
@@ -230,6 +232,8 @@ export const ConfigSchema = Type.Object(
     mcp: McpSchema,
     browser: BrowserSchema,
     serve: ServeSchema,
+    /** Each plugin's own section, by plugin name: what its code gets as `api.config`. */
+    plugins: Type.Record(Type.String(), Type.Unknown()),
   },
   { additionalProperties: false },
 );
@@ -249,6 +253,7 @@ export const PartialConfigSchema = Type.Partial(
     mcp: Type.Partial(McpSchema, { additionalProperties: false }),
     browser: Type.Partial(BrowserSchema, { additionalProperties: false }),
     serve: Type.Partial(ServeSchema, { additionalProperties: false }),
+    plugins: Type.Record(Type.String(), Type.Unknown()),
   }),
   { additionalProperties: false },
 );
@@ -280,4 +285,5 @@ export const DEFAULT_CONFIG: ResonConfig = {
   mcp: { servers: {}, toolSearchRatio: 0.1 },
   browser: { enabled: true, headless: true, allowPrivateHosts: [], snapshotTokens: 4_000 },
   serve: { workspaceRoots: [] },
+  plugins: {},
 };

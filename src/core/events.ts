@@ -394,6 +394,55 @@ export const RunEndEventSchema = eventSchema(
 );
 export type RunEndEvent = Static<typeof RunEndEventSchema>;
 
+const PluginScopeSchema = Type.Union([Type.Literal("user"), Type.Literal("project")]);
+const PluginProblemSchema = Type.Object({
+  plugin: Type.String(),
+  message: Type.String({ description: "what went wrong and what to do about it" }),
+});
+
+export const PluginsLoadedEventSchema = eventSchema(
+  "plugins_loaded",
+  "PluginsLoadedEvent",
+  {
+    plugins: Type.Array(
+      Type.Object({
+        name: Type.String(),
+        version: Type.Optional(Type.String()),
+        scope: PluginScopeSchema,
+        tools: Type.Array(Type.String(), { description: "the tools it added" }),
+      }),
+    ),
+    errors: Type.Array(PluginProblemSchema, {
+      description: "plugins (or tools of theirs) left out: the run goes on without them",
+    }),
+    untrusted: Type.Array(
+      Type.Object({ plugin: Type.String(), command: Type.String({ description: "what trusts it" }) }),
+      { description: "project plugins not loaded because the user has not trusted them in this form" },
+    ),
+  },
+  "Right after run_start in a run with plugins: which loaded, with what tools, and which did not and why.",
+);
+export type PluginsLoadedEvent = Static<typeof PluginsLoadedEventSchema>;
+/** What a run says of its plugins (the plugins_loaded event without the common fields). */
+export type PluginsReport = Omit<PluginsLoadedEvent, "type" | "runId" | "step" | "ts">;
+
+export const PluginErrorEventSchema = eventSchema(
+  "plugin_error",
+  "PluginErrorEvent",
+  {
+    plugin: Type.String(),
+    hook: Type.Union([
+      Type.Literal("transformContext"),
+      Type.Literal("beforeToolCall"),
+      Type.Literal("afterToolCall"),
+      Type.Literal("event"),
+    ]),
+    message: Type.String(),
+  },
+  "A plugin's hook or event listener threw or timed out; the run went on as if it had not been there.",
+);
+export type PluginErrorEvent = Static<typeof PluginErrorEventSchema>;
+
 export const ResonEventSchema = Type.Union(
   [
     RunStartEventSchema,
@@ -417,6 +466,8 @@ export const ResonEventSchema = Type.Union(
     HumanAnswerEventSchema,
     PermissionRequestEventSchema,
     PermissionDecisionEventSchema,
+    PluginsLoadedEventSchema,
+    PluginErrorEventSchema,
     RunEndEventSchema,
   ],
   { $id: "ResonEvent" },

@@ -28,7 +28,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 const CLAUDE_KEYS = new Set(["type", "command", "args", "env", "cwd", "url", "headers"]);
 
 /** One `.mcp.json` entry as a reson definition; unknown keys are reported, not fatal. */
-function fromClaudeEntry(
+export function fromClaudeEntry(
   file: string,
   name: string,
   entry: unknown,

@@ -21,6 +21,7 @@ export { expandServer } from "./expand.js";
 export type { Authorize } from "./oauth.js";
 export { FileOAuthProvider, oauthFile, waitForCallback } from "./oauth.js";
 export { openSdkConnection } from "./open-connection.js";
+export { type PluginMcpSource, pluginServerEntries } from "./plugin-servers.js";
 export type { SelectServersOptions, ServerSelection } from "./project-approval.js";
 export { selectServers } from "./project-approval.js";
 export type { McpPromptCommand } from "./prompts.js";

@@ -1,5 +1,18 @@
 // Public surface of the plugins module: Agent Plugins packages with reson's tools and hooks.
+export type {
+  PluginApi,
+  PluginCommandResult,
+  PluginEventListener,
+  PluginHook,
+  PluginHookName,
+  PluginSetup,
+  PluginTool,
+  PluginToolContext,
+  PluginToolParameters,
+} from "./api.js";
+export { definePlugin } from "./api.js";
 export { type DiscoveredPlugins, type DiscoverPluginsOptions, discoverPlugins } from "./discover.js";
+export type { LoadedPlugin, LoadedPlugins, LoadPluginsOptions } from "./load-plugins.js";
 export { type PluginManifest, RESON_EXTENSION, readPluginManifest } from "./manifest.js";
 export {
   PLUGINS_FILE,
@@ -10,5 +23,14 @@ export {
   userPluginsDir,
   writeRegistry,
 } from "./registry-file.js";
+export {
+  loadDiscovered,
+  type PluginHost,
+  pluginSkillFolders,
+  pluginsForRun,
+  type RunPlugins,
+  type RunPluginsOptions,
+  withPlugins,
+} from "./run-plugins.js";
 export { isPluginTrusted, PLUGIN_TRUST_FILE, pluginHash, trustPlugin } from "./trust.js";
 export type { InstalledPlugin, PluginScope } from "./types.js";

@@ -4,8 +4,10 @@
 // the run instead of a terminal.
 import { realpathSync } from "node:fs";
 import { type Agent, type AgentOptions, createAgent } from "../agent/index.js";
+import { resonHome } from "../config/index.js";
 import { ResonError } from "../core/errors.js";
 import type { PermissionGateOptions } from "../permissions/index.js";
+import { pluginsForRun, withPlugins } from "../plugins/index.js";
 import type { ProviderName } from "../providers/index.js";
 import type { Store } from "../store/index.js";
 import type { AskHuman } from "../tools/index.js";
@@ -63,5 +65,13 @@ export async function agentForSpec(spec: RunSpec, options: SpecAgentOptions): Pr
     store: options.store,
     leaseHolder: options.leaseHolder,
   };
-  return createAgent(agentOptions);
+  // The service's plugins are the user's of the machine that runs the run, and the workspace's trusted ones.
+  const plugins = await pluginsForRun({
+    home: resonHome(options.env),
+    workspace: workspaceRoot,
+    ...(options.env ? { env: options.env } : {}),
+  });
+  const agent = await createAgent(withPlugins(agentOptions, plugins));
+  plugins?.attach(agent);
+  return agent;
 }

@@ -21,6 +21,7 @@ const MAX_SKILL_FILES = 200;
 interface SkillsFolder {
   path: string;
   source: SkillSource;
+  plugin?: string;
 }
 
 export async function discoverSkills(options: DiscoverSkillsOptions): Promise<DiscoveredSkills> {
@@ -31,6 +32,7 @@ export async function discoverSkills(options: DiscoverSkillsOptions): Promise<Di
     ...(await projectFolders(options.workspaceRoot)),
     { path: join(options.home, "skills"), source: "user" as const },
     { path: join(options.userHome, ".agents", "skills"), source: "user" as const },
+    ...(options.pluginFolders ?? []).map((folder) => ({ ...folder, source: "plugin" as const })),
   ]);
   const byName = new Map<string, Skill>();
   let core: CoreSkill | undefined;
@@ -39,14 +41,15 @@ export async function discoverSkills(options: DiscoverSkillsOptions): Promise<Di
   for (const [index, folder] of folders.entries()) {
     throwIfAborted(signal);
     if (!present[index]) continue;
-    core ??= await readCore(folder.path, warnings);
+    // A plugin's skills are offered, never put in every system prompt.
+    if (folder.source !== "plugin") core ??= await readCore(folder.path, warnings);
     for (const skill of await scanFolder(folder, warnings, signal)) {
       const kept = byName.get(skill.name);
       if (!kept) {
         byName.set(skill.name, skill);
         continue;
       }
-      // Project over user is the intended override; a clash within one scope is a mistake.
+      // Project over user over plugin is the intended override; a clash within one is a mistake.
       if (kept.source === skill.source) {
         warnings.push(
           `${skill.file}: skipped: a skill named "${skill.name}" was already found at ${kept.file}`,
@@ -111,6 +114,7 @@ async function scanFolder(folder: SkillsFolder, warnings: string[], signal?: Abo
       const file = await skillFile(child);
       if (file) {
         const skill = await loadSkill(child, file, folder.source, warnings);
+        if (skill && folder.plugin !== undefined) skill.plugin = folder.plugin;
         if (skill) found.push(skill);
       } else if (depth < MAX_DEPTH) {
         await visit(child, depth + 1);

@@ -13,7 +13,8 @@ export function formatSkillList(input: DiscoveredSkills | SkillSet): string {
   for (const skill of skills) {
     const state = set.isEnabled(skill.name) ? "on" : "off";
     const userOnly = skill.disableModelInvocation ? ", user only" : "";
-    lines.push(`${skill.name} (${skill.source}, ${state}${userOnly}) ${skill.path}`);
+    const source = skill.plugin ? `plugin ${skill.plugin}` : skill.source;
+    lines.push(`${skill.name} (${source}, ${state}${userOnly}) ${skill.path}`);
     lines.push(`  ${short(skill.description)}`);
   }
   if (set.core) lines.push("", `Core skill: ${set.core.path}`);

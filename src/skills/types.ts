@@ -1,8 +1,11 @@
 // The data of the skills module: a discovered skill, what discovery returns, and the limits
 // of the Agent Skills standard that SKILL.md frontmatter is checked against.
 
-/** Where a skill was found: the user's own folders, or the project's (which win on a name clash). */
-export type SkillSource = "user" | "project";
+/**
+ * Where a skill was found: the project's folders (which win on a name clash), the user's own,
+ * or a plugin's `skills/` (which yield to both: a user's own skill overrides a plugin's).
+ */
+export type SkillSource = "user" | "project" | "plugin";
 
 export interface Skill {
   /** The skill's name: its folder's name (frontmatter `name` is checked against it). */
@@ -13,6 +16,8 @@ export interface Skill {
   /** Its SKILL.md (absolute). */
   file: string;
   source: SkillSource;
+  /** The plugin whose skill it is (source "plugin"). */
+  plugin?: string;
   /** SKILL.md without its frontmatter. */
   body: string;
   /** The other files of the folder, relative to it with "/" separators, sorted; not read. */
@@ -51,6 +56,8 @@ export interface DiscoverSkillsOptions {
   home: string;
   /** The user's home directory (its `.agents/skills` is a user folder). */
   userHome: string;
+  /** Loaded plugins' `skills/` folders, searched after the user's (a core.md there is not read). */
+  pluginFolders?: readonly { path: string; plugin: string }[];
   signal?: AbortSignal;
 }
 

@@ -36,6 +36,36 @@ describe("discoverSkills", () => {
     expect(deploy.file).toBe(join(dirs.workspace, ".reson/skills/deploy/SKILL.md"));
   });
 
+  it("plugins' skills come last: the user's own skill of a name wins silently, two plugins' clash is warned", async () => {
+    dirs = await makeSkillDirs();
+    await dirs.write({
+      "reson-home/skills/deploy/SKILL.md": skillMd("name: deploy\ndescription: User deploy."),
+      "plugins/a/skills/deploy/SKILL.md": skillMd("name: deploy\ndescription: Plugin deploy."),
+      "plugins/a/skills/greet/SKILL.md": skillMd("name: greet\ndescription: Plugin a greets."),
+      "plugins/a/skills/core.md": "Never in the system prompt.\n",
+      "plugins/b/skills/greet/SKILL.md": skillMd("name: greet\ndescription: Plugin b greets."),
+    });
+    const found = await discoverSkills({
+      workspaceRoot: dirs.workspace,
+      home: dirs.home,
+      userHome: dirs.userHome,
+      pluginFolders: [
+        { path: join(dirs.base, "plugins/a/skills"), plugin: "a" },
+        { path: join(dirs.base, "plugins/b/skills"), plugin: "b" },
+      ],
+    });
+    expect(found.skills.map((s) => [s.name, s.source, s.plugin, s.description])).toEqual([
+      ["deploy", "user", undefined, "User deploy."],
+      ["greet", "plugin", "a", "Plugin a greets."],
+    ]);
+    expect(found.core).toBeUndefined();
+    expect(found.warnings).toEqual([
+      expect.stringContaining(
+        `${join(dirs.base, "plugins/b/skills/greet/SKILL.md")}: skipped: a skill named "greet"`,
+      ),
+    ]);
+  });
+
   it("$RESON_HOME/skills wins over ~/.agents/skills, with a warning for the clash", async () => {
     dirs = await makeSkillDirs();
     await dirs.write({

@@ -1,0 +1,50 @@
+// The "plugins" area of `reson doctor`: every registered plugin and what a run would make of it
+// (loaded with its tools, disabled, not trusted, broken and why), found by loading the enabled
+// ones exactly as a run does, with no run to attach them to.
+import { toResonError } from "../core/errors.js";
+import { discoverPlugins, loadDiscovered } from "../plugins/index.js";
+
+export interface PluginCheck {
+  area: "plugins";
+  state: "ok" | "warn";
+  detail: string;
+  fix?: string;
+}
+
+export async function pluginChecks(home: string, workspace: string): Promise<PluginCheck[]> {
+  const checks: PluginCheck[] = [];
+  const push = (state: PluginCheck["state"], detail: string, fix?: string) =>
+    checks.push({ area: "plugins", state, detail, ...(fix ? { fix } : {}) });
+  try {
+    const found = await discoverPlugins({ home, workspace });
+    const loaded = await loadDiscovered(found, { home, workspace });
+    for (const plugin of loaded.plugins) {
+      const version = plugin.version ? ` ${plugin.version}` : "";
+      const tools = plugin.tools.length > 0 ? `; tools: ${plugin.tools.join(", ")}` : "; no tools";
+      const extras = [plugin.skillsDir ? "skills" : "", plugin.mcpFile ? "MCP servers" : ""].filter(Boolean);
+      push(
+        "ok",
+        `${plugin.name}${version} (${plugin.scope}): loaded${tools}${extras.length > 0 ? `; with ${extras.join(" and ")}` : ""}`,
+      );
+    }
+    for (const error of loaded.errors) push("warn", `${error.plugin}: ${error.message}`);
+    for (const plugin of found.untrusted)
+      push(
+        "warn",
+        `${plugin.name} (project): not loaded: not trusted in its present form`,
+        `Trust it with \`reson plugin trust ${plugin.name}\` (in ${workspace}) after checking its code in ${plugin.root}.`,
+      );
+    for (const plugin of found.disabled)
+      push(
+        "ok",
+        `${plugin.name} (${plugin.scope}): disabled; \`reson plugin enable ${plugin.name}\` turns it on`,
+      );
+    for (const problem of found.problems)
+      push("warn", `${problem.name ? `${problem.name}: ` : ""}${problem.message}`);
+    if (checks.length === 0) push("ok", "no plugins installed (`reson plugin add <npm-spec|path>` adds one)");
+  } catch (error) {
+    const failure = toResonError(error);
+    push("warn", failure.message, failure.hint);
+  }
+  return checks;
+}

@@ -1,0 +1,347 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${PLUGIN_ROOT} in mcp.json is what the test writes
+// Plugins in real runs: the greeter fixture packed with `npm pack`, installed from its tarball
+// into $RESON_HOME/plugins like `reson plugin add` does, and used by scripted `reson run`s
+// against the fake model server; broken plugins, failing hooks and colliding tools reported by
+// name while the run goes on; a plugin's commands in the sandbox; its output masked; a
+// project's plugin loaded only once trusted.
+import { execFileSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, readFileSync, realpathSync, statSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { Value } from "typebox/value";
+import { describe, expect, it } from "vitest";
+import { ResonEventSchema } from "../../src/core/events.js";
+import { pluginHash, registryPath, trustPlugin, writeRegistry } from "../../src/plugins/index.js";
+import { cleanEnv, parseEvents, runCli, tempDir } from "../support/cli.js";
+import { fakeModelArgs, useCliFixture } from "../support/cli-fixture.js";
+import { skipWithout } from "../support/requirements.js";
+
+const GREETER = resolve(import.meta.dirname, "../fixtures/plugins/greeter");
+const MCP_TEST_SERVER = resolve(import.meta.dirname, "../support/mcp-test-server.mjs");
+const noSandbox = await skipWithout("sandbox", "a plugin tool's command in the sandbox");
+
+type Event = Record<string, unknown> & { type: string };
+
+/** Registers plugin folders in a home's user registry, as `reson plugin add` would. */
+async function registerUserPlugins(
+  home: string,
+  plugins: { name: string; root: string; source?: string; version?: string }[],
+): Promise<void> {
+  await writeRegistry(
+    registryPath("user", { home, workspace: home }),
+    plugins.map((plugin) => ({
+      name: plugin.name,
+      root: plugin.root,
+      source: plugin.source ?? `path:${plugin.root}`,
+      enabled: true,
+      addedAt: new Date().toISOString(),
+      ...(plugin.version ? { version: plugin.version } : {}),
+    })),
+  );
+}
+
+/** A one-file plugin in `dir/<name>`: plugin.json and an ESM entry with this body. */
+function writePlugin(dir: string, name: string, entry: string): string {
+  const root = join(dir, name);
+  mkdirSync(join(root, "dev.reson"), { recursive: true });
+  writeFileSync(
+    join(root, "plugin.json"),
+    JSON.stringify({
+      name,
+      version: "0.1.0",
+      extensions: { "dev.reson": { entry: "./dev.reson/index.mjs" } },
+    }),
+  );
+  writeFileSync(join(root, "dev.reson", "index.mjs"), entry);
+  return root;
+}
+
+const call = (name: string, args: Record<string, unknown>) => ({ toolCalls: [{ name, arguments: args }] });
+const results = (events: Event[]) => events.filter((e) => e.type === "tool_result");
+
+describe("plugins in runs", () => {
+  const f = useCliFixture();
+  const env = () => cleanEnv({ RESON_HOME: f.home.path });
+  const run = (args: string[]) =>
+    runCli(["run", ...fakeModelArgs(f.server), ...args], { cwd: f.ws.path, env: env(), timeoutMs: 40_000 });
+
+  it("a plugin installed from its npm tarball adds a tool, a hook and a skill to a run, and shows in doctor", async () => {
+    const packs = tempDir();
+    try {
+      const tarball = execFileSync("npm", ["pack", GREETER, "--pack-destination", packs.path], {
+        encoding: "utf8",
+        env: cleanEnv(),
+        stdio: ["ignore", "pipe", "ignore"],
+      })
+        .trim()
+        .split("\n")
+        .at(-1)!;
+      const prefix = join(f.home.path, "plugins");
+      execFileSync(
+        "npm",
+        ["install", "--prefix", prefix, "--offline", "--no-audit", "--no-fund", join(packs.path, tarball)],
+        { env: cleanEnv(), stdio: "ignore" },
+      );
+      const root = join(prefix, "node_modules", "reson-plugin-greeter");
+      await registerUserPlugins(f.home.path, [
+        { name: "greeter", root, source: `npm:${tarball}`, version: "1.2.3" },
+      ]);
+    } finally {
+      packs.remove();
+    }
+    writeFileSync(
+      join(f.home.path, "config.json"),
+      JSON.stringify({ plugins: { greeter: { greeting: "Howdy" } } }),
+    );
+    f.server.enqueue(call("greet", { name: "bob" }), call("greet", { name: "Mallory" }), {
+      text: "Greeted.",
+    });
+    const result = await run(["--json", "greet bob and Mallory"]);
+    expect(result.stderr).not.toContain("Error");
+    expect(result.code).toBe(0);
+    const events = parseEvents(result.stdout);
+    const start = events.findIndex((e) => e.type === "run_start");
+    expect(events[start + 1]).toMatchObject({
+      type: "plugins_loaded",
+      plugins: [
+        { name: "greeter", version: "1.2.3", scope: "user", tools: ["greet", "read_note", "plugin_shell"] },
+      ],
+      errors: [],
+      untrusted: [],
+    });
+    const [bob, mallory] = results(events);
+    // The hook changed "bob" to "Bob"; the tool read its own config section.
+    expect(bob).toMatchObject({ name: "greet", ok: true, content: "Howdy, Bob!" });
+    expect(mallory).toMatchObject({ name: "greet", ok: false });
+    expect(JSON.stringify(mallory)).toContain("greeter does not greet Mallory");
+
+    // The model was offered the tool and, in the skill tool's catalogue, the plugin's skill.
+    const body = JSON.stringify(f.server.requests[0]!.body);
+    expect(body).toContain('"greet"');
+    expect(body).toContain("greeting-etiquette");
+
+    // The plugin's listener heard the run end and wrote into its own data folder (0700).
+    const dataDir = join(f.home.path, "plugin-data", "greeter");
+    const runEnd = events.find((e) => e.type === "run_end")!;
+    expect(readFileSync(join(dataDir, "last-run.txt"), "utf8")).toBe(runEnd.runId);
+    expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+
+    const doctor = await runCli(["doctor"], { cwd: f.ws.path, env: env() });
+    expect(doctor.stdout).toContain("plugins:");
+    expect(doctor.stdout).toContain(
+      "greeter 1.2.3 (user): loaded; tools: greet, read_note, plugin_shell; with skills",
+    );
+    const skills = await runCli(["skills"], { cwd: f.ws.path, env: env() });
+    expect(skills.stdout).toContain("greeting-etiquette (plugin greeter, on)");
+  });
+
+  it("leaves out a plugin that fails to import, one whose setup throws and a colliding tool, by name, and the run goes on", async () => {
+    const dir = join(f.home.path, "local-plugins");
+    await registerUserPlugins(f.home.path, [
+      { name: "bad-entry", root: writePlugin(dir, "bad-entry", 'throw new Error("boom at import");\n') },
+      {
+        name: "bad-setup",
+        root: writePlugin(dir, "bad-setup", 'export default () => { throw new Error("setup exploded"); };\n'),
+      },
+      {
+        name: "collider",
+        root: writePlugin(
+          dir,
+          "collider",
+          `export default (api) => {
+  const tool = (name) => ({ name, description: "x", parameters: { type: "object" }, execute: () => name });
+  api.registerTool(tool("read_file"));
+  api.registerTool(tool("greet"));
+  api.registerTool(tool("collider_ok"));
+};
+`,
+        ),
+      },
+      { name: "greeter", root: GREETER },
+    ]);
+    f.server.enqueue(call("greet", { name: "Ann" }), call("collider_ok", {}), { text: "Done." });
+    const result = await run(["--json", "--allow", "collider_ok", "--allow", "greet", "greet Ann"]);
+    expect(result.code).toBe(0);
+    const events = parseEvents(result.stdout);
+    const loaded = events.find((e) => e.type === "plugins_loaded") as unknown as {
+      plugins: { name: string; tools: string[] }[];
+      errors: { plugin: string; message: string }[];
+    };
+    expect(loaded.plugins.map((p) => [p.name, p.tools])).toEqual([
+      ["collider", ["greet", "collider_ok"]],
+      ["greeter", ["read_note", "plugin_shell"]],
+    ]);
+    const errors = loaded.errors.map((e) => `${e.plugin}: ${e.message}`);
+    expect(errors).toEqual([
+      expect.stringMatching(/^bad-entry: not loaded: its entry .* could not be imported \(boom at import\)/),
+      expect.stringMatching(/^bad-setup: not loaded: setup exploded/),
+      expect.stringMatching(
+        /^collider: its tool "read_file" was left out: the name is already taken by a built-in/,
+      ),
+      // First come, first served: greeter's greet collides with collider's, registered before it.
+      expect.stringMatching(
+        /^greeter: its tool "greet" was left out: the name is already taken by the plugin "collider"/,
+      ),
+    ]);
+    expect(results(events).map((e) => [e.name, e.ok, e.content])).toEqual([
+      ["greet", true, "greet"],
+      ["collider_ok", true, "collider_ok"],
+    ]);
+
+    const human = await runCli(["doctor"], { cwd: f.ws.path, env: env() });
+    expect(human.stdout).toMatch(/warn {2}bad-entry: not loaded: .*boom at import/);
+    expect(human.stdout).toMatch(/warn {2}bad-setup: not loaded: setup exploded/);
+  });
+
+  it("reports a throwing hook, a hanging hook and a throwing listener as plugin_error, and the calls go on", async () => {
+    const dir = join(f.home.path, "local-plugins");
+    await registerUserPlugins(f.home.path, [
+      {
+        name: "flaky",
+        root: writePlugin(
+          dir,
+          "flaky",
+          `export default (api) => {
+  api.on("beforeToolCall", (call) => {
+    if (call.arguments.name === "throw") throw new Error("hook broke");
+    if (call.arguments.name === "hang") return new Promise(() => {});
+    return undefined;
+  });
+  api.on("event", () => { throw new Error("listener broke"); });
+};
+`,
+        ),
+      },
+      { name: "greeter", root: GREETER },
+    ]);
+    writeFileSync(join(f.home.path, "config.json"), JSON.stringify({ timeouts: { pluginHookMs: 300 } }));
+    f.server.enqueue(call("greet", { name: "throw" }), call("greet", { name: "hang" }), { text: "Done." });
+    const result = await run(["--json", "greet twice"]);
+    expect(result.code).toBe(0);
+    const events = parseEvents(result.stdout);
+    for (const event of events.filter((e) => e.type.startsWith("plugin")))
+      expect(Value.Check(ResonEventSchema, event)).toBe(true);
+    const problems = events
+      .filter((e) => e.type === "plugin_error")
+      .map((e) => `${e.plugin} ${e.hook}: ${e.message}`);
+    expect(problems).toEqual([
+      "flaky event: threw: listener broke",
+      "flaky beforeToolCall: threw: hook broke",
+      "flaky beforeToolCall: did not finish within 300 ms and was abandoned (config timeouts.pluginHookMs)",
+    ]);
+    expect(results(events).map((e) => [e.ok, e.content])).toEqual([
+      [true, "Hello, throw!"],
+      [true, "Hello, hang!"],
+    ]);
+    expect(events.at(-1)).toMatchObject({ type: "run_end", status: "completed" });
+
+    // The terminal says the same, with the plugin's name.
+    f.server.enqueue(call("greet", { name: "throw" }), { text: "Done." });
+    const human = await run(["greet once"]);
+    expect(human.stderr).toContain("plugin flaky@0.1.0 (user)");
+    expect(human.stderr).toContain("warning: plugin flaky (beforeToolCall): threw: hook broke");
+  });
+
+  it("starts a plugin's MCP servers as <plugin>.<server>, with ${PLUGIN_ROOT} filled in", async () => {
+    const root = writePlugin(
+      join(f.home.path, "local-plugins"),
+      "tools-over-mcp",
+      "export default () => {};\n",
+    );
+    writeFileSync(join(root, "server.mjs"), `import ${JSON.stringify(MCP_TEST_SERVER)};\n`);
+    writeFileSync(
+      join(root, "mcp.json"),
+      JSON.stringify({
+        mcpServers: {
+          tester: { type: "stdio", command: process.execPath, args: ["${PLUGIN_ROOT}/server.mjs"] },
+        },
+      }),
+    );
+    await registerUserPlugins(f.home.path, [{ name: "tools-over-mcp", root }]);
+    const tool = "mcp__tools-over-mcp_tester__echo";
+    f.server.enqueue(call(tool, { text: "hello from a plugin's server" }), { text: "Done." });
+    const result = await run(["--json", "--allow", tool, "echo it"]);
+    expect(result.code).toBe(0);
+    const [echo] = results(parseEvents(result.stdout));
+    expect(echo).toMatchObject({ name: tool, ok: true });
+    expect(JSON.stringify(echo)).toContain("hello from a plugin's server");
+  });
+
+  it("masks the user's secrets in a plugin tool's output", async () => {
+    const value = "tok-PLUGIN-5e1f9a2b";
+    writeFileSync(
+      join(f.home.path, "secrets.json"),
+      JSON.stringify({ "workspace:*": { note_token: value } }),
+      {
+        mode: 0o600,
+      },
+    );
+    writeFileSync(join(f.ws.path, "note.txt"), `the token is ${value}\n`);
+    await registerUserPlugins(f.home.path, [{ name: "greeter", root: GREETER }]);
+    f.server.enqueue(call("read_note", {}), { text: "Read." });
+    const result = await run(["--json", "read the note"]);
+    expect(result.code).toBe(0);
+    const [note] = results(parseEvents(result.stdout));
+    expect(note).toMatchObject({ name: "read_note", ok: true });
+    expect(note!.content).toContain("note_token");
+    expect(result.stdout).not.toContain(value);
+    expect(JSON.stringify(f.server.requests)).not.toContain(value);
+  });
+
+  it("gates a plugin tool that is not read-only like any writing tool", async () => {
+    await registerUserPlugins(f.home.path, [{ name: "greeter", root: GREETER }]);
+    f.server.enqueue(call("plugin_shell", { command: "touch made.txt" }), { text: "Tried." });
+    const result = await run(["--json", "--permission-mode", "default", "make a file"]);
+    expect(result.code).toBe(0);
+    const [shell] = results(parseEvents(result.stdout));
+    expect(shell).toMatchObject({ name: "plugin_shell", ok: false });
+    expect(existsSync(join(f.ws.path, "made.txt"))).toBe(false);
+  });
+
+  describe.skipIf(noSandbox)("a plugin tool's command", () => {
+    it("runs in the OS sandbox: it cannot write outside the workspace", async () => {
+      await registerUserPlugins(f.home.path, [{ name: "greeter", root: GREETER }]);
+      const outside = join(f.home.path, "escaped.txt");
+      f.server.enqueue(call("plugin_shell", { command: `echo hi > made.txt; echo out > ${outside}` }), {
+        text: "Tried.",
+      });
+      const result = await run(["--json", "--allow", "plugin_shell", "write files"]);
+      expect(result.code).toBe(0);
+      const [shell] = results(parseEvents(result.stdout));
+      expect(shell).toMatchObject({ name: "plugin_shell", ok: true });
+      expect(readFileSync(join(f.ws.path, "made.txt"), "utf8")).toBe("hi\n");
+      expect(existsSync(outside)).toBe(false);
+    });
+  });
+
+  it("does not load a project's plugin until the user trusts it, and says how", async () => {
+    const root = join(f.ws.path, "vendor", "greeter");
+    cpSync(GREETER, root, { recursive: true });
+    const workspace = realpathSync(f.ws.path);
+    await writeRegistry(
+      registryPath("project", { home: f.home.path, workspace }),
+      [{ name: "greeter", root, source: "path:vendor/greeter", enabled: true, addedAt: "" }],
+      { relativeTo: workspace },
+    );
+    f.server.enqueue({ text: "Nothing to do." });
+    const before = await run(["--json", "hello"]);
+    expect(before.code).toBe(0);
+    expect(parseEvents(before.stdout).find((e) => e.type === "plugins_loaded")).toMatchObject({
+      plugins: [],
+      untrusted: [{ plugin: "greeter", command: "reson plugin trust greeter" }],
+    });
+    expect(JSON.stringify(f.server.requests[0]!.body)).not.toContain('"greet"');
+    const doctor = await runCli(["doctor"], { cwd: f.ws.path, env: env() });
+    expect(doctor.stdout).toContain("greeter (project): not loaded: not trusted in its present form");
+    expect(doctor.stdout).toContain("reson plugin trust greeter");
+
+    await trustPlugin(f.home.path, workspace, "greeter", await pluginHash(realpathSync(root)));
+    f.server.enqueue(call("greet", { name: "Ann" }), { text: "Done." });
+    const after = await run(["--json", "greet Ann"]);
+    const events = parseEvents(after.stdout);
+    expect(events.find((e) => e.type === "plugins_loaded")).toMatchObject({
+      plugins: [{ name: "greeter", scope: "project" }],
+      untrusted: [],
+    });
+    expect(results(events)[0]).toMatchObject({ name: "greet", ok: true, content: "Hello, Ann!" });
+  });
+});

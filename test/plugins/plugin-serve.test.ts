@@ -39,7 +39,7 @@ describe("plugins in reson serve", () => {
     await writeRegistry(registryPath("user", { home: ws.home, workspace: ws.path }), [
       { name: "greeter", root: GREETER, source: `path:${GREETER}`, enabled: true, addedAt: "" },
     ]);
-    const serve = startReson(["serve", "--port", "0", "--log-format", "json"], {
+    const serve = startReson(["serve", "--port", "0", "--log-format", "json", "--workspace-root", ws.path], {
       env: cleanEnv({ RESON_HOME: ws.home }),
       cwd: ws.path,
     });
@@ -60,6 +60,7 @@ describe("plugins in reson serve", () => {
         sandbox: "off",
       }),
     });
+    expect(posted.status, await posted.clone().text()).toBe(202);
     const { id } = (await posted.json()) as { id: string };
     let status = "";
     for (let tries = 0; tries < 300 && !["completed", "failed"].includes(status); tries++) {

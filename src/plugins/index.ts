@@ -1,5 +1,21 @@
 // Public surface of the plugins module: Agent Plugins packages with reson's tools and hooks.
 export { type DiscoveredPlugins, type DiscoverPluginsOptions, discoverPlugins } from "./discover.js";
+export {
+  type AddedPlugin,
+  type AddPluginOptions,
+  addPlugin,
+  findPlugin,
+  type PluginChangeOptions,
+  type PluginPlaces,
+  pluginPrefix,
+  type RemovedPlugin,
+  removePlugin,
+  setPluginEnabled,
+  trustProjectPlugin,
+  updatablePlugins,
+} from "./install.js";
+export { type ListedPlugin, listPlugins, type PluginList, type PluginStatus } from "./install-list.js";
+export { findNpm, type NpmCommand } from "./install-npm.js";
 export { type PluginManifest, RESON_EXTENSION, readPluginManifest } from "./manifest.js";
 export {
   PLUGINS_FILE,

@@ -3,7 +3,7 @@
 // none of a package's code, and `--omit=dev`, as pi does. npm's JSON output says where the
 // package landed; the prefix's package.json says it when npm had nothing to change.
 import { constants } from "node:fs";
-import { access, readFile, writeFile } from "node:fs/promises";
+import { access, mkdir, readFile, writeFile } from "node:fs/promises";
 import { basename, delimiter, isAbsolute, join, relative, resolve } from "node:path";
 import { ResonError } from "../core/errors.js";
 import { spawnChild } from "../workspace/index.js";
@@ -110,6 +110,7 @@ function npmFailure(result: NpmResult): string {
 
 /** Makes `prefix` an npm project of its own, so npm does not climb to a package.json above it. */
 export async function ensurePrefix(prefix: string): Promise<void> {
+  await mkdir(prefix, { recursive: true, mode: 0o700 });
   const file = join(prefix, "package.json");
   const exists = await access(file).then(
     () => true,

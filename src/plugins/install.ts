@@ -66,6 +66,11 @@ function registryOf(scope: PluginScope, places: PluginPlaces) {
     file,
     read: async () => (await readRegistry(file, base)).records,
     write: (records: PluginRecord[]) => writeRegistry(file, records, base ? { relativeTo: base } : {}),
+    /** Fails before taking the lock (which makes the scope's folder) when there is no such plugin. */
+    existing: async (name: string) => {
+      if (!(await readRegistry(file, base)).records.some((r) => r.name === name))
+        throw notFound(name, scope, file);
+    },
     locked: <T>(work: () => Promise<T>, signal: AbortSignal) => withLock(`${file}.lock`, work, { signal }),
   };
 }
@@ -182,6 +187,7 @@ export interface RemovedPlugin {
 export async function removePlugin(options: PluginChangeOptions & { name: string }): Promise<RemovedPlugin> {
   const registry = registryOf(options.scope, options);
   const prefix = pluginPrefix(options.scope, options);
+  await registry.existing(options.name);
   return registry.locked(async () => {
     const records = await registry.read();
     const record = records.find((r) => r.name === options.name);
@@ -205,6 +211,7 @@ export async function setPluginEnabled(
   options: PluginChangeOptions & { name: string; enabled: boolean },
 ): Promise<{ record: PluginRecord; changed: boolean }> {
   const registry = registryOf(options.scope, options);
+  await registry.existing(options.name);
   return registry.locked(async () => {
     const records = await registry.read();
     const record = records.find((r) => r.name === options.name);

@@ -325,6 +325,7 @@ async function updateCommand(parsed: Parsed, signal: AbortSignal): Promise<numbe
       spec: record.source.slice("npm:".length),
       signal,
       keepEnabled: true,
+      newest: true,
     });
     reportAdded(added, parsed.scope);
     if (added.trustedHash) say(`  trusted for this workspace again (package hash ${added.trustedHash}).`);

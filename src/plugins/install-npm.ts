@@ -182,9 +182,13 @@ export async function npmInstall(
   prefix: string,
   spec: Extract<PluginSpec, { kind: "tarball" | "npm" }>,
   signal: AbortSignal,
+  options: { newest?: boolean } = {},
 ): Promise<string> {
   await ensurePrefix(prefix);
-  const target = spec.kind === "tarball" ? spec.path : spec.spec;
+  // npm keeps an installed version that satisfies a bare name; an update asks for the newest.
+  const bare = spec.kind === "npm" && spec.name === spec.spec;
+  const target =
+    spec.kind === "tarball" ? spec.path : bare && options.newest ? `${spec.spec}@latest` : spec.spec;
   const result = await runNpm(
     npm,
     ["install", "--prefix", prefix, ...INSTALL_FLAGS, "--json", target],

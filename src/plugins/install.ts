@@ -40,6 +40,8 @@ export interface AddPluginOptions extends PluginChangeOptions {
   trust?: boolean;
   /** Keep the enabled flag of the record it replaces (an update), instead of enabling it. */
   keepEnabled?: boolean;
+  /** Install the newest version of a spec that names no version (an update). */
+  newest?: boolean;
   now?: Date;
 }
 
@@ -136,7 +138,7 @@ export async function addPlugin(options: AddPluginOptions): Promise<AddedPlugin>
         : await installedManifest(
             npmOf(npm),
             prefix,
-            await npmInstall(npmOf(npm), prefix, spec, options.signal),
+            await npmInstall(npmOf(npm), prefix, spec, options.signal, { newest: options.newest === true }),
             options.signal,
           );
     const records = await registry.read();

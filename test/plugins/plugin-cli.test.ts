@@ -194,6 +194,26 @@ describe("reson plugin", () => {
     }
   });
 
+  it("update installs the newest version of a plugin added by name, keeping it disabled", async () => {
+    const v2 = npmPack(variant(join(work.path, "v2b"), { version: "1.1.0" }), join(work.path, "v2b"));
+    const versions: Record<string, Packed> = { "1.0.0": hello };
+    const registry = await npmRegistry(PACKAGE, versions);
+    try {
+      const online = { npm_config_offline: "false", npm_config_registry: registry.url };
+      expect((await reson(["add", PACKAGE], online)).stdout).toContain('"hello-plugin" 1.0.0');
+      expect((await reson(["disable", "hello-plugin"])).code).toBe(0);
+      versions["1.1.0"] = v2;
+      const updated = await reson(["update"], online);
+      expect(updated.code, updated.stderr).toBe(0);
+      expect(updated.stdout).toContain("1.0.0 → 1.1.0");
+      expect((await list()).plugins).toEqual([
+        expect.objectContaining({ name: "hello-plugin", version: "1.1.0", enabled: false }),
+      ]);
+    } finally {
+      registry.server.close();
+    }
+  });
+
   it("says what npm said when a package cannot be fetched, and registers nothing", async () => {
     const result = await reson(["add", "reson-test-no-such-plugin@1.0.0"]);
     expect(result.code).toBe(1);

@@ -318,6 +318,8 @@ async function updateCommand(parsed: Parsed, signal: AbortSignal): Promise<numbe
     );
     return EXIT_OK;
   }
+  // Updating a project's plugins vouches for what gets installed, as adding them does.
+  const ask = parsed.scope === "project" && askInTerminal(parsed);
   for (const record of records) {
     const added = await addPlugin({
       ...parsed.places,
@@ -326,9 +328,10 @@ async function updateCommand(parsed: Parsed, signal: AbortSignal): Promise<numbe
       signal,
       keepEnabled: true,
       newest: true,
+      trust: !ask,
     });
     reportAdded(added, parsed.scope);
-    if (added.trustedHash) say(`  trusted for this workspace again (package hash ${added.trustedHash}).`);
+    if (parsed.scope === "project") await trustAfterAdd(parsed, added);
   }
   return EXIT_OK;
 }

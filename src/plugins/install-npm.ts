@@ -3,7 +3,7 @@
 // none of a package's code, and `--omit=dev`, as pi does. npm's JSON output says where the
 // package landed; the prefix's package.json says it when npm had nothing to change.
 import { constants } from "node:fs";
-import { access, mkdir, readFile, writeFile } from "node:fs/promises";
+import { access, mkdir, readFile, realpath, writeFile } from "node:fs/promises";
 import { basename, delimiter, isAbsolute, join, relative, resolve } from "node:path";
 import { ResonError } from "../core/errors.js";
 import { spawnChild } from "../workspace/index.js";
@@ -171,9 +171,13 @@ function fromDependencies(
 }
 
 /** The npm package name of an installed plugin folder (`<prefix>/node_modules/<name>`). */
-export function installedPackageName(prefix: string, root: string): string | undefined {
-  const rel = relative(join(prefix, "node_modules"), root).split("\\").join("/");
-  return /^(@[^/]+\/)?[^/@.][^/]*$/.test(rel) ? rel : undefined;
+export async function installedPackageName(prefix: string, root: string): Promise<string | undefined> {
+  // A plugin's root is a real path; the prefix may lie under a symlink ($RESON_HOME in /tmp on macOS).
+  for (const base of [prefix, await realpath(prefix).catch(() => prefix)]) {
+    const rel = relative(join(base, "node_modules"), root).split("\\").join("/");
+    if (/^(@[^/]+\/)?[^/@.][^/]*$/.test(rel)) return rel;
+  }
+  return undefined;
 }
 
 /** Installs a tarball or npm spec into `prefix`; returns the installed package's folder. */

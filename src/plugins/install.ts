@@ -107,7 +107,7 @@ async function installedManifest(
   try {
     return await readPluginManifest(root);
   } catch (error) {
-    const name = installedPackageName(prefix, root);
+    const name = await installedPackageName(prefix, root);
     if (name) await npmUninstall(npm, prefix, name, signal).catch(() => {});
     if (error instanceof ResonError && error.code === "plugin_invalid")
       throw new ResonError(
@@ -157,7 +157,7 @@ export async function addPlugin(options: AddPluginOptions): Promise<AddedPlugin>
     const warnings: string[] = [];
     const oldPackage =
       previous?.source.startsWith("npm:") && previous.root !== record.root
-        ? installedPackageName(prefix, previous.root)
+        ? await installedPackageName(prefix, previous.root)
         : undefined;
     if (npm && oldPackage)
       await npmUninstall(npm, prefix, oldPackage, options.signal).catch((error: unknown) => {
@@ -195,7 +195,9 @@ export async function removePlugin(options: PluginChangeOptions & { name: string
     const record = records.find((r) => r.name === options.name);
     if (!record) throw notFound(options.name, options.scope, registry.file);
     await registry.write(records.filter((r) => r !== record));
-    const pkg = record.source.startsWith("npm:") ? installedPackageName(prefix, record.root) : undefined;
+    const pkg = record.source.startsWith("npm:")
+      ? await installedPackageName(prefix, record.root)
+      : undefined;
     const removed: RemovedPlugin = { record, warnings: [] };
     if (!pkg) return removed;
     try {

@@ -4,7 +4,7 @@
 // file changes; refuses a package without plugin.json; keeps both of two adds racing.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
@@ -272,6 +272,22 @@ describe("reson plugin", () => {
     expect(removed.code, removed.stderr).toBe(0);
     expect(existsSync(installed)).toBe(false);
     expect(existsSync(join(home(), "plugins"))).toBe(false);
+  });
+
+  it("on another clone, update --project installs the project's npm plugins again and trusts them", async () => {
+    expect((await reson(["add", hello.file, "--project"])).code).toBe(0);
+    // Another person's clone: the registry file came with the repository, nothing else did.
+    rmSync(join(ws, ".reson", "plugins"), { recursive: true });
+    rmSync(home(), { recursive: true });
+    const before = await list();
+    expect(before.plugins[0]).toMatchObject({ name: "hello-plugin", status: "broken" });
+    expect(before.plugins[0]?.problem).toContain("does not exist");
+    const updated = await reson(["update", "--project"]);
+    expect(updated.code, updated.stderr).toBe(0);
+    expect(updated.stdout).toContain('Trusted "hello-plugin"');
+    expect((await list()).plugins).toEqual([
+      expect.objectContaining({ name: "hello-plugin", scope: "project", trusted: true, status: "loads" }),
+    ]);
   });
 
   it("refuses a package without plugin.json and leaves it neither installed nor registered", async () => {

@@ -2,6 +2,7 @@
 // lies (never copied, never deleted); a tarball or npm spec is installed into the scope's npm
 // prefix. Every change re-reads the registry under the scope's lock and writes it atomically,
 // so two `reson plugin add` at once both keep their plugin.
+import { realpath } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { ResonError } from "../core/errors.js";
 import { withLock } from "./install-lock.js";
@@ -97,27 +98,37 @@ function sourceOf(spec: PluginSpec, scope: PluginScope, places: PluginPlaces): s
   return `path:${inside ? rel || "." : spec.path}`;
 }
 
-/** The plugin a package installed into `prefix` holds; a package that is none is uninstalled again. */
+type Registry = ReturnType<typeof registryOf>;
+
+/**
+ * The plugin a package npm just installed holds. A package that is none is uninstalled again,
+ * and a record whose folder it had replaced (an update to a broken version) goes with it.
+ */
 async function installedManifest(
   npm: NpmCommand,
   prefix: string,
   root: string,
+  registry: Registry,
   signal: AbortSignal,
 ): Promise<PluginManifest> {
   try {
     return await readPluginManifest(root);
   } catch (error) {
-    const name = await installedPackageName(prefix, root);
+    if (!(error instanceof ResonError && error.code === "plugin_invalid")) throw error;
+    const realRoot = await realpath(root).catch(() => root);
+    const name = await installedPackageName(prefix, realRoot);
     if (name) await npmUninstall(npm, prefix, name, signal).catch(() => {});
-    if (error instanceof ResonError && error.code === "plugin_invalid")
-      throw new ResonError(
-        "plugin_invalid",
-        `${error.message} It was not added (and npm removed it again).`,
-        {
-          hint: "A reson plugin package has a plugin.json at its root (list it in package.json `files`); see README, Plugins.",
-        },
-      );
-    throw error;
+    const records = await registry.read();
+    const lost = records.filter((r) => r.root === realRoot);
+    if (lost.length > 0) await registry.write(records.filter((r) => r.root !== realRoot));
+    const replaced = lost.map((r) => `"${r.name}" (from ${r.source})`).join(", ");
+    throw new ResonError(
+      "plugin_invalid",
+      `${error.message} It was not added, and npm removed it again${lost.length > 0 ? `; it had replaced the plugin ${replaced}, which is removed too` : ""}.`,
+      {
+        hint: "A reson plugin package has a plugin.json at its root (list it in package.json `files`); see README, Plugins.",
+      },
+    );
   }
 }
 
@@ -139,6 +150,7 @@ export async function addPlugin(options: AddPluginOptions): Promise<AddedPlugin>
             npmOf(npm),
             prefix,
             await npmInstall(npmOf(npm), prefix, spec, options.signal, { newest: options.newest === true }),
+            registry,
             options.signal,
           );
     const records = await registry.read();

@@ -306,6 +306,18 @@ describe("reson plugin", () => {
     expect((await list()).plugins).toEqual([]);
   });
 
+  it("an update to a version without plugin.json removes the plugin it replaced, and says so", async () => {
+    const broken = variant(join(work.path, "broken"), { version: "2.0.0" });
+    rmSync(join(broken, "plugin.json"));
+    const tarball = npmPack(broken, broken);
+    expect((await reson(["add", hello.file])).code).toBe(0);
+    const result = await reson(["add", tarball.file]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('it had replaced the plugin "hello-plugin"');
+    expect(existsSync(join(home(), "plugins", "node_modules", PACKAGE))).toBe(false);
+    expect((await list()).plugins).toEqual([]);
+  });
+
   it("keeps both plugins when two adds run at once", async () => {
     const other = npmPack(
       variant(join(work.path, "other"), { plugin: "other-plugin", pkg: "@reson-test/other-plugin" }),

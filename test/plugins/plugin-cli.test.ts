@@ -222,6 +222,18 @@ describe("reson plugin", () => {
     expect((await list()).plugins).toEqual([]);
   });
 
+  it("says how to get npm when there is none, and a folder still adds without it", async () => {
+    const bin = join(work.path, "bin-without-npm");
+    mkdirSync(bin, { recursive: true });
+    const noNpm = { PATH: bin, npm_execpath: "" };
+    const result = await reson(["add", hello.file], noNpm);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain("found no npm");
+    expect(result.stderr).toContain("hint: npm comes with Node.js");
+    expect((await list()).plugins).toEqual([]);
+    expect((await reson(["add", FIXTURE], noNpm)).code).toBe(0);
+  });
+
   it("registers a local folder where it lies and never deletes it", async () => {
     const folder = realpathSync(variant(join(work.path, "local"), {}));
     const added = await reson(["add", folder]);

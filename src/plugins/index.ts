@@ -16,6 +16,7 @@ export {
 } from "./install.js";
 export { type ListedPlugin, listPlugins, type PluginList, type PluginStatus } from "./install-list.js";
 export { findNpm, type NpmCommand } from "./install-npm.js";
+export { type PluginSpec, parsePluginSpec } from "./install-spec.js";
 export { type PluginManifest, RESON_EXTENSION, readPluginManifest } from "./manifest.js";
 export {
   PLUGINS_FILE,

@@ -30,9 +30,11 @@ function looksLikePath(spec: string): boolean {
 
 /** Refuses a spec with a user name, password or token in it (a URL's user info or query). */
 export function refuseCredentials(spec: string): void {
-  const url = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(spec);
-  const userInfo = url?.[1]?.includes("@") === true;
-  if (userInfo || SECRET_PARAMS.test(spec))
+  const host = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i.exec(spec)?.[1] ?? "";
+  // `git@github.com` names the SSH account every git host uses, no secret; any other user
+  // name or password in a URL is one (`https://<token>@github.com/…`).
+  const userInfo = host.includes("@") ? host.slice(0, host.lastIndexOf("@")) : undefined;
+  if ((userInfo !== undefined && userInfo !== "git") || SECRET_PARAMS.test(spec))
     throw new ResonError("usage_error", "The plugin spec holds a credential; reson does not write it down.", {
       hint: "Give npm the credential instead: a `//host/:_authToken=` line in ~/.npmrc that reads it from an environment variable, or git's credential helper, then add the spec without it.",
     });

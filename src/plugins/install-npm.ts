@@ -55,6 +55,8 @@ interface NpmResult {
 }
 
 function runNpm(npm: NpmCommand, args: string[], cwd: string, signal: AbortSignal): Promise<NpmResult> {
+  if (signal.aborted)
+    return Promise.reject(new ResonError("aborted", "npm was stopped: the plugin change was cancelled."));
   return new Promise((resolvePromise, reject) => {
     const child = spawnChild(npm.file, [...npm.prefixArgs, ...args], {
       cwd,
@@ -73,7 +75,11 @@ function runNpm(npm: NpmCommand, args: string[], cwd: string, signal: AbortSigna
       stderr = keep(stderr + chunk);
     });
     const onAbort = () => {
-      if (child.pid) process.kill(-child.pid, "SIGTERM");
+      try {
+        if (child.pid) process.kill(-child.pid, "SIGTERM");
+      } catch {
+        // already gone
+      }
     };
     signal.addEventListener("abort", onAbort, { once: true });
     child.once("error", (error) => {
@@ -86,7 +92,8 @@ function runNpm(npm: NpmCommand, args: string[], cwd: string, signal: AbortSigna
     });
     child.once("close", (code) => {
       signal.removeEventListener("abort", onAbort);
-      if (signal.aborted) reject(new ResonError("aborted", "Installing the plugin was cancelled."));
+      if (signal.aborted)
+        reject(new ResonError("aborted", "npm was stopped: the plugin change was cancelled."));
       else resolvePromise({ code, stdout, stderr });
     });
   });

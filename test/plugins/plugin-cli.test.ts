@@ -214,6 +214,43 @@ describe("reson plugin", () => {
     }
   });
 
+  it("Ctrl-C during an install stops npm, registers nothing and leaves no lock behind", async () => {
+    let requested: () => void = () => {};
+    const request = new Promise<void>((done) => {
+      requested = done;
+    });
+    let closed: () => void = () => {};
+    const npmGone = new Promise<void>((done) => {
+      closed = done;
+    });
+    // A registry that never answers: npm waits on it until it is stopped.
+    const server = createServer((req) => {
+      req.socket.once("close", closed);
+      requested();
+    });
+    await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    try {
+      const result = await runCli(["plugin", "add", PACKAGE], {
+        cwd: ws,
+        env: { ...env, npm_config_offline: "false", npm_config_registry: url, npm_config_fetch_retries: "0" },
+        timeoutMs: 60_000,
+        onSpawn: (child) => {
+          void request.then(() => child.kill("SIGINT"));
+        },
+      });
+      expect(result.code).toBe(130);
+      expect(result.stderr).toContain("cancelled");
+      await npmGone;
+      expect((await list()).plugins).toEqual([]);
+      expect(existsSync(join(home(), "plugins", "plugins.json.lock"))).toBe(false);
+      expect((await reson(["add", FIXTURE])).code).toBe(0);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
   it("says what npm said when a package cannot be fetched, and registers nothing", async () => {
     const result = await reson(["add", "reson-test-no-such-plugin@1.0.0"]);
     expect(result.code).toBe(1);

@@ -108,13 +108,16 @@ describe("reson plugin", () => {
     ws = realpathSync(run.path);
     mkdirSync(join(ws, ".git"));
     const npmrc = join(run.path, ".npm-userconfig");
+    const globalNpmrc = join(run.path, ".npm-globalconfig");
     writeFileSync(npmrc, "");
+    writeFileSync(globalNpmrc, "");
     // npm stays offline with a cache of its own and none of the developer's settings: a
     // tarball needs nothing from the network, and a registry test points npm at its own.
     env = cleanEnv({
       RESON_HOME: run.home,
       npm_config_cache: join(run.path, ".npm-cache"),
       npm_config_userconfig: npmrc,
+      npm_config_globalconfig: globalNpmrc,
       npm_config_offline: "true",
       npm_config_update_notifier: "false",
     });

@@ -12,3 +12,4 @@ export { skillsCommand } from "./skills-command.js";
 export { gcCommand, sessionsCommand, traceCommand } from "./store-commands.js";
 export { toolsCommand } from "./tools-command.js";
 export { workerCommand } from "./worker-command.js";
+export { workspaceCommand } from "./workspace-command.js";

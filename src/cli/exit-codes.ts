@@ -18,6 +18,7 @@ const CONFIG_CODES: ReadonlySet<ErrorCode> = new Set([
   "workspace_invalid",
   "workspace_refused",
   "workspace_untrusted",
+  "workspace_exists",
   "not_found",
   "ambiguous_id",
   // Another process runs it: nothing ran here, and trying again later may work.

@@ -30,6 +30,8 @@ Usage:
                                      or --project scope); enable|disable|trust|update
   reson doctor [-w dir] [--json]     what this machine guarantees: OS sandbox for commands,
                                      secrets file, store, tools; what to install when not
+  reson workspace create|list|show|default|rename|remove|use|templates   registered
+                                     workspaces (\`reson workspace --help\`)
   reson gc --older-than <30d|12h>    remove old runs and their checkpoints
   reson serve [options]              the HTTP API with live events (127.0.0.1:7878, bearer
                                      token); executes runs itself unless --workers 0
@@ -40,7 +42,10 @@ Usage:
 Ids: a session or run id, or any unique prefix of one.
 
 Run options (also for resume, where they override what the run was started with):
-  -w, --workspace <dir>        folder the agent works in (default: current directory)
+  -w, --workspace <dir|name>   folder the agent works in, or a registered workspace's name
+                               or id (a folder here wins over a name); default
+                               $RESON_WORKSPACE, else the current folder, else (in the home
+                               folder, / or a system folder) the default workspace
   -p, --provider <name>        anthropic | openai | google | deepseek | openrouter | ollama | openai-compatible
   -m, --model <id>             model id (default: the provider's default model)
       --base-url <url>         endpoint of the provider (required for openai-compatible)

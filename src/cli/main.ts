@@ -36,6 +36,7 @@ const RUNNERS: Record<string, Runner> = {
   gc: (c, rest) => c.gcCommand(rest),
   serve: (c, rest) => c.serveCommand(rest),
   worker: (c, rest) => c.workerCommand(rest),
+  workspace: (c, rest) => c.workspaceCommand(rest),
   // `reson`, `reson --continue`, `reson -w dir -m model`: the interactive terminal.
   repl: (c, _rest, argv) => c.replCommand(argv),
 };
@@ -54,7 +55,7 @@ export async function main(argv: string[], loadCommands: LoadCommands = loadModu
   const runner = Object.hasOwn(RUNNERS, name) ? RUNNERS[name] : undefined;
   if (!runner) {
     process.stderr.write(
-      `reson: unknown command "${command}". Commands: run, resume, sessions, trace, tools, skills, memory, experiences, mcp, plugin, doctor, gc, serve, worker (or none, for the interactive terminal). See \`reson --help\`.\n`,
+      `reson: unknown command "${command}". Commands: run, resume, sessions, trace, tools, skills, memory, experiences, mcp, plugin, doctor, gc, serve, worker, workspace (or none, for the interactive terminal). See \`reson --help\`.\n`,
     );
     return EXIT_USAGE;
   }

@@ -41,6 +41,7 @@ import { askPermission } from "./repl-permission.js";
 import { parseReplArgs, type ReplArgs } from "./run-args.js";
 import { nothingToResume, reportError } from "./run-command.js";
 import { sessionsCommand } from "./store-commands.js";
+import { settleWorkspace } from "./workspace-choice.js";
 
 const SLASH_HELP = `Commands:
   /help                  this list
@@ -513,6 +514,8 @@ export async function replCommand(argv: string[]): Promise<number> {
   let store: Store | undefined;
   let repl: Repl | undefined;
   try {
+    store = await openDefaultStore(resonHome());
+    await settleWorkspace(store, args, "default");
     let workspaceRoot: string;
     try {
       workspaceRoot = realpathSync(resolve(args.workspace ?? process.cwd()));
@@ -522,7 +525,6 @@ export async function replCommand(argv: string[]): Promise<number> {
         `The workspace folder ${args.workspace ?? process.cwd()} does not exist.`,
       );
     }
-    store = await openDefaultStore(resonHome());
     const ask = (prompt: Parameters<typeof askPermission>[0]) => {
       const current = repl;
       if (!current) return Promise.resolve({ kind: "deny" as const });

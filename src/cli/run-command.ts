@@ -28,6 +28,7 @@ import { decideMcpOffer, type McpSetup, startMcp, withMcpOffer } from "./mcp-set
 import { humanRenderer } from "./render-human.js";
 import { jsonRenderer } from "./render-json.js";
 import { type ModelArgs, parseResumeArgs, parseRunArgs } from "./run-args.js";
+import { settleWorkspace } from "./workspace-choice.js";
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -213,6 +214,7 @@ export async function runCommand(argv: string[]): Promise<number> {
     return EXIT_USAGE;
   }
   return execute(args, async (store) => {
+    await settleWorkspace(store, args, "default");
     const task = args.task === "-" ? await readStdin() : args.task;
     if (args.task === "-" && !task)
       throw new ResonError("usage_error", "The task read from standard input is empty.");
@@ -251,6 +253,7 @@ export async function resumeCommand(argv: string[]): Promise<number> {
     return EXIT_USAGE;
   }
   return execute(args, async (store) => {
+    await settleWorkspace(store, args, "none");
     const trace = await findTrace(store, args.id);
     const session = await store.sessions.get(trace.sessionId);
     return {

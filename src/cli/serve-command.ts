@@ -1,6 +1,7 @@
 // `reson serve`: the HTTP API (and its event streams) over this machine's store, on 127.0.0.1
 // by default, behind a bearer token made on first start. On SQLite it executes the runs in its
 // own process; on PostgreSQL it may leave them to `reson worker` processes (--workers 0).
+import { resolve } from "node:path";
 import { openDefaultStore } from "../agent/index.js";
 import { resonHome } from "../config/index.js";
 import { toResonError } from "../core/errors.js";
@@ -22,6 +23,9 @@ Usage: reson serve [options]
   --token-file <file>      the bearer token (default $RESON_HOME/serve-token, made on
                            first start with mode 0600 and printed once)
   --cors <origin>          a web page origin allowed to call the API (repeatable)
+  --workspace-root <dir>   requests may name a workspace by a path under <dir>
+                           (repeatable; also serve.workspaceRoots in $RESON_HOME/config.json);
+                           elsewhere only registered workspaces (id, name or folder)
   --workers <n>            runs executed at once in this process (default 2); 0 leaves
                            them to \`reson worker\` processes (PostgreSQL)
   --grace <duration>       on SIGTERM, how long running runs may take to finish (default 30s)
@@ -44,6 +48,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
     port: { type: "string" },
     "token-file": { type: "string" },
     cors: { type: "string", multiple: true },
+    "workspace-root": { type: "string", multiple: true },
     workers: { type: "string" },
   } as const;
   let args: ServiceArgs<typeof own>;
@@ -95,6 +100,10 @@ export async function serveCommand(argv: string[]): Promise<number> {
       token,
       ...(values.cors ? { corsOrigins: values.cors as string[] } : {}),
       workers,
+      workspaceRoots: [
+        ...args.workspaceRoots,
+        ...((values["workspace-root"] as string[] | undefined) ?? []).map((root) => resolve(root)),
+      ],
       ttlMs,
       promptTimeoutMs,
       requestLog: ({ ts: _ts, msg: _msg, level, ...request }) =>

@@ -1,6 +1,7 @@
 // The flags `reson serve` and `reson worker` share (grace, prompt timeout, lease TTL, log format,
 // help) parsed once, with each command's own flags beside them; every bad value is a usage
 // error that says what a good one looks like.
+import { join, resolve } from "node:path";
 import { type ParseArgsOptionsConfig, parseArgs } from "node:util";
 import { loadConfig, type ResonConfig } from "../config/index.js";
 import { ResonError } from "../core/errors.js";
@@ -36,6 +37,11 @@ export interface ServiceArgs<T extends ParseArgsOptionsConfig> {
   metricsPort: number | undefined;
   /** The config's telemetry section (OpenTelemetry endpoint, content on spans). */
   telemetry: ResonConfig["telemetry"];
+  /**
+   * serve.workspaceRoots of the user's own $RESON_HOME/config.json (never a project's: a
+   * folder's config must not widen what requests may reach), absolute.
+   */
+  workspaceRoots: string[];
 }
 
 export async function parseServiceArgs<T extends ParseArgsOptionsConfig>(
@@ -45,7 +51,10 @@ export async function parseServiceArgs<T extends ParseArgsOptionsConfig>(
   const { values } = parseArgs({ args: argv, options: { ...COMMON, ...own }, strict: true });
   const common = values as Record<string, string | boolean | undefined>;
   const text = (name: string) => common[name] as string | undefined;
-  const { config } = await loadConfig({ workspace: process.cwd() });
+  const loaded = await loadConfig({ workspace: process.cwd() });
+  const { config } = loaded;
+  const userFile = join(loaded.home, "config.json");
+  const userRoots = loaded.sources.find((s) => s.name === userFile)?.values.serve?.workspaceRoots ?? [];
   return {
     values: values as Values<T>,
     help: common.help === true,
@@ -56,6 +65,7 @@ export async function parseServiceArgs<T extends ParseArgsOptionsConfig>(
     metricsPort:
       text("metrics-port") === undefined ? undefined : portFlag(text("metrics-port")!, "--metrics-port"),
     telemetry: config.telemetry,
+    workspaceRoots: userRoots.map((root) => resolve(loaded.home, root)),
   };
 }
 

@@ -188,6 +188,18 @@ const BrowserSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** `reson serve`. */
+const ServeSchema = Type.Object(
+  {
+    /**
+     * Folders under which a request may name a workspace by its absolute path; anywhere else
+     * only registered workspaces (by id, name or folder) are accepted. None by default.
+     */
+    workspaceRoots: Type.Array(Type.String({ minLength: 1 })),
+  },
+  { additionalProperties: false },
+);
+
 const topLevel = {
   provider: Type.Optional(ProviderNameSchema),
   model: Type.Optional(Type.String({ minLength: 1 })),
@@ -217,6 +229,7 @@ export const ConfigSchema = Type.Object(
     telemetry: TelemetrySchema,
     mcp: McpSchema,
     browser: BrowserSchema,
+    serve: ServeSchema,
   },
   { additionalProperties: false },
 );
@@ -235,6 +248,7 @@ export const PartialConfigSchema = Type.Partial(
     telemetry: Type.Partial(TelemetrySchema, { additionalProperties: false }),
     mcp: Type.Partial(McpSchema, { additionalProperties: false }),
     browser: Type.Partial(BrowserSchema, { additionalProperties: false }),
+    serve: Type.Partial(ServeSchema, { additionalProperties: false }),
   }),
   { additionalProperties: false },
 );
@@ -265,4 +279,5 @@ export const DEFAULT_CONFIG: ResonConfig = {
   telemetry: { includeContent: false },
   mcp: { servers: {}, toolSearchRatio: 0.1 },
   browser: { enabled: true, headless: true, allowPrivateHosts: [], snapshotTokens: 4_000 },
+  serve: { workspaceRoots: [] },
 };

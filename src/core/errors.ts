@@ -21,6 +21,8 @@ export type ErrorCode =
   | "workspace_invalid"
   | "workspace_refused"
   | "workspace_untrusted"
+  /** A workspace name or folder already registered (HTTP 409). */
+  | "workspace_exists"
   | "aborted"
   | "max_iterations"
   | "budget_exceeded"

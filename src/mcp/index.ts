@@ -20,13 +20,14 @@ export { mcpServerEntries, PROJECT_MCP_FILE, readProjectMcpFile } from "./defini
 export { expandServer } from "./expand.js";
 export type { Authorize } from "./oauth.js";
 export { FileOAuthProvider, oauthFile, waitForCallback } from "./oauth.js";
+export { openSdkConnection } from "./open-connection.js";
 export type { SelectServersOptions, ServerSelection } from "./project-approval.js";
 export { selectServers } from "./project-approval.js";
 export type { McpPromptCommand } from "./prompts.js";
 export { promptArguments } from "./prompts.js";
 export { READ_RESOURCE } from "./resource-tool.js";
 export { toolSchemaTokens, toolsSchemaTokens } from "./schema-size.js";
-export { SdkConnection } from "./sdk-connection.js";
+export type { SdkConnection } from "./sdk-connection.js";
 export type { StartedServer, StartServersOptions } from "./servers.js";
 export { McpServers } from "./servers.js";
 export { MAX_TOOL_NAME_CHARS, mcpToolName } from "./tool-name.js";

@@ -9,9 +9,9 @@ import type { McpConnection, McpConnectOptions, McpResourceInfo, McpToolInfo } f
 import type { McpServerEntry } from "./definitions.js";
 import { expandServer } from "./expand.js";
 import { mcpToolDefinition } from "./mcp-tool.js";
+import { openSdkConnection } from "./open-connection.js";
 import { type McpPromptCommand, promptArguments, promptCommands, promptText } from "./prompts.js";
 import { resourceTool } from "./resource-tool.js";
-import { SdkConnection } from "./sdk-connection.js";
 import { disambiguatedToolName, mcpToolName } from "./tool-name.js";
 
 export interface StartServersOptions {
@@ -172,7 +172,7 @@ function withSecrets(
 async function startOne(entry: McpServerEntry, options: StartServersOptions): Promise<StartedServer> {
   const expanded = expandServer(entry.name, entry.config, options.env);
   const config = options.secrets ? withSecrets(entry.name, expanded, options.secrets, options.cwd) : expanded;
-  const connection = await SdkConnection.open(entry.name, {
+  const connection = await openSdkConnection(entry.name, {
     config,
     cwd: options.cwd,
     signal: options.signal,

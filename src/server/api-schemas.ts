@@ -73,9 +73,48 @@ const Policy = Type.Optional(
   }),
 );
 
+/** How a request names a workspace (never an arbitrary path: see RunServiceOptions.workspaceRoots). */
+const WorkspaceRef = Type.String({
+  minLength: 1,
+  maxLength: 4096,
+  description:
+    "a registered workspace's id (ws_…) or name, or an absolute path that is a registered workspace's folder or lies under one of the server's workspace roots (--workspace-root, serve.workspaceRoots)",
+});
+
+export const WorkspaceViewSchema = Type.Object(
+  {
+    id: Type.String({ description: "ws_ and a ULID" }),
+    name: Type.String(),
+    path: Type.String({ description: "the folder's real path on the server's machine" }),
+    template: Type.Union([Type.String(), Type.Null()]),
+    isDefault: Type.Boolean(),
+    createdAt: Ms,
+    lastUsedAt: Type.Union([Ms, Type.Null()]),
+  },
+  { $id: "Workspace" },
+);
+
+export const RegisterWorkspaceBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 63, pattern: "^[A-Za-z0-9][A-Za-z0-9._-]*$" }),
+    template: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+    path: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 4096,
+        description:
+          "absolute path under a workspace root (made if missing); default a new folder in the server's $RESON_HOME/workspaces",
+      }),
+    ),
+  },
+  { additionalProperties: false, $id: "RegisterWorkspace" },
+);
+
+export const WorkspaceParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+
 export const CreateSessionBody = Type.Object(
   {
-    workspace: Type.String({ minLength: 1, maxLength: 4096, description: "absolute path" }),
+    workspace: WorkspaceRef,
     title: Type.Optional(Type.String({ maxLength: 200 })),
     provider: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     model: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
@@ -88,9 +127,7 @@ export const CreateSessionBody = Type.Object(
 export const StartRunBody = Type.Object(
   {
     task: Task,
-    workspace: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 4096, description: "absolute path; a new session" }),
-    ),
+    workspace: Type.Optional(WorkspaceRef),
     sessionId: Type.Optional(Id),
     policy: Policy,
     ...RunSettings,
@@ -143,7 +180,9 @@ export const StoredEventSchema = Type.Object(
 
 export const ListSessionsQuery = Type.Object({
   status: Type.Optional(Type.String({ maxLength: 32 })),
-  workspace: Type.Optional(Type.String({ maxLength: 4096 })),
+  workspace: Type.Optional(
+    Type.String({ maxLength: 4096, description: "a workspace's id or name, or a folder's absolute path" }),
+  ),
   limit: Type.Optional(Type.String({ pattern: "^[0-9]{1,4}$" })),
 });
 

@@ -9,6 +9,7 @@ import { isAbsolute } from "node:path";
 import { titleOf, workspaceStanding } from "../agent/index.js";
 import { ResonError } from "../core/errors.js";
 import { ulid } from "../core/ids.js";
+import { isWithin } from "../core/path-within.js";
 import { emptyUsage } from "../core/usage.js";
 import type { RunSpec } from "../runner/index.js";
 import {
@@ -19,8 +20,10 @@ import {
   type SessionRecord,
   type Store,
   type TraceRecord,
+  type WorkspaceRecord,
 } from "../store/index.js";
 import type { ApprovalAnswer } from "../worker/index.js";
+import { WorkspaceManager } from "../workspaces/index.js";
 
 /** What a second task does to a session whose run is still going. */
 export type BusyPolicy = "enqueue" | "reject" | "interrupt";
@@ -66,10 +69,33 @@ export interface RunServiceOptions {
   executesLocally: boolean;
   /** Claims before a run whose workers keep dying fails (default 3). */
   maxAttempts?: number;
+  /**
+   * Folders under which a request may name a workspace by its path. Anywhere else a request
+   * names a registered workspace (its id, name or folder): never an arbitrary path.
+   */
+  workspaceRoots?: readonly string[];
   env?: NodeJS.ProcessEnv;
 }
 
+export interface WorkspaceView {
+  id: string;
+  name: string;
+  path: string;
+  template: string | null;
+  isDefault: boolean;
+  createdAt: number;
+  lastUsedAt: number | null;
+}
+
+export interface RegisterWorkspaceInput {
+  name: string;
+  template?: string;
+  /** An absolute path under a workspace root; default a new folder in $RESON_HOME/workspaces. */
+  path?: string;
+}
+
 export interface CreateSessionInput {
+  /** A registered workspace's id or name, or an absolute path (see RunServiceOptions.workspaceRoots). */
   workspace: string;
   title?: string;
   provider?: string;
@@ -92,10 +118,37 @@ const ACTIVE: ReadonlySet<RunRequestRecord["status"]> = new Set(["queued", "runn
 export class RunService {
   readonly #store: Store;
   readonly #options: RunServiceOptions;
+  readonly #workspaces: WorkspaceManager;
 
   constructor(options: RunServiceOptions) {
     this.#store = options.store;
     this.#options = options;
+    this.#workspaces = new WorkspaceManager({
+      store: options.store,
+      ...(options.env ? { env: options.env } : {}),
+    });
+  }
+
+  async listWorkspaces(): Promise<WorkspaceView[]> {
+    return (await this.#workspaces.list()).map(workspaceView);
+  }
+
+  async getWorkspace(ref: string): Promise<WorkspaceView> {
+    return workspaceView(await this.#workspaces.get(ref));
+  }
+
+  /**
+   * Registers a workspace: a new folder in this machine's $RESON_HOME/workspaces, or a folder
+   * under a workspace root (made if missing); nowhere else.
+   */
+  async registerWorkspace(input: RegisterWorkspaceInput): Promise<WorkspaceView> {
+    if (input.path !== undefined) await this.#assertUnderRoot(requireAbsolute(input.path));
+    const { workspace } = await this.#workspaces.create({
+      name: input.name,
+      ...(input.template ? { template: input.template } : {}),
+      ...(input.path ? { path: input.path } : {}),
+    });
+    return workspaceView(workspace);
   }
 
   get store(): Store {
@@ -116,7 +169,15 @@ export class RunService {
   }): Promise<SessionView[]> {
     const sessions = await this.#store.sessions.list({
       limit: Math.min(filter.limit ?? 50, 500),
-      ...(filter.workspace ? { projectKey: projectKey(await realpathOr(filter.workspace)) } : {}),
+      ...(filter.workspace
+        ? {
+            projectKey: projectKey(
+              isAbsolute(filter.workspace)
+                ? await realpathOr(filter.workspace)
+                : (await this.#workspaces.get(filter.workspace)).path,
+            ),
+          }
+        : {}),
     });
     return sessions.filter((s) => !filter.status || s.status === filter.status).map(sessionView);
   }
@@ -319,7 +380,41 @@ export class RunService {
    * folder that is not `/`, a system folder or reson's own, nor a broad one unless trusted.
    */
   async #checkedWorkspace(given: string, trusted: boolean): Promise<string> {
-    const path = requireWorkspace(given);
+    const value = requireWorkspace(given).trim();
+    if (!isAbsolute(value)) {
+      // An id or a name: the registered folder, checked like any other below.
+      const registered = await this.#workspaces.get(value);
+      await this.#workspaces.touch(registered);
+      return this.#standingChecked(registered.path, trusted);
+    }
+    const path = value;
+    const registered = await this.#workspaces.byPath(await realpathOr(path));
+    if (registered) await this.#workspaces.touch(registered);
+    else await this.#assertUnderRoot(path);
+    return this.#standingChecked(path, trusted);
+  }
+
+  /** Refuses a path that is not under one of the workspace roots (compared by real path). */
+  async #assertUnderRoot(path: string): Promise<void> {
+    const real = await realpathOr(path);
+    for (const root of this.#options.workspaceRoots ?? []) {
+      if (isWithin(real, await realpathOr(root))) return;
+    }
+    const roots = this.#options.workspaceRoots ?? [];
+    throw new ResonError(
+      "forbidden",
+      `${path} is not a registered workspace, nor under a workspace root of this server.`,
+      {
+        hint:
+          roots.length > 0
+            ? `Name a registered workspace by id or name (GET /workspaces), or a folder under ${roots.join(", ")}.`
+            : "Name a registered workspace by id or name (GET /workspaces; register one with POST /workspaces or `reson workspace create`), or start reson serve with --workspace-root <folder> (serve.workspaceRoots in $RESON_HOME/config.json).",
+        details: { path },
+      },
+    );
+  }
+
+  async #standingChecked(path: string, trusted: boolean): Promise<string> {
     let real: string;
     try {
       real = await realpath(path);
@@ -409,11 +504,30 @@ function sessionView(session: SessionRecord): SessionView {
 }
 
 function requireWorkspace(workspace: string | undefined): string {
-  if (!workspace || !isAbsolute(workspace))
-    throw new ResonError("usage_error", "A workspace must be given as an absolute path.", {
-      hint: 'Send "workspace": "/path/to/project" (or a sessionId of an existing session).',
+  if (!workspace?.trim())
+    throw new ResonError("usage_error", "A workspace must be given.", {
+      hint: 'Send "workspace": a registered workspace\'s id or name (GET /workspaces), or an absolute path under a workspace root; or a sessionId of an existing session.',
     });
   return workspace;
+}
+
+function requireAbsolute(path: string): string {
+  if (isAbsolute(path)) return path;
+  throw new ResonError("usage_error", `${path} is not an absolute path.`, {
+    hint: "Give the workspace's folder as an absolute path, or leave path out to make one in $RESON_HOME/workspaces.",
+  });
+}
+
+function workspaceView(workspace: WorkspaceRecord): WorkspaceView {
+  return {
+    id: workspace.id,
+    name: workspace.name,
+    path: workspace.path,
+    template: workspace.template,
+    isDefault: workspace.isDefault,
+    createdAt: workspace.createdAt,
+    lastUsedAt: workspace.lastUsedAt,
+  };
 }
 
 async function realpathOr(path: string): Promise<string> {

@@ -19,6 +19,7 @@ import type { ServeToken } from "./serve-token.js";
 import { sessionRoutes } from "./session-routes.js";
 import type { SseOptions } from "./sse.js";
 import { webRoutes } from "./web-routes.js";
+import { workspaceRoutes } from "./workspace-routes.js";
 
 export interface ServiceOptions {
   store: Store;
@@ -28,6 +29,8 @@ export interface ServiceOptions {
   corsOrigins?: readonly string[];
   /** Runs this process executes at once; 0 leaves them all to `reson worker` processes. */
   workers: number;
+  /** Folders under which a request may name a workspace by path (else only registered ones). */
+  workspaceRoots?: readonly string[];
   ttlMs: number;
   promptTimeoutMs: number;
   env?: NodeJS.ProcessEnv;
@@ -54,6 +57,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const service = new RunService({
     store,
     executesLocally: options.workers > 0,
+    workspaceRoots: options.workspaceRoots ?? [],
     ...(options.env ? { env: options.env } : {}),
   });
   let worker: Worker | undefined;
@@ -109,6 +113,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       routes: [
         ready,
         ...sessionRoutes(service),
+        ...workspaceRoutes(service),
         ...runRoutes(service),
         ...eventRoutes({ service, announcements, live }),
         ...(telemetry ? [metricsRoute(telemetry.metrics)] : []),

@@ -56,9 +56,11 @@ import type {
   ToolStatsRepository,
   TraceRepository,
   TurnRepository,
+  WorkspaceRepository,
   WriteOp,
 } from "./types.js";
 import { VectorScopes } from "./vector-scopes.js";
+import { workspaceRepository } from "./workspace-repository.js";
 import { batchError, planWrite } from "./write-plan.js";
 
 export interface SqlStoreOptions {
@@ -160,6 +162,7 @@ export class SqlStore implements Store {
   readonly queue: RunQueueRepository;
   readonly prompts: RunPromptRepository;
   readonly idempotency: IdempotencyRepository;
+  readonly workspaces: WorkspaceRepository;
   readonly #driver: Driver;
   readonly #plan: PlanContext & { kind: "sqlite" | "postgres" };
   readonly #notices: Notices;
@@ -288,6 +291,13 @@ export class SqlStore implements Store {
       commit: (ops, commitOptions) => this.#commit(ops, commitOptions),
     });
     this.idempotency = idempotencyRepository(service);
+    this.workspaces = workspaceRepository({
+      query: context.query,
+      transact: (statements) => {
+        this.#ensureOpen();
+        return driver.transact(statements);
+      },
+    });
   }
 
   /** What the database offers; on SQLite, asking loads the vector extension (see sqlite-driver.ts). */

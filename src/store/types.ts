@@ -12,9 +12,11 @@ import type {
   RunQueueRepository,
   RunWriteOp,
 } from "./service-types.js";
+import type { WorkspaceRepository } from "./workspace-types.js";
 
 export type * from "./memory-types.js";
 export type * from "./service-types.js";
+export type * from "./workspace-types.js";
 
 /** Milliseconds since the epoch, UTC. */
 export type EpochMs = number;
@@ -374,6 +376,8 @@ export interface Store {
   readonly prompts: RunPromptRepository;
   /** Answers of POSTs repeated with an idempotency key. */
   readonly idempotency: IdempotencyRepository;
+  /** Registered workspaces: named folders reson works in. */
+  readonly workspaces: WorkspaceRepository;
   /** Applies every operation in one transaction: all or nothing. */
   apply(ops: readonly WriteOp[], options?: ApplyOptions): Promise<void>;
   /**

@@ -15,7 +15,7 @@ export type { CommandLimits, NetworkPolicy, PolicyOptions, WorkspacePolicy } fro
 export { DEFAULT_COMMAND_LIMITS, DEFAULT_PROTECTED, workspacePolicy } from "./policy.js";
 export { type ChildOptions, endChildren, spawnChild } from "./processes.js";
 export type { RootPlaces, RootRisk } from "./root-risk.js";
-export { workspaceRootRisk } from "./root-risk.js";
+export { realPathOf, WORKSPACES_DIR, workspaceRootRisk } from "./root-risk.js";
 export type { ResolvedPath } from "./sandbox.js";
 export type { SearchEngine, SearchMatch, SearchResult } from "./search.js";
 export type { WalkResult } from "./walk.js";

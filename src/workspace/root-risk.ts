@@ -45,6 +45,9 @@ export const SYSTEM_DIRS: ReadonlySet<string> = new Set([
   "/var/tmp",
 ]);
 
+/** The folder of $RESON_HOME that holds the workspaces reson creates. */
+export const WORKSPACES_DIR = "workspaces";
+
 /** Kernel file systems: nothing beneath them is a workspace. */
 export const KERNEL_TREES: readonly string[] = ["/proc", "/sys", "/dev"];
 
@@ -93,6 +96,10 @@ export function workspaceRootRisk(root: string, places: RootPlaces): RootRisk {
   if (root === "/") return { kind: "refused", reason: "it is the whole file system" };
   if (KERNEL_TREES.some((tree) => isWithin(root, tree)))
     return { kind: "refused", reason: "it is a kernel file system" };
+  // Registered workspaces reson made live in $RESON_HOME/workspaces/<name>: each of those is
+  // a workspace like any project folder (the sandbox shows a root inside a hidden folder, and
+  // keeps the rest of reson's folder hidden); the workspaces folder itself is not.
+  if (isBelow(root, join(resonHome, WORKSPACES_DIR))) return { kind: "none" };
   if (isWithin(root, resonHome)) {
     return {
       kind: "refused",

@@ -19,6 +19,7 @@ const LAYERS: Record<string, number> = {
   skills: 2,
   memory: 2,
   mcp: 2,
+  workspaces: 2,
   context: 3,
   agent: 4,
   trace: 4,

@@ -53,13 +53,15 @@ describe("workspace roots", () => {
     expect(existsSync(trustedFile())).toBe(false);
   });
 
+  // Named with --workspace: started there with no workspace given, reson would work in the
+  // default workspace instead (test/cli/workspaces.test.ts).
   it("refuses a headless run in the home folder, and one above it, saying how to proceed", async () => {
-    const asHome = await run(["look around"], { HOME: f.ws.path });
+    const asHome = await run(["--workspace", f.ws.path, "look around"], { HOME: f.ws.path });
     expect(asHome.code).toBe(2);
     expect(asHome.stderr).toContain(`reson: ${f.ws.path} is not a trusted workspace: it is your home folder`);
     expect(asHome.stderr).toContain("--trust-workspace");
     expect(asHome.stderr).toContain(trustedFile());
-    const above = await run(["look around"], { HOME: join(f.ws.path, "users", "ann") });
+    const above = await run(["-w", f.ws.path, "look around"], { HOME: join(f.ws.path, "users", "ann") });
     expect(above.code).toBe(2);
     expect(above.stderr).toContain(`it contains your home folder (${join(f.ws.path, "users", "ann")})`);
     expect(f.server.requests).toHaveLength(0);
@@ -83,7 +85,8 @@ describe("workspace roots", () => {
 
   it("the terminal asks once in the home folder; yes is remembered, and later headless runs go ahead", async () => {
     const env = { HOME: f.ws.path };
-    const asked = await terminal("y\n/exit\n", env);
+    const here = ["--workspace", f.ws.path];
+    const asked = await terminal("y\n/exit\n", env, here);
     expect(asked.code).toBe(0);
     expect(asked.stdout).toContain(`reson is about to work in ${f.ws.path}: it is your home folder.`);
     expect(asked.stdout).toContain("Trust this folder? [y] yes, and remember it  [n] no, quit:");
@@ -91,7 +94,7 @@ describe("workspace roots", () => {
     const trusted = JSON.parse(readFileSync(trustedFile(), "utf8")) as { folders: Record<string, unknown> };
     expect(Object.keys(trusted.folders)).toEqual([f.ws.path]);
 
-    const again = await terminal("/exit\n", env);
+    const again = await terminal("/exit\n", env, here);
     expect(again.code).toBe(0);
     expect(again.stdout).not.toContain("Trust this folder?");
 
@@ -101,12 +104,12 @@ describe("workspace roots", () => {
 
     // Revoking: the entry removed, the question comes back.
     writeFileSync(trustedFile(), '{ "folders": {} }\n');
-    const revoked = await run(["say hello"], env);
+    const revoked = await run(["-w", f.ws.path, "say hello"], env);
     expect(revoked.code).toBe(2);
   });
 
   it("no in the terminal ends the session with nothing run and nothing remembered", async () => {
-    const result = await terminal("n\nwrite a file\n", { HOME: f.ws.path });
+    const result = await terminal("n\nwrite a file\n", { HOME: f.ws.path }, ["-w", f.ws.path]);
     expect(result.code).toBe(2);
     expect(result.stdout).toContain("Not trusted; nothing ran. Start reson in a project folder");
     expect(f.server.requests).toHaveLength(0);
@@ -123,7 +126,7 @@ describe("workspace roots", () => {
     writeFileSync(join(f.ws.path, "app.txt"), "app\n");
     const env = { RESON_HOME: resonHome };
 
-    const refused = await run(["look around"], env);
+    const refused = await run(["-w", ".", "look around"], env);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(`it contains reson's own folder ($RESON_HOME, ${resonHome})`);
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from "vitest";
 import { isResonError } from "../../src/core/errors.js";
-import { type McpProgress, SdkConnection } from "../../src/mcp/index.js";
+import { type McpProgress, openSdkConnection, type SdkConnection } from "../../src/mcp/index.js";
 import { everythingHttp, everythingStdio, testServer } from "./servers.js";
 
 const never = () => new AbortController().signal;
@@ -9,8 +9,8 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((c) => c.close()));
 });
 
-async function connect(name: string, config: Parameters<typeof SdkConnection.open>[1]["config"]) {
-  const connection = await SdkConnection.open(name, { config, cwd: process.cwd(), signal: never() });
+async function connect(name: string, config: Parameters<typeof openSdkConnection>[1]["config"]) {
+  const connection = await openSdkConnection(name, { config, cwd: process.cwd(), signal: never() });
   open.push(connection);
   return connection;
 }

@@ -55,10 +55,13 @@ function scripted(request: RecordedRequest) {
 }
 
 async function startServe(home: string, cwd: string, env: Record<string, string>): Promise<Serve> {
-  const process = startReson(["serve", "--port", "0", "--metrics-port", "0", "--log-format", "json"], {
-    env: cleanEnv({ RESON_HOME: home, ...env }),
-    cwd,
-  });
+  const process = startReson(
+    ["serve", "--port", "0", "--metrics-port", "0", "--log-format", "json", "--workspace-root", cwd],
+    {
+      env: cleanEnv({ RESON_HOME: home, ...env }),
+      cwd,
+    },
+  );
   const [line] = await process.waitFor(/\{[^\n]*"message":"listening on[^\n]*\}/);
   const started = JSON.parse(line) as { url: string; metrics: string; tracing: string };
   const token = readFileSync(join(home, "serve-token"), "utf8").trim();

@@ -26,10 +26,13 @@ describe("reson worker --metrics-port", () => {
 
   it("serves the metrics of the runs the worker executed, and the queue's depth", async () => {
     const env = cleanEnv({ RESON_HOME: ws.home, RESON_MEMORY: "false" });
-    const serve = startReson(["serve", "--port", "0", "--workers", "0", "--log-format", "json"], {
-      env,
-      cwd: ws.path,
-    });
+    const serve = startReson(
+      ["serve", "--port", "0", "--workers", "0", "--log-format", "json", "--workspace-root", ws.path],
+      {
+        env,
+        cwd: ws.path,
+      },
+    );
     const [, url] = await serve.waitFor(/"url":"(http:\/\/127\.0\.0\.1:\d+)"/);
     const token = readFileSync(join(ws.home, "serve-token"), "utf8").trim();
     const post = await fetch(`${url}/runs`, {

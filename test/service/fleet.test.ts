@@ -212,10 +212,13 @@ describe.skipIf(await skipWithout("postgres", "worker fleet"))("a worker fleet o
     ws = tempDir();
     store = await openStore({ home: ws.home, databaseUrl: url });
     const env = cleanEnv({ RESON_HOME: ws.home, RESON_DATABASE_URL: url });
-    const serve = startReson(["serve", "--port", "0", "--workers", "0", "--log-format", "json"], {
-      env,
-      cwd: ws.path,
-    });
+    const serve = startReson(
+      ["serve", "--port", "0", "--workers", "0", "--log-format", "json", "--workspace-root", ws.path],
+      {
+        env,
+        cwd: ws.path,
+      },
+    );
     const [, base] = await serve.waitFor(/"url":"(http:\/\/127\.0\.0\.1:\d+)"/);
     const token = readFileSync(join(ws.home, "serve-token"), "utf8").trim();
     const response = await fetch(`${base}/runs`, {

@@ -2,7 +2,7 @@
 // POST in a workspace, its status, its events (as JSON and as server-sent events, rejoined
 // with Last-Event-ID), its trace and goal tree, approvals and questions answered by POST, and a
 // busy session's second task queued, refused or interrupting, by the request's policy.
-import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { cleanEnv, type TempDir, tempDir } from "../support/cli.js";
@@ -112,7 +112,7 @@ describe("reson serve", () => {
   beforeEach(async () => {
     server = await startFakeModelServer({ respond: scripted });
     ws = tempDir();
-    serve = await startServe(ws.home, ws.path);
+    serve = await startServe(ws.home, ws.path, ["--workspace-root", ws.path]);
   });
   afterEach(async () => {
     await killAllReson();
@@ -137,6 +137,94 @@ describe("reson serve", () => {
     expect(restarted.token).toBe(serve.token);
     await fetch(`${restarted.url}/sessions`, { headers: { authorization: `Bearer ${serve.token}` } });
     expect(restarted.process.stderr()).not.toContain(serve.token);
+  });
+
+  it("refuses a run in a folder neither registered nor under a workspace root, and runs in a workspace registered over HTTP, named by id or name", async () => {
+    const elsewhere = tempDir();
+    try {
+      const refused = await serve.call("POST", "/runs", {
+        task: "steps 1 then answer",
+        ...spec(),
+        workspace: elsewhere.path,
+      });
+      expect(refused.status).toBe(403);
+      const { error } = (await refused.json()) as { error: { code: string; message: string; hint: string } };
+      expect(error.code).toBe("forbidden");
+      expect(error.message).toContain(
+        `${elsewhere.path} is not a registered workspace, nor under a workspace root`,
+      );
+      expect(error.hint).toContain("GET /workspaces");
+      expect((await serve.call("POST", "/sessions", { workspace: elsewhere.path })).status).toBe(403);
+      expect((await serve.call("POST", "/workspaces", { name: "out", path: elsewhere.path })).status).toBe(
+        403,
+      );
+      expect((await fetch(`${serve.url}/workspaces`)).status).toBe(401);
+
+      const registered = await serve.json<{ id: string; name: string; path: string }>("POST", "/workspaces", {
+        name: "notes",
+        template: "notes",
+      });
+      expect(registered.id).toMatch(/^ws_/);
+      expect(registered.path).toBe(join(ws.home, "workspaces", "notes"));
+      expect(readFileSync(join(registered.path, "AGENTS.md"), "utf8")).toContain("notebook");
+      const run = await serve.json<{ id: string; sessionId: string }>("POST", "/runs", {
+        task: "steps 1 then answer",
+        ...spec(),
+        workspace: registered.id,
+      });
+      expect((await waitForRun(serve, run.id, ["completed", "failed"])).status).toBe("completed");
+      expect(readFileSync(join(registered.path, "out.txt"), "utf8")).toBe("0\n");
+      const session = await serve.json<{ workspace: string }>("GET", `/sessions/${run.sessionId}`);
+      expect(session.workspace).toBe(registered.path);
+      const { workspaces } = await serve.json<{
+        workspaces: Array<{ id: string; lastUsedAt: number | null }>;
+      }>("GET", "/workspaces");
+      expect(workspaces.map((w) => w.id)).toEqual([registered.id]);
+      expect(workspaces[0]!.lastUsedAt).toBeGreaterThan(0);
+      expect((await serve.call("POST", "/sessions", { workspace: "notes" })).status).toBe(201);
+      const inNotes = await serve.json<{ sessions: Array<{ workspace: string }> }>(
+        "GET",
+        "/sessions?workspace=notes",
+      );
+      expect(inNotes.sessions.map((x) => x.workspace)).toEqual([registered.path, registered.path]);
+      const unknown = await serve.call("POST", "/sessions", { workspace: "nothing-here" });
+      expect(unknown.status).toBe(404);
+      expect((await serve.json<{ name: string }>("GET", `/workspaces/${registered.id}`)).name).toBe("notes");
+    } finally {
+      elsewhere.remove();
+    }
+  });
+
+  it("takes workspace roots from the user's own config file, never from a project's, and by default accepts no raw path", async () => {
+    const bare = tempDir();
+    const project = join(bare.path, "project");
+    try {
+      mkdirSync(join(bare.path, ".reson"), { recursive: true });
+      mkdirSync(project);
+      // A project's config cannot widen what requests may reach.
+      writeFileSync(
+        join(bare.path, ".reson", "config.json"),
+        JSON.stringify({ serve: { workspaceRoots: ["/"] } }),
+      );
+      const closed = await startServe(bare.home, bare.path);
+      const refused = await closed.call("POST", "/sessions", { workspace: project });
+      expect(refused.status).toBe(403);
+      expect(((await refused.json()) as { error: { hint: string } }).error.hint).toContain(
+        "--workspace-root",
+      );
+      closed.process.kill();
+      await closed.process.exited();
+
+      writeFileSync(
+        join(bare.home, "config.json"),
+        JSON.stringify({ serve: { workspaceRoots: [bare.path] } }),
+      );
+      const open = await startServe(bare.home, bare.path);
+      expect((await open.call("POST", "/sessions", { workspace: project })).status).toBe(201);
+      expect((await open.call("POST", "/sessions", { workspace: ws.path })).status).toBe(403);
+    } finally {
+      bare.remove();
+    }
   });
 
   it("runs a task posted over HTTP and serves its status, events, trace and goals", async () => {
@@ -269,7 +357,7 @@ describe("reson serve", () => {
   });
 
   it("denies an approval nobody answers once its time is up, and the run goes on", async () => {
-    const quick = await startServe(ws.home, ws.path, ["--prompt-timeout", "1s"]);
+    const quick = await startServe(ws.home, ws.path, ["--prompt-timeout", "1s", "--workspace-root", ws.path]);
     const run = await quick.json<{ id: string }>("POST", "/runs", {
       task: "steps 1 unanswered",
       ...spec(),

@@ -23,6 +23,7 @@ import {
   type TestPostgres,
 } from "./postgres-server.js";
 import { serviceContract } from "./service-contract.js";
+import { workspaceContract } from "./workspace-contract.js";
 
 const availability = postgresAvailability();
 const skip = await skipWithout("postgres", "PostgreSQL store");
@@ -118,6 +119,10 @@ describe.skipIf(skip)("PostgreSQL store", () => {
 
   describe("service", () => {
     serviceContract(postgresTarget);
+  });
+
+  describe("workspace registry", () => {
+    workspaceContract(postgresTarget);
   });
 
   // Vector cases on pgvector's HNSW index where the server has it (else in process).

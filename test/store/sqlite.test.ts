@@ -12,6 +12,7 @@ import { expectUpgraded, rejection, runWorker, type StoreTarget, storeContract }
 import { PROJECT, session } from "./fixtures.js";
 import { memoryContract } from "./memory-contract.js";
 import { serviceContract } from "./service-contract.js";
+import { workspaceContract } from "./workspace-contract.js";
 
 async function sqliteTarget(): Promise<StoreTarget> {
   const base = await mkdtemp(join(tmpdir(), "reson-store-"));
@@ -53,6 +54,10 @@ describe("SQLite store", () => {
 
 describe("SQLite service store", () => {
   serviceContract(sqliteTarget);
+});
+
+describe("SQLite workspace registry", () => {
+  workspaceContract(sqliteTarget);
 });
 
 describe("SQLite memory, vectors by sqlite-vec", () => {

@@ -90,7 +90,7 @@ describe.skipIf(await skipWithout("chromium", "web view in Chromium"))("web view
   beforeEach(async () => {
     model = await startFakeModelServer({ respond: scripted });
     ws = tempDir();
-    const serve = startReson(["serve", "--port", "0", "--log-format", "json"], {
+    const serve = startReson(["serve", "--port", "0", "--log-format", "json", "--workspace-root", ws.path], {
       // The model of runs started from the page, which name none: this serve's configuration.
       env: cleanEnv({
         RESON_HOME: ws.home,

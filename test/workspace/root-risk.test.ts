@@ -34,6 +34,7 @@ describe("workspace root risk", () => {
     "/boot/grub",
     "/home/ann/.reson",
     "/home/ann/.reson/skills/mine",
+    "/home/ann/.reson/workspaces",
   ])("refuses %s", (root) => {
     expect(kind(root)).toBe("refused");
   });
@@ -66,6 +67,8 @@ describe("workspace root risk", () => {
     "/opt/app",
     "/srv/git/repo",
     "/tmp/scratch",
+    "/home/ann/.reson/workspaces/default",
+    "/home/ann/.reson/workspaces/notes/sub",
   ])("takes %s freely", (root) => {
     expect(kind(root)).toBe("none");
   });

@@ -346,6 +346,26 @@ CREATE INDEX experiences_tsv ON experiences USING gin (tsv);
 CREATE INDEX experiences_unindexed ON experiences (id) WHERE terms IS NULL;
 `,
   },
+  {
+    version: 8,
+    name: "registered workspaces",
+    sql: `
+-- Folders registered by name (reson workspace create, POST /workspaces). A folder is registered
+-- once (path: its real path); at most one is the default (the partial unique index).
+CREATE TABLE workspaces (
+  id text PRIMARY KEY,
+  name text NOT NULL UNIQUE,
+  path text NOT NULL UNIQUE,
+  template text,
+  settings jsonb NOT NULL,
+  created_by_reson integer NOT NULL DEFAULT 0,
+  is_default integer NOT NULL DEFAULT 0,
+  created_at bigint NOT NULL,
+  last_used_at bigint
+);
+CREATE UNIQUE INDEX workspaces_one_default ON workspaces (is_default) WHERE is_default = 1;
+`,
+  },
 ];
 
 /** The tables of the store, for sizeBytes. */
@@ -374,4 +394,5 @@ export const POSTGRES_TABLES = [
   "run_requests",
   "run_prompts",
   "idempotency_keys",
+  "workspaces",
 ];

@@ -369,4 +369,24 @@ CREATE TRIGGER experiences_reindexed AFTER UPDATE OF terms ON experiences BEGIN
 END;
 `,
   },
+  {
+    version: 8,
+    name: "registered workspaces",
+    sql: `
+-- Folders registered by name (reson workspace create, POST /workspaces). A folder is registered
+-- once (path: its real path); at most one is the default (the partial unique index).
+CREATE TABLE workspaces (
+  id TEXT PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE,
+  path TEXT NOT NULL UNIQUE,
+  template TEXT,
+  settings TEXT NOT NULL,
+  created_by_reson INTEGER NOT NULL DEFAULT 0,
+  is_default INTEGER NOT NULL DEFAULT 0,
+  created_at INTEGER NOT NULL,
+  last_used_at INTEGER
+) STRICT;
+CREATE UNIQUE INDEX workspaces_one_default ON workspaces (is_default) WHERE is_default = 1;
+`,
+  },
 ];

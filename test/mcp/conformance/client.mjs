@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { SdkConnection } from "../../../dist/mcp/index.js";
+import { openSdkConnection } from "../../../dist/mcp/index.js";
 
 const url = process.argv.at(-1);
 const never = new AbortController().signal;
@@ -32,7 +32,7 @@ async function authorize(loginUrl) {
 }
 
 const home = mkdtempSync(join(tmpdir(), "reson-conformance-home-"));
-const connection = await SdkConnection.open("conformance", {
+const connection = await openSdkConnection("conformance", {
   config: { url },
   cwd: process.cwd(),
   signal: never,

@@ -1,0 +1,82 @@
+// Which folder a run or the terminal works in: `-w` (a registered workspace's name or id, or a
+// path), else $RESON_WORKSPACE (set by `reson workspace use`), else the current folder when
+// it is a project, else the default workspace (made on first use), said on stderr. A folder
+// given explicitly is never swapped for the default: `-w ~` is refused as it always was.
+import { realpath } from "node:fs/promises";
+import { workspaceStanding } from "../agent/index.js";
+import { ResonError } from "../core/errors.js";
+import type { Store, WorkspaceRecord } from "../store/index.js";
+import { WorkspaceManager } from "../workspaces/index.js";
+import { WORKSPACE_ENV } from "./workspace-command.js";
+
+export interface WorkspaceChoice {
+  /** The folder to pass on as the workspace; undefined: the current folder, as before. */
+  workspace?: string;
+  /** The registered workspace worked in, if the folder is one. */
+  registered?: WorkspaceRecord;
+}
+
+export interface ChooseOptions {
+  /** -w/--workspace as given. */
+  given: string | undefined;
+  /** --trust-workspace: the user means the current folder, broad or not. */
+  trustWorkspace: boolean;
+  /** "default": outside any project, use the default workspace (run, terminal); "none": resume. */
+  fallback: "default" | "none";
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  say: (line: string) => void;
+}
+
+/**
+ * Chooses the workspace of a command's arguments (see chooseWorkspace) and puts the folder in
+ * `args.workspace`; what reson chose for the user is said on stderr.
+ */
+export async function settleWorkspace(
+  store: Store,
+  args: { workspace?: string; trustWorkspace: boolean },
+  fallback: ChooseOptions["fallback"],
+): Promise<WorkspaceChoice> {
+  const chosen = await chooseWorkspace(store, {
+    given: args.workspace,
+    trustWorkspace: args.trustWorkspace,
+    fallback,
+    say: (line) => process.stderr.write(`${line}\n`),
+  });
+  if (chosen.workspace) args.workspace = chosen.workspace;
+  return chosen;
+}
+
+export async function chooseWorkspace(store: Store, options: ChooseOptions): Promise<WorkspaceChoice> {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const manager = new WorkspaceManager({ store, env });
+  const fromEnv = env[WORKSPACE_ENV]?.trim();
+  const given = options.given ?? (options.fallback === "default" ? fromEnv || undefined : undefined);
+  if (given !== undefined) {
+    const resolved = await manager.resolve(given, cwd);
+    if (resolved.note) options.say(`reson: ${resolved.note}`);
+    if (options.given === undefined && !resolved.workspace) {
+      throw new ResonError("workspace_invalid", `${WORKSPACE_ENV}=${given} names no registered workspace.`, {
+        hint: `\`reson workspace list\` shows them; eval "$(reson workspace use <name>)" picks one, eval "$(reson workspace use --clear)" forgets it.`,
+      });
+    }
+    if (resolved.workspace) await manager.touch(resolved.workspace);
+    return { workspace: resolved.path, ...(resolved.workspace ? { registered: resolved.workspace } : {}) };
+  }
+  const here = await realpath(cwd).catch(() => undefined);
+  if (!here) return {}; // the run reports the missing folder, as before
+  const standing = options.trustWorkspace ? { kind: "ok" as const } : await workspaceStanding(here, env);
+  if (standing.kind === "ok" || options.fallback === "none") {
+    const registered = await manager.byPath(here);
+    if (registered) await manager.touch(registered);
+    return registered ? { registered } : {};
+  }
+  const { workspace, created } = await manager.ensureDefault();
+  await manager.touch(workspace);
+  const why = standing.kind === "refused" ? standing.error.details?.reason : standing.reason;
+  options.say(
+    `reson: ${here} is not a project folder (${String(why)}); working in the ${created ? "new " : ""}default workspace ${workspace.path}. Name a folder with -w to work elsewhere.`,
+  );
+  return { workspace: workspace.path, registered: workspace };
+}

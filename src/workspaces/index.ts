@@ -1,0 +1,16 @@
+// The workspaces module: registered folders by name, the default workspace, templates. Above
+// the store (where registrations are kept) and the workspace sandbox (which says which folders
+// may be one); the CLI and `reson serve` use it.
+export { deletionRefusal } from "./deletion.js";
+export {
+  type CreatedWorkspace,
+  type CreateWorkspaceInput,
+  DEFAULT_TEMPLATE,
+  DEFAULT_WORKSPACE_NAME,
+  type RemoveOptions,
+  type ResolvedWorkspace,
+  WorkspaceManager,
+  type WorkspaceManagerOptions,
+} from "./manager.js";
+export { assertWorkspaceName, looksLikeWorkspaceId, WORKSPACE_ID_PREFIX } from "./names.js";
+export { BUILTIN_TEMPLATES, listTemplates, type TemplateInfo, userTemplatesDir } from "./templates.js";

@@ -4,6 +4,7 @@ export { endChildren } from "../workspace/index.js";
 export { doctorCommand } from "./doctor-command.js";
 export { mcpCommand } from "./mcp-command.js";
 export { experiencesCommand, memoryCommand } from "./memory-commands.js";
+export { pluginCommand } from "./plugin-command.js";
 export { replCommand } from "./repl.js";
 export { resumeCommand, runCommand } from "./run-command.js";
 export { serveCommand } from "./serve-command.js";

@@ -26,6 +26,8 @@ Usage:
   reson mcp list|add|remove|test     MCP servers: where defined, status, tools and their
                                      schema tokens; add/remove (user or project .mcp.json);
                                      test one alone
+  reson plugin add|list|show|remove  plugins: add a folder, a tarball or an npm package (user
+                                     or --project scope); enable|disable|trust|update
   reson doctor [-w dir] [--json]     what this machine guarantees: OS sandbox for commands,
                                      secrets file, store, tools; what to install when not
   reson workspace create|list|show|default|rename|remove|use|templates   registered

@@ -31,6 +31,8 @@ const RUNNERS: Record<string, Runner> = {
   experiences: (c, rest) => c.experiencesCommand(rest),
   doctor: (c, rest) => c.doctorCommand(rest),
   mcp: (c, rest) => c.mcpCommand(rest),
+  plugin: (c, rest) => c.pluginCommand(rest),
+  plugins: (c, rest) => c.pluginCommand(rest),
   gc: (c, rest) => c.gcCommand(rest),
   serve: (c, rest) => c.serveCommand(rest),
   worker: (c, rest) => c.workerCommand(rest),
@@ -53,7 +55,7 @@ export async function main(argv: string[], loadCommands: LoadCommands = loadModu
   const runner = Object.hasOwn(RUNNERS, name) ? RUNNERS[name] : undefined;
   if (!runner) {
     process.stderr.write(
-      `reson: unknown command "${command}". Commands: run, resume, sessions, trace, tools, skills, memory, experiences, mcp, doctor, gc, serve, worker, workspace (or none, for the interactive terminal). See \`reson --help\`.\n`,
+      `reson: unknown command "${command}". Commands: run, resume, sessions, trace, tools, skills, memory, experiences, mcp, plugin, doctor, gc, serve, worker, workspace (or none, for the interactive terminal). See \`reson --help\`.\n`,
     );
     return EXIT_USAGE;
   }

@@ -12,6 +12,23 @@ export type {
 } from "./api.js";
 export { definePlugin } from "./api.js";
 export { type DiscoveredPlugins, type DiscoverPluginsOptions, discoverPlugins } from "./discover.js";
+export {
+  type AddedPlugin,
+  type AddPluginOptions,
+  addPlugin,
+  findPlugin,
+  type PluginChangeOptions,
+  type PluginPlaces,
+  pluginPrefix,
+  type RemovedPlugin,
+  removePlugin,
+  setPluginEnabled,
+  trustProjectPlugin,
+  updatablePlugins,
+} from "./install.js";
+export { type ListedPlugin, listPlugins, type PluginList, type PluginStatus } from "./install-list.js";
+export { findNpm, type NpmCommand } from "./install-npm.js";
+export { type PluginSpec, parsePluginSpec } from "./install-spec.js";
 export type { LoadedPlugin, LoadedPlugins, LoadPluginsOptions } from "./load-plugins.js";
 export { type PluginManifest, RESON_EXTENSION, readPluginManifest } from "./manifest.js";
 export {

@@ -1,0 +1,85 @@
+// What `reson plugin list` shows: every registered plugin of both scopes with what a run would
+// do with it (load it, or not and why), from the same discovery a run uses.
+import { discoverPlugins } from "./discover.js";
+import type { PluginPlaces } from "./install.js";
+import { readRegistry, registryPath } from "./registry-file.js";
+import { isPluginTrusted, pluginHash } from "./trust.js";
+import type { PluginScope } from "./types.js";
+
+export type PluginStatus = "loads" | "disabled" | "untrusted" | "shadowed" | "broken";
+
+export interface ListedPlugin {
+  name: string;
+  scope: PluginScope;
+  version?: string;
+  source: string;
+  root: string;
+  enabled: boolean;
+  /** Project plugins only: trusted for this workspace in their present form. */
+  trusted?: boolean;
+  status: PluginStatus;
+  /** Why it does not load, when it does not. */
+  problem?: string;
+}
+
+export interface PluginList {
+  plugins: ListedPlugin[];
+  /** Registry entries or files that could not be read at all. */
+  problems: string[];
+}
+
+export async function listPlugins(places: PluginPlaces): Promise<PluginList> {
+  const found = await discoverPlugins(places);
+  const list: PluginList = { plugins: [], problems: [] };
+  const problemOf = new Map<string, string>();
+  for (const problem of found.problems) {
+    if (problem.name) problemOf.set(problem.name, problem.message);
+    else list.problems.push(problem.message);
+  }
+  const status = new Map<string, { status: PluginStatus; trusted?: boolean }>();
+  for (const p of found.load)
+    status.set(`${p.scope}:${p.name}`, {
+      status: "loads",
+      ...(p.scope === "project" ? { trusted: true } : {}),
+    });
+  for (const p of found.untrusted)
+    status.set(`${p.scope}:${p.name}`, { status: "untrusted", trusted: false });
+  for (const p of found.disabled) status.set(`${p.scope}:${p.name}`, { status: "disabled" });
+  const projectNames = new Set<string>();
+  for (const scope of ["project", "user"] as const) {
+    const read = await readRegistry(
+      registryPath(scope, places),
+      scope === "project" ? places.workspace : undefined,
+    ).catch(() => ({ records: [], problems: [] }));
+    for (const record of read.records) {
+      const known = status.get(`${scope}:${record.name}`);
+      const shadowed = scope === "user" && projectNames.has(record.name);
+      if (scope === "project") projectNames.add(record.name);
+      const problem = shadowed ? undefined : problemOf.get(record.name);
+      const row: ListedPlugin = {
+        name: record.name,
+        scope,
+        ...(record.version ? { version: record.version } : {}),
+        source: record.source,
+        root: record.root,
+        enabled: record.enabled,
+        status: shadowed ? "shadowed" : (known?.status ?? "broken"),
+      };
+      if (scope === "project")
+        row.trusted = known?.trusted ?? (await trustedNow(places, record.name, record.root));
+      if (shadowed) row.problem = `A project plugin of the same name is used instead.`;
+      else if (problem) row.problem = problem;
+      list.plugins.push(row);
+    }
+  }
+  return list;
+}
+
+/** Trust of a project plugin discovery did not hash (a disabled one): false when it cannot be hashed. */
+async function trustedNow(places: PluginPlaces, name: string, root: string): Promise<boolean> {
+  try {
+    return await isPluginTrusted(places.home, places.workspace, name, await pluginHash(root));
+  } catch {
+    return false;
+  }
+}

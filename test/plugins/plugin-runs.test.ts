@@ -64,27 +64,36 @@ describe("plugins in runs", () => {
   const run = (args: string[]) =>
     runCli(["run", ...fakeModelArgs(f.server), ...args], { cwd: f.ws.path, env: env(), timeoutMs: 40_000 });
 
-  it("a plugin installed from its npm tarball adds a tool, a hook and a skill to a run, and shows in doctor", async () => {
+  it("a plugin packed with npm pack and added with `reson plugin add` adds a tool, a hook and a skill to a run, and shows in doctor", async () => {
     const packs = tempDir();
+    // npm offline, with its own cache and empty npmrc files: nothing is fetched.
+    const npmEnv = {
+      npm_config_cache: join(packs.path, ".npm-cache"),
+      npm_config_userconfig: join(packs.path, ".npmrc"),
+      npm_config_globalconfig: join(packs.path, ".npmrc-global"),
+      npm_config_offline: "true",
+      npm_config_update_notifier: "false",
+    };
+    writeFileSync(npmEnv.npm_config_userconfig, "");
+    writeFileSync(npmEnv.npm_config_globalconfig, "");
     try {
       const tarball = execFileSync("npm", ["pack", GREETER, "--pack-destination", packs.path], {
         encoding: "utf8",
-        env: cleanEnv(),
+        env: cleanEnv(npmEnv),
         stdio: ["ignore", "pipe", "ignore"],
       })
         .trim()
         .split("\n")
         .at(-1)!;
-      const prefix = join(f.home.path, "plugins");
-      execFileSync(
-        "npm",
-        ["install", "--prefix", prefix, "--offline", "--no-audit", "--no-fund", join(packs.path, tarball)],
-        { env: cleanEnv(), stdio: "ignore" },
-      );
-      const root = join(prefix, "node_modules", "reson-plugin-greeter");
-      await registerUserPlugins(f.home.path, [
-        { name: "greeter", root, source: `npm:${tarball}`, version: "1.2.3" },
-      ]);
+      const added = await runCli(["plugin", "add", join(packs.path, tarball)], {
+        cwd: f.ws.path,
+        env: { ...env(), ...npmEnv },
+        timeoutMs: 60_000,
+      });
+      expect(added.code, added.stderr).toBe(0);
+      expect(
+        existsSync(join(f.home.path, "plugins", "node_modules", "reson-plugin-greeter", "plugin.json")),
+      ).toBe(true);
     } finally {
       packs.remove();
     }

@@ -3,7 +3,7 @@
 // store and how it searches memory vectors, and the tools reson uses. Each problem comes with
 // what to do about it. Exit 0 when every guarantee holds, 1 when one does not, so scripts and
 // CI can gate on it.
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { openDefaultStore } from "../agent/index.js";
 import { findChromium, playwrightBuild, skewWarning } from "../browser/index.js";
@@ -22,6 +22,7 @@ import { probeSandbox, type SandboxStatus, Workspace } from "../workspace/index.
 import { pluginChecks } from "./doctor-plugins.js";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./exit-codes.js";
 import { reportError } from "./run-command.js";
+import { workspaceFolderArg } from "./workspace-choice.js";
 
 type CheckState = "ok" | "warn" | "fail";
 
@@ -280,7 +281,7 @@ export async function doctorCommand(argv: string[]): Promise<number> {
   const home = resonHome();
   let workspace: Workspace;
   try {
-    workspace = await Workspace.open(resolve(values.workspace ?? process.cwd()));
+    workspace = await Workspace.open(await workspaceFolderArg(values.workspace));
   } catch (error) {
     reportError(toResonError(error));
     return EXIT_USAGE;

@@ -19,6 +19,8 @@ const CONFIG_CODES: ReadonlySet<ErrorCode> = new Set([
   "workspace_refused",
   "workspace_untrusted",
   "workspace_exists",
+  // A package that is not a plugin (no plugin.json, a bad name): fix the package, not the machine.
+  "plugin_invalid",
   "not_found",
   "ambiguous_id",
   // Another process runs it: nothing ran here, and trying again later may work.

@@ -3,7 +3,7 @@
 // removing a server in the user's config ($RESON_HOME/config.json) or the project's
 // .mcp.json (Claude Code's format, so the file works there too); and starting one alone.
 import { mkdir, readFile, realpath } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { createInterface } from "node:readline/promises";
 import { parseArgs } from "node:util";
 import { loadConfig, type McpServerConfig, resonHome } from "../config/index.js";
@@ -27,6 +27,7 @@ import {
   userAllowedProjectServers,
 } from "./mcp-setup.js";
 import { reportError } from "./run-command.js";
+import { workspaceFolderArg } from "./workspace-choice.js";
 
 const USAGE = `Usage:
   reson mcp list [-w dir] [--json]        servers, where defined, status, tools, schema tokens
@@ -39,7 +40,7 @@ Use \${VAR} for secrets (expanded when the server starts); never write a token i
 `;
 
 async function workspaceRealPath(dir: string | undefined): Promise<string> {
-  const path = resolve(dir ?? process.cwd());
+  const path = await workspaceFolderArg(dir);
   try {
     return await realpath(path);
   } catch {
@@ -267,7 +268,7 @@ async function listCommand(argv: string[]): Promise<number> {
       row.status === "ok" ? formatTokens(row.schemaTokens) : "-",
       row.source,
     ]);
-  process.stdout.write(table(lines));
+  process.stdout.write(`${table(lines)}\n`);
   for (const row of rows) if (row.error) process.stdout.write(`${row.name}: ${row.error}\n`);
   const total = rows.reduce((sum, r) => sum + r.schemaTokens, 0);
   if (total > 0) process.stdout.write(`All MCP tool schemas: ${formatTokens(total)} tokens.\n`);

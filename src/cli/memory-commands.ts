@@ -24,6 +24,7 @@ import { EXIT_OK, EXIT_USAGE } from "./exit-codes.js";
 import { formatAgo, table } from "./format.js";
 import { reportError } from "./run-command.js";
 import { withStore } from "./store-commands.js";
+import { workspaceFolderArg } from "./workspace-choice.js";
 
 type Values = Record<string, string | boolean | undefined>;
 
@@ -32,8 +33,8 @@ const MEMORY_USAGE =
 const EXPERIENCES_USAGE =
   "Usage: reson experiences list [--status candidate|active|retired] | show <id> | retire <id> | confirm <id> [--json] [-w dir]";
 
-function projectOf(values: Values): string {
-  const dir = typeof values.workspace === "string" ? values.workspace : process.cwd();
+async function projectOf(values: Values): Promise<string> {
+  const dir = await workspaceFolderArg(typeof values.workspace === "string" ? values.workspace : undefined);
   try {
     return projectKey(realpathSync(resolve(dir)));
   } catch {
@@ -102,7 +103,7 @@ export function memoryCommand(argv: string[]): Promise<number> {
   }
   const options = { ...COMMON, limit: { type: "string", short: "n" }, before: { type: "string" } } as const;
   return withStore(rest, options, async (store, values, positionals) => {
-    const key = projectOf(values);
+    const key = await projectOf(values);
     switch (sub) {
       case "list": {
         const limit = values.limit === undefined ? 20 : Number(values.limit);
@@ -235,7 +236,7 @@ export function experiencesCommand(argv: string[]): Promise<number> {
   }
   const options = { ...COMMON, status: { type: "string" } } as const;
   return withStore(rest, options, async (store, values, positionals) => {
-    const key = projectOf(values);
+    const key = await projectOf(values);
     if (sub === "list") {
       const status = values.status as ExperienceStatus | undefined;
       if (status !== undefined && !["candidate", "active", "retired"].includes(status))

@@ -2,7 +2,6 @@
 // user ($RESON_HOME/plugins) and of a project (<workspace>/.reson/plugins). Loading them in a
 // run is the plugins runtime's business; this only installs, registers and trusts.
 import { realpath } from "node:fs/promises";
-import { resolve } from "node:path";
 import { createInterface } from "node:readline/promises";
 import { parseArgs } from "node:util";
 import { resonHome } from "../config/index.js";
@@ -27,6 +26,7 @@ import {
 import { EXIT_OK, EXIT_USAGE, exitCodeForError } from "./exit-codes.js";
 import { table } from "./format.js";
 import { reportError } from "./run-command.js";
+import { workspaceFolderArg } from "./workspace-choice.js";
 
 const USAGE = `Usage:
   reson plugin add <folder | file.tgz | npm-spec> [--project] [--yes]
@@ -72,7 +72,7 @@ async function parse(argv: string[]): Promise<Parsed> {
   } catch (error) {
     throw new ResonError("usage_error", (error as Error).message, { hint: USAGE });
   }
-  const dir = resolve(parsed.values.workspace ?? process.cwd());
+  const dir = await workspaceFolderArg(parsed.values.workspace);
   const workspace = await realpath(dir).catch(() => {
     throw new ResonError("usage_error", `The workspace ${dir} does not exist.`, {
       hint: "Pass an existing folder with -w, or run reson plugin inside the project.",

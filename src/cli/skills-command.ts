@@ -1,7 +1,6 @@
 // `reson skills`: the skills found for a workspace, where each came from, on or off, the core
 // skill, and a warning (with the path and the reason) for every skill that did not load.
 import { homedir } from "node:os";
-import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { resonHome } from "../config/index.js";
 import { ResonError, toResonError } from "../core/errors.js";
@@ -10,6 +9,7 @@ import { discoverSkills, formatSkillList } from "../skills/index.js";
 import { Workspace } from "../workspace/index.js";
 import { EXIT_OK, EXIT_USAGE, exitCodeForError } from "./exit-codes.js";
 import { reportError } from "./run-command.js";
+import { workspaceFolderArg } from "./workspace-choice.js";
 
 export async function skillsCommand(argv: string[]): Promise<number> {
   let workspace: string | undefined;
@@ -31,7 +31,7 @@ export async function skillsCommand(argv: string[]): Promise<number> {
     return EXIT_USAGE;
   }
   try {
-    const root = await Workspace.open(resolve(workspace ?? process.cwd())).catch((error: unknown) => {
+    const root = await Workspace.open(await workspaceFolderArg(workspace)).catch((error: unknown) => {
       throw new ResonError("workspace_invalid", toResonError(error).message);
     });
     const home = resonHome();

@@ -2,13 +2,13 @@
 // (seed 000 §9): calls, success rate, failures by error code, p50/p95 duration, last call,
 // and health flags, most-used first (the order the model is offered them in).
 import { realpath } from "node:fs/promises";
-import { resolve } from "node:path";
 import { ResonError } from "../core/errors.js";
 import { projectKey, type ToolStatsRecord } from "../store/index.js";
 import { createBuiltinTools, orderByUse } from "../tools/index.js";
 import { EXIT_OK } from "./exit-codes.js";
 import { formatAgo, formatMs, table } from "./format.js";
 import { withStore } from "./store-commands.js";
+import { workspaceFolderArg } from "./workspace-choice.js";
 
 /** `failing`: at least this share of calls failed… */
 export const FAILING_RATE = 0.3;
@@ -49,7 +49,7 @@ function okPercent(stats: ToolStatsRecord): string {
 }
 
 async function workspaceRoot(dir: string | undefined): Promise<string> {
-  const path = resolve(dir ?? process.cwd());
+  const path = await workspaceFolderArg(dir);
   try {
     return await realpath(path);
   } catch {

@@ -2,8 +2,10 @@
 // path), else $RESON_WORKSPACE (set by `reson workspace use`), else the current folder when
 // it is a project, else the default workspace (made on first use), said on stderr. A folder
 // given explicitly is never swapped for the default: `-w ~` is refused as it always was.
-import { realpath } from "node:fs/promises";
-import { workspaceStanding } from "../agent/index.js";
+import { realpath, stat } from "node:fs/promises";
+import { resolve } from "node:path";
+import { openDefaultStore, workspaceStanding } from "../agent/index.js";
+import { resonHome } from "../config/index.js";
 import { ResonError } from "../core/errors.js";
 import type { Store, WorkspaceRecord } from "../store/index.js";
 import { WorkspaceManager } from "../workspaces/index.js";
@@ -79,4 +81,27 @@ export async function chooseWorkspace(store: Store, options: ChooseOptions): Pro
     `reson: ${here} is not a project folder (${String(why)}); working in the ${created ? "new " : ""}default workspace ${workspace.path}. Name a folder with -w to work elsewhere.`,
   );
   return { workspace: workspace.path, registered: workspace };
+}
+
+/**
+ * The folder of a command that only looks at a workspace (skills, tools, doctor, mcp, plugin,
+ * memory): `-w` as a folder when one is there, else a registered workspace's name or id; none
+ * given: $RESON_WORKSPACE when set, else the current folder. The store is opened only to look
+ * a name up.
+ */
+export async function workspaceFolderArg(
+  given: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+  cwd: string = process.cwd(),
+): Promise<string> {
+  const value = given ?? (env[WORKSPACE_ENV]?.trim() || undefined);
+  if (value === undefined) return cwd;
+  const asPath = resolve(cwd, value);
+  if ((await stat(asPath).catch(() => undefined))?.isDirectory()) return asPath;
+  const store = await openDefaultStore(resonHome(env), env);
+  try {
+    return (await new WorkspaceManager({ store, env }).resolve(value, cwd)).path;
+  } finally {
+    await store.close();
+  }
 }

@@ -6,6 +6,7 @@ import { mkdir, open, readFile, unlink } from "node:fs/promises";
 import { dirname } from "node:path";
 import { sleep } from "../core/abort.js";
 import { ResonError } from "../core/errors.js";
+import { processAlive } from "../core/process-alive.js";
 
 export interface LockOptions {
   signal?: AbortSignal;
@@ -13,21 +14,12 @@ export interface LockOptions {
   waitMs?: number;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 async function ownerGone(file: string): Promise<boolean> {
   const text = await readFile(file, "utf8").catch(() => undefined);
   if (text === undefined) return false;
   const pid = Number.parseInt(text, 10);
   // An empty file is a lock being written this instant, not a dead one.
-  return Number.isInteger(pid) && pid > 0 && pid !== process.pid && !alive(pid);
+  return Number.isInteger(pid) && pid > 0 && pid !== process.pid && !processAlive(pid);
 }
 
 /** Runs `work` while holding the lock file `file`; waits (polling) while another process holds it. */

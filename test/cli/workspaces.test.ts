@@ -191,6 +191,31 @@ describe("reson workspace", () => {
     expect(stale.stderr).toContain("names no registered workspace");
   });
 
+  it("the commands that look at a workspace (skills, tools, doctor, mcp, plugin, memory) take its name with -w", async () => {
+    expect((await reson(["workspace", "create", "lab"])).code).toBe(0);
+    const folder = join(f.home.path, "workspaces", "lab");
+    mkdirSync(join(folder, ".reson", "skills", "lab-skill"), { recursive: true });
+    writeFileSync(
+      join(folder, ".reson", "skills", "lab-skill", "SKILL.md"),
+      "---\nname: lab-skill\ndescription: Only in the lab workspace.\n---\nBody.\n",
+    );
+    const skills = await reson(["skills", "-w", "lab", "--json"]);
+    expect(skills.code, skills.stderr).toBe(0);
+    expect(skills.stdout).toContain('"lab-skill"');
+    for (const args of [
+      ["tools", "-w", "lab"],
+      ["mcp", "list", "-w", "lab"],
+      ["plugin", "list", "-w", "lab"],
+      ["memory", "list", "-w", "lab"],
+    ]) {
+      const result = await reson(args);
+      expect(result.code, `${args.join(" ")}: ${result.stderr}`).toBe(0);
+    }
+    const unknown = await reson(["skills", "-w", "no-such-workspace"]);
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toContain("no-such-workspace");
+  });
+
   it("a -w value that is both a folder here and a workspace's name is the folder, and reson says so", async () => {
     await reson(["workspace", "create", "site"]);
     mkdirSync(join(f.ws.path, "site"));

@@ -351,7 +351,7 @@ describe("reson plugin", () => {
     );
     const tarball = npmPack(plain, plain);
     const result = await reson(["add", tarball.file]);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(2);
     expect(result.stderr).toContain("has no plugin.json");
     expect(result.stderr).toContain("hint:");
     expect(existsSync(join(home(), "plugins", "node_modules", "reson-test-plain"))).toBe(false);
@@ -364,7 +364,7 @@ describe("reson plugin", () => {
     const tarball = npmPack(broken, broken);
     expect((await reson(["add", hello.file])).code).toBe(0);
     const result = await reson(["add", tarball.file]);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(2);
     expect(result.stderr).toContain('it had replaced the plugin "hello-plugin"');
     expect(existsSync(join(home(), "plugins", "node_modules", PACKAGE))).toBe(false);
     expect((await list()).plugins).toEqual([]);

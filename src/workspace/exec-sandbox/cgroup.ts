@@ -6,6 +6,7 @@
 import { access, mkdir, readdir, readFile, rmdir, writeFile } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { isWithin } from "../../core/path-within.js";
+import { processAlive } from "../../core/process-alive.js";
 
 export type CgroupKind = "v1" | "v2" | "none";
 
@@ -150,20 +151,11 @@ async function detectV1(
   return { kind: "v1", pidsParent: parents.pids!, memoryParent: parents.memory! };
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /** Removes groups whose agent is gone (SIGKILLed mid-command); they are empty by then. */
 async function sweepStale(parent: string): Promise<void> {
   for (const name of await readdir(parent).catch(() => [] as string[])) {
     const owner = /^(\d+)-\d+$/.exec(name);
-    if (owner && !isAlive(Number(owner[1]))) await rmdir(join(parent, name)).catch(() => {});
+    if (owner && !processAlive(Number(owner[1]))) await rmdir(join(parent, name)).catch(() => {});
   }
 }
 

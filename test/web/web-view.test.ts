@@ -3,11 +3,12 @@
 // see steps appear, approve a command from the page and see the run go on, reload mid-run and
 // find every step and tool call once; read on a phone-sized screen. Screenshots are kept in a
 // temp folder (their path is printed); RESON_DOCS_SCREENSHOT=<file> also writes the README's.
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { registryPath, writeRegistry } from "../../src/plugins/index.js";
 import { cleanEnv, type TempDir, tempDir } from "../support/cli.js";
 import {
   type FakeModelServer,
@@ -90,6 +91,16 @@ describe.skipIf(await skipWithout("chromium", "web view in Chromium"))("web view
   beforeEach(async () => {
     model = await startFakeModelServer({ respond: scripted });
     ws = tempDir();
+    // A plugin whose entry module is missing: its runs say so, and the page shows it.
+    const broken = join(ws.home, "broken-plugin");
+    mkdirSync(broken, { recursive: true });
+    writeFileSync(
+      join(broken, "plugin.json"),
+      JSON.stringify({ name: "broken-one", extensions: { "dev.reson": { entry: "./gone.js" } } }),
+    );
+    await writeRegistry(registryPath("user", { home: ws.home, workspace: ws.path }), [
+      { name: "broken-one", root: broken, source: `path:${broken}`, enabled: true, addedAt: "" },
+    ]);
     const serve = startReson(["serve", "--port", "0", "--log-format", "json", "--workspace-root", ws.path], {
       // The model of runs started from the page, which name none: this serve's configuration.
       env: cleanEnv({
@@ -155,6 +166,7 @@ describe.skipIf(await skipWithout("chromium", "web view in Chromium"))("web view
       );
     });
     expect(await page.locator("#run-status").textContent()).toBe("running");
+    expect(await page.locator("#run-notices").textContent()).toContain("plugin broken-one left out");
     await page.screenshot({ path: join(shots, "1-approval.png"), fullPage: true });
     await allow.click();
     await page.waitForSelector("[data-tool-call=call_cmd] pre.result:text('approved-from-the-page')");

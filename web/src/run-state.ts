@@ -78,6 +78,8 @@ export interface RunModel {
   children: ChildView[];
   /** Prompts not tied to a tool call shown in the timeline (questions). */
   questions: PromptView[];
+  /** What the run said besides its steps: its plugins, plugin failures, warnings. */
+  notices: string[];
   end?: {
     status: string;
     finalText: string;
@@ -94,7 +96,7 @@ export interface RunModel {
 type Event = { type: string; seq?: number; step: number; ts: number; [key: string]: unknown };
 
 export function emptyRun(runId: string): RunModel {
-  return { runId, goals: "", steps: [], children: [], questions: [], lastSeq: 0 };
+  return { runId, goals: "", steps: [], children: [], questions: [], notices: [], lastSeq: 0 };
 }
 
 function stepOf(run: RunModel, event: Event): StepView {
@@ -230,12 +232,39 @@ export function applyEvent(run: RunModel, event: Event): boolean {
       }
       return true;
     }
+    case "plugins_loaded":
+      run.notices.push(...pluginNotices(event));
+      return true;
+    case "plugin_error":
+      run.notices.push(`plugin ${event.plugin} (${event.hook}): ${event.message}`);
+      return true;
+    case "warning":
+      run.notices.push(`warning: ${event.message}`);
+      return true;
     case "run_end":
       run.end = event as unknown as RunModel["end"];
       return true;
     default:
       return false;
   }
+}
+
+type PluginsLoaded = {
+  plugins?: Array<{ name: string; version?: string; scope: string; tools: string[] }>;
+  errors?: Array<{ plugin: string; message: string }>;
+  untrusted?: Array<{ plugin: string; command: string }>;
+};
+
+function pluginNotices(event: Event): string[] {
+  const report = event as unknown as PluginsLoaded;
+  return [
+    ...(report.plugins ?? []).map(
+      (p) =>
+        `plugin ${p.name}${p.version ? ` ${p.version}` : ""} (${p.scope})${p.tools.length > 0 ? `: ${p.tools.join(", ")}` : ""}`,
+    ),
+    ...(report.errors ?? []).map((e) => `plugin ${e.plugin} left out: ${e.message}`),
+    ...(report.untrusted ?? []).map((u) => `plugin ${u.plugin} not trusted here: ${u.command}`),
+  ];
 }
 
 /** The event types a run's stream may carry (EventSource needs a listener per name). */
@@ -258,6 +287,8 @@ export const EVENT_TYPES = [
   "sub_trace_completed",
   "warning",
   "learning",
+  "plugins_loaded",
+  "plugin_error",
   "run_end",
 ];
 

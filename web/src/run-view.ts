@@ -190,6 +190,13 @@ export function renderRun(run: RunModel, actions: RunActions): HTMLElement {
         run.sessionId ? h("a", { href: `#/sessions/${run.sessionId}` }, run.sessionId) : null,
       ),
       h("div", {}, h("strong", {}, "Task: "), run.task ?? ""),
+      run.notices.length > 0
+        ? h(
+            "ul",
+            { class: "notices", id: "run-notices" },
+            ...run.notices.map((notice) => h("li", {}, notice)),
+          )
+        : null,
       error ? h("div", { class: "error" }, `${error.code}: ${error.message}`) : null,
       end?.finalText
         ? h("div", { class: "answer" }, h("strong", {}, "Answer"), h("pre", {}, end.finalText))

@@ -48,6 +48,7 @@ import { openWorkspace } from "./workspace-trust.js";
 export class Agent {
   private readonly bus = new EventBus();
   private readonly hooks: AgentHooks[];
+  private readonly closers: Array<() => Promise<void>> = [];
   /** Per session, the order tools are offered in (most used in this project first), fixed. */
   private readonly toolOrders = new Map<string, readonly string[]>();
   /** The runs in flight, by id: what the subagent tool needs of the run that called it. */
@@ -243,9 +244,15 @@ export class Agent {
     return { [Symbol.asyncIterator]: iterate, result };
   }
 
-  /** Releases the store (when this agent opened it). */
+  /** Something of the host's that lives as long as this agent (MCP servers): closed with it. */
+  onClose(close: () => Promise<void>): void {
+    this.closers.push(close);
+  }
+
+  /** Releases what the agent holds: browsers, what onClose was given, the store (when this agent opened it). */
   async close(): Promise<void> {
     await this.browsers?.closeAll();
+    for (const close of this.closers.splice(0)) await close().catch(() => {});
     if (this.store && this.ownsStore) await this.store.close();
   }
 

@@ -18,14 +18,14 @@ import {
   selectServers,
   toolsSchemaTokens,
 } from "../mcp/index.js";
-import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, exitCodeForError } from "./exit-codes.js";
-import { formatTokens, table } from "./format.js";
 import {
   approveProjectServer,
   mcpLogFile,
   terminalAuthorize,
   userAllowedProjectServers,
-} from "./mcp-setup.js";
+} from "../runner/index.js";
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, exitCodeForError } from "./exit-codes.js";
+import { formatTokens, table } from "./format.js";
 import { reportError } from "./run-command.js";
 import { workspaceFolderArg } from "./workspace-choice.js";
 

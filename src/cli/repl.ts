@@ -19,7 +19,18 @@ import { addUsage, emptyUsage, type Usage } from "../core/usage.js";
 import { describePolicy, PERMISSION_MODES, type PermissionGate, parseMode } from "../permissions/index.js";
 import { pluginsForRun, type RunPlugins, withPlugins } from "../plugins/index.js";
 import type { ProviderName } from "../providers/index.js";
-import { gateOptions, loadGate, type SandboxSetup, sandboxSetup } from "../runner/index.js";
+import {
+  approveProjectServer,
+  decideMcpOffer,
+  gateOptions,
+  loadGate,
+  type McpSetup,
+  type SandboxSetup,
+  sandboxSetup,
+  startMcp,
+  terminalAuthorize,
+  withMcpOffer,
+} from "../runner/index.js";
 import { formatSkillList } from "../skills/index.js";
 import { projectKey, type Store } from "../store/index.js";
 import type { HumanQuestion } from "../tools/index.js";
@@ -28,14 +39,6 @@ import { answerFromLine, answerPrompt } from "./ask-human.js";
 import { EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, exitCodeForError } from "./exit-codes.js";
 import { formatCost, formatTokens } from "./format.js";
 import { MAIN_HELP } from "./help.js";
-import {
-  approveProjectServer,
-  decideMcpOffer,
-  type McpSetup,
-  startMcp,
-  terminalAuthorize,
-  withMcpOffer,
-} from "./mcp-setup.js";
 import { approveProjectPlugin } from "./plugin-trust-prompt.js";
 import { humanRenderer } from "./render-human.js";
 import { LineReader, Spinner } from "./repl-input.js";

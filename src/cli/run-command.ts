@@ -20,12 +20,19 @@ import type { EventListener } from "../core/events.js";
 
 import { pluginsForRun, type RunPlugins, withPlugins } from "../plugins/index.js";
 import type { ProviderName } from "../providers/index.js";
-import { gateOptions, loadGate, sandboxSetup } from "../runner/index.js";
+import {
+  decideMcpOffer,
+  gateOptions,
+  loadGate,
+  type McpSetup,
+  sandboxSetup,
+  startMcp,
+  withMcpOffer,
+} from "../runner/index.js";
 import { projectKey, type Store, type TraceRecord } from "../store/index.js";
 import { stdinAnswers } from "./ask-human.js";
 import { EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, exitCodeForError, exitCodeForStatus } from "./exit-codes.js";
 import { MAIN_HELP } from "./help.js";
-import { decideMcpOffer, type McpSetup, startMcp, withMcpOffer } from "./mcp-setup.js";
 import { humanRenderer } from "./render-human.js";
 import { jsonRenderer } from "./render-json.js";
 import { type ModelArgs, parseResumeArgs, parseRunArgs } from "./run-args.js";

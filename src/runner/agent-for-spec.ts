@@ -11,6 +11,7 @@ import { pluginsForRun, withPlugins } from "../plugins/index.js";
 import type { ProviderName } from "../providers/index.js";
 import type { Store } from "../store/index.js";
 import type { AskHuman } from "../tools/index.js";
+import { decideMcpOffer, startMcp, withMcpOffer } from "./mcp-setup.js";
 import { gateOptions, loadGate, sandboxSetup } from "./permission-setup.js";
 import type { RunSpec } from "./run-spec.js";
 
@@ -22,6 +23,10 @@ export interface SpecAgentOptions {
   promptUser?: PermissionGateOptions["promptUser"];
   askHuman?: AskHuman;
   env?: NodeJS.ProcessEnv;
+  /** Where the run's set-up warnings go (an MCP server left out); default stderr. */
+  warn?: (message: string) => void;
+  /** Stops the set-up (MCP servers starting) when the run is cancelled or the host stops. */
+  signal?: AbortSignal;
 }
 
 export async function agentForSpec(spec: RunSpec, options: SpecAgentOptions): Promise<Agent> {
@@ -71,7 +76,38 @@ export async function agentForSpec(spec: RunSpec, options: SpecAgentOptions): Pr
     workspace: workspaceRoot,
     ...(options.env ? { env: options.env } : {}),
   });
-  const agent = await createAgent(withPlugins(agentOptions, plugins));
+  // The user's MCP servers (and a project's they approved, or allowed in their own config):
+  // no one is there to approve one or to log in, so others are left out with a warning.
+  const warn = options.warn ?? ((message: string) => process.stderr.write(`warning: ${message}\n`));
+  const mcp = await startMcp({
+    workspace: workspaceRoot,
+    allowMcp: [],
+    signal: options.signal ?? new AbortController().signal,
+    warn,
+    ...(options.env ? { env: options.env } : {}),
+    ...(plugins ? { pluginServers: plugins.mcpServers } : {}),
+  });
+  let agent: Agent;
+  try {
+    agent = await createAgent(
+      withPlugins(
+        {
+          ...agentOptions,
+          ...(mcp.tools.length > 0 ? { tools: mcp.tools } : {}),
+          ...withMcpOffer(mcp, agentOptions.offerTool),
+        },
+        plugins,
+      ),
+    );
+  } catch (error) {
+    await mcp.close();
+    throw error;
+  }
+  agent.onClose(async () => {
+    await plugins?.settle();
+    await mcp.close();
+  });
   plugins?.attach(agent);
+  decideMcpOffer(mcp, agent);
   return agent;
 }

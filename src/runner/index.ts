@@ -3,6 +3,17 @@
 // starts or resumes it (Agent.run / Agent.resume: the same code for every host).
 export { agentForSpec, type SpecAgentOptions } from "./agent-for-spec.js";
 export {
+  approveProjectServer,
+  decideMcpOffer,
+  type McpSetup,
+  type McpSetupOptions,
+  mcpLogFile,
+  startMcp,
+  terminalAuthorize,
+  userAllowedProjectServers,
+  withMcpOffer,
+} from "./mcp-setup.js";
+export {
   gateOptions,
   loadGate,
   type PermissionFlagArgs,

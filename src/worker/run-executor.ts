@@ -23,6 +23,8 @@ export interface ExecutorSettings {
   env?: NodeJS.ProcessEnv;
   /** Every event of the run as it happens (live deltas included), for a local event hub. */
   onEvent?: EventListener;
+  /** A warning while a run is set up (an MCP server left out), with the run it concerns. */
+  warn?: (message: string, runId: string) => void;
 }
 
 export type ExecutionOutcome =
@@ -72,6 +74,8 @@ export async function executeClaimed(
       leaseHolder: settings.role,
       promptUser: prompts.promptUser,
       askHuman: prompts.askHuman,
+      signal,
+      ...(settings.warn ? { warn: (message: string) => settings.warn?.(message, request.id) } : {}),
       ...(settings.env ? { env: settings.env } : {}),
     });
     const onEvent = settings.onEvent;

@@ -162,7 +162,13 @@ export class Worker {
     const ids = { runId: request.id, sessionId: request.sessionId };
     this.#log("info", `claimed run (attempt ${request.attempts})`, { ...ids, epoch: claim.lease.epoch });
     this.#options.onClaim?.(request);
-    const running = executeClaimed(claim, { ...this.#options, role: this.#role }, this.#shutdown.signal)
+    const settings = {
+      ...this.#options,
+      role: this.#role,
+      warn: (message: string, runId: string) =>
+        this.#log("warn", message, { runId, sessionId: request.sessionId }),
+    };
+    const running = executeClaimed(claim, settings, this.#shutdown.signal)
       .then((outcome) => {
         this.#options.onOutcome?.(outcome);
         this.#log("info", describe(outcome), ids);

@@ -1,6 +1,6 @@
-// The MCP servers of a terminal run: which may start (a project's only once approved), their
-// stderr appended to $RESON_HOME/logs/mcp/<server>.log, their tools handed to createAgent, and
-// all of them closed when the run ends.
+// The MCP servers of a run, in the terminal or a service: which may start (a project's only
+// once approved), their stderr appended to $RESON_HOME/logs/mcp/<server>.log, their tools
+// handed to createAgent, and all of them closed when the run (or the agent) ends.
 import { appendFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig, resonHome } from "../config/index.js";

@@ -26,7 +26,7 @@ import { SecretVault } from "../secrets/index.js";
 import { discoverSkills, SkillSet } from "../skills/index.js";
 import { openStore, type Store } from "../store/index.js";
 import type { SecretAccess } from "../tools/index.js";
-import { probeSandbox } from "../workspace/index.js";
+import { probeSandbox, type Workspace } from "../workspace/index.js";
 import { Agent } from "./agent.js";
 import { type AgentOptions, type AgentSecrets, withPreset } from "./agent-options.js";
 import { agentTools } from "./agent-tools.js";
@@ -79,7 +79,40 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
   if (options.baseUrl) flags.baseUrl = options.baseUrl;
   const maxIterations = options.maxIterations ?? preset?.maxIterations;
   if (maxIterations !== undefined) flags.maxIterations = maxIterations;
-  const loaded = await loadConfig({ workspace: workspace.root, env, flags });
+  const persist = options.persist ?? true;
+  const store = options.store ?? (persist ? await openDefaultStore(resonHome(env), env) : undefined);
+  try {
+    return await assembleAgent(options, { env, workspace, preset, readOnly, commandSandbox, flags, store });
+  } catch (error) {
+    // Nothing holds the store it opened: a failed set-up must not leave it open.
+    if (!options.store) await store?.close().catch(() => {});
+    throw error;
+  }
+}
+
+interface AgentParts {
+  env: NodeJS.ProcessEnv;
+  workspace: Workspace;
+  preset: Preset | undefined;
+  readOnly: boolean;
+  commandSandbox: "on" | "off";
+  flags: PartialConfig;
+  store: Store | undefined;
+}
+
+/** The rest of createAgent once the workspace and the store are open. */
+async function assembleAgent(options: AgentOptions, parts: AgentParts): Promise<Agent> {
+  const { env, workspace, preset, readOnly, commandSandbox, flags, store } = parts;
+  // A registered workspace's settings count like a config file of the user's own.
+  const registered = await store?.workspaces.byPath(workspace.root);
+  const loaded = await loadConfig({
+    workspace: workspace.root,
+    env,
+    flags,
+    ...(registered && Object.keys(registered.settings).length > 0
+      ? { workspaceSettings: { name: `workspace ${registered.name} settings`, values: registered.settings } }
+      : {}),
+  });
   const { config } = loaded;
 
   const settings = await resolveProviderSettings(
@@ -132,8 +165,6 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
     names: vault.names(),
     warnings: vault.warnings,
   };
-  const persist = options.persist ?? true;
-  const store = options.store ?? (persist ? await openDefaultStore(loaded.home, env) : undefined);
   const agent = new Agent(
     workspace,
     provider,

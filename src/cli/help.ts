@@ -30,8 +30,8 @@ Usage:
                                      or --project scope); enable|disable|trust|update
   reson doctor [-w dir] [--json]     what this machine guarantees: OS sandbox for commands,
                                      secrets file, store, tools; what to install when not
-  reson workspace create|list|show|default|rename|remove|use|templates   registered
-                                     workspaces (\`reson workspace --help\`)
+  reson workspace create|list|show    registered workspaces by name (\`reson workspace --help\`):
+                                     default|rename|remove|use|settings|templates
   reson gc --older-than <30d|12h>    remove old runs and their checkpoints
   reson serve [options]              the HTTP API with live events (127.0.0.1:7878, bearer
                                      token); executes runs itself unless --workers 0

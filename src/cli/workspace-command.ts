@@ -1,5 +1,5 @@
 // `reson workspace …`: registered workspaces (create, list, show, default, rename, remove, use,
-// templates). `use` cannot change the shell it was started from, so it prints the line that
+// settings, templates). `use` cannot change the shell it was started from, so it prints the line that
 // does (`eval "$(reson workspace use notes)"` sets RESON_WORKSPACE for that terminal).
 import { createInterface } from "node:readline/promises";
 import { resonHome } from "../config/index.js";
@@ -20,6 +20,7 @@ const USAGE = `Usage:
   reson workspace rename <name|id> <new-name>
   reson workspace remove <name|id> [--delete-files [--yes]]
   reson workspace use <name|id>|--clear      (eval "$(reson workspace use <name>)")
+  reson workspace settings <name|id> [key=value ...] [--unset key ...] [--json]
   reson workspace templates
 `;
 
@@ -31,6 +32,7 @@ const OPTIONS = {
   "delete-files": { type: "boolean" },
   yes: { type: "boolean", short: "y" },
   clear: { type: "boolean" },
+  unset: { type: "string", multiple: true },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -48,6 +50,7 @@ function describe(w: WorkspaceRecord): string {
     `  id        ${w.id}`,
     `  folder    ${w.path}`,
     `  template  ${w.template ?? "-"}`,
+    `  settings  ${Object.keys(w.settings).length > 0 ? JSON.stringify(w.settings) : "-"}`,
     `  created   ${new Date(w.createdAt).toISOString()}${w.createdByReson ? " (folder made by reson)" : ""}`,
     `  last used ${w.lastUsedAt ? `${new Date(w.lastUsedAt).toISOString()} (${formatAgo(w.lastUsedAt)})` : "never"}`,
   ].join("\n");
@@ -189,6 +192,17 @@ export function workspaceCommand(argv: string[]): Promise<number> {
             `To work in ${workspace.name} (${workspace.path}) in this terminal, run: eval "$(reson workspace use ${workspace.name})"\n`,
           );
         }
+        return EXIT_OK;
+      }
+      case "settings": {
+        if (positionals.length === 0) throw usage("reson workspace settings takes a workspace first.");
+        const unset = (values.unset ?? []) as string[];
+        const workspace =
+          positionals.length > 1 || unset.length > 0
+            ? await manager.changeSettings(first!, { set: positionals.slice(1), unset })
+            : await manager.get(first!);
+        const shown = JSON.stringify(workspace.settings, null, values.json ? undefined : 2);
+        out(values.json ? shown : `Settings of ${workspace.name} (for every run in it):\n${shown}`);
         return EXIT_OK;
       }
       case "templates": {

@@ -34,6 +34,11 @@ export interface LoadConfigOptions {
   workspace: string;
   env?: NodeJS.ProcessEnv;
   flags?: PartialConfig;
+  /**
+   * A registered workspace's settings (`reson workspace settings`): the user's own values for
+   * runs in it, over $RESON_HOME/config.json and under the project's file, the environment and flags.
+   */
+  workspaceSettings?: { name: string; values: unknown };
 }
 
 function describeErrors(schema: typeof PartialConfigSchema, value: unknown): string {
@@ -140,6 +145,10 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
     readConfigFile(projectFile),
   ]);
   if (userValues) sources.push({ name: userFile, values: userValues });
+  if (options.workspaceSettings) {
+    const { name, values } = options.workspaceSettings;
+    sources.push({ name, values: validatePartialConfig(name, values) });
+  }
   if (projectValues)
     sources.push({ name: projectFile, values: withoutKeyRedirect(projectFile, projectValues, warnings) });
   sources.push({ name: "environment", values: validatePartialConfig("environment", configFromEnv(env)) });

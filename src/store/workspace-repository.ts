@@ -3,7 +3,15 @@
 // registering the same folder at once cannot both succeed.
 import { ResonError } from "../core/errors.js";
 import { type Statement, StatementFailed } from "./driver.js";
-import { columnList, fromRow, type Row, type SqlValue, type Table, toRow } from "./records.js";
+import {
+  columnList,
+  fromRow,
+  patchToColumns,
+  type Row,
+  type SqlValue,
+  type Table,
+  toRow,
+} from "./records.js";
 import type { EpochMs, WorkspaceRecord, WorkspaceRepository } from "./types.js";
 
 interface WorkspaceRow {
@@ -155,6 +163,21 @@ export function workspaceRepository(context: {
         [
           { sql: "UPDATE workspaces SET is_default = 0 WHERE is_default = 1 AND id <> ?", params: [id] },
           { sql: "UPDATE workspaces SET is_default = 1 WHERE id = ?", params: [id], mustChangeOne: true },
+        ],
+        async () => undefined,
+      );
+      return required(id);
+    },
+    setSettings: async (id, settings) => {
+      await required(id);
+      const { columns, values } = patchToColumns(WORKSPACES, { settings }, ["settings"]);
+      await write(
+        [
+          {
+            sql: `UPDATE workspaces SET ${columns.map((c) => `${c} = ?`).join(", ")} WHERE id = ?`,
+            params: [...values, id],
+            mustChangeOne: true,
+          },
         ],
         async () => undefined,
       );

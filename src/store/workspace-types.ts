@@ -36,6 +36,8 @@ export interface WorkspaceRepository {
   rename(id: string, name: string): Promise<WorkspaceRecord>;
   /** Makes it the only default workspace; "not_found" for an unknown id. */
   setDefault(id: string): Promise<WorkspaceRecord>;
+  /** Replaces its settings (config values for runs in it); "not_found" for an unknown id. */
+  setSettings(id: string, settings: Record<string, unknown>): Promise<WorkspaceRecord>;
   /** Records a use now (or at `at`). */
   touch(id: string, at?: EpochMs): Promise<void>;
   /** Unregisters it (its files stay); false when there was no such workspace. */

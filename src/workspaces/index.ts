@@ -13,4 +13,5 @@ export {
   type WorkspaceManagerOptions,
 } from "./manager.js";
 export { assertWorkspaceName, looksLikeWorkspaceId, WORKSPACE_ID_PREFIX } from "./names.js";
+export { changedSettings, type SettingsChange } from "./settings.js";
 export { BUILTIN_TEMPLATES, listTemplates, type TemplateInfo, userTemplatesDir } from "./templates.js";

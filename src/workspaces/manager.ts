@@ -19,6 +19,7 @@ import {
 import { realPathOf, WORKSPACES_DIR, workspaceRootRisk } from "../workspace/index.js";
 import { assertDeletable } from "./deletion.js";
 import { assertWorkspaceName, looksLikeWorkspaceId, WORKSPACE_ID_PREFIX } from "./names.js";
+import { changedSettings, type SettingsChange } from "./settings.js";
 import { applyTemplate } from "./templates.js";
 
 export const DEFAULT_WORKSPACE_NAME = "default";
@@ -229,6 +230,15 @@ export class WorkspaceManager {
   async rename(ref: string, newName: string): Promise<WorkspaceRecord> {
     const name = assertWorkspaceName(newName);
     return this.#store.workspaces.rename((await this.get(ref)).id, name);
+  }
+
+  /** Changes its settings (config values for runs in it), checked against the config schema. */
+  async changeSettings(ref: string, change: SettingsChange): Promise<WorkspaceRecord> {
+    const workspace = await this.get(ref);
+    return this.#store.workspaces.setSettings(
+      workspace.id,
+      changedSettings(workspace.settings, change, workspace.name) as Record<string, unknown>,
+    );
   }
 
   /** Records that a run used the workspace now. */

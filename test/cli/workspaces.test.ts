@@ -191,6 +191,37 @@ describe("reson workspace", () => {
     expect(stale.stderr).toContain("names no registered workspace");
   });
 
+  it("a workspace's settings apply to every run in it, under flags; bad keys and values are refused", async () => {
+    expect((await reson(["workspace", "create", "tuned"])).code).toBe(0);
+    const set = await reson([
+      "workspace",
+      "settings",
+      "tuned",
+      "maxOutputTokens=321",
+      "memory.enabled=false",
+    ]);
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.stdout).toContain('"maxOutputTokens": 321');
+    const shown = await reson(["workspace", "settings", "tuned", "--json"]);
+    expect(JSON.parse(shown.stdout)).toEqual({ maxOutputTokens: 321, memory: { enabled: false } });
+
+    f.server.enqueue({ text: "ok" });
+    const run = await reson(["run", "--json", ...fakeModelArgs(f.server), "-w", "tuned", "hello"]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.stringify(f.server.requests.at(-1)?.body)).toContain('"max_tokens":321');
+    // Not in another folder.
+    f.server.enqueue({ text: "ok" });
+    expect((await reson(["run", "--json", ...fakeModelArgs(f.server), "hello"])).code).toBe(0);
+    expect(JSON.stringify(f.server.requests.at(-1)?.body)).not.toContain('"max_tokens":321');
+
+    const bad = await reson(["workspace", "settings", "tuned", "maxOutputTokens=lots"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("maxOutputTokens");
+    expect((await reson(["workspace", "settings", "tuned", "noSuchKey=1"])).code).toBe(2);
+    const unset = await reson(["workspace", "settings", "tuned", "--unset", "memory.enabled", "--json"]);
+    expect(JSON.parse(unset.stdout)).toEqual({ maxOutputTokens: 321 });
+  });
+
   it("the commands that look at a workspace (skills, tools, doctor, mcp, plugin, memory) take its name with -w", async () => {
     expect((await reson(["workspace", "create", "lab"])).code).toBe(0);
     const folder = join(f.home.path, "workspaces", "lab");

@@ -101,6 +101,22 @@ export function workspaceContract(fresh: () => Promise<StoreTarget>): void {
       expect((await rejection(store.workspaces.rename("ws_missing", "c"))).code).toBe("not_found");
     });
 
+    it("replaces a workspace's settings; an unknown id is not_found", async () => {
+      const created = await store.workspaces.create(workspace("tuned", { settings: { model: "a" } }));
+      const changed = await store.workspaces.setSettings(created.id, {
+        model: "b",
+        memory: { enabled: false },
+      });
+      expect(changed.settings).toEqual({ model: "b", memory: { enabled: false } });
+      expect((await store.workspaces.byName("tuned"))?.settings).toEqual({
+        model: "b",
+        memory: { enabled: false },
+      });
+      await expect(store.workspaces.setSettings(`ws_${ulid()}`, {})).rejects.toMatchObject({
+        code: "not_found",
+      });
+    });
+
     it("remove unregisters once; the name and folder can be registered again", async () => {
       const a = await store.workspaces.create(workspace("a", { isDefault: true }));
       expect(await store.workspaces.remove(a.id)).toBe(true);

@@ -1,0 +1,53 @@
+// A `reson serve` process for a test, and one run posted to it and followed to its end: the
+// shared steps of the tests that check what a service run does (plugins, MCP servers).
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { expect } from "vitest";
+import { cleanEnv } from "./cli.js";
+import { type ServiceProcess, startReson } from "./service-process.js";
+
+export interface Served {
+  process: ServiceProcess;
+  url: string;
+  headers: Record<string, string>;
+}
+
+/** `reson serve` on a free port with `home` as RESON_HOME, runs allowed under `workspaceRoot`. */
+export async function startServed(home: string, workspaceRoot: string): Promise<Served> {
+  const process = startReson(
+    ["serve", "--port", "0", "--log-format", "json", "--workspace-root", workspaceRoot],
+    {
+      env: cleanEnv({ RESON_HOME: home }),
+      cwd: workspaceRoot,
+    },
+  );
+  const [, url] = await process.waitFor(/"url":"(http:\/\/127\.0\.0\.1:\d+)"/);
+  const headers = {
+    authorization: `Bearer ${readFileSync(join(home, "serve-token"), "utf8").trim()}`,
+    "content-type": "application/json",
+  };
+  return { process, url: url!, headers };
+}
+
+export interface ServedRun {
+  id: string;
+  status: string;
+  events: { seq: number; type: string; data: Record<string, unknown> }[];
+}
+
+/** POSTs the run, waits (at most ~20 s) for it to complete or fail, and reads its stored events. */
+export async function runServed(served: Served, body: Record<string, unknown>): Promise<ServedRun> {
+  const { url, headers } = served;
+  const posted = await fetch(`${url}/runs`, { method: "POST", headers, body: JSON.stringify(body) });
+  expect(posted.status, await posted.clone().text()).toBe(202);
+  const { id } = (await posted.json()) as { id: string };
+  let status = "";
+  for (let tries = 0; tries < 200 && !["completed", "failed"].includes(status); tries++) {
+    await new Promise((r) => setTimeout(r, 100));
+    status = ((await (await fetch(`${url}/runs/${id}`, { headers })).json()) as { status: string }).status;
+  }
+  const { events } = (await (await fetch(`${url}/runs/${id}/events?format=json`, { headers })).json()) as {
+    events: ServedRun["events"];
+  };
+  return { id, status, events };
+}

@@ -52,7 +52,7 @@ export class Agent {
   /** Per session, the order tools are offered in (most used in this project first), fixed. */
   private readonly toolOrders = new Map<string, readonly string[]>();
   /** The runs in flight, by id: what the subagent tool needs of the run that called it. */
-  private readonly active = new Map<string, ActiveRun>();
+  private active = new Map<string, ActiveRun>();
   /** The agents sub-agents run as, per preset and read-only (made on first use). */
   private readonly childAgents = new Map<string, Promise<Agent>>();
   readonly projectKey: string;
@@ -694,6 +694,9 @@ export class Agent {
       this.secrets,
     );
     child.browsers = browsers;
+    // Its runs are this agent's runs in flight too: a host that emits into one (an approval
+    // asked over HTTP, a plugin hook's failure) finds it here, whichever agent runs it.
+    child.active = this.active;
     return child;
   }
 }

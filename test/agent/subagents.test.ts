@@ -305,6 +305,37 @@ describe("sub-agents", () => {
     await agent.close();
   });
 
+  it("a host's event for a child run (an approval, a plugin hook's failure) goes into that run", async () => {
+    script = {
+      PARENT: [
+        { toolCalls: [{ name: "subagent", arguments: { mode: "delegate", task: "CHILD list" } }] },
+        { text: "parent done" },
+      ],
+      CHILD: [{ toolCalls: [{ name: "list_files", arguments: {} }] }, { text: "child done" }],
+    };
+    let emitted: boolean | undefined;
+    const agent: Agent = await agentFor({
+      hooks: {
+        beforeToolCall: (call, info) => {
+          if (call.name === "list_files")
+            emitted = agent.emitInRun(info.runId, { type: "warning", message: "said by the host" });
+          return undefined;
+        },
+      },
+    });
+    const result = await agent.run("PARENT delegate");
+    expect(result.status).toBe("completed");
+    expect(emitted).toBe(true);
+    const [child] = await agent.store!.traces.children(result.runId);
+    const events = await agent.store!.events.list(child!.id);
+    expect(events.map((e) => e.data)).toContainEqual(
+      expect.objectContaining({ type: "warning", message: "said by the host" }),
+    );
+    // Once the child has ended, it is no longer in flight.
+    expect(agent.emitInRun(child!.id, { type: "warning", message: "too late" })).toBe(false);
+    await agent.close();
+  });
+
   it("aborting the parent aborts its children", async () => {
     script = {
       PARENT: [

@@ -5,7 +5,12 @@ import type { TSchema } from "typebox";
 import { abortError } from "../core/abort.js";
 import { ResonError } from "../core/errors.js";
 import { validatorFor } from "../core/schema-validator.js";
-import type { ToolContext, ToolDefinition } from "../tools/index.js";
+import {
+  COMMAND_OUTPUT_BYTES,
+  commandWithSecrets,
+  type ToolContext,
+  type ToolDefinition,
+} from "../tools/index.js";
 import type { PluginCommandResult, PluginTool, PluginToolContext } from "./api.js";
 
 /** Tool names every provider accepts (the registry's rule, checked when the plugin registers). */
@@ -33,14 +38,20 @@ export function pluginToolProblem(tool: unknown): string | undefined {
 
 function commandRunner(ctx: ToolContext): PluginToolContext["run"] {
   return async (command, options = {}) => {
-    const run = await ctx.workspace.runCommand(command, {
+    // <secret> placeholders are filled as in execute_command: through the environment.
+    const filled = commandWithSecrets(command, ctx.secrets);
+    const run = await ctx.workspace.runCommand(filled.command, {
       signal: ctx.signal,
+      maxOutputBytes: COMMAND_OUTPUT_BYTES,
+      ...(filled.extraEnv ? { extraEnv: filled.extraEnv } : {}),
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
       ...(ctx.secrets ? { outputFilter: ctx.secrets.redactStream() } : {}),
     });
     if (run.aborted) throw abortError(ctx.signal);
     const result: PluginCommandResult = {
-      output: run.output,
+      output: run.outputLimitExceeded
+        ? `${run.output}\n[stopped: it wrote more than the output limit (${run.outputBytes} bytes)]`
+        : run.output,
       exitCode: run.exitCode,
       timedOut: run.timedOut,
     };

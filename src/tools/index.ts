@@ -1,7 +1,13 @@
 // The tools module: the tool contract, the registry every call goes through (validation,
 // truncation, statistics), the rendering of results for history, and the built-in tools.
 export type { BuiltinToolsOptions } from "./builtin/index.js";
-export { createBuiltinTools, DEFAULT_READ_LIMIT, MAX_COMMAND_TIMEOUT_MS } from "./builtin/index.js";
+export {
+  COMMAND_OUTPUT_BYTES,
+  commandWithSecrets,
+  createBuiltinTools,
+  DEFAULT_READ_LIMIT,
+  MAX_COMMAND_TIMEOUT_MS,
+} from "./builtin/index.js";
 export type {
   Goal,
   GoalChange,

@@ -294,6 +294,19 @@ describe("plugins in runs", () => {
     expect(note!.content).toContain("note_token");
     expect(result.stdout).not.toContain(value);
     expect(JSON.stringify(f.server.requests)).not.toContain(value);
+
+    // A plugin's command gets a placeholder filled as execute_command does: the value reaches
+    // the command (its length is counted), never the command line, the output or the model.
+    f.server.enqueue(call("plugin_shell", { command: "printf %s <secret>note_token</secret> | wc -c" }), {
+      text: "Counted.",
+    });
+    const counted = await run(["--json", "--allow", "plugin_shell", "count the token"]);
+    expect(counted.code, counted.stderr).toBe(0);
+    const [shell] = results(parseEvents(counted.stdout));
+    expect(shell).toMatchObject({ name: "plugin_shell", ok: true });
+    expect(shell!.content).toContain(`${value.length}`);
+    expect(counted.stdout).not.toContain(value);
+    expect(JSON.stringify(f.server.requests)).not.toContain(value);
   });
 
   it("gates a plugin tool that is not read-only like any writing tool", async () => {

@@ -5,11 +5,12 @@ import { Type } from "typebox";
 import { abortError } from "../../core/abort.js";
 import { ResonError } from "../../core/errors.js";
 import { DEFAULT_COMMAND_TIMEOUT_MS } from "../../workspace/index.js";
-import type { ToolDefinition } from "../types.js";
+import type { SecretAccess, ToolDefinition } from "../types.js";
 
 export const MAX_COMMAND_TIMEOUT_MS = 600_000;
 /** Kept by the workspace (head and tail); central truncation then cuts to its own limits. */
-const COMMAND_OUTPUT_BYTES = 256 * 1024;
+/** Output a command may write before it is stopped (a plugin's commands have the same limit). */
+export const COMMAND_OUTPUT_BYTES = 256 * 1024;
 
 export interface ExecuteCommandToolOptions {
   /** Used when the call gives no timeout_ms; default 120 s. */
@@ -65,6 +66,21 @@ function oneLine(command: string): string {
   return line.length > 80 ? `${line.slice(0, 80)}…` : line;
 }
 
+/**
+ * The command with its <secret> placeholders turned into environment variables (their values
+ * in `extraEnv`, never on the command line); throws secret_unavailable for one that cannot be.
+ */
+export function commandWithSecrets(
+  command: string,
+  secrets: SecretAccess | undefined,
+): { command: string; extraEnv?: Record<string, string> } {
+  if (!secrets || !command.includes("<secret>")) return { command };
+  const filled = secrets.forCommand(command);
+  const problem = secretProblem(filled);
+  if (problem) throw problem;
+  return { command: filled.value, extraEnv: filled.env };
+}
+
 export function createExecuteCommandTool(
   options: ExecuteCommandToolOptions = {},
 ): ToolDefinition<typeof parameters> {
@@ -89,15 +105,7 @@ export function createExecuteCommandTool(
     truncation: "head_and_tail",
     async execute(args, ctx) {
       const timeoutMs = args.timeout_ms ?? defaultTimeoutMs;
-      let command = args.command;
-      let extraEnv: Record<string, string> | undefined;
-      if (ctx.secrets && command.includes("<secret>")) {
-        const filled = ctx.secrets.forCommand(command);
-        const problem = secretProblem(filled);
-        if (problem) throw problem;
-        command = filled.value;
-        extraEnv = filled.env;
-      }
+      const { command, extraEnv } = commandWithSecrets(args.command, ctx.secrets);
       const run = await ctx.workspace.runCommand(command, {
         timeoutMs,
         signal: ctx.signal,

@@ -41,5 +41,5 @@ export function createBuiltinTools(options: BuiltinToolsOptions = {}): ToolDefin
   ];
 }
 
-export { MAX_COMMAND_TIMEOUT_MS } from "./execute-command.js";
+export { COMMAND_OUTPUT_BYTES, commandWithSecrets, MAX_COMMAND_TIMEOUT_MS } from "./execute-command.js";
 export { DEFAULT_READ_LIMIT } from "./line-range.js";

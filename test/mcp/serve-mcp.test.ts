@@ -4,44 +4,21 @@
 // approve, is left out with a warning in serve's log and the run goes on.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { processAlive } from "../../src/core/process-alive.js";
-import { type TempDir, tempDir } from "../support/cli.js";
-import {
-  type FakeModelServer,
-  type RecordedRequest,
-  startFakeModelServer,
-} from "../support/fake-model-server.js";
-import { runServed, startServed } from "../support/served-run.js";
-import { killAllReson } from "../support/service-process.js";
+import { oneCallThenAnswer, runServed, startServed, useServedFixture } from "../support/served-run.js";
 import { TEST_SERVER } from "./servers.js";
 
-/** Calls the echo tool once, then answers. */
-function scripted(request: RecordedRequest) {
-  const messages = (request.body as { messages?: { role: string }[] }).messages ?? [];
-  if (!messages.some((m) => m.role === "assistant"))
-    return { toolCalls: [{ id: "call_echo", name: "mcp__tester__echo", arguments: { text: "served" } }] };
-  return { text: "Echoed." };
-}
-
 describe("MCP servers in reson serve", () => {
-  let model: FakeModelServer;
-  let ws: TempDir;
-  beforeEach(async () => {
-    model = await startFakeModelServer({ respond: scripted });
-    ws = tempDir();
-  });
-  afterEach(async () => {
-    await killAllReson();
-    await model.close();
-    ws.remove();
-  });
+  const f = useServedFixture(
+    oneCallThenAnswer({ name: "mcp__tester__echo", arguments: { text: "served" } }, "Echoed."),
+  );
 
   it("starts the user's servers for a run posted over HTTP, offers their tools, and stops them after", async () => {
-    mkdirSync(ws.home, { recursive: true });
-    const log = join(ws.home, "mcp-events.log");
+    mkdirSync(f.ws.home, { recursive: true });
+    const log = join(f.ws.home, "mcp-events.log");
     writeFileSync(
-      join(ws.home, "config.json"),
+      join(f.ws.home, "config.json"),
       JSON.stringify({
         mcp: {
           servers: { tester: { command: process.execPath, args: [TEST_SERVER], env: { MCP_TEST_LOG: log } } },
@@ -50,15 +27,15 @@ describe("MCP servers in reson serve", () => {
     );
     // A project's server: not approved, and no one to ask.
     writeFileSync(
-      join(ws.path, ".mcp.json"),
+      join(f.ws.path, ".mcp.json"),
       JSON.stringify({ mcpServers: { project: { command: process.execPath, args: [TEST_SERVER] } } }),
     );
-    const served = await startServed(ws.home, ws.path);
+    const served = await startServed(f.ws.home, f.ws.path);
     const { status, events } = await runServed(served, {
       task: "echo something",
-      workspace: ws.path,
+      workspace: f.ws.path,
       provider: "openai-compatible",
-      baseUrl: model.openaiBaseUrl,
+      baseUrl: f.model.openaiBaseUrl,
       model: "fake-model",
       sandbox: "off",
       // An MCP tool is gated like any tool that may change things: allowed by a rule here.

@@ -2,9 +2,46 @@
 // shared steps of the tests that check what a service run does (plugins, MCP servers).
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { expect } from "vitest";
-import { cleanEnv } from "./cli.js";
-import { type ServiceProcess, startReson } from "./service-process.js";
+import { afterEach, beforeEach, expect } from "vitest";
+import { cleanEnv, type TempDir, tempDir } from "./cli.js";
+import {
+  type FakeModelServer,
+  type FakeReply,
+  type RecordedRequest,
+  startFakeModelServer,
+} from "./fake-model-server.js";
+import { killAllReson, type ServiceProcess, startReson } from "./service-process.js";
+
+/** A model that makes one tool call, then answers with `text` once it has seen the result. */
+export function oneCallThenAnswer(
+  call: { name: string; arguments: Record<string, unknown> },
+  text: string,
+): (request: RecordedRequest) => FakeReply {
+  return (request) => {
+    const messages = (request.body as { messages?: { role: string }[] }).messages ?? [];
+    if (!messages.some((m) => m.role === "assistant"))
+      return { toolCalls: [{ id: `call_${call.name}`, ...call }] };
+    return { text };
+  };
+}
+
+/** Call inside a describe block: a fake model and a temp workspace per test; serve processes killed after. */
+export function useServedFixture(respond: (request: RecordedRequest) => FakeReply): {
+  model: FakeModelServer;
+  ws: TempDir;
+} {
+  const fixture = {} as { model: FakeModelServer; ws: TempDir };
+  beforeEach(async () => {
+    fixture.model = await startFakeModelServer({ respond });
+    fixture.ws = tempDir();
+  });
+  afterEach(async () => {
+    await killAllReson();
+    await fixture.model.close();
+    fixture.ws.remove();
+  });
+  return fixture;
+}
 
 export interface Served {
   process: ServiceProcess;

@@ -2,24 +2,14 @@
 // remembered for that exact package, so the next session loads it without asking.
 import { cpSync, realpathSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { registryPath, writeRegistry } from "../../src/plugins/index.js";
-import { cleanEnv, type TempDir, tempDir } from "../support/cli.js";
-import { type FakeModelServer, startFakeModelServer } from "../support/fake-model-server.js";
-import { type ReplSession, startRepl } from "../support/repl-session.js";
+import { useReplFixture } from "../support/repl-session.js";
 
 const GREETER = resolve(import.meta.dirname, "../fixtures/plugins/greeter");
 
 describe("a project's plugin in the interactive terminal", () => {
-  let server: FakeModelServer;
-  let ws: TempDir;
-  let home: TempDir;
-  let repl: ReplSession | undefined;
-
-  beforeEach(async () => {
-    server = await startFakeModelServer();
-    ws = tempDir();
-    home = tempDir();
+  const f = useReplFixture(async ({ ws, home }) => {
     const root = join(ws.path, "vendor", "greeter");
     cpSync(GREETER, root, { recursive: true });
     const workspace = realpathSync(ws.path);
@@ -37,30 +27,14 @@ describe("a project's plugin in the interactive terminal", () => {
       { relativeTo: workspace },
     );
   });
-  afterEach(async () => {
-    if (repl && repl.child.exitCode === null) repl.child.kill("SIGKILL");
-    repl = undefined;
-    await server.close();
-    ws.remove();
-    home.remove();
-  });
-
-  const open = () => {
-    repl = startRepl(
-      ["--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, "--model", "fake-model"],
-      ws.path,
-      cleanEnv({ RESON_HOME: home.path }),
-    );
-    return repl;
-  };
 
   it("asks before loading it, and remembers the yes", async () => {
-    const first = open();
+    const first = f.open();
     await first.waitFor('The project registers the plugin "greeter"');
     await first.waitFor("Trust and load it? [y]");
     first.send("y");
     await first.waitFor("reson> ");
-    server.enqueue({ toolCalls: [{ name: "greet", arguments: { name: "Ann" } }] }, { text: "GREETED" });
+    f.server.enqueue({ toolCalls: [{ name: "greet", arguments: { name: "Ann" } }] }, { text: "GREETED" });
     first.send("greet Ann");
     await first.waitFor("GREETED");
     expect(first.output).toContain("plugin greeter@1.2.3 (project)");
@@ -68,7 +42,7 @@ describe("a project's plugin in the interactive terminal", () => {
     first.send("/exit");
     await first.exited;
 
-    const second = open();
+    const second = f.open();
     await second.waitFor("reson> ");
     expect(second.output).not.toContain("Trust and load it?");
     second.send("/exit");

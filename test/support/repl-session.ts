@@ -1,7 +1,9 @@
 // The interactive terminal (`reson` with no subcommand) as a child process driven through
 // pipes: lines typed in, stdout and stderr read back as they arrive.
 import { type ChildProcess, spawn } from "node:child_process";
-import { CLI } from "./cli.js";
+import { afterEach, beforeEach } from "vitest";
+import { CLI, cleanEnv, type TempDir, tempDir } from "./cli.js";
+import { type FakeModelServer, startFakeModelServer } from "./fake-model-server.js";
 
 export interface ReplSession {
   child: ChildProcess;
@@ -49,4 +51,55 @@ export function startRepl(args: string[], cwd: string, env: NodeJS.ProcessEnv): 
       }),
     exited,
   };
+}
+
+export interface ReplFixture {
+  server: FakeModelServer;
+  /** The workspace the terminal starts in. */
+  ws: TempDir;
+  /** Its RESON_HOME. */
+  home: TempDir;
+  /** Starts `reson` (the terminal) in ws against the fake model; killed after the test. */
+  open(): ReplSession;
+}
+
+/**
+ * Call inside a describe block: a fake model, a workspace and a home per test, `setup` run on
+ * them before the test, and whatever terminal the test opened killed after it.
+ */
+export function useReplFixture(
+  setup: (fixture: ReplFixture) => void | Promise<void> = () => {},
+): ReplFixture {
+  let repl: ReplSession | undefined;
+  const fixture = {
+    open() {
+      repl = startRepl(
+        [
+          "--provider",
+          "openai-compatible",
+          "--base-url",
+          fixture.server.openaiBaseUrl,
+          "--model",
+          "fake-model",
+        ],
+        fixture.ws.path,
+        cleanEnv({ RESON_HOME: fixture.home.path }),
+      );
+      return repl;
+    },
+  } as ReplFixture;
+  beforeEach(async () => {
+    fixture.server = await startFakeModelServer();
+    fixture.ws = tempDir();
+    fixture.home = tempDir();
+    await setup(fixture);
+  });
+  afterEach(async () => {
+    if (repl && repl.child.exitCode === null) repl.child.kill("SIGKILL");
+    repl = undefined;
+    await fixture.server.close();
+    fixture.ws.remove();
+    fixture.home.remove();
+  });
+  return fixture;
 }

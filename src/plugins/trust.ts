@@ -3,21 +3,16 @@
 // the plugin's files ($RESON_HOME/plugin-trust.json); a changed package asks again. No project
 // file can trust itself.
 import { createHash } from "node:crypto";
-import { mkdir, readdir, readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import { join, relative } from "node:path";
-import { writeFileAtomic } from "../core/atomic-write.js";
 import { ResonError } from "../core/errors.js";
+import { approveHash, type HashApprovalFile, isHashApproved } from "../core/hash-approvals.js";
 
 export const PLUGIN_TRUST_FILE = "plugin-trust.json";
 
 /** Beyond these a package is too big to hash (and to trust): a user can still add it at user scope. */
 const MAX_FILES = 5000;
 const MAX_BYTES = 64 * 1024 * 1024;
-
-interface TrustFile {
-  /** workspace real path -> plugin name -> package hash and when. */
-  workspaces: Record<string, Record<string, { hash: string; trustedAt: string }>>;
-}
 
 async function filesOf(root: string, dir: string, out: string[]): Promise<void> {
   const entries = await readdir(dir, { withFileTypes: true });
@@ -57,50 +52,30 @@ export async function pluginHash(root: string): Promise<string> {
   return hash.digest("hex").slice(0, 32);
 }
 
-async function readTrust(home: string): Promise<TrustFile> {
-  const file = join(home, PLUGIN_TRUST_FILE);
-  let text: string;
-  try {
-    text = await readFile(file, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { workspaces: {} };
-    throw error;
-  }
-  try {
-    const parsed = JSON.parse(text) as Partial<TrustFile>;
-    if (typeof parsed.workspaces === "object" && parsed.workspaces !== null)
-      return { workspaces: parsed.workspaces };
-  } catch {
-    // said below
-  }
-  throw new ResonError("config_invalid", `${file} is not a valid list of trusted plugins.`, {
-    hint: "Delete it; reson asks again before loading each project plugin.",
-    details: { file },
-  });
+function trustFile(home: string): HashApprovalFile {
+  return {
+    path: join(home, PLUGIN_TRUST_FILE),
+    what: "trusted plugins",
+    whenDeleted: "reson asks again before loading each project plugin",
+    stampKey: "trustedAt",
+  };
 }
 
-export async function isPluginTrusted(
+export function isPluginTrusted(
   home: string,
   workspace: string,
   name: string,
   hash: string,
 ): Promise<boolean> {
-  return (await readTrust(home)).workspaces[workspace]?.[name]?.hash === hash;
+  return isHashApproved(trustFile(home), workspace, name, hash);
 }
 
-export async function trustPlugin(
+export function trustPlugin(
   home: string,
   workspace: string,
   name: string,
   hash: string,
   now = new Date(),
 ): Promise<void> {
-  const trust = await readTrust(home);
-  const plugins = trust.workspaces[workspace] ?? {};
-  plugins[name] = { hash, trustedAt: now.toISOString() };
-  trust.workspaces[workspace] = plugins;
-  await mkdir(home, { recursive: true, mode: 0o700 });
-  await writeFileAtomic(join(home, PLUGIN_TRUST_FILE), `${JSON.stringify(trust, null, 2)}\n`, {
-    mode: 0o600,
-  });
+  return approveHash(trustFile(home), workspace, name, hash, now);
 }

@@ -141,6 +141,14 @@ describe("plugins in runs", () => {
     );
     const skills = await runCli(["skills"], { cwd: f.ws.path, env: env() });
     expect(skills.stdout).toContain("greeting-etiquette (plugin greeter, on)");
+    // The plugin's tool is counted in the tool statistics like any tool.
+    const tools = await runCli(["tools", "--json"], { cwd: f.ws.path, env: env() });
+    expect(tools.code, tools.stderr).toBe(0);
+    const rows = tools.stdout
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { tool: string; calls: number });
+    expect(rows.find((row) => row.tool === "greet")?.calls).toBeGreaterThanOrEqual(1);
   });
 
   it("leaves out a plugin that fails to import, one whose setup throws and a colliding tool, by name, and the run goes on", async () => {

@@ -253,6 +253,33 @@ describe.skipIf(await skipWithout("chromium", "web view in Chromium"))("web view
     await page.close();
   }, 90_000);
 
+  it("lists the registered workspaces and starts a run in one, from the page", async () => {
+    const registered = await fetch(`${url}/workspaces`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "notes", template: "notes" }),
+    });
+    expect(registered.status).toBe(201);
+    const { id } = (await registered.json()) as { id: string };
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await signIn(page);
+    await page.click("nav a:text('Workspaces')");
+    await page.waitForSelector(`#workspaces tr[data-workspace='${id}']`);
+    expect(await page.locator(`#workspaces tr[data-workspace='${id}']`).textContent()).toContain("notes");
+    await page.selectOption("#run-workspace", id);
+    await page.fill("textarea[aria-label=task]", "answer from the notes workspace");
+    await page.click("button:text('Start')");
+    await page.waitForSelector("#run-status:text('completed')", { timeout: 20_000 });
+    expect(await page.locator(".answer").textContent()).toContain("ok");
+    // The workspace's link lists its sessions: the one just started.
+    await page.click("nav a:text('Workspaces')");
+    await page.click(`#workspaces tr[data-workspace='${id}'] a`);
+    await page.waitForSelector("#sessions tbody tr");
+    expect(await page.locator("#sessions tbody tr").count()).toBe(1);
+    expect(await page.locator("#sessions tbody tr").textContent()).toContain("workspaces/notes");
+    await page.close();
+  }, 60_000);
+
   it("keeps data behind the token: the page opens, the API does not without it", async () => {
     const page = await fetch(`${url}/`);
     expect(page.status).toBe(200);

@@ -1,10 +1,12 @@
 // The web view of `reson serve`: a login that keeps the token in this tab, the sessions
 // (newest first, filtered by status and workspace), a session's runs with a form to start
-// one, and a run live over its event stream. Routes are in the URL's hash; the token never is.
+// one, the registered workspaces with a form to start a run in one, and a run live over its
+// event stream. Routes are in the URL's hash; the token never is.
 import { api, enableEventStreams, forgetToken, savedToken, saveToken, Unauthorized } from "./api.js";
 import { cost, h, tokens } from "./dom.js";
 import { applyEvent, applyManifests, EVENT_TYPES, emptyRun, type RunModel } from "./run-state.js";
 import { renderRun } from "./run-view.js";
+import { readWorkspaces, workspacesView } from "./workspaces-page.js";
 
 interface Session {
   id: string;
@@ -213,6 +215,17 @@ async function sessionPage(id: string): Promise<void> {
   );
 }
 
+async function workspacesPage(): Promise<void> {
+  const mine = navigation;
+  const workspaces = await readWorkspaces();
+  if (mine !== navigation) return;
+  show(
+    ...workspacesView(workspaces, (runId) => {
+      location.hash = `#/runs/${runId}`;
+    }),
+  );
+}
+
 async function runPage(id: string): Promise<void> {
   const mine = navigation;
   const view = await api<{ status: string; error: { code: string; message: string } | null }>(
@@ -271,6 +284,7 @@ async function route(): Promise<void> {
   if (!savedToken()) return loginPage();
   nav.replaceChildren(
     h("a", { href: "#/" }, "Sessions"),
+    h("a", { href: "#/workspaces" }, "Workspaces"),
     h(
       "button",
       {
@@ -287,6 +301,7 @@ async function route(): Promise<void> {
   try {
     if (parts[0] === "runs" && parts[1]) await runPage(parts[1]);
     else if (parts[0] === "sessions" && parts[1]) await sessionPage(parts[1]);
+    else if (parts[0] === "workspaces") await workspacesPage();
     else await sessionsPage(new URLSearchParams(search));
   } catch (error) {
     if (error instanceof Unauthorized) {

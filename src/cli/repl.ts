@@ -16,20 +16,18 @@ import { resonHome, trustedFoldersPath, trustFolder } from "../config/index.js";
 import { ResonError, toResonError } from "../core/errors.js";
 import type { ContextUsageEvent, EventListener, ResonEvent } from "../core/events.js";
 import { addUsage, emptyUsage, type Usage } from "../core/usage.js";
+import type { McpServers } from "../mcp/index.js";
 import { describePolicy, PERMISSION_MODES, type PermissionGate, parseMode } from "../permissions/index.js";
-import { pluginsForRun, type RunPlugins, withPlugins } from "../plugins/index.js";
 import type { ProviderName } from "../providers/index.js";
 import {
   approveProjectServer,
-  decideMcpOffer,
   gateOptions,
   loadGate,
-  type McpSetup,
+  type RunExtensions,
   type SandboxSetup,
   sandboxSetup,
-  startMcp,
+  startRunExtensions,
   terminalAuthorize,
-  withMcpOffer,
 } from "../runner/index.js";
 import { formatSkillList } from "../skills/index.js";
 import { projectKey, type Store } from "../store/index.js";
@@ -172,31 +170,29 @@ class Repl {
 
   /** How commands run (the --sandbox choice against what the machine supports). */
   sandbox: SandboxSetup["agent"] = {};
-  /** The session's MCP servers, started with the first agent and closed when reson exits. */
-  mcp: McpSetup | undefined;
-
-  /** The session's plugins, loaded with the first agent (each later agent gets the same ones). */
-  plugins: Promise<RunPlugins | undefined> | undefined;
+  /**
+   * The session's plugins and MCP servers, set up with the first agent (each later agent gets
+   * the same ones) and closed when reson exits.
+   */
+  extensions: Promise<RunExtensions> | undefined;
 
   async createAgent(model?: string): Promise<void> {
     const args = this.args;
-    this.plugins ??= pluginsForRun({
-      home: resonHome(),
-      workspace: this.workspaceRoot,
-      askTrust: (plugin) =>
-        approveProjectPlugin(plugin, { write: (text) => this.write(text), read: (q) => this.reader.read(q) }),
-    });
-    const plugins = await this.plugins;
-    this.mcp ??= await startMcp({
+    const io = { write: (text: string) => this.write(text), read: (q: string) => this.reader.read(q) };
+    this.extensions ??= startRunExtensions({
       workspace: this.workspaceRoot,
       allowMcp: args.allowMcp,
       signal: new AbortController().signal,
-      ask: (entry) =>
-        approveProjectServer(entry, { write: (text) => this.write(text), read: (q) => this.reader.read(q) }),
+      askTrust: (plugin) => approveProjectPlugin(plugin, io),
+      ask: (entry) => approveProjectServer(entry, io),
       warn: (message) => this.write(`warning: ${message}\n`),
       authorize: terminalAuthorize((text) => this.write(text)),
-      ...(plugins ? { pluginServers: plugins.mcpServers } : {}),
+    }).catch((error: unknown) => {
+      // Set up again by the next agent (a required server may start then).
+      this.extensions = undefined;
+      throw error;
     });
+    const extensions = await this.extensions;
     const options: AgentOptions = {
       workspace: this.workspaceRoot,
       ...(args.provider ? { provider: args.provider as ProviderName } : {}),
@@ -207,25 +203,19 @@ class Repl {
       ...(Object.keys(args.limits).length > 0 ? { limits: args.limits } : {}),
       ...(args.preset ? { preset: args.preset } : {}),
       ...(args.trustWorkspace ? { trustWorkspace: true } : {}),
-      ...(this.mcp.tools.length > 0 ? { tools: this.mcp.tools } : {}),
       ...(args.browserHeaded ? { config: { browser: { headless: false } } } : {}),
     };
     this.agent = await createAgent(
-      withPlugins(
-        {
-          ...options,
-          leaseHolder: "reson (terminal)",
-          store: this.store,
-          ...gateOptions(this.gate),
-          ...withMcpOffer(this.mcp, gateOptions(this.gate).offerTool),
-          ...this.sandbox,
-          askHuman: (question) => this.askHuman(question),
-        },
-        plugins,
-      ),
+      extensions.agentOptions({
+        ...options,
+        leaseHolder: "reson (terminal)",
+        store: this.store,
+        ...gateOptions(this.gate),
+        ...this.sandbox,
+        askHuman: (question) => this.askHuman(question),
+      }),
     );
-    plugins?.attach(this.agent);
-    decideMcpOffer(this.mcp, this.agent);
+    extensions.attach(this.agent);
     this.model = `${this.agent.provider.model.provider}/${this.agent.provider.model.id}`;
   }
 
@@ -388,9 +378,12 @@ class Repl {
         this.skill(rest);
         return true;
       default:
-        if (name.startsWith("/mcp__") && this.mcp?.servers) {
-          await this.mcpPrompt(name.slice(1), arg);
-          return true;
+        if (name.startsWith("/mcp__")) {
+          const servers = (await this.extensions)?.mcp.servers;
+          if (servers) {
+            await this.mcpPrompt(servers, name.slice(1), arg);
+            return true;
+          }
         }
         this.write(`Unknown command ${name}. Commands: ${COMMANDS.join(", ")}.\n`);
         return true;
@@ -398,10 +391,10 @@ class Repl {
   }
 
   /** `/mcp__server__prompt args`: the MCP prompt's text, run as a task. */
-  async mcpPrompt(name: string, argumentText: string): Promise<void> {
+  async mcpPrompt(servers: McpServers, name: string, argumentText: string): Promise<void> {
     let task: string;
     try {
-      task = (await this.mcp?.servers?.promptTask(name, argumentText, new AbortController().signal)) ?? "";
+      task = await servers.promptTask(name, argumentText, new AbortController().signal);
     } catch (error) {
       reportError(toResonError(error));
       return;
@@ -586,8 +579,7 @@ export async function replCommand(argv: string[]): Promise<number> {
     return exitCodeForError(failure.code);
   } finally {
     repl?.reader.close();
-    await (await repl?.plugins)?.settle();
-    await repl?.mcp?.close();
+    await (await repl?.extensions?.catch(() => undefined))?.close();
     await store?.close({ processExiting: true }).catch(() => {});
   }
 }

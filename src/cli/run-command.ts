@@ -18,16 +18,13 @@ import { resonHome } from "../config/index.js";
 import { ResonError, toResonError } from "../core/errors.js";
 import type { EventListener } from "../core/events.js";
 
-import { pluginsForRun, type RunPlugins, withPlugins } from "../plugins/index.js";
 import type { ProviderName } from "../providers/index.js";
 import {
-  decideMcpOffer,
   gateOptions,
   loadGate,
-  type McpSetup,
+  type RunExtensions,
   sandboxSetup,
-  startMcp,
-  withMcpOffer,
+  startRunExtensions,
 } from "../runner/index.js";
 import { projectKey, type Store, type TraceRecord } from "../store/index.js";
 import { stdinAnswers } from "./ask-human.js";
@@ -119,8 +116,7 @@ async function execute(
 
   let store: Store | undefined;
   let agent: Agent | undefined;
-  let mcp: McpSetup | undefined;
-  let plugins: RunPlugins | undefined;
+  let extensions: RunExtensions | undefined;
   // ask_human's answers: one line of stdin per question (the question goes out as an event).
   const answers = args.interactiveStdin
     ? stdinAnswers({ input: process.stdin, err: process.stderr, prompt: !args.json })
@@ -130,31 +126,21 @@ async function execute(
     const { options, launch } = await prepare(store);
     const permissions = await permissionOptions(args, options.workspace);
     const workspaceRoot = existingRealPath(options.workspace ?? process.cwd());
-    plugins = workspaceRoot
-      ? await pluginsForRun({ home: resonHome(), workspace: workspaceRoot })
-      : undefined;
-    mcp = await startMcp({
+    extensions = await startRunExtensions({
       workspace: workspaceRoot ?? resolve(options.workspace ?? process.cwd()),
       allowMcp: args.allowMcp,
       signal: controller.signal,
       warn: (message) => process.stderr.write(`warning: ${message}\n`),
-      ...(plugins ? { pluginServers: plugins.mcpServers } : {}),
     });
     agent = await createAgent(
-      withPlugins(
-        {
-          ...options,
-          ...permissions,
-          ...(mcp.tools.length > 0 ? { tools: [...(options.tools ?? []), ...mcp.tools] } : {}),
-          ...withMcpOffer(mcp, permissions.offerTool),
-          store,
-          ...(answers ? { askHuman: answers.ask } : {}),
-        },
-        plugins,
-      ),
+      extensions.agentOptions({
+        ...options,
+        ...permissions,
+        store,
+        ...(answers ? { askHuman: answers.ask } : {}),
+      }),
     );
-    plugins?.attach(agent);
-    decideMcpOffer(mcp, agent);
+    extensions.attach(agent);
     if (controller.signal.aborted) return EXIT_INTERRUPTED;
     const render: EventListener = args.json
       ? jsonRenderer(process.stdout)
@@ -177,8 +163,7 @@ async function execute(
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
     answers?.close();
-    await plugins?.settle();
-    await mcp?.close();
+    await extensions?.close();
     // The process exits next (see CloseOptions).
     await store?.close({ processExiting: true }).catch(() => {});
   }

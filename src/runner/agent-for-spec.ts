@@ -4,15 +4,13 @@
 // the run instead of a terminal.
 import { realpathSync } from "node:fs";
 import { type Agent, type AgentOptions, createAgent } from "../agent/index.js";
-import { resonHome } from "../config/index.js";
 import { ResonError } from "../core/errors.js";
 import type { PermissionGateOptions } from "../permissions/index.js";
-import { pluginsForRun, withPlugins } from "../plugins/index.js";
 import type { ProviderName } from "../providers/index.js";
 import type { Store } from "../store/index.js";
 import type { AskHuman } from "../tools/index.js";
-import { decideMcpOffer, startMcp, withMcpOffer } from "./mcp-setup.js";
 import { gateOptions, loadGate, sandboxSetup } from "./permission-setup.js";
+import { startRunExtensions } from "./run-extensions.js";
 import type { RunSpec } from "./run-spec.js";
 
 export interface SpecAgentOptions {
@@ -70,44 +68,24 @@ export async function agentForSpec(spec: RunSpec, options: SpecAgentOptions): Pr
     store: options.store,
     leaseHolder: options.leaseHolder,
   };
-  // The service's plugins are the user's of the machine that runs the run, and the workspace's trusted ones.
-  const plugins = await pluginsForRun({
-    home: resonHome(options.env),
-    workspace: workspaceRoot,
-    ...(options.env ? { env: options.env } : {}),
-  });
-  // The user's MCP servers (and a project's they approved, or allowed in their own config):
-  // no one is there to approve one or to log in, so others are left out with a warning.
-  const warn = options.warn ?? ((message: string) => process.stderr.write(`warning: ${message}\n`));
-  const mcp = await startMcp({
+  // The plugins of the machine that runs the run (the user's, the workspace's trusted ones)
+  // and its MCP servers: no one is there to approve a project's or to log in, so those are
+  // left out with a warning.
+  const extensions = await startRunExtensions({
     workspace: workspaceRoot,
     allowMcp: [],
     signal: options.signal ?? new AbortController().signal,
-    warn,
+    warn: options.warn ?? ((message: string) => process.stderr.write(`warning: ${message}\n`)),
     ...(options.env ? { env: options.env } : {}),
-    ...(plugins ? { pluginServers: plugins.mcpServers } : {}),
   });
   let agent: Agent;
   try {
-    agent = await createAgent(
-      withPlugins(
-        {
-          ...agentOptions,
-          ...(mcp.tools.length > 0 ? { tools: mcp.tools } : {}),
-          ...withMcpOffer(mcp, agentOptions.offerTool),
-        },
-        plugins,
-      ),
-    );
+    agent = await createAgent(extensions.agentOptions(agentOptions));
   } catch (error) {
-    await mcp.close();
+    await extensions.close();
     throw error;
   }
-  agent.onClose(async () => {
-    await plugins?.settle();
-    await mcp.close();
-  });
-  plugins?.attach(agent);
-  decideMcpOffer(mcp, agent);
+  agent.onClose(() => extensions.close());
+  extensions.attach(agent);
   return agent;
 }

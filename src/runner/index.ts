@@ -20,4 +20,5 @@ export {
   type SandboxSetup,
   sandboxSetup,
 } from "./permission-setup.js";
+export { type RunExtensions, type RunExtensionsOptions, startRunExtensions } from "./run-extensions.js";
 export { RunSettingsFields, type RunSpec, RunSpecSchema } from "./run-spec.js";

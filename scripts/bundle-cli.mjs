@@ -17,7 +17,9 @@
 // playwright-core, loaded only when a run first uses the browser (src/browser).
 import { readFileSync, rmSync } from "node:fs";
 import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
+import { schemaCheckModule } from "./schema-checks.mjs";
 
 const root = resolve(import.meta.dirname, "..");
 const outdir = resolve(root, "dist/cli-bundle");
@@ -103,6 +105,42 @@ const bundledSqlite = {
   },
 };
 
+/**
+ * TypeBox's value checker and compiler are initialised on first use, not at every start
+ * (src/core/typebox-runtime.ts): a require() of an ES module is one esbuild runs when called.
+ */
+const lazyTypebox = {
+  name: "lazy-typebox",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]src[\\/]core[\\/]typebox-runtime\.ts$/ }, () => ({
+      contents:
+        'export const typeboxValue = () => require("typebox/value").Value;\n' +
+        'export const typeboxCompile = () => require("typebox/compile").Compile;\n',
+      loader: "js",
+    }));
+  },
+};
+
+/**
+ * The configuration checks generated from the schemas tsc just compiled (src/config/config-check.ts,
+ * scripts/schema-checks.mjs), instead of TypeBox's schema engine interpreting them.
+ */
+const generatedConfigChecks = {
+  name: "generated-config-checks",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]src[\\/]config[\\/]config-check\.ts$/ }, async () => {
+      const { ConfigSchema, PartialConfigSchema } = await import(
+        pathToFileURL(resolve(root, "dist/config/schema.js")).href
+      );
+      return {
+        contents: schemaCheckModule({ isPartialConfig: PartialConfigSchema, isConfig: ConfigSchema }),
+        loader: "js",
+        resolveDir: root,
+      };
+    });
+  },
+};
+
 /** main.ts's `import("./commands.js")` stays out of the launcher: commands.cjs has them. */
 const commandsApart = {
   name: "commands-apart",
@@ -119,7 +157,7 @@ await Promise.all([
     entryPoints: { commands: "src/cli/commands.ts" },
     banner: { js: `(function (exports, require, module, __filename, __dirname, __resonImport) {\n${MODULE_URL}` },
     footer: { js: "})" },
-    plugins: [launcherImport, bundledSqlite],
+    plugins: [launcherImport, bundledSqlite, lazyTypebox, generatedConfigChecks],
   }),
 ]);
 

@@ -3,17 +3,12 @@
 // Each source is validated on its own, so an error names the file and the field.
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { Value } from "typebox/value";
 import { ResonError } from "../core/errors.js";
+import { typeboxValue } from "../core/typebox-runtime.js";
+import { isConfig, isPartialConfig } from "./config-check.js";
 import { configFromEnv } from "./env.js";
 import { resonHome } from "./home.js";
-import {
-  ConfigSchema,
-  DEFAULT_CONFIG,
-  type PartialConfig,
-  PartialConfigSchema,
-  type ResonConfig,
-} from "./schema.js";
+import { DEFAULT_CONFIG, type PartialConfig, PartialConfigSchema, type ResonConfig } from "./schema.js";
 
 export interface ConfigSource {
   /** "defaults", a file path, "environment" or "flags". */
@@ -42,7 +37,8 @@ export interface LoadConfigOptions {
 }
 
 function describeErrors(schema: typeof PartialConfigSchema, value: unknown): string {
-  return Value.Errors(schema, value)
+  return typeboxValue()
+    .Errors(schema, value)
     .filter((e) => e.keyword !== "boolean")
     .map((e) => {
       const where = e.instancePath ? e.instancePath.slice(1).replaceAll("/", ".") : "(top level)";
@@ -53,7 +49,7 @@ function describeErrors(schema: typeof PartialConfigSchema, value: unknown): str
 }
 
 export function validatePartialConfig(name: string, value: unknown): PartialConfig {
-  if (Value.Check(PartialConfigSchema, value)) return value;
+  if (isPartialConfig(value)) return value;
   throw new ResonError(
     "config_invalid",
     `Invalid configuration in ${name}: ${describeErrors(PartialConfigSchema, value)}`,
@@ -156,7 +152,7 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
 
   let merged: Record<string, unknown> = {};
   for (const source of sources) merged = merge(merged, source.values as Record<string, unknown>);
-  if (!Value.Check(ConfigSchema, merged)) {
+  if (!isConfig(merged)) {
     throw new ResonError("config_invalid", "The merged configuration is invalid.", {
       hint: "Check the values in your config files, RESON_* variables and flags.",
     });

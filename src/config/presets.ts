@@ -6,8 +6,8 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { type Static, Type } from "typebox";
-import { Value } from "typebox/value";
 import { ResonError } from "../core/errors.js";
+import { typeboxValue } from "../core/typebox-runtime.js";
 
 const LimitsSchema = Type.Object(
   {
@@ -124,8 +124,9 @@ async function readPresetFile(path: string): Promise<Record<string, PresetFields
       hint: 'Write it as { "<name>": { "description": "…", "tools": ["read_file"], "readOnly": true } }.',
     });
   }
-  if (!Value.Check(PresetFileSchema, value)) {
-    const problems = Value.Errors(PresetFileSchema, value)
+  if (!typeboxValue().Check(PresetFileSchema, value)) {
+    const problems = typeboxValue()
+      .Errors(PresetFileSchema, value)
       .filter((e) => e.keyword !== "boolean")
       .slice(0, 5)
       .map((e) => `${e.instancePath.slice(1).replaceAll("/", ".") || "(top level)"}: ${e.message}`);

@@ -4,9 +4,9 @@
 // the user approved them (approval.ts).
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { Value } from "typebox/value";
 import { type LoadedConfig, type McpServerConfig, McpServerSchema } from "../config/index.js";
 import { ResonError } from "../core/errors.js";
+import { typeboxValue } from "../core/typebox-runtime.js";
 
 export type McpScope = "user" | "project";
 
@@ -46,8 +46,9 @@ export function fromClaudeEntry(
     }
     out[key] = key === "type" && value === "streamable-http" ? "http" : value;
   }
-  if (!Value.Check(McpServerSchema, out)) {
-    const problems = Value.Errors(McpServerSchema, out)
+  if (!typeboxValue().Check(McpServerSchema, out)) {
+    const problems = typeboxValue()
+      .Errors(McpServerSchema, out)
       .map((e) => `${e.instancePath || "(server)"} ${e.message}`)
       .join("; ");
     warnings.push(`${file}: server "${name}" is invalid (${problems}); skipped.`);

@@ -2,10 +2,10 @@
 // from its last committed step when a worker before this one died holding it) under the lease
 // the claim took, and the queue request ended with the run's outcome under the same lease. A
 // worker that lost the lease writes nothing more; one asked to stop puts the run back.
-import { Value } from "typebox/value";
 import { type Agent, HeldLease, type RunResult } from "../agent/index.js";
 import { ResonError, serializeError, toResonError } from "../core/errors.js";
 import type { EventListener } from "../core/events.js";
+import { typeboxValue } from "../core/typebox-runtime.js";
 import { agentForSpec, type RunSpec, RunSpecSchema } from "../runner/index.js";
 import type { RunLease, RunRequestRecord, Store } from "../store/index.js";
 import { storePromptChannel } from "./store-prompts.js";
@@ -113,8 +113,8 @@ export async function executeClaimed(
 }
 
 function parseSpec(spec: unknown): RunSpec {
-  if (Value.Check(RunSpecSchema, spec)) return spec;
-  const first = [...Value.Errors(RunSpecSchema, spec)][0];
+  if (typeboxValue().Check(RunSpecSchema, spec)) return spec;
+  const first = [...typeboxValue().Errors(RunSpecSchema, spec)][0];
   throw new ResonError("usage_error", `The queued run's spec is invalid: ${first?.message ?? "unknown"}.`, {
     hint: "Queue it again through the API, which validates the spec.",
   });

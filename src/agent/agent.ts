@@ -109,6 +109,8 @@ export class Agent {
   }
 
   async run(task: string, options: RunOptions = {}): Promise<RunResult> {
+    // Connected while the run is recorded and its prompt built, not after.
+    this.provider.preconnect?.();
     const runId = options.runId ?? ulid();
     const now = Date.now();
     const envelope: MessageContext = {
@@ -163,6 +165,7 @@ export class Agent {
     // The run is read again under its lease: what another process committed before letting it
     // go is part of the plan, and nothing else commits while this one holds it.
     const lease = options.lease ?? (await this.takeLease(store, found.id, options.force));
+    this.provider.preconnect?.();
     try {
       const trace = (await store.traces.get(found.id)) ?? found;
       const session = await store.sessions.get(trace.sessionId);

@@ -165,6 +165,10 @@ class RetryingProvider<Prepared> implements Provider {
     private readonly policy: RetryPolicy,
   ) {}
 
+  preconnect(): void {
+    this.wire.preconnect?.();
+  }
+
   async chat(request: ChatRequest, options: ChatOptions = {}): Promise<ChatResult> {
     const { signal, onEvent } = options;
     throwIfAborted(signal);

@@ -136,4 +136,9 @@ export interface ProviderTimeouts {
 export interface Provider {
   readonly model: ModelInfo;
   chat(request: ChatRequest, options?: ChatOptions): Promise<ChatResult>;
+  /**
+   * A call is coming: opens its connection now (TCP, and TLS for https), so it is ready when
+   * the request is. Optional; a provider without kept connections does nothing.
+   */
+  preconnect?(): void;
 }

@@ -22,4 +22,6 @@ export interface Wire<Prepared> {
   ): Promise<AttemptOutcome>;
   /** The chat call is over, whatever its outcome. */
   release(prepared: Prepared): void;
+  /** Opens the connection the next attempt will use, if this client keeps connections. */
+  preconnect?(): void;
 }

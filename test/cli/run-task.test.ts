@@ -82,6 +82,9 @@ describe.each<Protocol>(["openai-compatible", "anthropic"])("reson run against a
     expect(result.stderr).toMatch(/✓ read_file/);
     expect(result.stderr).toMatch(/✓ done · 4 steps · \d+ tokens/);
     expect(server.remaining).toBe(0);
+    // The native wire opens its connection when the run starts and keeps it for every step;
+    // pi-ai's clients (the anthropic provider) open their own.
+    if (protocol === "openai-compatible") expect(server.connections).toBe(1);
 
     // The model saw the results of the parallel read-only calls, in its own order.
     const last = server.requests.at(-1)!.body as Record<string, unknown>;

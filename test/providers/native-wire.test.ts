@@ -75,6 +75,11 @@ function sse(res: ServerResponse, text: string): void {
   );
 }
 
+async function until(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+  expect(condition()).toBe(true);
+}
+
 const native = (baseUrl: string) => createProvider({ provider: "openai-compatible", baseUrl }, FAST);
 
 describe("native wire connections", () => {
@@ -100,6 +105,59 @@ describe("native wire connections", () => {
     expect(events.filter((e) => e.type === "retry")).toEqual([]);
     expect(server.requests).toBe(3);
     expect(server.connections).toBe(2);
+  });
+
+  it("opens the first call's connection ahead of it when asked, and sends the call on it", async () => {
+    const server = await rawServer((_req, res) => sse(res, "ok"));
+    const provider = await native(server.baseUrl);
+    provider.preconnect?.();
+    provider.preconnect?.(); // one is open already: no second
+    await until(() => server.connections === 1);
+    expect(server.requests).toBe(0);
+    expect((await provider.chat(ask("one"))).text).toBe("ok");
+    expect((await provider.chat(ask("two"))).text).toBe("ok");
+    expect(server.connections).toBe(1);
+    expect(server.requests).toBe(2);
+    // With a kept-alive connection free, asking again opens nothing.
+    provider.preconnect?.();
+    expect((await provider.chat(ask("three"))).text).toBe("ok");
+    expect(server.connections).toBe(1);
+  });
+
+  it("resends at once when the server closed the preconnected connection before the call", async () => {
+    const server = await rawServer((req, res, nth) => {
+      if (server.requests === 1 && nth === 1) req.socket.destroy();
+      else sse(res, "second try");
+    });
+    const provider = await native(server.baseUrl);
+    provider.preconnect?.();
+    await until(() => server.connections === 1);
+    const { events, onEvent } = collector();
+    const result = await provider.chat(ask("hi"), { onEvent });
+    expect(result).toMatchObject({ text: "second try", attempts: 1 });
+    expect(events.filter((e) => e.type === "retry")).toEqual([]);
+    expect(server.connections).toBe(2);
+  });
+
+  it("makes a connection of its own when the preconnect was refused (the server came up since)", async () => {
+    const server = await rawServer((_req, res) => sse(res, "up now"));
+    const baseUrl = server.baseUrl;
+    await server.close();
+    const provider = await native(baseUrl);
+    provider.preconnect?.(); // refused: nobody listens
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const port = Number(new URL(baseUrl).port);
+    const again = createServer((req, res) => {
+      req.resume();
+      req.on("end", () => sse(res, "up now"));
+    });
+    await new Promise<void>((resolve) => again.listen(port, "127.0.0.1", resolve));
+    try {
+      expect((await provider.chat(ask("hi"))).text).toBe("up now");
+    } finally {
+      again.closeAllConnections();
+      await new Promise((resolve) => again.close(resolve));
+    }
   });
 
   it("fails over a refused connection as provider_unavailable, after its retries", async () => {

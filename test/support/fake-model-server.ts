@@ -148,6 +148,8 @@ export interface FakeModelServer {
   readonly requests: RecordedRequest[];
   /** Replies not consumed yet. */
   readonly remaining: number;
+  /** TCP connections accepted so far. */
+  readonly connections: number;
   enqueue(...replies: FakeReply[]): void;
   /** Answers for the next embeddings requests (either protocol), before the normal ones. */
   enqueueEmbeddings(...replies: FakeEmbeddingReply[]): void;
@@ -179,6 +181,7 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
   const embeddingScript: FakeEmbeddingReply[] = [];
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
+  let connections = 0;
 
   const server = createServer((req, res) => {
     readBody(req).then(
@@ -187,6 +190,7 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
     );
   });
   server.on("connection", (socket) => {
+    connections++;
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
   });
@@ -258,6 +262,9 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
     requests,
     get remaining() {
       return script.length;
+    },
+    get connections() {
+      return connections;
     },
     enqueue: (...replies) => {
       script.push(...replies);

@@ -21,6 +21,7 @@ import type { AssistantMessage, ChatStreamEvent, ModelInfo, ProviderTimeouts } f
 import { Watchdog } from "../watchdog.js";
 import type { AttemptOutcome, Wire } from "../wire.js";
 import { BodyBuilder, type PreparedBody } from "./body.js";
+import { type PreconnectAgent, preconnectAgent } from "./preconnect-agent.js";
 import { ReplyBuilder, type StreamFailure, StreamFormatError } from "./reply.js";
 import { SseParser } from "./sse.js";
 
@@ -58,6 +59,7 @@ export async function createNativeWire(options: NativeWireOptions): Promise<Wire
     attempt: (prepared, signal, onEvent) =>
       new NativeAttempt(endpoint, model, call, timeouts, prepared, signal, onEvent).run(),
     release: (prepared) => prepared.release(),
+    preconnect: () => endpoint.preconnect(),
   };
 }
 
@@ -87,12 +89,14 @@ interface Transport {
 /** Where requests go, and the connections kept open to it. */
 class Endpoint {
   private readonly send: typeof http.request;
+  private readonly agent: PreconnectAgent;
   private readonly options: http.RequestOptions;
   private readonly headers: Record<string, string>;
 
   constructor(target: URL, transport: Transport, call: CallFacts) {
     const secure = target.protocol === "https:";
     this.send = transport.request;
+    this.agent = preconnectAgent(transport.Agent, { keepAlive: true, timeout: IDLE_SOCKET_MS }, secure);
     this.headers = {
       "content-type": "application/json",
       accept: "text/event-stream",
@@ -105,13 +109,23 @@ class Endpoint {
       port: target.port || (secure ? 443 : 80),
       path: `${target.pathname}${target.search}`,
       method: "POST",
-      agent: new transport.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
+      agent: this.agent,
       // The watchdog owns the deadlines; 0 stops the idle-socket timeout applying mid-request.
       timeout: 0,
       ...(target.username
         ? { auth: `${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}` }
         : {}),
     };
+  }
+
+  /** Opens the connection of the next request now (see preconnect-agent.ts). */
+  preconnect(): void {
+    this.agent.preconnect(this.options);
+  }
+
+  /** Whether the request was sent on a connection opened before it, not for it. */
+  earlierConnection(request: http.ClientRequest): boolean {
+    return request.reusedSocket || this.agent.preconnected(request.socket);
   }
 
   request(length: number): http.ClientRequest {
@@ -182,10 +196,11 @@ class NativeAttempt {
 
   private onRequestError(request: http.ClientRequest, error: Error): void {
     if (this.settled || request !== this.request) return;
-    // A kept-alive connection the server closed while it was idle: nothing was processed.
+    // A kept-alive (or preconnected) connection the server closed while it was idle: nothing
+    // was processed.
     if (
       !this.responded &&
-      request.reusedSocket &&
+      this.endpoint.earlierConnection(request) &&
       isStaleSocket(error) &&
       this.staleRetries < STALE_SOCKET_RETRIES
     ) {

@@ -1,10 +1,11 @@
 // Bundles the reson command into dist/cli-bundle/ (run after tsc; `npm run build` does both).
 // One process loading ~1,000 ES modules (TypeBox alone ships 680) spent most of its start-up
-// resolving and compiling them; the bundle is two files:
-//   launcher.cjs  main.ts (--version, --help, dispatch) and what bin/reson.js needs; small.
-//   commands.cjs  every subcommand, as one function expression (the module wrapper is in the
-//                 file, so V8 gets the file's text as it is); loaded by src/cli/code-cache.ts
-//                 with a V8 code cache.
+// resolving and compiling them; the bundle is three files:
+//   launcher.cjs    main.ts (--version, --help, dispatch) and what bin/reson.js needs; small.
+//   commands.cjs    every subcommand, as one function expression (the module wrapper is in the
+//                   file, so V8 gets the file's text as it is); loaded by src/cli/code-cache.ts
+//                   with a V8 code cache.
+//   mcp-client.cjs  the MCP client SDK, required by commands.cjs at a run's first MCP server.
 // CommonJS, because only a script (not an ES module) can be given a code cache taken after
 // it ran. The library (`import … from "reson"`) is tsc's dist/index.js with its .d.ts.
 //
@@ -16,10 +17,11 @@
 // jieba, a native binding with its dictionary, loaded only for text with Chinese in it; and
 // playwright-core, loaded only when a run first uses the browser (src/browser).
 import { readFileSync, rmSync } from "node:fs";
-import { resolve } from "node:path";
+import { relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
 import { schemaCheckModule } from "./schema-checks.mjs";
+import { literalModule } from "./schema-literals.mjs";
 
 const root = resolve(import.meta.dirname, "..");
 const outdir = resolve(root, "dist/cli-bundle");
@@ -53,9 +55,11 @@ const common = {
   // only when a stack is printed.
   sourcemap: "linked",
   sourcesContent: false,
-  // A third less to read and parse on every start; names stay, for stack traces.
+  // Less than half the text to read, and a smaller code cache, on every start. Stack traces
+  // get the original names of functions back from the source map (src/cli/stack-traces.ts).
   minifyWhitespace: true,
   minifySyntax: true,
+  minifyIdentifiers: true,
   // Packages' license comments go to a file beside the bundle (they may hold any character).
   legalComments: "linked",
   logLevel: "warning",
@@ -141,6 +145,49 @@ const generatedConfigChecks = {
   },
 };
 
+/**
+ * Modules of data only, their values written out when bundled (scripts/schema-literals.mjs):
+ * the configuration's schemas took ~1 ms of every start to build with TypeBox.
+ */
+const DATA_MODULES = ["src/config/schema.ts"];
+const dataAsLiterals = {
+  name: "data-as-literals",
+  setup(build) {
+    const names = DATA_MODULES.map((file) => file.replace(/^src\//, "").replaceAll(".", "\\.")).join("|");
+    build.onLoad({ filter: new RegExp(`[\\\\/]src[\\\\/](${names})$`) }, async ({ path }) => {
+      const source = relative(resolve(root, "src"), path).replaceAll("\\", "/");
+      const compiled = resolve(root, "dist", source.replace(/\.ts$/, ".js"));
+      return { contents: literalModule(await import(pathToFileURL(compiled).href)), loader: "js" };
+    });
+  },
+};
+
+/**
+ * The MCP client SDK (with zod, its schemas and its event-stream client: a third of all the
+ * code) is a file of its own, mcp-client.cjs, required when a run first connects to an MCP
+ * server (src/mcp/open-connection.ts): a run without one neither reads nor compiles it.
+ */
+const MCP_CLIENT = /^@modelcontextprotocol\/client(\/stdio)?$/;
+const mcpClientApart = {
+  name: "mcp-client-apart",
+  setup(build) {
+    build.onResolve({ filter: MCP_CLIENT }, () => ({ path: "./mcp-client.cjs", external: true }));
+  },
+};
+const mcpClientEntry = {
+  name: "mcp-client-entry",
+  setup(build) {
+    build.onResolve({ filter: /^mcp-client-entry$/ }, () => ({ path: "mcp-client-entry", namespace: "entry" }));
+    build.onLoad({ filter: /.*/, namespace: "entry" }, () => ({
+      contents:
+        'export * from "@modelcontextprotocol/client";\n' +
+        'export { getDefaultEnvironment } from "@modelcontextprotocol/client/stdio";\n',
+      resolveDir: root,
+      loader: "js",
+    }));
+  },
+};
+
 /** main.ts's `import("./commands.js")` stays out of the launcher: commands.cjs has them. */
 const commandsApart = {
   name: "commands-apart",
@@ -157,8 +204,16 @@ await Promise.all([
     entryPoints: { commands: "src/cli/commands.ts" },
     banner: { js: `(function (exports, require, module, __filename, __dirname, __resonImport) {\n${MODULE_URL}` },
     footer: { js: "})" },
-    plugins: [launcherImport, bundledSqlite, lazyTypebox, generatedConfigChecks],
+    plugins: [
+      launcherImport,
+      bundledSqlite,
+      lazyTypebox,
+      generatedConfigChecks,
+      dataAsLiterals,
+      mcpClientApart,
+    ],
   }),
+  build({ ...common, entryPoints: { "mcp-client": "mcp-client-entry" }, plugins: [mcpClientEntry] }),
 ]);
 
 // src/cli/code-cache.ts reads commands.cjs as Latin-1, which is its text only while the file is

@@ -21,7 +21,7 @@ import { relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { build } from "esbuild";
 import { schemaCheckModule } from "./schema-checks.mjs";
-import { literalModule } from "./schema-literals.mjs";
+import { DATA_MODULES, literalModule } from "./schema-literals.mjs";
 
 const root = resolve(import.meta.dirname, "..");
 const outdir = resolve(root, "dist/cli-bundle");
@@ -149,7 +149,6 @@ const generatedConfigChecks = {
  * Modules of data only, their values written out when bundled (scripts/schema-literals.mjs):
  * the configuration's schemas took ~1 ms of every start to build with TypeBox.
  */
-const DATA_MODULES = ["src/config/schema.ts"];
 const dataAsLiterals = {
   name: "data-as-literals",
   setup(build) {

@@ -31,9 +31,12 @@ function checkSource(name, schema) {
 
 /** An ES module exporting one check function per entry of `schemas`. */
 export function schemaCheckModule(schemas) {
+  const checks = Object.entries(schemas).map(([name, schema]) => checkSource(name, schema));
+  // Only what the checks use: typebox/system would also initialise TypeBox's locales.
+  const uses = (name) => checks.some((check) => check.includes(`${name}.`));
   return [
-    'import { Guard } from "typebox/guard";',
-    'import { Hashing } from "typebox/system";',
-    ...Object.entries(schemas).map(([name, schema]) => checkSource(name, schema)),
+    ...(uses("Guard") ? ['import { Guard } from "typebox/guard";'] : []),
+    ...(uses("Hashing") ? ['import { Hashing } from "typebox/system";'] : []),
+    ...checks,
   ].join("\n");
 }

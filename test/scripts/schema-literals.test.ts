@@ -7,7 +7,7 @@ import { Type } from "typebox";
 import { Value } from "typebox/value";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // @ts-expect-error: a build script in plain JavaScript, without declarations
-import { literalModule } from "../../scripts/schema-literals.mjs";
+import { DATA_MODULES, literalModule } from "../../scripts/schema-literals.mjs";
 import * as configSchema from "../../src/config/schema.js";
 import { type TempDir, tempDir } from "../support/cli.js";
 
@@ -37,6 +37,18 @@ describe("data modules as literals", () => {
   });
   afterAll(() => dir.remove());
 
+  it("give every data module's values as the module builds them", async () => {
+    for (const source of DATA_MODULES as string[]) {
+      const real = (await import(`../../${source.replace(/\.ts$/, ".js")}`)) as Record<string, unknown>;
+      const file = join(dir.path, `${source.replaceAll("/", "_")}.mjs`);
+      writeFileSync(file, literalModule(real));
+      const copy = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+      expect(Object.keys(copy).sort(), source).toEqual(Object.keys(real).sort());
+      for (const name of Object.keys(real))
+        expect(shape(copy[name]), `${source} ${name}`).toEqual(shape(real[name]));
+    }
+  });
+
   it("give the configuration's schemas and defaults as the module builds them", () => {
     expect(Object.keys(literal).sort()).toEqual(Object.keys(configSchema).sort());
     for (const name of Object.keys(configSchema)) {
@@ -55,6 +67,7 @@ describe("data modules as literals", () => {
 
   it("refuse what is not data", () => {
     expect(() => literalModule({ run: () => 1 })).toThrow(/run: a function is not data/);
+    expect(() => literalModule({ missing: { value: undefined } })).toThrow(/undefined is not data/);
     expect(() => literalModule({ when: new Date(0) })).toThrow(/an instance of Date/);
     const cycle: Record<string, unknown> = {};
     cycle.self = cycle;

@@ -16,10 +16,15 @@ import type {
   RunLease,
 } from "./types.js";
 
-/** The database's clock in epoch milliseconds, as an SQL expression. */
+/**
+ * The database's clock in epoch milliseconds, as an SQL expression: one instant for the whole
+ * statement, so a lease's acquired, renewed and expiry times written together agree (SQLite's
+ * 'now' holds for a statement's step; PostgreSQL's clock_timestamp() would move between the
+ * columns of one row, statement_timestamp() does not).
+ */
 export const NOW_MS = {
   sqlite: "CAST(unixepoch('subsec') * 1000 AS INTEGER)",
-  postgres: "(extract(epoch FROM clock_timestamp()) * 1000)::bigint",
+  postgres: "(extract(epoch FROM statement_timestamp()) * 1000)::bigint",
 } as const;
 
 export type Kind = keyof typeof NOW_MS;

@@ -1,7 +1,7 @@
 // The data modules the CLI bundle carries as literals (scripts/schema-literals.mjs) are the
 // same values as the modules compute: every property, TypeBox's hidden markers included.
 import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Type } from "typebox";
 import { Value } from "typebox/value";
@@ -39,7 +39,11 @@ describe("data modules as literals", () => {
 
   it("give every data module's values as the module builds them", async () => {
     for (const source of DATA_MODULES as string[]) {
-      const real = (await import(`../../${source.replace(/\.ts$/, ".js")}`)) as Record<string, unknown>;
+      const modulePath = resolve(import.meta.dirname, "../..", source);
+      const real = (await import(/* @vite-ignore */ pathToFileURL(modulePath).href)) as Record<
+        string,
+        unknown
+      >;
       const file = join(dir.path, `${source.replaceAll("/", "_")}.mjs`);
       writeFileSync(file, literalModule(real));
       const copy = (await import(pathToFileURL(file).href)) as Record<string, unknown>;

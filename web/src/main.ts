@@ -6,6 +6,7 @@ import { api, enableEventStreams, forgetToken, savedToken, saveToken, Unauthoriz
 import { cost, h, tokens } from "./dom.js";
 import { applyEvent, applyManifests, EVENT_TYPES, emptyRun, type RunModel } from "./run-state.js";
 import { renderRun } from "./run-view.js";
+import { taskForm } from "./task-form.js";
 import { readWorkspaces, workspacesView } from "./workspaces-page.js";
 
 interface Session {
@@ -155,27 +156,13 @@ async function sessionPage(id: string): Promise<void> {
     api<{ runs: Run[] }>("GET", `/sessions/${id}/runs`),
   ]);
   if (mine !== navigation) return;
-  const task = h("textarea", {
-    rows: "3",
+  const start = taskForm({
+    title: "Start a run",
     placeholder: "a task for this session",
-    "aria-label": "task",
-    class: "wide-input",
-  }) as HTMLTextAreaElement;
-  const start = h(
-    "form",
-    { class: "card" },
-    h("h3", {}, "Start a run"),
-    task,
-    h("button", { class: "primary", type: "submit" }, "Start"),
-  );
-  start.addEventListener("submit", (event) => {
-    event.preventDefault();
-    void api<Run>("POST", `/sessions/${id}/runs`, { task: task.value }).then(
-      (run) => {
-        location.hash = `#/runs/${run.id}`;
-      },
-      (error: unknown) => alert(String(error)),
-    );
+    post: (task) => api<Run>("POST", `/sessions/${id}/runs`, { task }),
+    started: (runId) => {
+      location.hash = `#/runs/${runId}`;
+    },
   });
   show(
     h("h2", {}, session.title || session.id),

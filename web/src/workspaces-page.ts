@@ -2,6 +2,7 @@
 // form that starts a run in one of them by its id (POST /runs): the model is the serve's own.
 import { api } from "./api.js";
 import { h } from "./dom.js";
+import { taskForm } from "./task-form.js";
 
 export interface WorkspaceView {
   id: string;
@@ -28,26 +29,12 @@ export function workspacesView(workspaces: WorkspaceView[], started: (runId: str
     { "aria-label": "workspace", id: "run-workspace" },
     ...workspaces.map((w) => h("option", { value: w.id }, w.name)),
   ) as HTMLSelectElement;
-  const task = h("textarea", {
-    rows: "3",
+  const start = taskForm({
+    title: "Start a run in a workspace",
     placeholder: "a task",
-    "aria-label": "task",
-    class: "wide-input",
-  }) as HTMLTextAreaElement;
-  const start = h(
-    "form",
-    { class: "card" },
-    h("h3", {}, "Start a run in a workspace"),
-    choice,
-    task,
-    h("button", { class: "primary", type: "submit" }, "Start"),
-  );
-  start.addEventListener("submit", (event) => {
-    event.preventDefault();
-    void api<{ id: string }>("POST", "/runs", { task: task.value, workspace: choice.value }).then(
-      (run) => started(run.id),
-      (error: unknown) => alert(String(error)),
-    );
+    fields: [choice],
+    post: (task) => api<{ id: string }>("POST", "/runs", { task, workspace: choice.value }),
+    started,
   });
   return [
     h("h2", {}, "Workspaces"),

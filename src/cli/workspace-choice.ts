@@ -2,7 +2,8 @@
 // path), else $RESON_WORKSPACE (set by `reson workspace use`), else the current folder when
 // it is a project, else the default workspace (made on first use), said on stderr. A folder
 // given explicitly is never swapped for the default: `-w ~` is refused as it always was.
-import { realpath, stat } from "node:fs/promises";
+import { realpathSync } from "node:fs";
+import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { openDefaultStore, workspaceStanding } from "../agent/index.js";
 import { resonHome } from "../config/index.js";
@@ -66,8 +67,12 @@ export async function chooseWorkspace(store: Store, options: ChooseOptions): Pro
     if (resolved.workspace) await manager.touch(resolved.workspace);
     return { workspace: resolved.path, ...(resolved.workspace ? { registered: resolved.workspace } : {}) };
   }
-  const here = await realpath(cwd).catch(() => undefined);
-  if (!here) return {}; // the run reports the missing folder, as before
+  let here: string;
+  try {
+    here = realpathSync.native(cwd);
+  } catch {
+    return {}; // the run reports the missing folder, as before
+  }
   const standing = options.trustWorkspace ? { kind: "ok" as const } : await workspaceStanding(here, env);
   if (standing.kind === "ok" || options.fallback === "none") {
     const registered = await manager.byPath(here);

@@ -1,7 +1,7 @@
 // Loads the one merged, validated config:
 // defaults < $RESON_HOME/config.json < <workspace>/.reson/config.json < env < flags.
 // Each source is validated on its own, so an error names the file and the field.
-import { readFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ResonError } from "../core/errors.js";
 import { typeboxValue } from "../core/typebox-runtime.js";
@@ -59,10 +59,11 @@ export function validatePartialConfig(name: string, value: unknown): PartialConf
   );
 }
 
-async function readConfigFile(path: string): Promise<PartialConfig | undefined> {
+function readConfigFile(path: string): PartialConfig | undefined {
   let text: string;
   try {
-    text = await readFile(path, "utf8");
+    // A small file, read synchronously: a trip through the thread pool costs more than the read.
+    text = readFileSync(path, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw new ResonError("config_invalid", `Cannot read ${path}: ${(error as Error).message}`, {
@@ -119,15 +120,6 @@ function withoutKeyRedirect(file: string, values: PartialConfig, warnings: strin
   return out;
 }
 
-/** The values of `promises`, or the first one's error in their order (not the first to fail). */
-async function settledInOrder<T>(promises: Promise<T>[]): Promise<T[]> {
-  const settled = await Promise.allSettled(promises);
-  return settled.map((result) => {
-    if (result.status === "rejected") throw result.reason;
-    return result.value;
-  });
-}
-
 export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConfig> {
   const env = options.env ?? process.env;
   const home = resonHome(env);
@@ -135,11 +127,9 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
   const sources: ConfigSource[] = [{ name: "defaults", values: DEFAULT_CONFIG }];
   const userFile = join(home, "config.json");
   const projectFile = join(options.workspace, ".reson", "config.json");
-  // Both read at once; a broken user file is still the error reported first.
-  const [userValues, projectValues] = await settledInOrder([
-    readConfigFile(userFile),
-    readConfigFile(projectFile),
-  ]);
+  // A broken user file is the error reported first.
+  const userValues = readConfigFile(userFile);
+  const projectValues = readConfigFile(projectFile);
   if (userValues) sources.push({ name: userFile, values: userValues });
   if (options.workspaceSettings) {
     const { name, values } = options.workspaceSettings;

@@ -16,9 +16,12 @@
 // its target stays inside the project (the git root, else the workspace root): a cloned
 // repository must not be able to pour ~/.ssh into the prompt. Files in $RESON_HOME are the
 // user's own and may link anywhere.
-import { lstat, readFile, realpath, stat } from "node:fs/promises";
+//
+// A handful of small files, most of them absent, at every run's start: read synchronously, as
+// a trip through the thread pool costs more than the stat or the read itself.
+import { lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
-import { abortError, throwIfAborted } from "../core/abort.js";
+import { throwIfAborted } from "../core/abort.js";
 import { isWithin } from "../core/path-within.js";
 
 export type InstructionKind = "agents" | "soul" | "user";
@@ -85,26 +88,10 @@ export async function loadInstructions(options: LoadInstructionsOptions): Promis
   const { signal } = options;
   const budgets = { ...DEFAULT_INSTRUCTION_BUDGETS, ...options.budgets };
   const warnings: string[] = [];
-  const [workspace, home] = await Promise.all([
-    realOrResolved(options.workspaceRoot),
-    realOrResolved(options.home),
-  ]);
-  const gitRoot = await findGitRoot(workspace, signal);
+  const workspace = realOrResolved(options.workspaceRoot);
+  const home = realOrResolved(options.home);
+  const gitRoot = findGitRoot(workspace, signal);
   const projectTop = gitRoot ?? workspace;
-
-  // Every file that may be taken is looked up at once (a handful of stats in the thread pool
-  // together rather than one after another); they are taken below in their order, as before.
-  const lookups = new Map<string, Promise<CandidateOutcome>>();
-  const lookUp = (candidate: Candidate): Promise<CandidateOutcome> => {
-    const key = `${candidate.confine}\0${candidate.path}`;
-    let outcome = lookups.get(key);
-    if (!outcome) {
-      outcome = readCandidate(candidate, signal);
-      outcome.catch(() => {}); // an abort is reported by the take that awaits it
-      lookups.set(key, outcome);
-    }
-    return outcome;
-  };
   const projectAgents = { kind: "agents", scope: "project", confine: projectTop } as const;
   const userAgents = { kind: "agents", scope: "user", path: join(home, "AGENTS.md"), confine: null } as const;
   const projectSoul = {
@@ -122,17 +109,12 @@ export async function loadInstructions(options: LoadInstructionsOptions): Promis
     confine: projectTop,
   } as const;
   const levels = foldersDown(projectTop, workspace);
-  for (const candidate of [userAgents, projectSoul, userSoul, userUser, projectUser]) lookUp(candidate);
-  for (const dir of levels) {
-    lookUp({ ...projectAgents, path: join(dir, "AGENTS.md") });
-    lookUp({ ...projectAgents, path: join(dir, "CLAUDE.md") });
-  }
 
   const read: ReadFile[] = [];
   const seen = new Set<string>();
-  const take = async (candidate: Candidate): Promise<"read" | "absent"> => {
+  const take = (candidate: Candidate): "read" | "absent" => {
     throwIfAborted(signal);
-    const outcome = await lookUp(candidate);
+    const outcome = readCandidate(candidate);
     if (outcome.kind === "absent") return "absent";
     if (outcome.kind === "refused") {
       warnings.push(outcome.warning);
@@ -146,14 +128,14 @@ export async function loadInstructions(options: LoadInstructionsOptions): Promis
     return "read";
   };
 
-  await take(userAgents);
+  take(userAgents);
   for (const dir of levels) {
-    if ((await take({ ...projectAgents, path: join(dir, "AGENTS.md") })) === "absent")
-      await take({ ...projectAgents, path: join(dir, "CLAUDE.md") });
+    if (take({ ...projectAgents, path: join(dir, "AGENTS.md") }) === "absent")
+      take({ ...projectAgents, path: join(dir, "CLAUDE.md") });
   }
-  if ((await take(projectSoul)) === "absent") await take(userSoul);
-  await take(userUser);
-  await take(projectUser);
+  if (take(projectSoul) === "absent") take(userSoul);
+  take(userUser);
+  take(projectUser);
 
   const caps = shareTotal(
     read.map((file) => Math.min(file.raw.length, budgets[file.kind])),
@@ -238,13 +220,14 @@ type CandidateOutcome =
   | { kind: "refused"; warning: string }
   | { kind: "read"; realPath: string; text: string };
 
-async function readCandidate(candidate: Candidate, signal?: AbortSignal): Promise<CandidateOutcome> {
+function readCandidate(candidate: Candidate): CandidateOutcome {
   const { path } = candidate;
   const name = basename(path);
   let target: string;
   try {
-    const link = await lstat(path);
-    target = link.isSymbolicLink() ? await realpath(path) : path;
+    const link = lstatSync(path, { throwIfNoEntry: false });
+    if (!link) return { kind: "absent" };
+    target = link.isSymbolicLink() ? realpathSync.native(path) : path;
   } catch (error) {
     if (isMissing(error)) return { kind: "absent" };
     return { kind: "refused", warning: `${name} at ${path} could not be read: ${describe(error)}` };
@@ -255,7 +238,7 @@ async function readCandidate(candidate: Candidate, signal?: AbortSignal): Promis
       warning: `${name} at ${path} links to ${target}, outside ${candidate.confine}; it was not read.`,
     };
   try {
-    const info = await stat(target);
+    const info = statSync(target);
     if (!info.isFile())
       return { kind: "refused", warning: `${name} at ${path} is not a regular file; it was not read.` };
     if (info.size > MAX_INSTRUCTION_FILE_BYTES)
@@ -263,15 +246,14 @@ async function readCandidate(candidate: Candidate, signal?: AbortSignal): Promis
         kind: "refused",
         warning: `${name} at ${path} is ${info.size} bytes, more than ${MAX_INSTRUCTION_FILE_BYTES}; it was not read.`,
       };
-    const bytes = await readFile(target, signal ? { signal } : {});
+    const bytes = readFileSync(target);
     if (bytes.includes(0))
       return {
         kind: "refused",
         warning: `${name} at ${path} looks binary (it has NUL bytes); it was not read.`,
       };
-    return { kind: "read", realPath: await realpath(target), text: normalise(bytes.toString("utf8")) };
+    return { kind: "read", realPath: realpathSync.native(target), text: normalise(bytes.toString("utf8")) };
   } catch (error) {
-    if (signal?.aborted) throw abortError(signal);
     if (isMissing(error)) return { kind: "absent" };
     return { kind: "refused", warning: `${name} at ${path} could not be read: ${describe(error)}` };
   }
@@ -284,25 +266,16 @@ function normalise(text: string): string {
 }
 
 /** The nearest folder from `start` upwards holding `.git` (a folder, or a file in a worktree). */
-async function findGitRoot(start: string, signal?: AbortSignal): Promise<string | null> {
+function findGitRoot(start: string, signal?: AbortSignal): string | null {
   throwIfAborted(signal);
-  const folders = [start];
-  for (let dir = start; dirname(dir) !== dir; dir = dirname(dir)) folders.push(dirname(dir));
-  // All levels at once; the nearest answer wins, as if they had been asked in turn.
-  const found = await Promise.all(
-    folders.map((dir) =>
-      lstat(join(dir, ".git")).then(
-        () => "present" as const,
-        (error: unknown) => (isMissing(error) ? ("missing" as const) : ("unreadable" as const)),
-      ),
-    ),
-  );
-  throwIfAborted(signal);
-  for (const [index, state] of found.entries()) {
-    if (state === "present") return folders[index]!;
-    if (state === "unreadable") return null;
+  for (let dir = start; ; dir = dirname(dir)) {
+    try {
+      if (lstatSync(join(dir, ".git"), { throwIfNoEntry: false })) return dir;
+    } catch (error) {
+      if (!isMissing(error)) return null; // unreadable
+    }
+    if (dirname(dir) === dir) return null;
   }
-  return null;
 }
 
 /** `top`, then each folder on the way down to `bottom` (which lies inside `top`). */
@@ -318,9 +291,9 @@ function foldersDown(top: string, bottom: string): string[] {
   return folders;
 }
 
-async function realOrResolved(path: string): Promise<string> {
+function realOrResolved(path: string): string {
   try {
-    return await realpath(path);
+    return realpathSync.native(path);
   } catch {
     return resolve(path);
   }

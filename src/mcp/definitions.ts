@@ -2,7 +2,7 @@
 // environment, flags) or the project (.mcp.json in Claude Code's format, read as it is, and
 // .reson/config.json). A project's servers come with the repository, so they start only once
 // the user approved them (approval.ts).
-import { readFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { type LoadedConfig, type McpServerConfig, McpServerSchema } from "../config/index.js";
 import { ResonError } from "../core/errors.js";
@@ -65,7 +65,8 @@ export async function readProjectMcpFile(
   const file = join(workspace, PROJECT_MCP_FILE);
   let text: string;
   try {
-    text = await readFile(file, "utf8");
+    // Read at every run's start, usually absent: synchronously, as a thread-pool trip costs more.
+    text = readFileSync(file, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
     throw new ResonError("config_invalid", `Cannot read ${file}: ${(error as Error).message}`, {

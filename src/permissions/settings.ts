@@ -1,7 +1,7 @@
 // Reading the permission settings: flags > <workspace>/.reson/settings.local.json >
 // <workspace>/.reson/settings.json > $RESON_HOME/settings.json, each in Claude Code's shape
 // `{"permissions": {"allow": [], "ask": [], "deny": [], "defaultMode": "…"}}`.
-import { readFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { resonHome } from "../config/index.js";
@@ -51,18 +51,15 @@ export async function loadPermissionSettings(options: LoadPermissionSettingsOpti
     },
   });
   const files = settingsFiles(options.workspaceRoot, home);
-  // All three read at once (usually none exists), then taken in their order as before.
-  const reads = files.map(({ file }) =>
-    readFile(file, { encoding: "utf8", ...(options.signal ? { signal: options.signal } : {}) }),
-  );
-  for (const read of reads) read.catch(() => {}); // each failure is handled below, in order
-  for (const [index, { kind, file, root }] of files.entries()) {
+  // Small files (usually none exists), read synchronously: a trip through the thread pool
+  // costs more than the read.
+  for (const { kind, file, root } of files) {
+    options.signal?.throwIfAborted();
     let text: string;
     try {
-      text = await reads[index]!;
+      text = readFileSync(file, "utf8");
     } catch (error) {
       if (isNotFound(error)) continue;
-      if (options.signal?.aborted) throw error;
       readWarnings.push({ source: file, message: `cannot read the settings file: ${messageOf(error)}` });
       continue;
     }

@@ -2,7 +2,8 @@
 // $RESON_HOME/plugins/plugins.json (beside the npm prefix `reson plugin add` installs into),
 // a project's in <workspace>/.reson/plugins.json (its folders relative to the workspace, so the
 // file can be committed). Written atomically; a broken entry is reported, never fatal.
-import { mkdir, readFile } from "node:fs/promises";
+import { readFileSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { writeFileAtomic } from "../core/atomic-write.js";
 import { ResonError } from "../core/errors.js";
@@ -52,7 +53,8 @@ function recordProblem(entry: unknown): string | undefined {
 export async function readRegistry(file: string, base = dirname(file)): Promise<RegistryRead> {
   let text: string;
   try {
-    text = await readFile(file, "utf8");
+    // Read at every run's start, usually absent: synchronously, as a thread-pool trip costs more.
+    text = readFileSync(file, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return { records: [], problems: [] };
     throw error;

@@ -1,6 +1,6 @@
 // Reads $RESON_HOME/secrets.json: `{ "<scope>": { "<name>": "<value>" | { "env": "VAR" } } }`.
 // The file must be private to its owner; no error message ever quotes a value from it.
-import { open } from "node:fs/promises";
+import { closeSync, fstatSync, openSync, readFileSync } from "node:fs";
 import { ResonError } from "../core/errors.js";
 import { SECRET_NAME_PATTERN } from "../core/redactor.js";
 import { parseScope, type SecretScope } from "./scope.js";
@@ -38,7 +38,7 @@ export async function readSecretsFile(
   path: string,
   options: SecretsFileOptions = {},
 ): Promise<SecretsContents> {
-  const text = await readPrivateFile(path, options.signal);
+  const text = readPrivateFile(path, options.signal);
   if (text === undefined) return { entries: [], warnings: [] };
   let document: unknown;
   try {
@@ -115,11 +115,15 @@ function resolveValue(
   return invalid(source, at, 'expected a string or { "env": "VARIABLE_NAME" }');
 }
 
-/** The file's text, or undefined when it does not exist; refuses a file others can read. */
-async function readPrivateFile(path: string, signal: AbortSignal | undefined): Promise<string | undefined> {
-  let handle: Awaited<ReturnType<typeof open>>;
+/**
+ * The file's text, or undefined when it does not exist; refuses a file others can read. A small
+ * file read at every run's start: synchronously, as a trip through the thread pool costs more.
+ */
+function readPrivateFile(path: string, signal: AbortSignal | undefined): string | undefined {
+  signal?.throwIfAborted();
+  let fd: number;
   try {
-    handle = await open(path, "r");
+    fd = openSync(path, "r");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") return undefined;
@@ -130,7 +134,7 @@ async function readPrivateFile(path: string, signal: AbortSignal | undefined): P
   }
   try {
     // fstat on the open file: what is checked is what gets read.
-    const stat = await handle.stat();
+    const stat = fstatSync(fd);
     if (!stat.isFile()) {
       throw new ResonError("secrets_file_invalid", `${path} is not a regular file.`, { details: { path } });
     }
@@ -150,9 +154,9 @@ async function readPrivateFile(path: string, signal: AbortSignal | undefined): P
         { hint: `chmod 600 ${path}`, details: { path, mode } },
       );
     }
-    return await handle.readFile({ encoding: "utf8", signal });
+    return readFileSync(fd, "utf8");
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 

@@ -6,7 +6,6 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { performance } from "node:perf_hooks";
 import { Type } from "typebox";
 import { ResonError } from "../core/errors.js";
 import { Redactor } from "../core/redactor.js";

@@ -1,7 +1,8 @@
 // Finds skills on disk: the user's folders ($RESON_HOME/skills, ~/.agents/skills) and the
 // project's (.reson/skills, .agents/skills, .claude/skills in every folder from the
 // workspace up to the git root). A broken skill is a warning, never a failure of the rest.
-import { readdir, readFile, realpath, stat } from "node:fs/promises";
+import { realpathSync, statSync } from "node:fs";
+import { readdir, readFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { throwIfAborted } from "../core/abort.js";
 import { parseSkill } from "./parse-skill.js";
@@ -29,15 +30,14 @@ export async function discoverSkills(options: DiscoverSkillsOptions): Promise<Di
   const warnings: string[] = [];
   // Highest precedence first: project folders nearest the workspace, then the user's.
   const folders = dedupe([
-    ...(await projectFolders(options.workspaceRoot)),
+    ...projectFolders(options.workspaceRoot),
     { path: join(options.home, "skills"), source: "user" as const },
     { path: join(options.userHome, ".agents", "skills"), source: "user" as const },
     ...(options.pluginFolders ?? []).map((folder) => ({ ...folder, source: "plugin" as const })),
   ]);
   const byName = new Map<string, Skill>();
   let core: CoreSkill | undefined;
-  // Which folders exist, asked all at once (most do not): one wait instead of one per folder.
-  const present = await Promise.all(folders.map((folder) => isDirectory(folder.path)));
+  const present = folders.map((folder) => isDirectory(folder.path));
   for (const [index, folder] of folders.entries()) {
     throwIfAborted(signal);
     if (!present[index]) continue;
@@ -66,13 +66,17 @@ export function compareNames(a: string, b: string): number {
 }
 
 /** The project's skills folders, nearest first: the workspace up to the git root, or just the workspace. */
-async function projectFolders(workspaceRoot: string): Promise<SkillsFolder[]> {
-  const start = await realpath(resolve(workspaceRoot)).catch(() => resolve(workspaceRoot));
+function projectFolders(workspaceRoot: string): SkillsFolder[] {
+  let start: string;
+  try {
+    start = realpathSync.native(resolve(workspaceRoot));
+  } catch {
+    start = resolve(workspaceRoot);
+  }
   const upwards = [start];
   for (let dir = start; dirname(dir) !== dir; dir = dirname(dir)) upwards.push(dirname(dir));
-  // Every level asked at once; the nearest .git ends the chain, as if asked in turn.
-  const hasGit = await Promise.all(upwards.map((dir) => exists(join(dir, ".git"))));
-  const gitAt = hasGit.indexOf(true);
+  // The nearest .git ends the chain.
+  const gitAt = upwards.findIndex((dir) => exists(join(dir, ".git")));
   const dirs = gitAt >= 0 ? upwards.slice(0, gitAt + 1) : [start];
   return dirs.flatMap((base) =>
     PROJECT_SKILL_FOLDERS.map((folder) => ({ path: join(base, folder), source: "project" as const })),
@@ -92,7 +96,7 @@ function dedupe(folders: SkillsFolder[]): SkillsFolder[] {
 
 async function readCore(folder: string, warnings: string[]): Promise<CoreSkill | undefined> {
   const path = join(folder, "core.md");
-  if (!(await isFile(path))) return undefined;
+  if (!isFile(path)) return undefined;
   try {
     return { path, text: await readFile(path, "utf8") };
   } catch (error) {
@@ -150,7 +154,7 @@ async function loadSkill(
 async function skillFile(dir: string): Promise<string | undefined> {
   for (const name of SKILL_FILES) {
     const path = join(dir, name);
-    if (await isFile(path)) return path;
+    if (isFile(path)) return path;
   }
   return undefined;
 }
@@ -165,7 +169,7 @@ async function listFiles(folder: string, skillMd: string): Promise<string[]> {
       if (out.length >= MAX_SKILL_FILES) return;
       const path = join(dir, entry.name);
       const rel = prefix ? `${prefix}/${entry.name}` : entry.name;
-      if (entry.isDirectory() || (entry.isSymbolicLink() && (await isDirectory(path)))) {
+      if (entry.isDirectory() || (entry.isSymbolicLink() && isDirectory(path))) {
         if (!SKIPPED_DIRS.has(entry.name)) await walk(path, rel);
       } else if (path !== skillMd) {
         out.push(rel);
@@ -182,32 +186,37 @@ async function childDirs(dir: string): Promise<string[]> {
   const names: string[] = [];
   for (const entry of entries) {
     if (entry.name.startsWith(".") || SKIPPED_DIRS.has(entry.name)) continue;
-    if (entry.isDirectory() || (entry.isSymbolicLink() && (await isDirectory(join(dir, entry.name))))) {
+    if (entry.isDirectory() || (entry.isSymbolicLink() && isDirectory(join(dir, entry.name)))) {
       names.push(entry.name);
     }
   }
   return names.sort(compareNames);
 }
 
-async function exists(path: string): Promise<boolean> {
-  return stat(path).then(
-    () => true,
-    () => false,
-  );
+// Metadata of a handful of folders at every run's start, most of them absent: asked
+// synchronously, as a trip through the thread pool costs more than the stat itself.
+function exists(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false }) !== undefined;
+  } catch {
+    return false; // unreadable: as if absent
+  }
 }
 
-async function isDirectory(path: string): Promise<boolean> {
-  return stat(path).then(
-    (info) => info.isDirectory(),
-    () => false,
-  );
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
+  } catch {
+    return false; // unreadable: as if absent
+  }
 }
 
-async function isFile(path: string): Promise<boolean> {
-  return stat(path).then(
-    (info) => info.isFile(),
-    () => false,
-  );
+function isFile(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.isFile() ?? false;
+  } catch {
+    return false; // unreadable: as if absent
+  }
 }
 
 function describe(error: unknown): string {

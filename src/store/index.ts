@@ -3,7 +3,7 @@
 // prompts and idempotency keys, behind one contract (types.ts), kept in one SQLite file by default or in PostgreSQL when a
 // database URL is given. Drivers load only when a store is opened, so importing this module
 // costs nothing.
-import { mkdir } from "node:fs/promises";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { ResonError } from "../core/errors.js";
 import type { Store } from "./types.js";
@@ -49,7 +49,8 @@ export async function openStore(options: OpenStoreOptions): Promise<Store> {
     return openPostgresStore(databaseUrl, storeOptions(options));
   }
   try {
-    await mkdir(options.home, { recursive: true, mode: 0o700 });
+    // Synchronous, as the open that follows: a trip through the thread pool costs more.
+    mkdirSync(options.home, { recursive: true, mode: 0o700 });
   } catch (error) {
     throw new ResonError("store_unavailable", `reson cannot create its folder ${options.home}.`, {
       hint: "Check the permissions there, or set RESON_HOME to a folder you can write.",

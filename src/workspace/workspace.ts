@@ -2,8 +2,8 @@
 // through the sandbox (sandbox.ts) at the moment of use and the operation then works on the
 // descriptors the sandbox opened (fd-ops.ts); writes also answer to the workspace policy
 // (protected paths, read-only agents). Errors are ResonErrors naming the workspace-relative path.
-import { accessSync, closeSync, constants, type Stats } from "node:fs";
-import { readdir, realpath, stat } from "node:fs/promises";
+import { accessSync, closeSync, constants, realpathSync, type Stats, statSync } from "node:fs";
+import { readdir } from "node:fs/promises";
 import { delimiter, join, resolve } from "node:path";
 import { abortError, throwIfAborted } from "../core/abort.js";
 import { ResonError } from "../core/errors.js";
@@ -192,13 +192,17 @@ export class Workspace {
 
   /** Opens a workspace at `rootDir`, which must be an existing directory. */
   static async open(rootDir: string, options: WorkspaceOptions = {}): Promise<Workspace> {
-    const root = await realpath(resolve(rootDir)).catch((error: NodeJS.ErrnoException) => {
+    // Synchronously, once per workspace: a trip through the thread pool costs more.
+    let root: string;
+    try {
+      root = realpathSync.native(resolve(rootDir));
+    } catch (error) {
       throw new ResonError("file_not_found", `The workspace folder ${rootDir} does not exist.`, {
         hint: "Create it, or start reson in the project folder you want to work on.",
-        details: { path: rootDir, errno: error.code },
+        details: { path: rootDir, errno: (error as NodeJS.ErrnoException).code },
       });
-    });
-    const info = await stat(root);
+    }
+    const info = statSync(root);
     if (!info.isDirectory()) {
       throw new ResonError("not_a_directory", `The workspace ${rootDir} is a file, not a folder.`, {
         hint: "Point reson at the project folder that contains it.",

@@ -2,10 +2,12 @@
 // `reson run` against a zero-latency OpenAI-compatible server on loopback, each in a fresh
 // process, against bare `node -e 0` measured in the same run (the cases take turns, so load
 // on the machine falls on all of them alike). Reports medians (and min–max) in ms and each
-// median's ratio to node's. The first round is not counted: it fills the disk cache, Node's
-// compile cache and reson's remembered sandbox probe, as a user's earlier runs would have.
-// `--before path/to/other/reson.js` measures another build's three commands in the same turns,
-// so a change is compared before and after under the same load.
+// median's ratio to node's, and the median of the ratios within each round ("paired"), which
+// the machine's drifting speed disturbs less. The first round is not counted: it fills the disk
+// cache, Node's compile cache and reson's remembered sandbox probe, as a user's earlier runs
+// would have. `--before path/to/other/reson.js` measures another build's three commands in the
+// same turns, so a change is compared before and after under the same load, and reports each
+// command's change with a 95% interval.
 //   npm run build && node bench/coldstart.mjs [--reps 15] [--cli path/to/reson.js] [--before path/to/reson.js]
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -119,16 +121,38 @@ console.log(
 );
 const cpuBase = cpu.get(cases[0][0]) / reps;
 const cpuHead = hasProcStat ? " CPU ms, mean | CPU × node |" : "";
-console.log(`| command | median | min–max | over node | × node |${cpuHead}`);
-console.log(`|---|---|---|---|---|${hasProcStat ? "---|---|" : ""}`);
+console.log(`| command | median | min–max | over node | × node | × node, paired |${cpuHead}`);
+console.log(`|---|---|---|---|---|---|${hasProcStat ? "---|---|" : ""}`);
+const baseTimes = times.get(cases[0][0]);
 for (const [name] of cases) {
   const xs = times.get(name);
   const med = median(xs);
   const cpuMean = cpu.get(name) / reps;
   const cpuCells = hasProcStat ? ` ${cpuMean.toFixed(0)} | ${(cpuMean / cpuBase).toFixed(2)} |` : "";
+  // Each run over node's in the same round: the machine's speed drifts less within a round.
+  const paired = median(xs.map((x, i) => x / baseTimes[i]));
   console.log(
-    `| ${name} | ${med.toFixed(0)} | ${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)} | ${(med - base).toFixed(0)} | ${(med / base).toFixed(2)} |${cpuCells}`,
+    `| ${name} | ${med.toFixed(0)} | ${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)} | ${(med - base).toFixed(0)} | ${(med / base).toFixed(2)} | ${paired.toFixed(2)} |${cpuCells}`,
   );
+}
+
+// With --before: each command's change, from the differences within a round (which cancel the
+// machine's drift), as a median with a 95% bootstrap interval: an interval that excludes 0 is
+// a change the noise does not explain.
+if (BEFORE) {
+  console.log("\n| command | after − before, median ms | 95% interval |");
+  console.log("|---|---|---|");
+  for (const [name] of commands(CLI, "")) {
+    const after = times.get(name);
+    const before = times.get(`${name} [before]`);
+    const diffs = after.map((x, i) => x - before[i]);
+    const boots = Array.from({ length: 2000 }, () =>
+      median(diffs.map(() => diffs[Math.floor(Math.random() * diffs.length)])),
+    ).sort((a, b) => a - b);
+    console.log(
+      `| ${name} | ${median(diffs).toFixed(1)} | ${boots[50].toFixed(1)} to ${boots[1949].toFixed(1)} |`,
+    );
+  }
 }
 server.close();
 rmSync(root, { recursive: true, force: true });

@@ -6,7 +6,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
-import { cleanEnv, runCli, tempDir } from "../support/cli.js";
+import { CLI, cleanEnv, runCli, runWith, tempDir } from "../support/cli.js";
 import { fakeModelArgs, useCliFixture } from "../support/cli-fixture.js";
 
 const BUNDLE = resolve(import.meta.dirname, "../../dist/cli-bundle");
@@ -71,6 +71,43 @@ describe("the bundled command", () => {
       expect(caches(cacheHome.path)).toEqual([]);
     } finally {
       cacheHome.remove();
+    }
+  });
+});
+
+describe("what a one-step run loads", () => {
+  const f = useCliFixture();
+
+  it("leaves out the built-in modules it does not use (fs/promises, readline, perf_hooks)", async () => {
+    const out = tempDir();
+    try {
+      // Node's own list of the built-in modules this process loaded, written as it exits.
+      const preload = join(out.path, "modules.cjs");
+      const list = join(out.path, "modules.txt");
+      writeFileSync(
+        preload,
+        `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(list)}, process.moduleLoadList.join("\\n")));`,
+      );
+      // The first run in a home probes the sandbox (and remembers it): the second is every run's.
+      f.server.enqueue({ text: "ready" });
+      const env = cleanEnv({ RESON_HOME: f.home.path });
+      expect(
+        (await runCli(["run", ...fakeModelArgs(f.server), "say ready"], { cwd: f.ws.path, env })).code,
+      ).toBe(0);
+      f.server.enqueue({ text: "ready" });
+      const result = await runWith(
+        process.execPath,
+        ["-r", preload, CLI, "run", ...fakeModelArgs(f.server), "say ready"],
+        { cwd: f.ws.path, env },
+      );
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain("ready");
+      const loaded = readFileSync(list, "utf8").split("\n");
+      expect(loaded).toContain("NativeModule http");
+      for (const name of ["fs/promises", "readline/promises", "perf_hooks"])
+        expect(loaded).not.toContain(`NativeModule ${name}`);
+    } finally {
+      out.remove();
     }
   });
 });

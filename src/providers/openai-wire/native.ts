@@ -1,11 +1,10 @@
 // reson's own OpenAI Chat Completions client, the wire of openai-compatible and ollama: request
-// bodies from cached per-message bytes (body.ts), written with node:http over a keep-alive
-// connection (one agent per provider), the SSE stream parsed from raw bytes (sse.ts) into the
-// assistant message (reply.ts). One attempt has the same guarantees as the pi-ai wire's, through
+// bodies from cached per-message bytes (body.ts), sent over a keep-alive connection (reson's own
+// HTTP/1.1 client for http:// servers, node:https for https://; transport.ts), the SSE stream
+// parsed from raw bytes (sse.ts) into the assistant message (reply.ts). One attempt has the same guarantees as the pi-ai wire's, through
 // the same classification: a child AbortController linked to the caller's signal and unlinked
 // afterwards, the headers and idle watchdog, status and Retry-After, a stream that ends without
 // a finish reason or [DONE] is a bad response, and so is an event that is not JSON.
-import type http from "node:http";
 import { abortError, linkedController } from "../../core/abort.js";
 import { ResonError } from "../../core/errors.js";
 import {
@@ -21,9 +20,11 @@ import type { AssistantMessage, ChatStreamEvent, ModelInfo, ProviderTimeouts } f
 import { Watchdog } from "../watchdog.js";
 import type { AttemptOutcome, Wire } from "../wire.js";
 import { BodyBuilder, type PreparedBody } from "./body.js";
-import { type PreconnectAgent, preconnectAgent } from "./preconnect-agent.js";
+import { http1Transport } from "./http1-transport.js";
+import { nodeTransport } from "./node-transport.js";
 import { ReplyBuilder, type StreamFailure, StreamFormatError } from "./reply.js";
 import { SseParser } from "./sse.js";
+import type { Exchange, Transport, TransportHandlers } from "./transport.js";
 
 export interface NativeWireOptions {
   model: ModelInfo;
@@ -40,19 +41,10 @@ const ERROR_BODY_LIMIT = 64 * 1024;
 /** Requests resent at once when a kept-alive connection turns out to be closed already. */
 const STALE_SOCKET_RETRIES = 3;
 
-/**
- * Loads node:http or node:https only now (a few milliseconds `reson --version` need not pay),
- * as CommonJS modules: `import("node:http")` builds an ES module facade that reads every
- * export, and node:http's WebSocket export loads undici with tls, http2 and zlib (~20 ms).
- */
 export async function createNativeWire(options: NativeWireOptions): Promise<Wire<PreparedBody>> {
   const { model, maxTokens, call, timeouts } = options;
   const target = parseTarget(`${model.baseUrl}/chat/completions`, call);
-  const transport: Transport =
-    target.protocol === "https:"
-      ? process.getBuiltinModule("node:https")
-      : process.getBuiltinModule("node:http");
-  const endpoint = new Endpoint(target, transport, call);
+  const endpoint = new Endpoint(target, call);
   const body = new BodyBuilder({ id: model.id, provider: model.provider, maxTokens });
   return {
     prepare: (request) => body.build(request),
@@ -80,56 +72,32 @@ function parseTarget(url: string, call: CallFacts): URL {
   return target;
 }
 
-/** What node:http and node:https share, as far as the endpoint uses them. */
-interface Transport {
-  request: typeof http.request;
-  Agent: typeof http.Agent;
-}
-
-/** Where requests go, and the connections kept open to it. */
+/**
+ * Where requests go, and the connections kept open to it. A proxy set for Node (its
+ * NODE_USE_ENV_PROXY) is honoured by node:http only: with one set, http:// goes through it.
+ */
 class Endpoint {
-  private readonly send: typeof http.request;
-  private readonly agent: PreconnectAgent;
-  private readonly options: http.RequestOptions;
+  private readonly transport: Transport;
   private readonly headers: Record<string, string>;
 
-  constructor(target: URL, transport: Transport, call: CallFacts) {
-    const secure = target.protocol === "https:";
-    this.send = transport.request;
-    this.agent = preconnectAgent(transport.Agent, { keepAlive: true, timeout: IDLE_SOCKET_MS }, secure);
+  constructor(target: URL, call: CallFacts) {
+    const plain = target.protocol === "http:" && !process.env.NODE_USE_ENV_PROXY;
+    this.transport = plain ? http1Transport(target, IDLE_SOCKET_MS) : nodeTransport(target, IDLE_SOCKET_MS);
     this.headers = {
       "content-type": "application/json",
       accept: "text/event-stream",
       authorization: `Bearer ${call.apiKey}`,
       "user-agent": "reson",
     };
-    this.options = {
-      protocol: target.protocol,
-      hostname: target.hostname.replace(/^\[(.*)\]$/, "$1"),
-      port: target.port || (secure ? 443 : 80),
-      path: `${target.pathname}${target.search}`,
-      method: "POST",
-      agent: this.agent,
-      // The watchdog owns the deadlines; 0 stops the idle-socket timeout applying mid-request.
-      timeout: 0,
-      ...(target.username
-        ? { auth: `${decodeURIComponent(target.username)}:${decodeURIComponent(target.password)}` }
-        : {}),
-    };
   }
 
-  /** Opens the connection of the next request now (see preconnect-agent.ts). */
+  /** Opens the connection of the next request now. */
   preconnect(): void {
-    this.agent.preconnect(this.options);
+    this.transport.preconnect();
   }
 
-  /** Whether the request was sent on a connection opened before it, not for it. */
-  earlierConnection(request: http.ClientRequest): boolean {
-    return request.reusedSocket || this.agent.preconnected(request.socket);
-  }
-
-  request(length: number): http.ClientRequest {
-    return this.send({ ...this.options, headers: { ...this.headers, "content-length": String(length) } });
+  send(body: readonly Buffer[], length: number, handlers: TransportHandlers): Exchange {
+    return this.transport.send({ ...this.headers, "content-length": String(length) }, body, handlers);
   }
 }
 
@@ -137,7 +105,7 @@ class NativeAttempt {
   private readonly link: ReturnType<typeof linkedController>;
   private readonly watchdog: Watchdog;
   private readonly reply: ReplyBuilder;
-  private request: http.ClientRequest | undefined;
+  private exchange: Exchange | undefined;
   private responded = false;
   private status: number | undefined;
   private retryAfterMs: number | undefined;
@@ -184,23 +152,40 @@ class NativeAttempt {
   }
 
   private send(): void {
-    const request = this.endpoint.request(this.body.length);
-    this.request = request;
-    request.on("response", (response) => this.onResponse(request, response));
-    request.on("error", (error) => this.onRequestError(request, error));
-    const parts = this.body.parts;
-    const last = parts.length - 1;
-    for (let i = 0; i < last; i++) request.write(parts[i]);
-    request.end(parts[last]);
+    // Each exchange's handlers are its own: a resent request's are the ones that count.
+    let exchange: Exchange | undefined;
+    let body: ((chunk: Buffer) => void) | undefined;
+    let bodyEnd: (() => void) | undefined;
+    const current = () => exchange !== undefined && exchange === this.exchange && !this.settled;
+    exchange = this.endpoint.send(this.body.parts, this.body.length, {
+      response: (status, header) => {
+        if (!current()) return;
+        [body, bodyEnd] = this.onResponse(status, header);
+      },
+      data: (chunk) => {
+        if (current()) body?.(chunk);
+      },
+      end: () => {
+        if (current()) bodyEnd?.();
+      },
+      error: (error, responded) => {
+        if (!current()) return;
+        if (responded) {
+          this.fail(classifyFailure(this.call, { message: connectionMessage(error), overflow: false }));
+        } else {
+          this.onRequestError(exchange!, error);
+        }
+      },
+    });
+    this.exchange = exchange;
   }
 
-  private onRequestError(request: http.ClientRequest, error: Error): void {
-    if (this.settled || request !== this.request) return;
+  private onRequestError(exchange: Exchange, error: Error): void {
     // A kept-alive (or preconnected) connection the server closed while it was idle: nothing
     // was processed.
     if (
       !this.responded &&
-      this.endpoint.earlierConnection(request) &&
+      exchange.earlier &&
       isStaleSocket(error) &&
       this.staleRetries < STALE_SOCKET_RETRIES
     ) {
@@ -211,56 +196,46 @@ class NativeAttempt {
     this.fail(classifyFailure(this.call, { message: connectionMessage(error), overflow: false }));
   }
 
-  private onResponse(request: http.ClientRequest, response: http.IncomingMessage): void {
-    if (this.settled || request !== this.request) {
-      response.resume();
-      return;
-    }
+  /** Takes the status and headers; returns what to do with the body's chunks and its end. */
+  private onResponse(
+    status: number,
+    header: (name: string) => string | null,
+  ): [(chunk: Buffer) => void, () => void] {
     this.responded = true;
     this.watchdog.onHeaders();
-    const status = response.statusCode ?? 0;
     this.status = status;
-    this.retryAfterMs = parseRetryAfter({ get: (name) => headerValue(response.headers[name]) });
-    response.on("error", (error) => {
-      if (!this.settled)
-        this.fail(classifyFailure(this.call, { message: connectionMessage(error), overflow: false }));
-    });
-    response.on("close", () => {
-      if (!this.settled && !response.complete) {
-        this.fail(classifyFailure(this.call, { message: "connection error: terminated", overflow: false }));
-      }
-    });
+    this.retryAfterMs = parseRetryAfter({ get: header });
 
     if (status < 200 || status >= 300) {
-      readText(response, ERROR_BODY_LIMIT, this.onBodyChunk, (text) => {
+      return readText(ERROR_BODY_LIMIT, this.onBodyChunk, (text) => {
         if (!this.settled) this.failWith({ message: `${status} ${text}`.trim(), status });
       });
-      return;
     }
-    const contentType = headerValue(response.headers["content-type"]) ?? "";
+    const contentType = header("content-type") ?? "";
     this.contentType = contentType;
     if (/^application\/json/i.test(contentType)) {
-      readText(response, Number.POSITIVE_INFINITY, this.onBodyChunk, (text) => {
+      return readText(Number.POSITIVE_INFINITY, this.onBodyChunk, (text) => {
         if (!this.settled) this.guard(() => this.onJsonBody(text));
       });
-      return;
     }
     const parser = new SseParser((event) => this.reply.event(event));
-    response.on("data", (chunk: Buffer) => {
-      if (this.settled) return;
-      this.watchdog.onData();
-      this.guard(() => {
-        parser.push(chunk);
-        if (this.reply.failure) this.failWith(this.reply.failure);
-      });
-    });
-    response.on("end", () => {
-      if (this.settled) return;
-      this.guard(() => {
-        parser.end();
-        this.complete();
-      });
-    });
+    return [
+      (chunk) => {
+        if (this.settled) return;
+        this.watchdog.onData();
+        this.guard(() => {
+          parser.push(chunk);
+          if (this.reply.failure) this.failWith(this.reply.failure);
+        });
+      },
+      () => {
+        if (this.settled) return;
+        this.guard(() => {
+          parser.end();
+          this.complete();
+        });
+      },
+    ];
   }
 
   private readonly onBodyChunk = (): void => {
@@ -318,7 +293,7 @@ class NativeAttempt {
         return;
       }
       this.settled = true;
-      this.request?.destroy();
+      this.exchange?.abort();
       this.reject(error);
     }
   }
@@ -335,7 +310,7 @@ class NativeAttempt {
   private failWith(failure: StreamFailure): void {
     if (this.settled) return;
     this.settled = true;
-    this.request?.destroy();
+    this.exchange?.abort();
     const usage = this.reply.message.usage;
     const facts = {
       message: failure.message,
@@ -353,7 +328,7 @@ class NativeAttempt {
   private fail(error: ResonError): void {
     if (this.settled) return;
     this.settled = true;
-    this.request?.destroy();
+    this.exchange?.abort();
     this.resolve({ ok: false, error, usage: this.reply.message.usage });
   }
 
@@ -398,25 +373,21 @@ function connectionMessage(error: Error): string {
   return `connection error: ${code && !error.message.includes(code) ? `${code} ` : ""}${error.message}`;
 }
 
-function headerValue(value: string | string[] | undefined): string | null {
-  if (value === undefined) return null;
-  return Array.isArray(value) ? value.join(", ") : value;
-}
-
 /** The body as text, at most `limit` bytes of it; `done` runs once the body has ended. */
 function readText(
-  response: http.IncomingMessage,
   limit: number,
   onChunk: () => void,
   done: (text: string) => void,
-): void {
+): [(chunk: Buffer) => void, () => void] {
   const chunks: Buffer[] = [];
   let size = 0;
-  response.on("data", (chunk: Buffer) => {
-    onChunk();
-    if (size >= limit) return;
-    chunks.push(chunk);
-    size += chunk.length;
-  });
-  response.on("end", () => done(Buffer.concat(chunks).toString("utf8", 0, Math.min(size, limit))));
+  return [
+    (chunk) => {
+      onChunk();
+      if (size >= limit) return;
+      chunks.push(chunk);
+      size += chunk.length;
+    },
+    () => done(Buffer.concat(chunks).toString("utf8", 0, Math.min(size, limit))),
+  ];
 }

@@ -5,7 +5,12 @@
 
 import { type BrowserPool, createBrowserTools } from "../browser/index.js";
 import { type LoadedConfig, loadPresets, type Preset, pickPreset, resonHome } from "../config/index.js";
-import { assembleSystemPrompt, loadInstructions } from "../context/index.js";
+import {
+  assembleSystemPrompt,
+  EstimateCache,
+  estimateCacheFile,
+  loadInstructions,
+} from "../context/index.js";
 import { ResonError, serializeError, toResonError } from "../core/errors.js";
 import { EventBus, type EventListener, type LearningReport, type ResonEvent } from "../core/events.js";
 import { ulid } from "../core/ids.js";
@@ -56,6 +61,8 @@ export class Agent {
   /** The agents sub-agents run as, per preset and read-only (made on first use). */
   private readonly childAgents = new Map<string, Promise<Agent>>();
   readonly projectKey: string;
+  /** Estimates of the long texts every run sends, remembered across runs. */
+  private readonly estimates: EstimateCache;
   /** Memory and experiences (top-level agents with a store and memory on). */
   learning: Learning | undefined;
   /** The runs' browsers (browser tools), each closed when its run ends. */
@@ -84,6 +91,7 @@ export class Agent {
     this.hooks =
       options.hooks === undefined ? [] : Array.isArray(options.hooks) ? options.hooks : [options.hooks];
     this.projectKey = projectKey(workspace.root);
+    this.estimates = new EstimateCache(estimateCacheFile(loaded.home));
     if (subagents) tools.register(createSubagentTool(this.subagentHost()));
   }
 
@@ -473,6 +481,7 @@ export class Agent {
           recorder,
           summaryProvider: this.summaryProvider,
           budgetRatio: config.contextBudgetRatio,
+          estimate: this.estimates.estimate,
           artifacts: this.store
             ? storeArtifacts(this.store, (ops) => recorder.write(ops))
             : memoryArtifacts(),

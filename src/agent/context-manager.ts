@@ -55,6 +55,8 @@ export interface ContextManagerDeps {
   provider: Provider;
   summaryProvider: Provider;
   budgetRatio: number;
+  /** How long texts are estimated (an EstimateCache's), default estimateTokens. */
+  estimate?: (text: string) => number;
   signal: AbortSignal;
   emit: (event: Record<string, unknown> & { type: string }) => void;
   addUsage: (usage: Usage) => void;
@@ -94,7 +96,7 @@ function withVolatile(messages: Message[], volatile: string | undefined): Messag
 }
 
 export class ContextManager {
-  readonly estimator = new RequestEstimator();
+  readonly estimator: RequestEstimator;
   readonly budgetTokens: number;
   state: ContextState;
 
@@ -102,6 +104,7 @@ export class ContextManager {
     private readonly deps: ContextManagerDeps,
     initial?: ContextState,
   ) {
+    this.estimator = new RequestEstimator(deps.estimate ? { estimate: deps.estimate } : {});
     this.budgetTokens = Math.floor(deps.provider.model.contextWindow * deps.budgetRatio);
     this.state = initial ? { ...initial } : { trimUpTo: 0 };
   }

@@ -67,6 +67,8 @@ export interface LoopDeps {
   summaryProvider: Provider;
   /** Share of the context window a request may fill. */
   budgetRatio: number;
+  /** How long texts (the tools' schemas, the system prompt) are estimated; default estimateTokens. */
+  estimate?: (text: string) => number;
   /** Where outputs too large for the context are kept (absent: they are only cut). */
   artifacts?: ArtifactKeeper;
   /** Which tools the model is offered (plan mode offers no write tools at all). */
@@ -158,6 +160,7 @@ class RunState {
         provider: deps.provider,
         summaryProvider: deps.summaryProvider,
         budgetRatio: deps.budgetRatio,
+        ...(deps.estimate ? { estimate: deps.estimate } : {}),
         signal: deps.signal,
         emit: (event) => this.emit(event),
         addUsage: (usage) => deps.budget.charge(usage),

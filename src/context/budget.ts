@@ -6,11 +6,21 @@ import type { ChatRequest, Message, ToolSpec } from "../providers/index.js";
 
 export const DEFAULT_BUDGET_RATIO = 0.85;
 
+export interface RequestEstimatorOptions {
+  /** How the tools' schemas and the system prompt are estimated (default estimateTokens). */
+  estimate?: (text: string) => number;
+}
+
 export class RequestEstimator {
   private readonly perMessage = new WeakMap<Message, number>();
   private readonly perTools = new WeakMap<readonly ToolSpec[], number>();
   private readonly perSystem = new Map<string, number>();
+  private readonly estimateText: (text: string) => number;
   readonly calibrator = new TokenCalibrator();
+
+  constructor(options: RequestEstimatorOptions = {}) {
+    this.estimateText = options.estimate ?? estimateTokens;
+  }
 
   /** Uncalibrated estimate of one message. */
   messageTokens(message: Message): number {
@@ -25,7 +35,7 @@ export class RequestEstimator {
   private toolsTokens(tools: readonly ToolSpec[]): number {
     let tokens = this.perTools.get(tools);
     if (tokens === undefined) {
-      tokens = estimateTokens(JSON.stringify(tools));
+      tokens = this.estimateText(JSON.stringify(tools));
       this.perTools.set(tools, tokens);
     }
     return tokens;
@@ -35,7 +45,7 @@ export class RequestEstimator {
     let tokens = this.perSystem.get(text);
     if (tokens === undefined) {
       if (this.perSystem.size > 8) this.perSystem.clear();
-      tokens = estimateTokens(text);
+      tokens = this.estimateText(text);
       this.perSystem.set(text, tokens);
     }
     return tokens;

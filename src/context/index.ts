@@ -11,6 +11,7 @@ export {
   summaryRequestText,
   transcriptOf,
 } from "./compaction.js";
+export { EstimateCache, estimateCacheFile } from "./estimate-cache.js";
 export { applyGoalView, goalSummaryText } from "./goal-view.js";
 export { type HistoryEntry, type Pin, renderHistory } from "./history.js";
 export {

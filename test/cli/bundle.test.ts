@@ -106,6 +106,9 @@ describe("what a one-step run loads", () => {
       expect(loaded).toContain("NativeModule http");
       for (const name of ["fs/promises", "readline/promises", "perf_hooks"])
         expect(loaded).not.toContain(`NativeModule ${name}`);
+      // The tools' schemas were estimated once, by the first run (src/context/estimate-cache.ts).
+      const estimates = JSON.parse(readFileSync(join(f.home.path, "cache", "token-estimates.json"), "utf8"));
+      expect(Object.keys(estimates.entries)).toHaveLength(1);
     } finally {
       out.remove();
     }

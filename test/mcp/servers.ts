@@ -33,7 +33,8 @@ export function testServer(env: Record<string, string> = {}): {
       }
     },
     remove() {
-      rmSync(dir, { recursive: true, force: true });
+      // The server may still be logging (a cancellation it was just sent): try again a while.
+      rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 20 });
     },
   };
 }

@@ -5,9 +5,8 @@ import { everythingHttp, everythingStdio, testServer } from "./servers.js";
 
 const never = () => new AbortController().signal;
 const open: SdkConnection[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((c) => c.close()));
-});
+const closeAll = () => Promise.all(open.splice(0).map((c) => c.close()));
+afterEach(closeAll);
 
 async function connect(name: string, config: Parameters<typeof openSdkConnection>[1]["config"]) {
   const connection = await openSdkConnection(name, { config, cwd: process.cwd(), signal: never() });
@@ -65,6 +64,8 @@ describe("server-everything over stdio", () => {
       expect(error.code).toBe("tool_failed");
       expect(error.hint).toContain("mcp.servers.slow.callTimeoutMs");
     } finally {
+      // The server stops first: it may still be logging (a cancellation it was just sent).
+      await closeAll();
       server.remove();
     }
   });
@@ -102,6 +103,8 @@ describe("cancellation and dead servers", () => {
       expect(error.code).toBe("aborted");
       await expect.poll(() => server.log().some((line) => line.startsWith("cancelled"))).toBe(true);
     } finally {
+      // The server stops first: it may still be logging (a cancellation it was just sent).
+      await closeAll();
       server.remove();
     }
   });
@@ -130,6 +133,8 @@ describe("cancellation and dead servers", () => {
       expect(connection.status).toBe("failed");
       expect(server.log().filter((l) => l.startsWith("started"))).toHaveLength(2);
     } finally {
+      // The server stops first: it may still be logging (a cancellation it was just sent).
+      await closeAll();
       server.remove();
     }
   });

@@ -33,8 +33,7 @@ export function testServer(env: Record<string, string> = {}): {
       }
     },
     remove() {
-      // The server may still be logging (a cancellation it was just sent): try again a while.
-      rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 20 });
+      rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -2,7 +2,7 @@
 // a code cache made by one successful run serves the next, a damaged one is ignored and made
 // again, and an error inside the bundle is reported at the line of the TypeScript source.
 import { spawnSync } from "node:child_process";
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -94,10 +94,21 @@ describe("what a one-step run loads", () => {
       expect(
         (await runCli(["run", ...fakeModelArgs(f.server), "say ready"], { cwd: f.ws.path, env })).code,
       ).toBe(0);
+      // Without a working sandbox (no bubblewrap) nothing is remembered and every run probes
+      // again, which reads the cgroup files through node:fs/promises: such a machine runs it off.
+      const remembered = existsSync(join(f.home.path, "cache", "sandbox-probe.json"));
       f.server.enqueue({ text: "ready" });
       const result = await runWith(
         process.execPath,
-        ["-r", preload, CLI, "run", ...fakeModelArgs(f.server), "say ready"],
+        [
+          "-r",
+          preload,
+          CLI,
+          "run",
+          ...(remembered ? [] : ["--sandbox", "off"]),
+          ...fakeModelArgs(f.server),
+          "say ready",
+        ],
         { cwd: f.ws.path, env },
       );
       expect(result.code).toBe(0);

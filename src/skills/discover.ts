@@ -1,7 +1,7 @@
 // Finds skills on disk: the user's folders ($RESON_HOME/skills, ~/.agents/skills) and the
 // project's (.reson/skills, .agents/skills, .claude/skills in every folder from the
 // workspace up to the git root). A broken skill is a warning, never a failure of the rest.
-import { realpathSync, statSync } from "node:fs";
+import { realpathSync, type Stats, statSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { throwIfAborted } from "../core/abort.js";
@@ -193,31 +193,22 @@ async function childDirs(dir: string): Promise<string[]> {
   return names.sort(compareNames);
 }
 
-// Metadata of a handful of folders at every run's start, most of them absent: asked
-// synchronously, as a trip through the thread pool costs more than the stat itself.
-function exists(path: string): boolean {
+/**
+ * What is at `path` (links followed), or undefined when nothing is or it cannot be read. Asked of
+ * a handful of folders at every run's start, most of them absent: synchronously, as a trip
+ * through the thread pool costs more than the stat itself.
+ */
+function statOf(path: string): Stats | undefined {
   try {
-    return statSync(path, { throwIfNoEntry: false }) !== undefined;
+    return statSync(path, { throwIfNoEntry: false });
   } catch {
-    return false; // unreadable: as if absent
+    return undefined; // unreadable: as if absent
   }
 }
 
-function isDirectory(path: string): boolean {
-  try {
-    return statSync(path, { throwIfNoEntry: false })?.isDirectory() ?? false;
-  } catch {
-    return false; // unreadable: as if absent
-  }
-}
-
-function isFile(path: string): boolean {
-  try {
-    return statSync(path, { throwIfNoEntry: false })?.isFile() ?? false;
-  } catch {
-    return false; // unreadable: as if absent
-  }
-}
+const exists = (path: string) => statOf(path) !== undefined;
+const isDirectory = (path: string) => statOf(path)?.isDirectory() ?? false;
+const isFile = (path: string) => statOf(path)?.isFile() ?? false;
 
 function describe(error: unknown): string {
   if (error instanceof Error) return (error as NodeJS.ErrnoException).code ?? error.message;

@@ -15,24 +15,19 @@ interface Read {
   used: number[];
 }
 
-/** Feeds `pieces` in turn; what the parser reported. */
-function read(pieces: readonly (string | Buffer)[], headRequest = false): Read {
+/** Feeds `pieces` in turn; what the parser reported, and whether it saw the response end. */
+function read(pieces: readonly (string | Buffer)[]): Read {
   const out: Read = { body: "", ended: false, used: [] };
-  const parser = new ResponseParser(
-    {
-      head: (head) => {
-        out.head = head;
-      },
-      data: (chunk) => {
-        out.body += chunk.toString("latin1");
-      },
-      end: () => {
-        out.ended = true;
-      },
+  const parser = new ResponseParser({
+    head: (head) => {
+      out.head = head;
     },
-    headRequest,
-  );
+    data: (chunk) => {
+      out.body += chunk.toString("latin1");
+    },
+  });
   for (const piece of pieces) out.used.push(parser.push(Buffer.from(piece)));
+  out.ended = parser.done;
   return out;
 }
 
@@ -87,7 +82,6 @@ describe("ResponseParser", () => {
   });
 
   it("ends a body without framing at the close, and never keeps that connection", () => {
-    let ended = false;
     let body = "";
     let keepAlive: boolean | undefined;
     const parser = new ResponseParser({
@@ -97,14 +91,15 @@ describe("ResponseParser", () => {
       data: (chunk) => {
         body += chunk;
       },
-      end: () => {
-        ended = true;
-      },
     });
     parser.push(Buffer.from("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\ndata: x\n\n"));
-    expect(ended).toBe(false);
+    expect(parser.done).toBe(false);
     expect(parser.close()).toBe(true);
-    expect({ ended, body, keepAlive }).toEqual({ ended: true, body: "data: x\n\n", keepAlive: false });
+    expect({ ended: parser.done, body, keepAlive }).toEqual({
+      ended: true,
+      body: "data: x\n\n",
+      keepAlive: false,
+    });
   });
 
   it("knows when a connection stays open: HTTP/1.1 unless it says close, HTTP/1.0 only if asked", () => {
@@ -115,10 +110,9 @@ describe("ResponseParser", () => {
     expect(keep("HTTP/1.0 200 OK\r\nConnection: keep-alive")).toBe(true);
   });
 
-  it("has no body for 204, 304 and an answer to HEAD", () => {
+  it("has no body for 204 and 304", () => {
     expect(read(["HTTP/1.1 204 No Content\r\n\r\n"]).ended).toBe(true);
     expect(read(["HTTP/1.1 304 Not Modified\r\nContent-Length: 10\r\n\r\n"]).ended).toBe(true);
-    expect(read(["HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n"], true).ended).toBe(true);
   });
 
   it("refuses what is not HTTP/1.x, or framed in a way it cannot trust", () => {

@@ -1,7 +1,7 @@
 // Reads one HTTP/1.1 response from the bytes of a connection, as they arrive: the status line
 // and headers, then the body as its framing says (Content-Length, chunked, or up to the close
 // of the connection), interim 1xx responses skipped. What a model server sends a client that
-// asked for nothing unusual: no upgrades, no compression (none is asked for).
+// asked for nothing unusual: a POST (no HEAD), no upgrade, no compression (none is asked for).
 // RFC 9112: https://www.rfc-editor.org/rfc/rfc9112
 
 /** The most a response's status line and headers may take. */
@@ -17,11 +17,10 @@ export interface ResponseHead {
   keepAlive: boolean;
 }
 
+/** What the parser reports as it reads; whether the response has ended is its `done`. */
 export interface ResponseEvents {
   head(head: ResponseHead): void;
   data(chunk: Buffer): void;
-  /** The body has ended as its framing says (not called for a body that ends at the close). */
-  end(): void;
 }
 
 /** A response that is not HTTP/1.x as a client may read it. */
@@ -40,11 +39,7 @@ export class ResponseParser {
   #lineBytes = 0;
   #done = false;
 
-  constructor(
-    private readonly events: ResponseEvents,
-    /** Whether the request was HEAD (its response has no body whatever it says). */
-    private readonly headRequest = false,
-  ) {}
+  constructor(private readonly events: ResponseEvents) {}
 
   /** The response has ended (its body is whole); bytes after it belong to no one. */
   get done(): boolean {
@@ -60,10 +55,7 @@ export class ResponseParser {
    * The connection closed: a body framed by the close ends now; true when the response is whole.
    */
   close(): boolean {
-    if (!this.#done && this.#framing?.kind === "close") {
-      this.#done = true;
-      this.events.end();
-    }
+    if (this.#framing?.kind === "close") this.#done = true;
     return this.#done;
   }
 
@@ -125,7 +117,7 @@ export class ResponseParser {
     let keepAlive = minor === "1" ? !/\bclose\b/.test(connection) : /\bkeep-alive\b/.test(connection);
     const coding = headers.get("transfer-encoding");
     const length = headers.get("content-length");
-    if (this.headRequest || status === 204 || status === 304) {
+    if (status === 204 || status === 304) {
       this.#framing = { kind: "length", left: 0 };
     } else if (coding !== undefined) {
       if (!/(?:^|,)\s*chunked\s*$/i.test(coding))
@@ -142,7 +134,7 @@ export class ResponseParser {
       keepAlive = false;
     }
     this.events.head({ status, headers, keepAlive });
-    if (this.#framing.kind === "length" && this.#framing.left === 0) this.#finish();
+    if (this.#framing.kind === "length" && this.#framing.left === 0) this.#done = true;
   }
 
   #readBody(chunk: Buffer, at: number): number {
@@ -155,7 +147,7 @@ export class ResponseParser {
       const take = Math.min(framing.left, chunk.length - at);
       framing.left -= take;
       this.events.data(chunk.subarray(at, at + take));
-      if (framing.left === 0) this.#finish();
+      if (framing.left === 0) this.#done = true;
       return at + take;
     }
     switch (framing.state) {
@@ -200,18 +192,13 @@ export class ResponseParser {
       return;
     }
     if (framing.state === "trailers") {
-      if (line === "") this.#finish(); // trailers are not used
+      if (line === "") this.#done = true; // trailers are not used
       return;
     }
     const size = /^([0-9a-fA-F]{1,12})[ \t]*(?:;.*)?$/.exec(line);
     if (!size) throw new HttpParseError(`an invalid chunk size: ${JSON.stringify(line.slice(0, 40))}`);
     framing.left = Number.parseInt(size[1]!, 16);
     framing.state = framing.left === 0 ? "trailers" : "data";
-  }
-
-  #finish(): void {
-    this.#done = true;
-    this.events.end();
   }
 }
 

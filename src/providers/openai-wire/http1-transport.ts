@@ -28,7 +28,7 @@ class Http1Origin implements Transport {
   readonly #idleMs: number;
   /** Kept-alive connections, the most recently used last. */
   readonly #idle: Idle[] = [];
-  /** Opened ahead of the next request, and whether it has connected yet. */
+  /** Opened ahead of the next request (connected or still connecting), with its unused timer. */
   #ahead: Idle | undefined;
 
   constructor(target: URL, idleSocketMs: number) {
@@ -109,20 +109,14 @@ class Http1Origin implements Transport {
     this.#ahead = undefined;
   }
 
-  /** A connection whose response ended: kept for the next request while idle, else closed. */
-  #release(socket: net.Socket | undefined): void {
-    if (!socket) return;
-    // An idle connection must not keep the process alive, and is closed after a while.
+  /**
+   * A connection whose response ended, kept for the next request. An idle connection must not
+   * keep the process alive, and is closed after a while; once closed (by either side) it leaves
+   * the list. Its late errors are swallowed by the exchange that released it.
+   */
+  #release(socket: net.Socket): void {
     socket.unref();
-    socket.on("error", () => {});
-    const idle: Idle = {
-      socket,
-      timer: setTimeout(() => {
-        const at = this.#idle.indexOf(idle);
-        if (at >= 0) this.#idle.splice(at, 1);
-        socket.destroy();
-      }, this.#idleMs),
-    };
+    const idle: Idle = { socket, timer: setTimeout(() => socket.destroy(), this.#idleMs) };
     idle.timer.unref();
     socket.once("close", () => {
       const at = this.#idle.indexOf(idle);
@@ -141,7 +135,7 @@ class Http1Exchange implements Exchange {
   readonly #socket: net.Socket;
   readonly #handlers: TransportHandlers;
   readonly #parser: ResponseParser;
-  readonly #release: (kept: net.Socket | undefined) => void;
+  readonly #release: (socket: net.Socket) => void;
   #keepAlive = false;
   #stopped = false;
 
@@ -151,7 +145,7 @@ class Http1Exchange implements Exchange {
     head: Buffer,
     body: readonly Buffer[],
     handlers: TransportHandlers,
-    release: (kept: net.Socket | undefined) => void,
+    release: (socket: net.Socket) => void,
   ) {
     this.#socket = socket;
     this.#handlers = handlers;
@@ -165,7 +159,6 @@ class Http1Exchange implements Exchange {
       data: (chunk) => {
         if (!this.#stopped) this.#handlers.data(chunk);
       },
-      end: () => {}, // seen by #onData and #onClose, which know what came after it
     });
     socket.removeAllListeners("error").removeAllListeners("close");
     socket.ref();

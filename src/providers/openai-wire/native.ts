@@ -1,10 +1,11 @@
 // reson's own OpenAI Chat Completions client, the wire of openai-compatible and ollama: request
 // bodies from cached per-message bytes (body.ts), sent over a keep-alive connection (reson's own
 // HTTP/1.1 client for http:// servers, node:https for https://; transport.ts), the SSE stream
-// parsed from raw bytes (sse.ts) into the assistant message (reply.ts). One attempt has the same guarantees as the pi-ai wire's, through
-// the same classification: a child AbortController linked to the caller's signal and unlinked
-// afterwards, the headers and idle watchdog, status and Retry-After, a stream that ends without
-// a finish reason or [DONE] is a bad response, and so is an event that is not JSON.
+// parsed from raw bytes (sse.ts) into the assistant message (reply.ts). One attempt has the same
+// guarantees as the pi-ai wire's, through the same classification: a child AbortController
+// linked to the caller's signal and unlinked afterwards, the headers and idle watchdog, status
+// and Retry-After, a stream that ends without a finish reason or [DONE] is a bad response, and
+// so is an event that is not JSON.
 import { abortError, linkedController } from "../../core/abort.js";
 import { ResonError } from "../../core/errors.js";
 import {

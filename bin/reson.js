@@ -22,11 +22,29 @@ const cli = require("../dist/cli-bundle/launcher.cjs");
 cli.installSourceMappedStacks(bundle.href);
 
 function exitWhenFlushed(code) {
-  // Idle keep-alive sockets must not hold the process open once the run is over. On Linux
-  // writes to stdout and stderr (terminal, file or pipe) are synchronous, so everything is
-  // out already: exiting at once also skips the garbage collection V8 may have scheduled.
-  if (process.platform === "linux") process.exit(code);
-  process.stdout.write("", () => process.stderr.write("", () => process.exit(code)));
+  // The one exit path of every command. Idle keep-alive sockets must not hold the process open
+  // once the command is over, so it exits explicitly; but a write to a pipe is synchronous
+  // only while the kernel's buffer has room, and Node queues the rest (writableLength). Exit
+  // at once when nothing is queued (a terminal, a file, a pipe that kept up), which also skips
+  // the garbage collection V8 may have scheduled; otherwise when the queues have drained.
+  const pending = [process.stdout, process.stderr].filter((stream) => stream.writableLength > 0);
+  if (pending.length === 0) process.exit(code);
+  let left = pending.length;
+  const drained = () => {
+    left -= 1;
+    if (left === 0) process.exit(code);
+  };
+  for (const stream of pending) stream.write("", drained);
+}
+
+// A reader that went away (`reson run --json … | head -n 1`): stop as a program that SIGPIPE
+// ends would (status 141), not with a stack trace. The exit hook of src/workspace/processes.ts
+// still ends reson's children, and a run cut off this way resumes like any other.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (error) => {
+    if (error.code === "EPIPE") process.exit(141);
+    throw error;
+  });
 }
 
 cli

@@ -20,6 +20,7 @@ import {
   type ReportPluginProblem,
 } from "./plugin-hooks.js";
 import { pluginToolDefinition, pluginToolProblem } from "./plugin-tool.js";
+import { resolveResonForPlugins } from "./reson-specifier.js";
 import type { InstalledPlugin } from "./types.js";
 
 /** Setup and each hook call get this long unless config `timeouts.pluginSetupMs`/`pluginHookMs` say otherwise. */
@@ -193,6 +194,7 @@ export async function loadPlugins(options: LoadPluginsOptions): Promise<LoadedPl
     const registered: Registered = { tools: [], hooks: [], listeners: [], misuse: undefined };
     if (manifest.entry) {
       let setup: PluginSetup | undefined;
+      resolveResonForPlugins();
       try {
         setup = setupOf(await importEsm<unknown>(pathToFileURL(manifest.entry).href));
       } catch (error) {

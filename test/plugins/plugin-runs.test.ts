@@ -151,6 +151,55 @@ describe("plugins in runs", () => {
     expect(rows.find((row) => row.tool === "greet")?.calls).toBeGreaterThanOrEqual(1);
   });
 
+  it('a folder plugin that imports definePlugin from "reson" (ESM or require) loads, and its tool runs', async () => {
+    const plugins = tempDir();
+    try {
+      const esm = writePlugin(
+        plugins.path,
+        "hello-esm",
+        [
+          'import { definePlugin } from "reson";',
+          "export default definePlugin((api) => {",
+          '  api.registerTool({ name: "hello_esm", description: "Says hello.", readOnly: true,',
+          '    parameters: { type: "object", properties: {} }, execute: async () => "hello from esm" });',
+          "});",
+        ].join("\n"),
+      );
+      const cjs = join(plugins.path, "hello-cjs");
+      mkdirSync(join(cjs, "dev.reson"), { recursive: true });
+      writeFileSync(
+        join(cjs, "plugin.json"),
+        JSON.stringify({
+          name: "hello-cjs",
+          version: "0.1.0",
+          extensions: { "dev.reson": { entry: "./dev.reson/index.cjs" } },
+        }),
+      );
+      writeFileSync(
+        join(cjs, "dev.reson", "index.cjs"),
+        [
+          'const { definePlugin } = require("reson");',
+          "module.exports = definePlugin((api) => {",
+          '  api.registerTool({ name: "hello_cjs", description: "Says hello.", readOnly: true,',
+          '    parameters: { type: "object", properties: {} }, execute: async () => "hello from cjs" });',
+          "});",
+        ].join("\n"),
+      );
+      for (const root of [esm, cjs]) {
+        const added = await runCli(["plugin", "add", root], { cwd: f.ws.path, env: env() });
+        expect(added.code, added.stderr).toBe(0);
+      }
+      f.server.enqueue(call("hello_esm", {}), call("hello_cjs", {}), { text: "Both said hello." });
+      const result = await run(["--json", "say hello twice"]);
+      expect(result.code, result.stderr).toBe(0);
+      const events = parseEvents(result.stdout);
+      expect(events.find((e) => e.type === "plugins_loaded")).toMatchObject({ errors: [] });
+      expect(results(events).map((e) => e.content)).toEqual(["hello from esm", "hello from cjs"]);
+    } finally {
+      plugins.remove();
+    }
+  });
+
   it("leaves out a plugin that fails to import, one whose setup throws and a colliding tool, by name, and the run goes on", async () => {
     const dir = join(f.home.path, "local-plugins");
     await registerUserPlugins(f.home.path, [

@@ -1,0 +1,88 @@
+// One bash process that runs commands one after another, as a user types them into a terminal:
+// variables, functions and the working folder carry over from one command to the next, and each
+// command's output and status come back on their own. README's command blocks are run this way.
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+
+export interface ShellResult {
+  command: string;
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface ShellRunOptions {
+  /** What the command reads on standard input (default: nothing, as from /dev/null). */
+  input?: string;
+  timeoutMs?: number;
+}
+
+export class ShellSession {
+  private readonly child: ChildProcessWithoutNullStreams;
+  private stdout = "";
+  private stderr = "";
+  private readonly marker = `__shell_${randomBytes(6).toString("hex")}__`;
+  private wake: (() => void) | undefined;
+  private exited = false;
+
+  constructor(options: { cwd: string; env: NodeJS.ProcessEnv }) {
+    this.child = spawn("bash", ["--noprofile", "--norc"], { cwd: options.cwd, env: options.env });
+    this.child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+      this.stdout += chunk;
+      this.wake?.();
+    });
+    this.child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+      this.stderr += chunk;
+      this.wake?.();
+    });
+    this.child.on("exit", () => {
+      this.exited = true;
+      this.wake?.();
+    });
+  }
+
+  /** Runs `command` (one line, or lines that belong together) and waits for its status. */
+  async run(command: string, options: ShellRunOptions = {}): Promise<ShellResult> {
+    if (this.exited) throw new Error(`the shell has exited; cannot run: ${command}`);
+    this.stdout = "";
+    this.stderr = "";
+    const input =
+      options.input === undefined
+        ? "< /dev/null"
+        : `<<'${this.marker}_input'\n${options.input.replace(/\n$/, "")}\n${this.marker}_input`;
+    // The command runs in the shell itself (not a subshell), so what it sets stays set; its
+    // status and a marker on each stream say where its output ends.
+    this.child.stdin.write(
+      `{\n${command}\n} ${input}\n__status=$?; printf '\\n${this.marker}%s\\n' "$__status"; printf '\\n${this.marker}\\n' >&2\n`,
+    );
+    const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+    const done = new RegExp(`\\n${this.marker}(\\d+)\\n$`);
+    while (!(done.test(this.stdout) && this.stderr.endsWith(`\n${this.marker}\n`))) {
+      if (this.exited) throw new Error(`the shell exited while running: ${command}\n${this.stderr}`);
+      const left = deadline - Date.now();
+      if (left <= 0)
+        throw new Error(
+          `did not finish within ${options.timeoutMs ?? 60_000} ms: ${command}\n${this.stderr}`,
+        );
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, Math.min(left, 1_000));
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      this.wake = undefined;
+    }
+    const match = done.exec(this.stdout)!;
+    return {
+      command,
+      code: Number(match[1]),
+      stdout: this.stdout.slice(0, match.index),
+      stderr: this.stderr.slice(0, -`\n${this.marker}\n`.length),
+    };
+  }
+
+  close(): void {
+    if (!this.exited) this.child.kill("SIGKILL");
+  }
+}

@@ -248,7 +248,10 @@ describe.each(PROTOCOLS)("$name embeddings", (protocol) => {
     const provider = createEmbeddingProvider(protocol.settings(fake.server), FAST);
     const controller = new AbortController();
     const pending = provider.embed(["never answered"], { signal: controller.signal });
-    setTimeout(() => controller.abort(), 50);
+    // Abort once the request is in (a busy machine may take longer than any fixed delay).
+    for (let i = 0; i < 500 && fake.server.requests.length === 0; i++)
+      await new Promise((r) => setTimeout(r, 10));
+    controller.abort();
     const error = await rejection(pending);
     expect(error.code).toBe("aborted");
     expect(fake.server.requests).toHaveLength(1);

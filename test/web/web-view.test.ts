@@ -9,7 +9,6 @@ import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { registryPath, writeRegistry } from "../../src/plugins/index.js";
-import { cost } from "../../web/src/dom.js";
 import { cleanEnv, type TempDir, tempDir } from "../support/cli.js";
 import {
   type FakeModelServer,
@@ -325,13 +324,14 @@ describe.skipIf(await skipWithout("chromium", "web view in Chromium"))("web view
     const child = trace.children[0]!.usage;
     expect(child.costUsd).toBeGreaterThan(0);
     expect(run.usage.costUsd).toBeGreaterThan(child.costUsd);
-    // On the page: the total, and the sub-agents' part of it, labelled.
-    expect(await page.locator("#run-usage").textContent()).toBe(
-      `2.4k in · 150 out · ${cost(run.usage.costUsd)}`,
-    );
-    expect(await page.locator("#run-subagent-usage").textContent()).toBe(
-      `incl. sub-agents 300 in · 30 out · ${cost(child.costUsd)}`,
-    );
+    // On the page: the total, and the sub-agents' part of it, labelled, to the cent's hundredth.
+    const total = (await page.locator("#run-usage").textContent()) ?? "";
+    const theirs = (await page.locator("#run-subagent-usage").textContent()) ?? "";
+    expect(total).toMatch(/^2\.4k in · 150 out · \$0\.\d{4}$/);
+    expect(theirs).toMatch(/^incl\. sub-agents 300 in · 30 out · \$0\.\d{4}$/);
+    const dollars = (text: string) => Number(/\$([\d.]+)$/.exec(text)?.[1]);
+    expect(dollars(total)).toBeCloseTo(run.usage.costUsd, 3);
+    expect(dollars(theirs)).toBeCloseTo(child.costUsd, 3);
     await page.screenshot({ path: join(shots, "4-subagent-usage.png"), fullPage: true });
     // The session made by serve says which model its run used.
     const session = (await (

@@ -116,7 +116,7 @@ export class OriginPolicy {
           "forbidden",
           "The request names another host in its target than in its Host header.",
           {
-            hint: `Send the path only (GET /sessions), with Host: 127.0.0.1:${this.#port}; this server is not a proxy.`,
+            hint: "Send the path only (GET /sessions, not GET http://host/sessions): this server is not a proxy.",
           },
         ),
       };

@@ -5,6 +5,7 @@
 import { readlinkSync, realpathSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { isBelow, isWithin } from "../core/path-within.js";
+import { MAX_SYMLINK_HOPS } from "./sandbox.js";
 
 /** Folders whose whole content belongs to the system (every user's, or the OS's). */
 export const SYSTEM_DIRS: ReadonlySet<string> = new Set([
@@ -74,9 +75,6 @@ export interface RootPlaces {
   /** reson's own folder ($RESON_HOME). */
   resonHome: string;
 }
-
-/** The kernel's limit on symlinks followed in one lookup. */
-const MAX_SYMLINK_HOPS = 40;
 
 /**
  * The real path of `path`, or, when it does not exist yet, the real path of its deepest

@@ -324,7 +324,7 @@ describe.skipIf(await skipWithout("chromium", "web view in Chromium"))("web view
     const child = trace.children[0]!.usage;
     expect(child.costUsd).toBeGreaterThan(0);
     expect(run.usage.costUsd).toBeGreaterThan(child.costUsd);
-    // On the page: the total, and the sub-agents' part of it, labelled, to the cent's hundredth.
+    // On the page: the total, and the sub-agents' part of it, labelled, with the costs as stored.
     const total = (await page.locator("#run-usage").textContent()) ?? "";
     const theirs = (await page.locator("#run-subagent-usage").textContent()) ?? "";
     expect(total).toMatch(/^2\.4k in · 150 out · \$0\.\d{4}$/);

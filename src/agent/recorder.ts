@@ -102,6 +102,22 @@ function subtractUsage(a: Usage, b: Usage): Usage {
   };
 }
 
+/**
+ * The session's settings naming the model its newest run uses, or undefined when they do
+ * already. A session made before any run (by `reson serve`, with or without a model) learns
+ * the model its run resolved; one continued with another model shows that one.
+ */
+function withRunModel(
+  settings: SessionRecord["settings"],
+  trace: TraceRecord,
+): SessionRecord["settings"] | undefined {
+  const baseUrl = trace.baseUrl ?? undefined;
+  if (settings.provider === trace.provider && settings.model === trace.model && settings.baseUrl === baseUrl)
+    return undefined;
+  const { baseUrl: _previous, ...rest } = settings;
+  return { ...rest, provider: trace.provider, model: trace.model, ...(baseUrl ? { baseUrl } : {}) };
+}
+
 export interface CompactionInfo {
   reason: string;
   beforeTokens: number;
@@ -260,7 +276,15 @@ export class StoreRecorder implements RunRecorder {
         this.turn("user", { role: "user", content: task, timestamp: envelope.receivedAt }, 0, envelope),
       );
     }
-    ops.push(...this.sessionPatch({ status: "active", lastTraceId: this.traceId, updatedAt: Date.now() }));
+    const settings = withRunModel(this.init.session.settings, this.init.trace);
+    ops.push(
+      ...this.sessionPatch({
+        status: "active",
+        lastTraceId: this.traceId,
+        updatedAt: Date.now(),
+        ...(settings ? { settings } : {}),
+      }),
+    );
     ops.push(...this.checkpoint(snapshot));
     await this.commit(ops);
   }

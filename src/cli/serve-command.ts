@@ -21,7 +21,8 @@ Usage: reson serve [options]
                            token you chose: RESON_SERVE_TOKEN or --token-file)
   --port <n>               port (default 7878; 0 picks a free one)
   --token-file <file>      the bearer token (default $RESON_HOME/serve-token, made on
-                           first start with mode 0600 and printed once)
+                           first start with mode 0600; read it with cat, it is never
+                           printed)
   --cors <origin>          a web page origin allowed to call the API (repeatable)
   --workspace-root <dir>   requests may name a workspace by a path under <dir>
                            (repeatable; also serve.workspaceRoots in $RESON_HOME/config.json);
@@ -116,11 +117,14 @@ export async function serveCommand(argv: string[]): Promise<number> {
       version: packageVersion(),
       telemetry,
     });
-    // The one time the token is shown: the file keeps it (mode 0600) for later.
+    // Never the token itself: stderr is the service's log (journald, docker logs), read by
+    // more people than the token's owner. The file keeps it; this says where.
     if (token.created)
-      process.stderr.write(
-        `reson serve: a new token was made and saved in ${token.path} (mode 0600):\n  ${token.value}\n`,
-      );
+      log({
+        level: "info",
+        message: `a new token was made and saved in ${token.path} (mode 0600); read it with: cat ${token.path}`,
+        tokenFile: token.path,
+      });
     log({
       level: "info",
       message: `listening on ${service.http.url}`,

@@ -6,6 +6,7 @@
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
 import { Type } from "typebox";
 import { ResonError } from "../core/errors.js";
 import { Redactor } from "../core/redactor.js";
@@ -15,7 +16,7 @@ import { type HttpError, httpErrorFrom } from "./http-errors.js";
 import { buildOpenApiDocument, type OpenApiInfo } from "./openapi.js";
 import { isLoopbackHost, normalizeCorsOrigin, OriginPolicy } from "./origin.js";
 import type { RequestLogger, RequestLogRecord } from "./request-log.js";
-import { callRoute, defineRoute, type Route, Router } from "./router.js";
+import { callRoute, defineRoute, HTTP_METHODS, type Route, Router } from "./router.js";
 import { isConfiguredToken, type ServeToken } from "./serve-token.js";
 import { type SseOptions, SseStream } from "./sse.js";
 
@@ -135,6 +136,29 @@ function listen(server: Server, host: string, port: number, signal?: AbortSignal
   });
 }
 
+/** Answers CONNECT on the raw socket: this server is no proxy. */
+function refuseTunnel(socket: Duplex): void {
+  const body = JSON.stringify({
+    error: {
+      code: "method_not_allowed",
+      message: "CONNECT is not supported: this server is not a proxy.",
+      hint: "Send requests with a path, e.g. GET /healthz.",
+    },
+  });
+  const headers = {
+    ...SECURITY_HEADERS,
+    "content-type": "application/json; charset=utf-8",
+    "content-length": String(Buffer.byteLength(body)),
+    allow: HTTP_METHODS.join(", "),
+    connection: "close",
+  };
+  const head = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}`)
+    .join("\r\n");
+  socket.on("error", () => {});
+  socket.end(`HTTP/1.1 405 Method Not Allowed\r\n${head}\r\n\r\n${body}`);
+}
+
 /** The request target as a URL; "//x" is a path here, not another host. */
 function requestUrl(target: string | undefined): URL {
   try {
@@ -249,7 +273,7 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
     for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
     res.setHeader("x-request-id", randomUUID());
     try {
-      const verdict = policy!.check(req.headers);
+      const verdict = policy!.check(req.headers, req.url);
       if (!verdict.ok) throw verdict.error;
       if (verdict.corsOrigin !== undefined) {
         for (const [name, value] of Object.entries(policy!.corsHeaders(verdict.corsOrigin)))
@@ -312,6 +336,22 @@ export async function startHttpServer(options: HttpServerOptions): Promise<HttpS
       sendError(req, res, failure, headers);
     }
   }
+
+  // CONNECT asks for a tunnel elsewhere; node:http hands it to this event, not to the handler.
+  server.on("connect", (req: IncomingMessage, socket: Duplex) => {
+    refuseTunnel(socket);
+    log({
+      ts: new Date().toISOString(),
+      level: "warn",
+      msg: "http_request",
+      requestId: randomUUID(),
+      method: req.method ?? "CONNECT",
+      route: null,
+      status: 405,
+      ms: 0,
+      error: "method_not_allowed",
+    });
+  });
 
   await listen(server, host, requestedPort, options.signal);
   const port = (server.address() as AddressInfo).port;

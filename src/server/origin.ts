@@ -75,6 +75,19 @@ function foreignPage(): ResonError {
   });
 }
 
+/** A Host header's value as URL.host and URL.hostname spell it; nothing for anything but a host. */
+function hostOf(value: string | undefined): { host: string; hostname: string } | undefined {
+  if (value === undefined || value === "") return undefined;
+  try {
+    const url = new URL(`http://${value}`);
+    // "a.com@127.0.0.1" or a path smuggled in the header is not a host.
+    if (url.username !== "" || url.pathname !== "/" || url.search !== "") return undefined;
+    return { host: url.host, hostname: url.hostname };
+  } catch {
+    return undefined;
+  }
+}
+
 export class OriginPolicy {
   readonly #boundName: string;
   readonly #loopbackBind: boolean;
@@ -90,9 +103,24 @@ export class OriginPolicy {
     this.#cors = new Set(options.corsOrigins.map(normalizeCorsOrigin));
   }
 
-  /** Host, then Origin; a refusal is a 403 that says what to change. */
-  check(headers: IncomingHttpHeaders): OriginVerdict {
+  /**
+   * Host (and a request target in absolute form, which names a host of its own), then Origin;
+   * a refusal is a 403 that says what to change.
+   */
+  check(headers: IncomingHttpHeaders, target?: string): OriginVerdict {
     const hostname = this.#requestHostname(headers.host);
+    if (!this.#sameHostAsTarget(headers.host, target)) {
+      return {
+        ok: false,
+        error: new ResonError(
+          "forbidden",
+          "The request names another host in its target than in its Host header.",
+          {
+            hint: "Send the path only (GET /sessions, not GET http://host/sessions): this server is not a proxy.",
+          },
+        ),
+      };
+    }
     if (this.#loopbackBind && (hostname === undefined || !this.#isOwnName(hostname))) {
       return {
         ok: false,
@@ -128,15 +156,25 @@ export class OriginPolicy {
   }
 
   #requestHostname(host: string | undefined): string | undefined {
-    if (host === undefined || host === "") return undefined;
+    return hostOf(host)?.hostname;
+  }
+
+  /**
+   * A target in origin form ("/path") names no host. One in absolute form
+   * ("http://host/path", as a proxy is sent) does, and HTTP lets it override Host: it must
+   * name the very host the Host header names. Any other form is no path and is refused later.
+   */
+  #sameHostAsTarget(host: string | undefined, target: string | undefined): boolean {
+    if (target === undefined || !/^[A-Za-z][A-Za-z0-9+.-]*:/.test(target)) return true;
+    let url: URL;
     try {
-      const url = new URL(`http://${host}`);
-      // "a.com@127.0.0.1" or a path smuggled in the header is not a host.
-      if (url.username !== "" || url.pathname !== "/" || url.search !== "") return undefined;
-      return url.hostname;
+      url = new URL(target);
     } catch {
-      return undefined;
+      return false;
     }
+    if (url.username !== "" || url.password !== "") return false;
+    const own = hostOf(host);
+    return own !== undefined && url.host !== "" && url.host === own.host;
   }
 
   #isOwnName(hostname: string): boolean {

@@ -9,7 +9,6 @@ import { isAbsolute } from "node:path";
 import { titleOf, workspaceStanding } from "../agent/index.js";
 import { ResonError } from "../core/errors.js";
 import { ulid } from "../core/ids.js";
-import { isWithin } from "../core/path-within.js";
 import { emptyUsage } from "../core/usage.js";
 import type { RunSpec } from "../runner/index.js";
 import {
@@ -23,7 +22,8 @@ import {
   type WorkspaceRecord,
 } from "../store/index.js";
 import type { ApprovalAnswer } from "../worker/index.js";
-import { WorkspaceManager } from "../workspaces/index.js";
+import { realPathOf } from "../workspace/index.js";
+import { rootHolding, WorkspaceManager } from "../workspaces/index.js";
 
 /** What a second task does to a session whose run is still going. */
 export type BusyPolicy = "enqueue" | "reject" | "interrupt";
@@ -142,11 +142,11 @@ export class RunService {
    * under a workspace root (made if missing); nowhere else.
    */
   async registerWorkspace(input: RegisterWorkspaceInput): Promise<WorkspaceView> {
-    if (input.path !== undefined) await this.#assertUnderRoot(requireAbsolute(input.path));
+    if (input.path !== undefined) this.#assertUnderRoot(requireAbsolute(input.path));
     const { workspace } = await this.#workspaces.create({
       name: input.name,
       ...(input.template ? { template: input.template } : {}),
-      ...(input.path ? { path: input.path } : {}),
+      ...(input.path ? { path: input.path, within: this.#options.workspaceRoots ?? [] } : {}),
     });
     return workspaceView(workspace);
   }
@@ -390,17 +390,17 @@ export class RunService {
     const path = value;
     const registered = await this.#workspaces.byPath(await realpathOr(path));
     if (registered) await this.#workspaces.touch(registered);
-    else await this.#assertUnderRoot(path);
+    else this.#assertUnderRoot(path);
     return this.#standingChecked(path, trusted);
   }
 
-  /** Refuses a path that is not under one of the workspace roots (compared by real path). */
-  async #assertUnderRoot(path: string): Promise<void> {
-    const real = await realpathOr(path);
-    for (const root of this.#options.workspaceRoots ?? []) {
-      if (isWithin(real, await realpathOr(root))) return;
-    }
+  /**
+   * Refuses a path that is not under one of the workspace roots, compared by real path (of its
+   * deepest existing ancestor, symlinks followed even where they lead nowhere yet).
+   */
+  #assertUnderRoot(path: string): void {
     const roots = this.#options.workspaceRoots ?? [];
+    if (rootHolding(realPathOf(path), roots) !== undefined) return;
     throw new ResonError(
       "forbidden",
       `${path} is not a registered workspace, nor under a workspace root of this server.`,

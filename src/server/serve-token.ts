@@ -15,7 +15,7 @@ export interface ServeToken {
   source: ServeTokenSource;
   /** The file it came from (token-file, home). */
   path?: string;
-  /** True when this start created it, so the caller prints it once. */
+  /** True when this start created it, so the caller says where it is (never the value). */
   created: boolean;
 }
 

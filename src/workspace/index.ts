@@ -11,6 +11,7 @@ export type {
   SandboxStatus,
 } from "./exec-sandbox/probe.js";
 export { probeSandbox } from "./exec-sandbox/probe.js";
+export { makeFolderWithin, type PlacedEntry, placeWithin } from "./place-within.js";
 export type { CommandLimits, NetworkPolicy, PolicyOptions, WorkspacePolicy } from "./policy.js";
 export { DEFAULT_COMMAND_LIMITS, DEFAULT_PROTECTED, workspacePolicy } from "./policy.js";
 export { type ChildOptions, endChildren, spawnChild } from "./processes.js";

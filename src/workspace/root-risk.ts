@@ -2,9 +2,10 @@
 // (with acceptEdits, every file in it), so the whole file system, a system folder and reson's
 // own folder never are one; the home folder, a folder above it, and a folder that holds
 // reson's own folder are one only once the user trusts it. Compared by real path.
-import { realpathSync } from "node:fs";
+import { readlinkSync, realpathSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { isBelow, isWithin } from "../core/path-within.js";
+import { MAX_SYMLINK_HOPS } from "./sandbox.js";
 
 /** Folders whose whole content belongs to the system (every user's, or the OS's). */
 export const SYSTEM_DIRS: ReadonlySet<string> = new Set([
@@ -77,15 +78,28 @@ export interface RootPlaces {
 
 /**
  * The real path of `path`, or, when it does not exist yet, the real path of its deepest
- * existing ancestor with the missing names after it.
+ * existing ancestor with the missing names after it. A symlink that leads nowhere (yet) is
+ * followed to where it points: whatever is made through it would land there.
  */
-export function realPathOf(path: string): string {
+export function realPathOf(path: string, hops = 0): string {
   const absolute = resolve(path);
   try {
     return realpathSync(absolute);
   } catch {
     const parent = dirname(absolute);
-    return parent === absolute ? absolute : join(realPathOf(parent), basename(absolute));
+    if (parent === absolute) return absolute;
+    const realParent = realPathOf(parent, hops);
+    const link = hops < MAX_SYMLINK_HOPS ? linkTarget(join(realParent, basename(absolute))) : undefined;
+    if (link !== undefined) return realPathOf(resolve(realParent, link), hops + 1);
+    return join(realParent, basename(absolute));
+  }
+}
+
+function linkTarget(path: string): string | undefined {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return undefined;
   }
 }
 

@@ -31,7 +31,7 @@ export const MAX_PATH_BYTES = 32_768;
 /** Linux NAME_MAX, in bytes: the kernel refuses longer names. */
 const MAX_NAME_BYTES = 255;
 /** The kernel's limit on symlinks followed in one lookup. */
-const MAX_SYMLINK_HOPS = 40;
+export const MAX_SYMLINK_HOPS = 40;
 
 /** A path ending in "/" or "/." (or just ".") can only name a directory, as POSIX has it. */
 const NAMES_DIRECTORY = /(^|\/)\.?$/;

@@ -9,6 +9,7 @@ export {
   DEFAULT_WORKSPACE_NAME,
   type RemoveOptions,
   type ResolvedWorkspace,
+  rootHolding,
   WorkspaceManager,
   type WorkspaceManagerOptions,
 } from "./manager.js";

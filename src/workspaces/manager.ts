@@ -4,11 +4,12 @@
 // store.workspaces; it never touches SQL.
 import { mkdir, readdir, realpath, rm, stat } from "node:fs/promises";
 import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { resonHome } from "../config/index.js";
 import { throwIfAborted } from "../core/abort.js";
 import { ResonError } from "../core/errors.js";
 import { ulid } from "../core/ids.js";
+import { isWithin } from "../core/path-within.js";
 import {
   type Store,
   type WorkspaceRecord,
@@ -16,7 +17,7 @@ import {
   workspaceNotFound,
   workspacePathTaken,
 } from "../store/index.js";
-import { realPathOf, WORKSPACES_DIR, workspaceRootRisk } from "../workspace/index.js";
+import { makeFolderWithin, realPathOf, WORKSPACES_DIR, workspaceRootRisk } from "../workspace/index.js";
 import { assertDeletable } from "./deletion.js";
 import { assertWorkspaceName, looksLikeWorkspaceId, WORKSPACE_ID_PREFIX } from "./names.js";
 import { changedSettings, type SettingsChange } from "./settings.js";
@@ -41,6 +42,11 @@ export interface CreateWorkspaceInput {
   /** Make it the default workspace. */
   makeDefault?: boolean;
   settings?: Record<string, unknown>;
+  /**
+   * Folders the workspace must lie in (e.g. serve's workspace roots): compared by real path,
+   * and the folder is made under the root by descriptor, never through a symlink out of it.
+   */
+  within?: readonly string[];
 }
 
 export interface CreatedWorkspace {
@@ -62,6 +68,41 @@ export interface ResolvedWorkspace {
 export interface RemoveOptions {
   /** Delete the folder and everything in it too (the caller has confirmed). */
   deleteFiles?: boolean;
+}
+
+/** The real path of the root in `roots` that holds `real` (a real path), if one does. */
+export function rootHolding(real: string, roots: readonly string[]): string | undefined {
+  return roots.map((root) => realPathOf(root)).find((root) => isWithin(real, root));
+}
+
+function outsideRoots(target: string, roots: readonly string[]): ResonError {
+  return new ResonError("forbidden", `${target} is not under a workspace root (${roots.join(", ")}).`, {
+    hint: "Give a folder under one of the roots, by a path that does not leave it through a symbolic link.",
+    details: { path: target },
+  });
+}
+
+async function makeFolder(path: string): Promise<string> {
+  await mkdir(path, { recursive: true });
+  return realpath(path);
+}
+
+/** Makes `real` under `root` by descriptor; a way out found only now (a link swapped in) is refused. */
+function madeUnder(root: string, target: string, real: string): string {
+  try {
+    return makeFolderWithin(root, relative(root, real) || ".");
+  } catch (error) {
+    throw wayOutRefused(error, `${target} leads out of the workspace root ${root}`);
+  }
+}
+
+/** A sandbox refusal to leave a folder, as the refusal of the request (403); other errors as they are. */
+function wayOutRefused(error: unknown, what: string): unknown {
+  if (!(error instanceof ResonError) || error.code !== "path_outside_workspace") return error;
+  return new ResonError("forbidden", `${what}: ${error.message}`, {
+    hint: "Nothing was made outside. Remove the symbolic link, or give a folder that does not lead out through one.",
+    cause: error,
+  });
 }
 
 async function isDirectory(path: string): Promise<boolean> {
@@ -124,6 +165,8 @@ export class WorkspaceManager {
     if (existingName) throw workspaceNameTaken(name, existingName);
     const target = input.path ? resolve(input.path) : join(this.workspacesDir, name);
     const real = realPathOf(target);
+    const root = input.within ? rootHolding(real, input.within) : undefined;
+    if (input.within && root === undefined) throw outsideRoots(target, input.within);
     this.#assertMayRegister(real, input.path !== undefined);
     const existed = await isDirectory(real);
     if (!existed && (await stat(real).catch(() => undefined))) {
@@ -138,8 +181,13 @@ export class WorkspaceManager {
     }
     const registered = await this.#store.workspaces.byPath(real);
     if (registered) throw workspacePathTaken(real, registered);
-    await mkdir(real, { recursive: true });
-    const path = await realpath(real);
+    const path = root === undefined ? await makeFolder(real) : madeUnder(root, target, real);
+    if (path !== real) {
+      // The walk found another folder than the check did (a link changed meanwhile): check again.
+      this.#assertMayRegister(path, input.path !== undefined);
+      const taken = await this.#store.workspaces.byPath(path);
+      if (taken) throw workspacePathTaken(path, taken);
+    }
     let skipped: string[] = [];
     try {
       ({ skipped } = await applyTemplate(template, this.#resonHome, path, signal));
@@ -160,7 +208,7 @@ export class WorkspaceManager {
       // A folder made for nothing goes again; one that was there stays as it was found (but for
       // template files, which were only added where missing).
       if (!existed) await rm(path, { recursive: true, force: true });
-      throw error;
+      throw wayOutRefused(error, `The template ${template} leads out of ${path} through a symbolic link`);
     }
   }
 

@@ -2,10 +2,11 @@
 // so the library, the CLI bundle and the package carry them without extra files); a user's own
 // are folders in $RESON_HOME/templates/<name>/, copied as they are, and win over a built-in
 // of the same name.
-import { cp, mkdir, readdir, stat, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { readdir, readFile, readlink, stat } from "node:fs/promises";
+import { join } from "node:path";
 import { throwIfAborted } from "../core/abort.js";
 import { ResonError } from "../core/errors.js";
+import { makeFolderWithin, type PlacedEntry, placeWithin } from "../workspace/index.js";
 
 const NOTES_AGENTS = `# Notes
 
@@ -50,16 +51,38 @@ export async function listTemplates(home: string): Promise<TemplateInfo[]> {
   return [...user, ...builtin];
 }
 
-async function exists(path: string): Promise<boolean> {
-  return stat(path).then(
-    () => true,
-    () => false,
-  );
+/** A template's entries, "/"-separated paths relative to the template, folders before their content. */
+type TemplateEntry = { path: string; entry: PlacedEntry | "folder" };
+
+/** A user template's folder as entries: files with their mode, symlinks as they are, folders. */
+async function folderEntries(root: string, signal?: AbortSignal): Promise<TemplateEntry[]> {
+  const out: TemplateEntry[] = [];
+  const walk = async (dir: string, prefix: string): Promise<void> => {
+    throwIfAborted(signal);
+    const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) =>
+      a.name.localeCompare(b.name),
+    );
+    for (const entry of entries) {
+      const source = join(dir, entry.name);
+      const path = prefix ? `${prefix}/${entry.name}` : entry.name;
+      if (entry.isSymbolicLink()) out.push({ path, entry: { linkTo: await readlink(source) } });
+      else if (entry.isDirectory()) {
+        out.push({ path, entry: "folder" });
+        await walk(source, path);
+      } else if (entry.isFile()) {
+        const mode = (await stat(source)).mode & 0o777;
+        out.push({ path, entry: { data: await readFile(source), mode } });
+      }
+    }
+  };
+  await walk(root, "");
+  return out;
 }
 
 /**
- * Copies the template `name` into `dest` (an existing folder). Files already there are kept,
- * never overwritten; the names of those skipped are returned.
+ * Copies the template `name` into `dest` (an existing folder, by its real path). Files already
+ * there are kept, never overwritten; the names of those skipped are returned. Nothing is
+ * written through a symlink that leads out of `dest`, whoever put it there.
  */
 export async function applyTemplate(
   name: string,
@@ -75,26 +98,15 @@ export async function applyTemplate(
       hint: `Templates: ${templates.map((t) => t.name).join(", ")}. Your own go in ${userTemplatesDir(home)}/<name>/.`,
     });
   }
+  const entries: TemplateEntry[] =
+    template.source === "user" && template.path
+      ? await folderEntries(template.path, signal)
+      : Object.entries(BUILTIN_TEMPLATES[name] ?? {}).map(([path, data]) => ({ path, entry: { data } }));
   const skipped: string[] = [];
-  if (template.source === "user" && template.path) {
-    await cp(template.path, dest, {
-      recursive: true,
-      force: false,
-      errorOnExist: false,
-      // Symlinks are copied as links; a link out of the template would then point elsewhere.
-      verbatimSymlinks: true,
-    });
-    return { skipped };
-  }
-  for (const [file, text] of Object.entries(BUILTIN_TEMPLATES[name] ?? {})) {
+  for (const { path, entry } of entries) {
     throwIfAborted(signal);
-    const target = join(dest, ...file.split("/"));
-    if (await exists(target)) {
-      skipped.push(file);
-      continue;
-    }
-    await mkdir(dirname(target), { recursive: true });
-    await writeFile(target, text, { flag: "wx" });
+    if (entry === "folder") makeFolderWithin(dest, path, signal);
+    else if (!placeWithin(dest, path, entry, signal)) skipped.push(path);
   }
   return { skipped };
 }

@@ -1,6 +1,7 @@
 // A plain node:http client for the server tests: it can send what fetch refuses to (a forged
 // Host header, a body with no length, a body the server stops reading) and read SSE frames.
 import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage } from "node:http";
+import { connect } from "node:net";
 
 export interface Reply {
   status: number;
@@ -130,5 +131,35 @@ export function openStream(
     });
     req.on("error", reject);
     req.end();
+  });
+}
+
+export interface RawReply {
+  /** The status code of the first response line, or 0 when the server closed without one. */
+  status: number;
+  text: string;
+}
+
+/**
+ * Writes `request` as it is on a new TCP connection to `baseUrl`'s host and port, and reads
+ * until the server closes it or `quietMs` pass without data (a kept-alive connection).
+ */
+export function sendRaw(baseUrl: string, request: string, quietMs = 500): Promise<RawReply> {
+  const { hostname, port } = target(baseUrl, "/");
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.write(request));
+    let text = "";
+    let quiet = setTimeout(() => socket.destroy(), quietMs);
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => {
+      text += chunk;
+      clearTimeout(quiet);
+      quiet = setTimeout(() => socket.destroy(), quietMs);
+    });
+    socket.on("error", reject);
+    socket.on("close", () => {
+      clearTimeout(quiet);
+      resolve({ status: Number(/^HTTP\/1\.[01] (\d{3})/.exec(text)?.[1] ?? 0), text });
+    });
   });
 }

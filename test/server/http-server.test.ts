@@ -3,7 +3,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type HttpServer, type RequestLogRecord, startHttpServer } from "../../src/server/index.js";
-import { send } from "./client.js";
+import { send, sendRaw } from "./client.js";
 import { TEST_TOKEN, testRoutes } from "./routes.js";
 
 const token = { value: TEST_TOKEN, source: "env" as const, created: false };
@@ -136,6 +136,70 @@ describe("startHttpServer", () => {
       ),
       { numRuns: 40 },
     );
+  });
+
+  const raw = (line: string, host: string) =>
+    `${line} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${TEST_TOKEN}\r\nConnection: close\r\n\r\n`;
+
+  it("refuses a request target in absolute form that names another host than its own, over a raw socket", async () => {
+    const own = `127.0.0.1:${server.port}`;
+    for (const target of [
+      "http://evil.example/things/t1",
+      `http://evil.example:${server.port}/things/t1`,
+      "HTTP://EVIL.EXAMPLE/things/t1",
+      `http://127.0.0.1.evil.example:${server.port}/things/t1`,
+      `http://${own}@evil.example/things/t1`,
+      `http://evil.example@${own}/things/t1`,
+      `http://localhost:${server.port}/things/t1`,
+      "https://evil.example/things/t1",
+      "ws://evil.example/things/t1",
+    ]) {
+      const reply = await sendRaw(server.url, raw(`GET ${target}`, own));
+      expect(reply.status, target).toBe(403);
+      expect(reply.text).toContain('"code":"forbidden"');
+      expect(reply.text).not.toContain("thing");
+    }
+    // The same host in the target as in Host is what a proxy sends: served.
+    const same = await sendRaw(server.url, raw(`GET http://${own}/things/t1`, own));
+    expect(same.status).toBe(200);
+    expect(same.text).toContain('"name":"thing"');
+  });
+
+  it("refuses every absolute-form target naming another host (property)", async () => {
+    const own = `127.0.0.1:${server.port}`;
+    await fc.assert(
+      fc.asyncProperty(fc.webUrl({ withQueryParameters: true, withFragments: false }), async (url) => {
+        fc.pre(new URL(url).host !== own && !/\s/.test(url));
+        const reply = await sendRaw(server.url, raw(`GET ${url}`, own));
+        expect(reply.status, url).toBe(403);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it("answers CONNECT, asterisk-form and path-less targets without reaching a route", async () => {
+    const own = `127.0.0.1:${server.port}`;
+    for (const line of ["CONNECT evil.example:443", `CONNECT ${own}`]) {
+      const reply = await sendRaw(server.url, raw(line, own));
+      expect(reply.status, line).toBe(405);
+      expect(reply.text).toContain('"code":"method_not_allowed"');
+    }
+    for (const line of [
+      "OPTIONS *",
+      "GET *",
+      "GET things/t1",
+      "GET evil.example/things/t1",
+      "GET evil.example:443",
+      "GET mailto:a@evil.example",
+    ]) {
+      const reply = await sendRaw(server.url, raw(line, own));
+      expect(reply.status, line).toBeGreaterThanOrEqual(400);
+      expect(reply.status, line).toBeLessThan(500);
+      expect(reply.text).not.toContain("thing");
+    }
+    expect(logs.some((r) => r.method === "CONNECT" && r.status === 405)).toBe(true);
+    // Still serving: the refusals closed only their own connections.
+    expect((await send(server.url, "/things/t1", { headers: auth })).status).toBe(200);
   });
 
   it("answers a CORS preflight from a listed origin, and marks its responses; others get no CORS headers", async () => {

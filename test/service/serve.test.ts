@@ -130,13 +130,30 @@ describe("reson serve", () => {
       headers: { authorization: `Bearer ${serve.token}`, origin: "http://evil.example" },
     });
     expect(page.status).toBe(403);
-    // Shown once, when it was made; never in a log line.
-    expect(serve.process.stderr().split(serve.token)).toHaveLength(2);
-    expect(serve.process.stderr()).toContain("a new token was made");
+    // Never shown: the log names the file and how to read it, once, when it was made.
+    const tokenFile = join(ws.home, "serve-token");
+    const made = serve.process
+      .stderr()
+      .split("\n")
+      .filter((line) => line.includes("a new token was made"));
+    expect(made).toHaveLength(1);
+    expect(JSON.parse(made[0]!)).toMatchObject({
+      level: "info",
+      message: `a new token was made and saved in ${tokenFile} (mode 0600); read it with: cat ${tokenFile}`,
+      tokenFile,
+    });
     const restarted = await startServe(ws.home, ws.path);
     expect(restarted.token).toBe(serve.token);
     await fetch(`${restarted.url}/sessions`, { headers: { authorization: `Bearer ${serve.token}` } });
-    expect(restarted.process.stderr()).not.toContain(serve.token);
+    await fetch(`${restarted.url}/sessions`, { headers: { authorization: `Bearer ${serve.token}x` } });
+    await fetch(`${restarted.url}/nowhere?token=${serve.token}`, {
+      headers: { authorization: `Bearer ${serve.token}` },
+    });
+    restarted.process.kill();
+    await restarted.process.exited();
+    expect(restarted.process.stderr()).not.toContain("a new token was made");
+    for (const { stderr, stdout } of [serve.process, restarted.process])
+      expect(stderr() + stdout()).not.toContain(serve.token);
   });
 
   it("refuses a run in a folder neither registered nor under a workspace root, and runs in a workspace registered over HTTP, named by id or name", async () => {

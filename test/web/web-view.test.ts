@@ -39,6 +39,19 @@ function scripted(request: RecordedRequest) {
   const messages = all.slice(lastUser);
   const done = messages.filter((m) => m.role === "assistant").length;
   const task = String(messages[0]?.content ?? taskOf(request));
+  // A run that delegates to a sub-agent; each model call reports its usage (priced by the model).
+  const said = JSON.stringify(messages[0]?.content ?? "");
+  if (said.includes("child: name a colour")) return { text: "teal", usage: { input: 300, output: 30 } };
+  if (task.startsWith("delegate")) {
+    if (done === 0)
+      return {
+        toolCalls: [
+          { id: "call_sub", name: "subagent", arguments: { mode: "delegate", task: "child: name a colour" } },
+        ],
+        usage: { input: 1000, output: 100 },
+      };
+    return { text: "The sub-agent said teal.", usage: { input: 1100, output: 20 } };
+  }
   if (task.startsWith("ask")) {
     if (done === 0)
       return { toolCalls: [{ id: "call_q", name: "ask_human", arguments: { question: "Which colour?" } }] };
@@ -109,6 +122,8 @@ describe.skipIf(await skipWithout("chromium", "web view in Chromium"))("web view
         RESON_PROVIDER: "openai-compatible",
         RESON_BASE_URL: model.openaiBaseUrl,
         RESON_MODEL: "fake-model",
+        // For runs on a priced model (the fake server answers whatever the key).
+        OPENAI_API_KEY: "sk-test-0123456789",
       }),
       cwd: ws.path,
     });
@@ -121,7 +136,7 @@ describe.skipIf(await skipWithout("chromium", "web view in Chromium"))("web view
     ws.remove();
   });
 
-  async function startRun(task = "watch this run"): Promise<string> {
+  async function startRun(task = "watch this run", spec: Record<string, unknown> = {}): Promise<string> {
     const response = await fetch(`${url}/runs`, {
       method: "POST",
       headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
@@ -134,6 +149,7 @@ describe.skipIf(await skipWithout("chromium", "web view in Chromium"))("web view
         sandbox: "off",
         allow: [],
         permissionMode: "default",
+        ...spec,
       }),
     });
     return ((await response.json()) as { id: string }).id;
@@ -279,6 +295,59 @@ describe.skipIf(await skipWithout("chromium", "web view in Chromium"))("web view
     expect(await page.locator("#sessions tbody tr").textContent()).toContain("workspaces/notes");
     await page.close();
   }, 60_000);
+
+  it("counts the sub-agents' tokens and cost in the run's header, and says how much was theirs", async () => {
+    const runId = await startRun("delegate a question", {
+      provider: "openai",
+      model: "gpt-4o",
+      permissionMode: "acceptEdits",
+      allow: ["subagent"],
+    });
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await signIn(page);
+    await page.goto(`${url}/#/runs/${runId}`);
+    await page
+      .waitForSelector("#run-status:text('completed')", { timeout: 30_000 })
+      .catch(async (error: unknown) => {
+        throw new Error(`${String(error)}\npage: ${await page.locator("main").textContent()}`);
+      });
+    // Over HTTP: the run's usage holds its sub-agent's, whose own run says what it spent.
+    const headers = { authorization: `Bearer ${token}` };
+    const run = (await (await fetch(`${url}/runs/${runId}`, { headers })).json()) as {
+      usage: { input: number; output: number; costUsd: number };
+    };
+    const trace = (await (await fetch(`${url}/runs/${runId}/trace`, { headers })).json()) as {
+      children: Array<{ usage: { input: number; output: number; costUsd: number } }>;
+    };
+    expect(run.usage).toMatchObject({ input: 2400, output: 150 });
+    expect(trace.children.map((c) => c.usage)).toMatchObject([{ input: 300, output: 30 }]);
+    const child = trace.children[0]!.usage;
+    expect(child.costUsd).toBeGreaterThan(0);
+    expect(run.usage.costUsd).toBeGreaterThan(child.costUsd);
+    // On the page: the total, and the sub-agents' part of it, labelled, with the costs as stored.
+    const total = (await page.locator("#run-usage").textContent()) ?? "";
+    const theirs = (await page.locator("#run-subagent-usage").textContent()) ?? "";
+    expect(total).toMatch(/^2\.4k in · 150 out · \$0\.\d{4}$/);
+    expect(theirs).toMatch(/^incl\. sub-agents 300 in · 30 out · \$0\.\d{4}$/);
+    const dollars = (text: string) => Number(/\$([\d.]+)$/.exec(text)?.[1]);
+    expect(dollars(total)).toBeCloseTo(run.usage.costUsd, 3);
+    expect(dollars(theirs)).toBeCloseTo(child.costUsd, 3);
+    await page.screenshot({ path: join(shots, "4-subagent-usage.png"), fullPage: true });
+    // The session made by serve says which model its run used.
+    const session = (await (
+      await fetch(`${url}/sessions/${await sessionOf(runId)}`, { headers })
+    ).json()) as { provider: string; model: string };
+    expect(session).toMatchObject({ provider: "openai", model: "gpt-4o" });
+    await page.click(`a[href^='#/sessions/']`);
+    await page.waitForSelector("#runs");
+    expect(await page.locator("main").textContent()).toContain("gpt-4o");
+    await page.close();
+  }, 60_000);
+
+  async function sessionOf(runId: string): Promise<string> {
+    const response = await fetch(`${url}/runs/${runId}`, { headers: { authorization: `Bearer ${token}` } });
+    return ((await response.json()) as { sessionId: string }).sessionId;
+  }
 
   it("keeps data behind the token: the page opens, the API does not without it", async () => {
     const page = await fetch(`${url}/`);

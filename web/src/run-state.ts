@@ -292,6 +292,30 @@ export const EVENT_TYPES = [
   "run_end",
 ];
 
+/** Tokens in and out and cost: what the run header adds up. */
+export type Spent = Pick<Usage, "input" | "output" | "costUsd">;
+
+const NOTHING_SPENT: Spent = { input: 0, output: 0, costUsd: 0 };
+
+function plus(a: Spent, b: Spent): Spent {
+  return { input: a.input + b.input, output: a.output + b.output, costUsd: a.costUsd + b.costUsd };
+}
+
+/**
+ * What the run has spent, its sub-agents included (as its budget counts it), and the part of
+ * that its sub-agents spent (undefined while none has finished). Once the run ended, its own
+ * total is the one it reported, which also holds what compactions cost.
+ */
+export function runSpending(run: RunModel): { total: Spent; subagents: Spent | undefined } {
+  const finished = run.children.filter((child) => child.usage !== undefined);
+  const subagents =
+    finished.length === 0
+      ? undefined
+      : finished.reduce((sum, child) => plus(sum, child.usage!), NOTHING_SPENT);
+  const own = run.steps.reduce((sum, step) => (step.usage ? plus(sum, step.usage) : sum), NOTHING_SPENT);
+  return { total: run.end?.usage ?? plus(own, subagents ?? NOTHING_SPENT), subagents };
+}
+
 /** Attaches the context manifests of committed steps (GET /runs/:id/trace's steps). */
 export function applyManifests(run: RunModel, steps: unknown[]): void {
   for (const record of steps as Array<{

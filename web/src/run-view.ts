@@ -4,7 +4,15 @@
 import { api } from "./api.js";
 import { stepChart } from "./chart.js";
 import { cost, duration, h, tokens } from "./dom.js";
-import type { ContextManifest, PromptView, RunModel, StepView, ToolView } from "./run-state.js";
+import {
+  type ContextManifest,
+  type PromptView,
+  type RunModel,
+  runSpending,
+  type Spent,
+  type StepView,
+  type ToolView,
+} from "./run-state.js";
 
 export interface RunActions {
   answered(): void;
@@ -139,6 +147,10 @@ function stepItem(run: RunModel, step: StepView, actions: RunActions): HTMLEleme
   );
 }
 
+function spentLine(spent: Spent): string {
+  return `${tokens(spent.input)} in · ${tokens(spent.output)} out · ${cost(spent.costUsd)}`;
+}
+
 export function renderRun(run: RunModel, actions: RunActions): HTMLElement {
   const end = run.end;
   const early = !end && run.steps.length === 0 ? run.state : undefined;
@@ -158,14 +170,7 @@ export function renderRun(run: RunModel, actions: RunActions): HTMLElement {
           },
           "Cancel run",
         );
-  const totals = run.steps.reduce(
-    (sum, s) => ({
-      input: sum.input + (s.usage?.input ?? 0),
-      output: sum.output + (s.usage?.output ?? 0),
-      cost: sum.cost + (s.usage?.costUsd ?? 0),
-    }),
-    { input: 0, output: 0, cost: 0 },
-  );
+  const { total, subagents } = runSpending(run);
   return h(
     "div",
     { class: "run", "data-run": run.runId },
@@ -178,7 +183,14 @@ export function renderRun(run: RunModel, actions: RunActions): HTMLElement {
         h("span", { class: `status status-${status}`, id: "run-status" }, status),
         h("span", {}, `${run.provider ?? ""}/${run.model ?? ""}`),
         h("span", {}, `${run.steps.length} steps`),
-        h("span", {}, `${tokens(totals.input)} in · ${tokens(totals.output)} out · ${cost(totals.cost)}`),
+        h("span", { id: "run-usage" }, spentLine(total)),
+        subagents
+          ? h(
+              "span",
+              { class: "facts", id: "run-subagent-usage" },
+              `incl. sub-agents ${spentLine(subagents)}`,
+            )
+          : null,
         end ? h("span", {}, duration(end.durationMs)) : null,
         cancel,
       ),
@@ -222,7 +234,7 @@ export function renderRun(run: RunModel, actions: RunActions): HTMLElement {
               ? h(
                   "div",
                   { class: "facts" },
-                  `${child.steps} steps · ${tokens(child.usage.totalTokens)} tokens`,
+                  `${child.steps} steps · ${tokens(child.usage.totalTokens)} tokens · ${cost(child.usage.costUsd)}`,
                 )
               : null,
             h("div", { class: "facts" }, child.task),

@@ -13,9 +13,10 @@ import {
   recursiveRmTargets,
   resolveUserPath,
 } from "./guards.js";
+import { narrowAllowRule } from "./narrow-rule.js";
 import { matchesPathPattern } from "./path-pattern.js";
 import { isReadOnlyCommand } from "./read-only-commands.js";
-import { ruleSourceLabel } from "./rule.js";
+import { parseRule, ruleSourceLabel } from "./rule.js";
 import { hasSubstitutionMark, parseCommandLine, type SimpleCommand } from "./shell-parse.js";
 import {
   BROWSER_NAVIGATE_TOOL,
@@ -57,10 +58,10 @@ interface Action {
   host?: string;
   /** Set when the action must be asked whatever the rules and mode (unless denied). */
   guard?: string;
-  /** With a guard: how a headless run, which cannot ask, gets the action through. */
-  headlessHint?: string;
   /** Set when neither an allow rule nor the read-only set may approve the action. */
   noAutoAllow?: string;
+  /** Set when the action would fail even if allowed: a sandbox refuses it. */
+  refusedBySandbox?: string;
 }
 
 export function evaluate(call: ToolCall, policy: Policy, context: EvaluationContext): Decision {
@@ -99,7 +100,16 @@ function toolAction(call: ToolCall, context: EvaluationContext): Action {
   const part = `${call.tool} ${value}`;
   if (kind !== "write") return { ...action, part, path };
   const guard = protectedPathReason(path);
-  return { ...action, part, path, ...(guard ? { guard } : {}) };
+  const refused = isWithin(path, context.workspaceRoot)
+    ? undefined
+    : `file tools reach only the workspace, and ${value} is outside it`;
+  return {
+    ...action,
+    part,
+    path,
+    ...(guard ? { guard } : {}),
+    ...(refused ? { refusedBySandbox: refused } : {}),
+  };
 }
 
 function fetchAction(action: Action, args: unknown): Action {
@@ -197,8 +207,6 @@ function commandActions(command: string, context: EvaluationContext): Action[] {
 
 const UNSANDBOXED_REASON =
   "no OS sandbox works on this machine, so this command would run OUTSIDE any sandbox";
-const UNSANDBOXED_HEADLESS_HINT =
-  "Run `reson doctor` to see what is missing (usually: apt-get install bubblewrap), or pass --sandbox off to run commands without an OS sandbox.";
 
 /** The extra part of every command when no sandbox can hold it: always asked, never auto-allowed. */
 function unsandboxedAction(): Action {
@@ -208,7 +216,6 @@ function unsandboxedAction(): Action {
     part: "(no sandbox)",
     command: { text: "", variants: [], readOnly: false },
     guard: UNSANDBOXED_REASON,
-    headlessHint: UNSANDBOXED_HEADLESS_HINT,
   };
 }
 
@@ -261,7 +268,11 @@ function redirectAction(
     return { ...base, guard: `the redirect target ${target} is relative to a directory reson cannot know` };
   const path = resolveUserPath(target, cwd ?? context.workspaceRoot, context.userHome);
   const guard = protectedPathReason(path);
-  return { ...base, path, ...(guard ? { guard } : {}) };
+  const refused =
+    context.sandbox === "enforced" && !isWithin(path, context.workspaceRoot) && !isWithin(path, "/tmp")
+      ? `inside the OS sandbox a command can write only the workspace and /tmp, not ${path}`
+      : undefined;
+  return { ...base, path, ...(guard ? { guard } : {}), ...(refused ? { refusedBySandbox: refused } : {}) };
 }
 
 function nextCwd(
@@ -293,15 +304,34 @@ function decideAction(
     };
 
   const verdict = decideUndenied(action, policy, context, mode);
-  if (verdict.behavior !== "ask") return verdict;
+  if (verdict.behavior === "allow") return verdict;
+  const unblocked = withWayThrough(verdict, action, context);
+  if (verdict.behavior !== "ask") return unblocked;
   if (mode === "dontAsk")
     return {
-      ...verdict,
+      ...unblocked,
       behavior: "deny",
       reason: `dontAsk mode denies what would be asked: ${verdict.reason}`,
     };
   // Only the mode's default gives way to an allow rule; anything else asks again next time.
-  return verdict.decidedBy === "mode" && !action.noAutoAllow ? verdict : { ...verdict, alwaysAsked: true };
+  return verdict.decidedBy === "mode" && !action.noAutoAllow
+    ? unblocked
+    : { ...unblocked, alwaysAsked: true };
+}
+
+/**
+ * The verdict with what would let the action through: the sandbox that refuses it anyway, or,
+ * where the mode's default decided, the narrowest allow rule, kept only if it parses and
+ * matches the action (a rule that would not take effect is never offered).
+ */
+function withWayThrough(verdict: Decision, action: Action, context: EvaluationContext): Decision {
+  if (action.refusedBySandbox) return { ...verdict, refusedBySandbox: action.refusedBySandbox };
+  if (verdict.decidedBy !== "mode" || action.noAutoAllow) return verdict;
+  const text = narrowAllowRule(action, context.workspaceRoot);
+  if (text === undefined) return verdict;
+  const parsed = parseRule(text, "allow", { kind: "session", root: context.workspaceRoot });
+  if (!parsed.ok || !ruleMatches(parsed.rule, action, context)) return verdict;
+  return { ...verdict, allowRule: text };
 }
 
 function decideUndenied(
@@ -310,13 +340,7 @@ function decideUndenied(
   context: EvaluationContext,
   mode: PermissionMode,
 ): Decision {
-  if (action.guard)
-    return {
-      behavior: "ask",
-      reason: action.guard,
-      decidedBy: "guard",
-      ...(action.headlessHint ? { headlessHint: action.headlessHint } : {}),
-    };
+  if (action.guard) return { behavior: "ask", reason: action.guard, decidedBy: "guard" };
   const ask = findRule(policy, "ask", action, context);
   if (ask) return byRule("ask", ask, `rule ${ask.text} asks`);
   if (!action.noAutoAllow) {
@@ -432,10 +456,12 @@ function combine(parts: PartDecision[]): Decision {
   const pick = parts.find((p) => p.behavior === "deny") ?? parts.find((p) => p.behavior === "ask");
   const strip = ({ part: _part, ...decision }: PartDecision): Decision => decision;
   if (pick) {
-    const decision = strip(pick);
-    const prefix = parts.length > 1 ? `${pick.part}: ` : "";
+    const { allowRule: _rule, refusedBySandbox: _refused, ...decision } = strip(pick);
+    // An ask names every part that asks (a deny, the first that denies: one is enough).
+    const named = pick.behavior === "ask" ? parts.filter((p) => p.behavior === "ask") : [pick];
+    const reason = parts.length > 1 ? named.map((p) => `${p.part}: ${p.reason}`).join("; ") : decision.reason;
     const alwaysAsked = parts.some((p) => p.behavior === "ask" && p.alwaysAsked);
-    return { ...decision, reason: prefix + decision.reason, parts, ...(alwaysAsked ? { alwaysAsked } : {}) };
+    return { ...decision, reason, parts, ...(alwaysAsked ? { alwaysAsked } : {}) };
   }
   const byRulePart = parts.find((p) => p.decidedBy === "rule");
   const byModePart = parts.find((p) => p.decidedBy === "mode");

@@ -35,6 +35,15 @@ export function choicesView(prompt: PermissionPrompt, columns: number | undefine
   const once = "  [y] allow once  [n] deny  [m] deny with a note  [e] edit";
   const rules = prompt.suggestedRules;
   if (!rules || !prompt.session) return lines([once, "  (asked every time: no answer covers later calls)"]);
+  // Several rules (a command of several parts), the same for every answer: one a line.
+  if (rules.length > 1 && prompt.session.rules.join("\n") === rules.join("\n"))
+    return lines([
+      once,
+      ...wrapped("[s] for this session  [p] always in this project  [u] always for me; adds:", columns),
+      ...rules.flatMap((rule) =>
+        wrapText(rule, { width: columns, indent: "      ", continuation: "        " }),
+      ),
+    ]);
   return lines([
     once,
     ...wrapped(`[s] allow ${prompt.session.covers}`, columns),
@@ -65,11 +74,21 @@ function whyLines(prompt: PermissionPrompt, columns: number | undefined): string
   const asking = decision.parts?.filter((part) => part.behavior === "ask") ?? [];
   const reasons =
     asking.length > 1
-      ? [`asks about ${asking.length} parts:`, ...asking.map((part) => `- ${part.part}: ${part.reason}`)]
-      : [decision.reason];
+      ? [
+          `  asks about ${asking.length} parts:`,
+          ...asking.flatMap((part) =>
+            wrapText(printable(`${part.part}: ${part.reason}`), {
+              width: columns,
+              indent: "    - ",
+              continuation: "      ",
+            }),
+          ),
+        ]
+      : wrapped(printable(decision.reason), columns);
   const refused = [decision, ...asking].find((part) => part.refusedBySandbox)?.refusedBySandbox;
-  if (refused) reasons.push(`this call would fail even if allowed: ${refused}`);
-  return reasons.flatMap((reason) => wrapped(printable(reason), columns));
+  if (refused)
+    reasons.push(...wrapped(printable(`this call would fail even if allowed: ${refused}`), columns));
+  return reasons;
 }
 
 function changeSummary(

@@ -95,7 +95,6 @@ export class LineReader {
       };
       const onKey: KeypressListener = (text, key) => {
         if (key?.ctrl && key.name === "c") {
-          output.write("^C\n");
           this.options.onInterrupt();
           return;
         }

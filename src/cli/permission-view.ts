@@ -34,7 +34,9 @@ export async function callView(prompt: PermissionPrompt, options: ViewOptions): 
 export function choicesView(prompt: PermissionPrompt, columns: number | undefined): string {
   const once = "  [y] allow once  [n] deny  [m] deny with a note  [e] edit";
   const rules = prompt.suggestedRules;
-  if (!rules || !prompt.session) return lines([once, "  (asked every time: no answer covers later calls)"]);
+  if (!rules || !prompt.session)
+    // A call the sandbox refuses anyway says so above: no rule is offered for it either.
+    return lines(refusal(prompt) ? [once] : [once, "  (asked every time: no answer covers later calls)"]);
   // Several rules (a command of several parts), the same for every answer: one a line.
   if (rules.length > 1 && prompt.session.rules.join("\n") === rules.join("\n"))
     return lines([
@@ -85,10 +87,16 @@ function whyLines(prompt: PermissionPrompt, columns: number | undefined): string
           ),
         ]
       : wrapped(printable(decision.reason), columns);
-  const refused = [decision, ...asking].find((part) => part.refusedBySandbox)?.refusedBySandbox;
+  const refused = refusal(prompt);
   if (refused)
     reasons.push(...wrapped(printable(`this call would fail even if allowed: ${refused}`), columns));
   return reasons;
+}
+
+/** Why the call would fail even if allowed (a sandbox refuses it), if it would. */
+function refusal(prompt: PermissionPrompt): string | undefined {
+  const decision = prompt.decision;
+  return [decision, ...(decision.parts ?? [])].find((part) => part.refusedBySandbox)?.refusedBySandbox;
 }
 
 function changeSummary(

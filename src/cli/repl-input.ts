@@ -103,8 +103,8 @@ export class LineReader {
           finish(null);
           return;
         }
-        const char =
-          text !== undefined && [...text].length === 1 && !key?.ctrl && !key?.meta && text >= " " ? text : "";
+        // One printable character; Enter, arrows, Escape and the like read as "".
+        const char = text !== undefined && !key?.ctrl && !key?.meta && /^\P{Cc}$/u.test(text) ? text : "";
         output.write(`${char}\n`);
         finish(char.toLowerCase());
       };

@@ -530,7 +530,7 @@ async function runToolCall(
     if (decision?.record) permission = decision.record;
     if (!decision || decision.action === "allow") continue;
     if (decision.action === "deny") {
-      result = deniedResult(call.name, decision.reason, Date.now() - startedAt);
+      result = deniedResult(call.name, decision.reason, decision.hint, Date.now() - startedAt);
       break;
     }
     effective = { ...effective, arguments: decision.arguments };
@@ -710,12 +710,17 @@ function hookInfo(state: RunState) {
   return { runId: state.deps.runId, step: state.step, signal: state.deps.signal };
 }
 
-function deniedResult(tool: string, reason: string, durationMs: number): ToolResult {
+function deniedResult(
+  tool: string,
+  reason: string,
+  hint: string | undefined,
+  durationMs: number,
+): ToolResult {
   return {
     ok: false,
     content: "",
     meta: { tool, durationMs, truncated: false },
-    error: { code: "tool_denied", message: reason },
+    error: { code: "tool_denied", message: reason, ...(hint ? { hint } : {}) },
   };
 }
 

@@ -3,7 +3,9 @@
 // summary on stderr, so `reson run "…" > answer.txt` keeps just the text.
 import type { ResonEvent, RunEndEvent } from "../core/events.js";
 import { questionLines } from "./ask-human.js";
+import { printable } from "./file-diff.js";
 import { formatCost, formatMs, formatTokens } from "./format.js";
+import { wrapText } from "./wrap-text.js";
 
 export interface HumanRendererOptions {
   out: NodeJS.WritableStream;
@@ -70,10 +72,15 @@ export function humanRenderer(options: HumanRendererOptions): (event: ResonEvent
         const args = argsById.get(event.toolCallId) ?? "";
         argsById.delete(event.toolCallId);
         const mark = event.ok ? green("✓") : red("✗");
+        const denial = event.error?.code === "tool_denied" ? event.error : undefined;
         const outcome = event.ok
           ? ""
-          : ` ${red(`${event.error?.code ?? "failed"}: ${firstLine(event.error?.message)}`)}`;
+          : denial
+            ? ` ${red(denial.code)}`
+            : ` ${red(`${event.error?.code ?? "failed"}: ${firstLine(event.error?.message)}`)}`;
         err.write(`  ${mark} ${event.name} ${dim(args)}${outcome} ${dim(formatMs(event.durationMs))}\n`);
+        // A denial is said whole (wrapped, never cut): its hint is what the user does next.
+        if (denial) err.write(denialLines(denial, terminalColumns(err)));
         return;
       }
       case "provider_retry":
@@ -163,6 +170,21 @@ export function humanRenderer(options: HumanRendererOptions): (event: ResonEvent
         return;
     }
   };
+}
+
+function denialLines(error: { message: string; hint?: string }, columns: number | undefined): string {
+  const wrap = (text: string) => wrapText(text, { width: columns, indent: "    ", continuation: "      " });
+  const lines = [
+    ...wrap(printable(error.message)),
+    ...(error.hint ? wrap(`hint: ${printable(error.hint)}`) : []),
+  ];
+  return `${lines.join("\n")}\n`;
+}
+
+/** The width of `stream` when it is a terminal. */
+function terminalColumns(stream: NodeJS.WritableStream): number | undefined {
+  const tty = stream as Partial<NodeJS.WriteStream>;
+  return tty.isTTY ? tty.columns : undefined;
 }
 
 /** A time limit: minutes from a minute up, else as formatMs says it. */

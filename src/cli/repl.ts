@@ -544,10 +544,13 @@ export async function replCommand(argv: string[]): Promise<number> {
       const current = repl;
       if (!current) return Promise.resolve({ kind: "deny" as const });
       current.spinner.stop();
+      const columns = process.stdout.isTTY ? process.stdout.columns : undefined;
       return askPermission(prompt, {
         write: (text) => current.write(text),
         read: (question) => current.reader.read(question),
+        readKey: (question) => current.reader.readKey(question),
         color: current.color,
+        ...(columns ? { columns } : {}),
       });
     };
     const sandbox = await sandboxSetup(args.sandbox, true);

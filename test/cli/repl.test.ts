@@ -106,7 +106,7 @@ describe("the interactive terminal", () => {
     r.send("make some files");
 
     let at = await r.waitFor(ANSWERS);
-    expect(r.output).toContain('? execute_command command="touch yes.txt"');
+    expect(r.output).toContain("? execute_command\n    command: touch yes.txt\n");
     r.send("y");
     at = await r.waitFor(ANSWERS, at);
     expect(existsSync(join(ws.path, "yes.txt"))).toBe(true);

@@ -52,9 +52,9 @@ function decode(payload: string): Notice | undefined {
  * hear of it, and a throw on the listening connection's event would end the process. It is
  * reported as a process warning, where it shows.
  */
-function safely(listener: Listener, notice: Notice): void {
+export function safely(call: () => void): void {
   try {
-    listener(notice);
+    call();
   } catch (error) {
     process.emitWarning(error instanceof Error ? error : String(error), "ResonStoreListenerWarning");
   }
@@ -93,14 +93,14 @@ export class Notices {
     return this.#transport.listen(
       (payload) => {
         const notice = decode(payload);
-        if (notice) safely(listener, notice);
+        if (notice) safely(() => listener(notice));
       },
       () => options.onGap?.(),
     );
   }
 
   #deliver(notice: Notice): void {
-    for (const { listener } of [...this.#local]) safely(listener, notice);
+    for (const { listener } of [...this.#local]) safely(() => listener(notice));
   }
 }
 

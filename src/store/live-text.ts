@@ -4,7 +4,7 @@
 // never stored and never fenced (a delta nobody hears is gone: the committed events carry what
 // lasts). SQLite has no transport: nothing leaves the process.
 import type { NoticeTransport } from "./driver.js";
-import { safely } from "./notices.js";
+import { payloadObject, safely } from "./notices.js";
 import type { SqlValue } from "./records.js";
 import type { LiveTextDelta, RunEventRepository } from "./service-types.js";
 
@@ -37,15 +37,8 @@ function encode(origin: string, delta: LiveTextDelta): string {
 }
 
 function decode(payload: string): (LiveTextDelta & { origin: string }) | undefined {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(payload);
-  } catch {
-    return undefined;
-  }
-  if (typeof raw !== "object" || raw === null) return undefined;
-  const value = raw as Partial<Payload>;
-  if (typeof value.o !== "string" || typeof value.t !== "string" || typeof value.s !== "number")
+  const value = payloadObject(payload) as Partial<Payload> | undefined;
+  if (!value || typeof value.o !== "string" || typeof value.t !== "string" || typeof value.s !== "number")
     return undefined;
   return {
     origin: value.o,

@@ -27,15 +27,20 @@ function encode(notice: Notice): string {
   }
 }
 
-function decode(payload: string): Notice | undefined {
+/** A payload's JSON object; undefined for anything else (a payload of another version, noise). */
+export function payloadObject(payload: string): Record<string, unknown> | undefined {
   let raw: unknown;
   try {
     raw = JSON.parse(payload);
   } catch {
     return undefined;
   }
-  if (typeof raw !== "object" || raw === null) return undefined;
-  const value = raw as Record<string, unknown>;
+  return typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>) : undefined;
+}
+
+function decode(payload: string): Notice | undefined {
+  const value = payloadObject(payload);
+  if (!value) return undefined;
   if (value.k === "e" && typeof value.t === "string" && typeof value.s === "number") {
     return { kind: "events", traceId: value.t, lastSeq: value.s };
   }

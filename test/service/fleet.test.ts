@@ -3,7 +3,8 @@
 // random and restarted. Every run ends completed; a tool call whose result was committed ran
 // exactly once, and none ran twice (one killed mid-command is reported as interrupted, never
 // run again). A worker stopped (SIGSTOP), even inside a transaction, holds up no takeover and
-// writes nothing once it wakes; one shut down (SIGTERM) leaves its run as a crash would.
+// writes nothing once it wakes; one shut down (SIGTERM) leaves its run as a crash would. A
+// serve without workers streams what workers run: committed events, and live text as it comes.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import postgres from "pg";
@@ -13,6 +14,7 @@ import { querySql, startTestPostgres, type TestPostgres } from "../store/postgre
 import { cleanEnv, type TempDir, tempDir } from "../support/cli.js";
 import {
   type FakeModelServer,
+  type FakeReply,
   type RecordedRequest,
   startFakeModelServer,
 } from "../support/fake-model-server.js";
@@ -20,7 +22,7 @@ import { queueRun, waitForStatus } from "../support/queued-run.js";
 import { taskOf } from "../support/reply-by-task.js";
 import { skipWithout } from "../support/requirements.js";
 import { killAllReson, type ServiceProcess, startReson } from "../support/service-process.js";
-import { readSse } from "../support/sse-client.js";
+import { readSse, type SseClientFrame } from "../support/sse-client.js";
 import { waitForFile } from "../support/wait-for-file.js";
 import { toolMessagesOf, waitingCommand } from "../support/waiting-command.js";
 
@@ -48,6 +50,21 @@ function answer(request: RecordedRequest) {
     ],
   };
 }
+
+/** 60 words, streamed one at a time with a pause between: a step that takes a while to say. */
+const A_LOT = Array.from({ length: 60 }, (_, i) => `w${String(i).padStart(2, "0")}`).join(" ");
+
+/** First a command that waits for `go` (so that clients can be following first), then A_LOT. */
+function commandThenALot(request: RecordedRequest): FakeReply {
+  const first = waitingCommand(request);
+  return "toolCalls" in first ? first : { text: A_LOT, chunkDelayMs: 80 };
+}
+
+/** The text of the text_delta frames. */
+const deltas = (frames: SseClientFrame[]) =>
+  frames
+    .filter((frame) => frame.event === "text_delta")
+    .map((frame) => JSON.parse(frame.data).delta as string);
 
 describe.skipIf(await skipWithout("postgres", "worker fleet"))("a worker fleet on PostgreSQL", () => {
   let pg: TestPostgres;
@@ -205,26 +222,27 @@ describe.skipIf(await skipWithout("postgres", "worker fleet"))("a worker fleet o
     expect(before.events.at(-1)?.type).toBe("run_end");
   }, 120_000);
 
-  it("serve without workers queues runs that a worker elsewhere executes, and streams their events live", async () => {
+  /**
+   * A fresh database and workspace, `reson serve --workers 0` over them, and a run of `task`
+   * posted to it (queued: no worker runs it yet), answered by `respond`.
+   */
+  async function postToServeWithoutWorkers(task: string, respond: (request: RecordedRequest) => FakeReply) {
     url = await pg.createDatabase();
-    server = await startFakeModelServer({ respond: answer });
+    server = await startFakeModelServer({ respond });
     ws = tempDir();
     store = await openStore({ home: ws.home, databaseUrl: url });
     const env = cleanEnv({ RESON_HOME: ws.home, RESON_DATABASE_URL: url });
     const serve = startReson(
       ["serve", "--port", "0", "--workers", "0", "--log-format", "json", "--workspace-root", ws.path],
-      {
-        env,
-        cwd: ws.path,
-      },
+      { env, cwd: ws.path },
     );
     const [, base] = await serve.waitFor(/"url":"(http:\/\/127\.0\.0\.1:\d+)"/);
-    const token = readFileSync(join(ws.home, "serve-token"), "utf8").trim();
+    const headers = { authorization: `Bearer ${readFileSync(join(ws.home, "serve-token"), "utf8").trim()}` };
     const response = await fetch(`${base}/runs`, {
       method: "POST",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      headers: { ...headers, "content-type": "application/json" },
       body: JSON.stringify({
-        task: "fleet job 7 steps 6",
+        task,
         workspace: ws.path,
         provider: "openai-compatible",
         baseUrl: server.openaiBaseUrl,
@@ -234,25 +252,58 @@ describe.skipIf(await skipWithout("postgres", "worker fleet"))("a worker fleet o
       }),
     });
     expect(response.status).toBe(202);
-    const run = (await response.json()) as { id: string };
+    const { id } = (await response.json()) as { id: string };
+    return { env, serve, headers, events: `${base}/runs/${id}/events`, id };
+  }
+
+  it("serve without workers queues runs that a worker elsewhere executes, and streams their events live", async () => {
+    const posted = await postToServeWithoutWorkers("fleet job 7 steps 6", answer);
+    const { env, serve, id } = posted;
     // The client is following before any worker runs it: the events arrive as they commit.
-    const frames = readSse(
-      `${base}/runs/${run.id}/events`,
-      { authorization: `Bearer ${token}` },
-      { timeoutMs: 60_000 },
-    );
+    const frames = readSse(posted.events, posted.headers, { timeoutMs: 60_000 });
     await new Promise((r) => setTimeout(r, 300));
-    expect((await store.queue.get(run.id))?.status).toBe("queued");
+    expect((await store.queue.get(id))?.status).toBe("queued");
     const worker = startReson(["worker", "--log-format", "json"], { env, cwd: ws.path });
     const events = (await frames).filter((f) => f.id !== undefined);
     expect(events.map((f) => Number(f.id))).toEqual(events.map((_, i) => i + 1));
     expect(events.at(-1)?.event).toBe("run_end");
     expect(events.filter((f) => f.event === "tool_result")).toHaveLength(6);
-    expect((await store.queue.get(run.id))?.status).toBe("completed");
-    worker.kill("SIGTERM");
-    serve.kill("SIGTERM");
-    expect((await worker.exited()).code).toBe(0);
-    expect((await serve.exited()).code).toBe(0);
+    expect((await store.queue.get(id))?.status).toBe("completed");
+    await stopsCleanly(worker, serve);
+  }, 120_000);
+
+  it("serve without workers streams a worker's text as it comes, before the step ends, and gives a client joining mid-step the text so far", async () => {
+    const { env, serve, headers, events } = await postToServeWithoutWorkers("say a lot", commandThenALot);
+    const worker = startReson(["worker", "--log-format", "json"], { env, cwd: ws.path });
+    // The first client follows from the start: once step 1's command runs, the text step may
+    // begin (the command waits for `go`); after its third word a second client joins.
+    let late: Promise<SseClientFrame[]> | undefined;
+    let seenDeltas = 0;
+    const early = await readSse(events, headers, {
+      timeoutMs: 60_000,
+      onFrame: (frame) => {
+        if (frame.event === "tool_call") writeFileSync(join(ws.path, "go"), "");
+        if (!late && deltas([frame]).length > 0 && ++seenDeltas === 3)
+          late = readSse(events, headers, { timeoutMs: 60_000 });
+      },
+    });
+    expect(late).toBeDefined();
+    const joined = await late!;
+
+    // Live, before the step's end, without an id; all of it, once.
+    const kinds = early.map((frame) => frame.event);
+    expect(kinds.indexOf("text_delta")).toBeGreaterThan(-1);
+    expect(kinds.indexOf("text_delta")).toBeLessThan(kinds.lastIndexOf("step_end"));
+    const live = early.filter((frame) => frame.event === "text_delta");
+    expect(live.every((frame) => frame.id === undefined)).toBe(true);
+    expect(deltas(early).join("")).toBe(A_LOT);
+    expect(kinds.at(-1)).toBe("run_end");
+    // The late client's first delta is the text so far (three words at least), then the rest.
+    expect(deltas(joined)[0]).toMatch(/^w00 w01 w02 /);
+    expect(deltas(joined).join("")).toBe(A_LOT);
+    expect(joined.at(-1)?.event).toBe("run_end");
+
+    await stopsCleanly(worker, serve);
   }, 120_000);
 
   it("a worker shut down past its grace leaves its run as a crash would: another resumes it, tells the model the call was interrupted, and the run ends once", async () => {
@@ -348,4 +399,10 @@ async function until(check: () => Promise<boolean>): Promise<void> {
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error("the awaited state never came");
+}
+
+/** SIGTERM to each process; each exits 0. */
+async function stopsCleanly(...processes: ServiceProcess[]): Promise<void> {
+  for (const process of processes) process.kill("SIGTERM");
+  for (const process of processes) expect((await process.exited()).code).toBe(0);
 }

@@ -11,6 +11,7 @@ import {
   estimateCacheFile,
   loadInstructions,
 } from "../context/index.js";
+import { stoppedByHost } from "../core/abort.js";
 import { ResonError, serializeError, toResonError } from "../core/errors.js";
 import { EventBus, type EventListener, type LearningReport, type ResonEvent } from "../core/events.js";
 import { ulid } from "../core/ids.js";
@@ -515,6 +516,7 @@ export class Agent {
    * After a run: remember it, count its outcome, reflect; a failure here never fails the run.
    * Once per ending of the run: a "learning" step is committed with learning's last changes, and
    * a resumed run that finds it (killed before run_end, or resumed again) learns nothing twice.
+   * Only the host's shutdown is passed on: then nothing was recorded, and the next holder learns.
    */
   private async learnFrom(
     trace: TraceRecord,
@@ -543,6 +545,8 @@ export class Agent {
         signal,
       });
     } catch (error) {
+      // Cut short by the host's shutdown: nothing is recorded, so the next holder learns.
+      if (stoppedByHost(signal)) throw error;
       const failure = toResonError(error);
       warn(`learning from this run failed: ${failure.message}`);
       // Tried once, and recorded so: a resume does not try again.

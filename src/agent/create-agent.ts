@@ -47,10 +47,17 @@ export async function resolvePreset(
   return pickPreset(await loadPresets({ home: resonHome(env), workspace: root }), options.preset);
 }
 
-/** The store runs go to: RESON_DATABASE_URL, else $RESON_HOME/reson.db. */
-export function openDefaultStore(home: string, env: NodeJS.ProcessEnv = process.env): Promise<Store> {
+/**
+ * The store runs go to: RESON_DATABASE_URL, else $RESON_HOME/reson.db. A host that holds run
+ * leases of its own TTL (reson worker, reson serve) gives it: see OpenStoreOptions.leaseTtlMs.
+ */
+export function openDefaultStore(
+  home: string,
+  env: NodeJS.ProcessEnv = process.env,
+  options: { leaseTtlMs?: number } = {},
+): Promise<Store> {
   const databaseUrl = env.RESON_DATABASE_URL?.trim();
-  return openStore({ home, ...(databaseUrl ? { databaseUrl } : {}) });
+  return openStore({ home, ...(databaseUrl ? { databaseUrl } : {}), ...options });
 }
 
 export async function createAgent(options: AgentOptions = {}): Promise<Agent> {

@@ -128,7 +128,10 @@ export const ToolResultEventSchema = eventSchema(
     toolCallId: Type.String(),
     name: Type.String(),
     ok: Type.Boolean(),
-    content: Type.String(),
+    content: Type.String({
+      description:
+        "the output; for a call that failed without output (denied, interrupted), what the model was told: the error and its hint",
+    }),
     durationMs: Type.Number(),
     truncated: Type.Boolean(),
     error: Type.Optional(SerializedErrorSchema),

@@ -280,7 +280,7 @@ export class SqlStore implements Store {
         }
       },
     };
-    this.events = runEventRepository(service);
+    this.events = runEventRepository({ ...service, liveText: driver.liveText });
     this.prompts = runPromptRepository({
       ...service,
       apply: (ops, applyOptions) => this.apply(ops, applyOptions),

@@ -35,6 +35,11 @@ export interface SessionSettings {
   baseUrl?: string;
   /** A manual compaction (/compact): turns before `upToSeq` are seen as this summary by later runs. */
   compaction?: { upToSeq: number; summary: string; count: number };
+  /**
+   * Allow rules the user granted "for this session" (allow_session over HTTP): every later run
+   * of the session starts with them.
+   */
+  allowRules?: string[];
 }
 
 export interface SessionRecord {

@@ -76,6 +76,7 @@ export async function executeClaimed(
       promptUser: prompts.promptUser,
       askHuman: prompts.askHuman,
       signal,
+      sessionId: request.sessionId,
       ...(settings.warn ? { warn: (message: string) => settings.warn?.(message, request.id) } : {}),
       ...(settings.env ? { env: settings.env } : {}),
     });

@@ -3,6 +3,7 @@
 // A sub-agent's budget hangs under its parent's, so what a child spends counts against its
 // own limits and every ancestor's: the top-level run's --max-tokens and --max-cost cover the tree.
 import { ResonError } from "../core/errors.js";
+import { humanDuration } from "../core/human-duration.js";
 import { addUsage, emptyUsage, groupDigits, type RunLimits, type Usage } from "../core/usage.js";
 
 type LimitName = "tokens" | "cost" | "time";
@@ -139,7 +140,7 @@ function budgetError(over: Overrun, whose: "run" | "sub-agent" | "parent run"): 
       ? `has used ${count(over.used)} tokens of its ${count(over.max)}-token budget`
       : over.limit === "cost"
         ? `has spent ${usd(over.used)} of its ${usd(over.max)} budget`
-        : `has run for ${seconds(over.used)} of its ${seconds(over.max)} time budget`;
+        : `has run for ${humanDuration(over.used)} of its ${humanDuration(over.max)} time budget`;
   const flag = FLAGS[over.limit];
   const hint =
     whose === "run"
@@ -159,8 +160,4 @@ function count(n: number): string {
 
 function usd(n: number): string {
   return `$${n.toFixed(n < 1 ? 4 : 2)}`;
-}
-
-function seconds(ms: number): string {
-  return ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`;
 }

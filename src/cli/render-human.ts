@@ -1,9 +1,11 @@
 // Human output of `reson run`: the model's text streamed to stdout as it arrives; one line
 // per tool call (arguments shortened, outcome, duration), retries, warnings and the closing
 // summary on stderr, so `reson run "…" > answer.txt` keeps just the text.
+
 import type { ResonEvent, RunEndEvent } from "../core/events.js";
+import { humanDuration } from "../core/human-duration.js";
 import { questionLines } from "./ask-human.js";
-import { formatCost, formatMs, formatTokens } from "./format.js";
+import { formatCost, formatTokens } from "./format.js";
 
 export interface HumanRendererOptions {
   out: NodeJS.WritableStream;
@@ -45,7 +47,7 @@ export function humanRenderer(options: HumanRendererOptions): (event: ResonEvent
       `${event.steps} step${event.steps === 1 ? "" : "s"}`,
       `${formatTokens(event.usage.totalTokens)} tokens`,
       formatCost(event.usage.costUsd),
-      formatMs(event.durationMs),
+      humanDuration(event.durationMs),
     ].join(" · ");
     if (event.status === "completed") return green(`✓ done · ${facts}`);
     if (event.status === "aborted") return yellow(`■ interrupted · ${facts}`);
@@ -73,14 +75,14 @@ export function humanRenderer(options: HumanRendererOptions): (event: ResonEvent
         const outcome = event.ok
           ? ""
           : ` ${red(`${event.error?.code ?? "failed"}: ${firstLine(event.error?.message)}`)}`;
-        err.write(`  ${mark} ${event.name} ${dim(args)}${outcome} ${dim(formatMs(event.durationMs))}\n`);
+        err.write(`  ${mark} ${event.name} ${dim(args)}${outcome} ${dim(humanDuration(event.durationMs))}\n`);
         return;
       }
       case "provider_retry":
         endTextLine();
         err.write(
           `${yellow(
-            `  ⟳ ${event.error.code}: ${firstLine(event.error.message)}; retrying in ${formatMs(event.delayMs)} ` +
+            `  ⟳ ${event.error.code}: ${firstLine(event.error.message)}; retrying in ${humanDuration(event.delayMs)} ` +
               `(attempt ${event.attempt + 1}/${event.maxAttempts})`,
           )}\n`,
         );
@@ -95,7 +97,7 @@ export function humanRenderer(options: HumanRendererOptions): (event: ResonEvent
           `${event.limits.maxSteps} steps`,
           ...(event.limits.maxTokens === undefined ? [] : [`${formatTokens(event.limits.maxTokens)} tokens`]),
           ...(event.limits.maxCostUsd === undefined ? [] : [formatCost(event.limits.maxCostUsd)]),
-          ...(event.limits.maxWallMs === undefined ? [] : [minutes(event.limits.maxWallMs)]),
+          ...(event.limits.maxWallMs === undefined ? [] : [humanDuration(event.limits.maxWallMs)]),
         ].join(", ");
         err.write(
           `${dim(`  ↳ sub-agent ${event.childRunId} · ${event.mode} (${event.preset}) · ${firstLine(event.task).slice(0, 80)} · up to ${limits}`)}\n`,
@@ -163,11 +165,6 @@ export function humanRenderer(options: HumanRendererOptions): (event: ResonEvent
         return;
     }
   };
-}
-
-/** A time limit: minutes from a minute up, else as formatMs says it. */
-function minutes(ms: number): string {
-  return ms >= 60_000 ? `${Math.round(ms / 6_000) / 10} min` : formatMs(ms);
 }
 
 function firstLine(text: string | undefined): string {

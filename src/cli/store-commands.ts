@@ -1,12 +1,14 @@
 // The commands that read and tidy the store: `reson sessions`, `reson trace show|export`,
 // `reson gc`. Each opens the store ($RESON_HOME/reson.db or RESON_DATABASE_URL), answers,
 // and closes it.
+
 import { writeFileSync } from "node:fs";
 import { hostname as localHost } from "node:os";
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { findTrace, openDefaultStore } from "../agent/index.js";
 import { resonHome } from "../config/index.js";
 import { ResonError, toResonError } from "../core/errors.js";
+import { humanDuration } from "../core/human-duration.js";
 import {
   describeHolder,
   holderAlive,
@@ -20,7 +22,7 @@ import {
 } from "../store/index.js";
 import { traceIdOfRun } from "../telemetry/index.js";
 import { EXIT_OK, EXIT_USAGE, exitCodeForError } from "./exit-codes.js";
-import { formatAgo, formatBytes, formatCost, formatMs, formatTokens, table } from "./format.js";
+import { formatAgo, formatBytes, formatCost, formatTokens, table } from "./format.js";
 import { reportError } from "./run-command.js";
 
 type Values = Record<string, string | boolean | undefined>;
@@ -245,7 +247,7 @@ export function renderTraceTree(
   const lines = [
     `run ${trace.id} · ${trace.status} · ${trace.provider}/${trace.model} · ${trace.steps} steps · ` +
       `${formatTokens(trace.usage.totalTokens)} tokens · ${formatCost(trace.usage.costUsd)}` +
-      (trace.endedAt ? ` · ${formatMs(trace.endedAt - trace.startedAt)}` : ""),
+      (trace.endedAt ? ` · ${humanDuration(trace.endedAt - trace.startedAt)}` : ""),
     `session ${trace.sessionId}${trace.parentTraceId ? ` · parent run ${trace.parentTraceId}` : ""}`,
     // Sub-agents' spans are in their parent's trace (children start no children).
     `OpenTelemetry trace id ${traceIdOfRun(trace.parentTraceId ?? trace.id)}`,
@@ -292,7 +294,7 @@ export function renderTraceTree(
       const result = tool.result;
       const outcome = result
         ? result.ok
-          ? `✓ ${formatMs(result.meta?.durationMs ?? 0)}`
+          ? `✓ ${humanDuration(result.meta?.durationMs ?? 0)}`
           : `✗ ${result.error?.code ?? "failed"}: ${oneLine(result.error?.message ?? "", 80)}`
         : `… ${child.status}`;
       const permission = tool.permission;

@@ -4,8 +4,9 @@
 
 import type { ResonEvent, RunEndEvent } from "../core/events.js";
 import { humanDuration } from "../core/human-duration.js";
+import { formatCost, formatUsd } from "../core/usage.js";
 import { questionLines } from "./ask-human.js";
-import { formatCost, formatTokens } from "./format.js";
+import { formatTokens } from "./format.js";
 
 export interface HumanRendererOptions {
   out: NodeJS.WritableStream;
@@ -46,7 +47,7 @@ export function humanRenderer(options: HumanRendererOptions): (event: ResonEvent
     const facts = [
       `${event.steps} step${event.steps === 1 ? "" : "s"}`,
       `${formatTokens(event.usage.totalTokens)} tokens`,
-      formatCost(event.usage.costUsd),
+      formatCost(event.usage),
       humanDuration(event.durationMs),
     ].join(" · ");
     if (event.status === "completed") return green(`✓ done · ${facts}`);
@@ -96,7 +97,7 @@ export function humanRenderer(options: HumanRendererOptions): (event: ResonEvent
         const limits = [
           `${event.limits.maxSteps} steps`,
           ...(event.limits.maxTokens === undefined ? [] : [`${formatTokens(event.limits.maxTokens)} tokens`]),
-          ...(event.limits.maxCostUsd === undefined ? [] : [formatCost(event.limits.maxCostUsd)]),
+          ...(event.limits.maxCostUsd === undefined ? [] : [formatUsd(event.limits.maxCostUsd)]),
           ...(event.limits.maxWallMs === undefined ? [] : [humanDuration(event.limits.maxWallMs)]),
         ].join(", ");
         err.write(
@@ -108,7 +109,7 @@ export function humanRenderer(options: HumanRendererOptions): (event: ResonEvent
         endTextLine();
         const why = event.error ? ` [${event.error.code}]` : "";
         err.write(
-          `${dim(`  ↳ sub-agent ${event.childRunId} ${event.status}${why} · ${event.steps} step${event.steps === 1 ? "" : "s"} · ${formatTokens(event.usage.totalTokens)} tokens · ${formatCost(event.usage.costUsd)}`)}\n`,
+          `${dim(`  ↳ sub-agent ${event.childRunId} ${event.status}${why} · ${event.steps} step${event.steps === 1 ? "" : "s"} · ${formatTokens(event.usage.totalTokens)} tokens · ${formatCost(event.usage)}`)}\n`,
         );
         return;
       }

@@ -15,7 +15,7 @@ import {
 import { resonHome, trustedFoldersPath, trustFolder } from "../config/index.js";
 import { ResonError, toResonError } from "../core/errors.js";
 import type { ContextUsageEvent, EventListener, ResonEvent } from "../core/events.js";
-import { addUsage, emptyUsage, type Usage } from "../core/usage.js";
+import { addUsage, emptyUsage, formatCost, type Usage } from "../core/usage.js";
 import type { McpServers } from "../mcp/index.js";
 import { describePolicy, PERMISSION_MODES, type PermissionGate, parseMode } from "../permissions/index.js";
 import type { ProviderName } from "../providers/index.js";
@@ -35,7 +35,7 @@ import type { HumanQuestion } from "../tools/index.js";
 import { probeSandbox } from "../workspace/index.js";
 import { answerFromLine, answerPrompt } from "./ask-human.js";
 import { EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, exitCodeForError } from "./exit-codes.js";
-import { formatCost, formatTokens } from "./format.js";
+import { formatTokens } from "./format.js";
 import { MAIN_HELP } from "./help.js";
 import { approveProjectPlugin } from "./plugin-trust-prompt.js";
 import { humanRenderer } from "./render-human.js";
@@ -289,7 +289,7 @@ class Repl {
         ? `context ${Math.round((100 * context.estTokens) / context.windowTokens)}% of ${formatTokens(context.windowTokens)}`
         : "context —";
     const usage = await this.usage();
-    return `${this.model} · ${used} · ${formatTokens(usage.totalTokens)} tokens · ${formatCost(usage.costUsd)} this session`;
+    return `${this.model} · ${used} · ${formatTokens(usage.totalTokens)} tokens · ${formatCost(usage)} this session`;
   }
 
   /** The session's usage as the store has it (includes earlier REPLs), else what this one saw. */
@@ -339,7 +339,7 @@ class Repl {
         const usage = await this.usage();
         this.write(
           `session ${this.session === "new" ? "(new)" : this.session}: ${formatTokens(usage.totalTokens)} tokens ` +
-            `(input ${formatTokens(usage.input)}, output ${formatTokens(usage.output)}, cache read ${formatTokens(usage.cacheRead)}) · ${formatCost(usage.costUsd)}\n`,
+            `(input ${formatTokens(usage.input)}, output ${formatTokens(usage.output)}, cache read ${formatTokens(usage.cacheRead)}) · ${formatCost(usage)}\n`,
         );
         return true;
       }

@@ -9,6 +9,7 @@ import { findTrace, openDefaultStore } from "../agent/index.js";
 import { resonHome } from "../config/index.js";
 import { ResonError, toResonError } from "../core/errors.js";
 import { humanDuration } from "../core/human-duration.js";
+import { formatCost } from "../core/usage.js";
 import {
   describeHolder,
   holderAlive,
@@ -22,7 +23,7 @@ import {
 } from "../store/index.js";
 import { traceIdOfRun } from "../telemetry/index.js";
 import { EXIT_OK, EXIT_USAGE, exitCodeForError } from "./exit-codes.js";
-import { formatAgo, formatBytes, formatCost, formatTokens, table } from "./format.js";
+import { formatAgo, formatBytes, formatTokens, table } from "./format.js";
 import { reportError } from "./run-command.js";
 
 type Values = Record<string, string | boolean | undefined>;
@@ -94,7 +95,7 @@ export function sessionsCommand(argv: string[]): Promise<number> {
             : s.status,
           formatAgo(s.updatedAt),
           formatTokens(s.usage.totalTokens),
-          formatCost(s.usage.costUsd),
+          formatCost(s.usage),
           s.workspace,
           s.title,
         ]);
@@ -246,7 +247,7 @@ export function renderTraceTree(
   const holder = holderLine(trace, options.lease);
   const lines = [
     `run ${trace.id} · ${trace.status} · ${trace.provider}/${trace.model} · ${trace.steps} steps · ` +
-      `${formatTokens(trace.usage.totalTokens)} tokens · ${formatCost(trace.usage.costUsd)}` +
+      `${formatTokens(trace.usage.totalTokens)} tokens · ${formatCost(trace.usage)}` +
       (trace.endedAt ? ` · ${humanDuration(trace.endedAt - trace.startedAt)}` : ""),
     `session ${trace.sessionId}${trace.parentTraceId ? ` · parent run ${trace.parentTraceId}` : ""}`,
     // Sub-agents' spans are in their parent's trace (children start no children).

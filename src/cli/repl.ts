@@ -2,8 +2,6 @@
 // slash commands and permission answers; each task is a run in the same session, streamed as
 // it arrives; Ctrl-C cancels the run in flight, twice at an empty prompt (or Ctrl-D) exits.
 // Everything is in the store as it happens, so `reson --continue` reopens the session.
-import { realpathSync } from "node:fs";
-import { resolve } from "node:path";
 import {
   type Agent,
   type AgentOptions,
@@ -44,7 +42,7 @@ import { askPermission } from "./repl-permission.js";
 import { parseReplArgs, type ReplArgs } from "./run-args.js";
 import { nothingToResume, reportError } from "./run-command.js";
 import { sessionsCommand } from "./store-commands.js";
-import { settleWorkspace } from "./workspace-choice.js";
+import { existingWorkspaceFolder, settleWorkspace } from "./workspace-choice.js";
 
 const SLASH_HELP = `Commands:
   /help                  this list
@@ -531,15 +529,7 @@ export async function replCommand(argv: string[]): Promise<number> {
   try {
     store = await openDefaultStore(resonHome());
     await settleWorkspace(store, args, "default");
-    let workspaceRoot: string;
-    try {
-      workspaceRoot = realpathSync(resolve(args.workspace ?? process.cwd()));
-    } catch {
-      throw new ResonError(
-        "workspace_invalid",
-        `The workspace folder ${args.workspace ?? process.cwd()} does not exist.`,
-      );
-    }
+    const workspaceRoot = existingWorkspaceFolder(args.workspace);
     const ask = (prompt: Parameters<typeof askPermission>[0]) => {
       const current = repl;
       if (!current) return Promise.resolve({ kind: "deny" as const });

@@ -4,11 +4,10 @@
 // the plugins (by loading them). Each problem comes with what to do about it. Exit 0 when every
 // guarantee holds, 1 when one does not, so scripts and CI can gate on it.
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { openDefaultStore } from "../agent/index.js";
 import { findChromium, playwrightBuild, skewWarning } from "../browser/index.js";
 import { type LoadedConfig, resonHome } from "../config/index.js";
-import { ResonError, toResonError } from "../core/errors.js";
+import { toResonError } from "../core/errors.js";
 import { INSTALL, installLine } from "../core/install-hints.js";
 import {
   AUTO_DETECT_ORDER,
@@ -19,6 +18,7 @@ import {
 import { SecretVault } from "../secrets/index.js";
 import type { Store } from "../store/index.js";
 import { probeSandbox, type SandboxStatus, Workspace } from "../workspace/index.js";
+import { parseCommandArgs } from "./command-args.js";
 import type { Check, CheckState } from "./doctor-check.js";
 import { configCheck, notCheckedWithoutConfig } from "./doctor-config.js";
 import { pluginChecks } from "./doctor-plugins.js";
@@ -266,17 +266,16 @@ function summary(report: DoctorReport): string {
 export async function doctorCommand(argv: string[]): Promise<number> {
   let values: { workspace?: string; json?: boolean };
   try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      options: { workspace: { type: "string", short: "w" }, json: { type: "boolean" } },
-    }));
+    ({ values } = parseCommandArgs(
+      {
+        args: argv,
+        strict: true,
+        options: { workspace: { type: "string", short: "w" }, json: { type: "boolean" } },
+      },
+      "Usage: reson doctor [-w dir] [--json]",
+    ));
   } catch (error) {
-    reportError(
-      new ResonError("usage_error", (error as Error).message, {
-        hint: "Usage: reson doctor [-w dir] [--json]",
-      }),
-    );
+    reportError(toResonError(error, "usage_error"));
     return EXIT_USAGE;
   }
   const home = resonHome();

@@ -1,4 +1,28 @@
-// Usage text of the reson command.
+// Usage text of the reson command, and the names of its subcommands.
+
+/** The subcommands, as errors list them and "did you mean" picks from. */
+export const COMMAND_NAMES = [
+  "run",
+  "resume",
+  "sessions",
+  "trace",
+  "tools",
+  "skills",
+  "memory",
+  "experiences",
+  "mcp",
+  "plugin",
+  "doctor",
+  "gc",
+  "serve",
+  "worker",
+  "workspace",
+] as const;
+
+/** "Commands: run, resume, …" with the nearest command to `typed` first, when one is near. */
+export function unknownCommandText(typed: string, near: string): string {
+  return `unknown command "${typed}".${near} Commands: ${COMMAND_NAMES.join(", ")} (or none, for the interactive terminal). See \`reson --help\`.`;
+}
 
 export const MAIN_HELP = `reson: an agent runtime that works in your folder
 
@@ -32,7 +56,8 @@ Usage:
                                      secrets file, store, tools; what to install when not
   reson workspace create|list|show    registered workspaces by name (\`reson workspace --help\`):
                                      default|rename|remove|use|settings|templates
-  reson gc --older-than <30d|12h>    remove old runs and their checkpoints
+  reson gc --older-than <30d|12h>    remove old runs and their checkpoints: says what would go
+           [--dry-run | --yes]       and asks (--dry-run: only say; --yes: no question, for scripts)
   reson serve [options]              the HTTP API with live events (127.0.0.1:7878, bearer
                                      token); executes runs itself unless --workers 0
   reson worker [options]             execute runs queued through reson serve (PostgreSQL:

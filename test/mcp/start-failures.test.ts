@@ -29,15 +29,19 @@ describe("an MCP server that does not start", () => {
     cleanEnv({ RESON_HOME: f.home.path, REGISTRY_TOKEN: TOKEN, ...extra });
   const userServers = (servers: Record<string, unknown>) =>
     writeFileSync(join(f.home.path, "config.json"), JSON.stringify({ mcp: { servers } }));
-
-  it("shows the server's last stderr lines, masked, and says to pass proxy and CA variables through env", async () => {
+  /** A server named "registry" that fails like npx behind a company CA, given the token through env. */
+  const registry = (extra: Record<string, unknown> = {}) =>
     userServers({
       registry: {
         command: process.execPath,
         args: CERT_FAILURE,
         env: { REGISTRY_TOKEN: "${REGISTRY_TOKEN}" },
+        ...extra,
       },
     });
+
+  it("shows the server's last stderr lines, masked, and says to pass proxy and CA variables through env", async () => {
+    registry();
     f.server.enqueue({ text: "went on without it" });
     const result = await runCli(["run", ...fakeModelArgs(f.server), "hello"], { cwd: f.ws.path, env: env() });
     expect(result.code).toBe(0);
@@ -56,14 +60,7 @@ describe("an MCP server that does not start", () => {
   });
 
   it("a required server's error carries the same lines, in --json runs too", async () => {
-    userServers({
-      registry: {
-        command: process.execPath,
-        args: CERT_FAILURE,
-        env: { REGISTRY_TOKEN: "${REGISTRY_TOKEN}" },
-        required: true,
-      },
-    });
+    registry({ required: true });
     const result = await runCli(["run", "--json", ...fakeModelArgs(f.server), "hello"], {
       cwd: f.ws.path,
       env: env(),

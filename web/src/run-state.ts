@@ -8,6 +8,8 @@ export interface Usage {
   cacheWrite: number;
   totalTokens: number;
   costUsd: number;
+  /** Tokens of calls whose price is unknown: their cost is not in costUsd. */
+  unpricedTokens?: number;
 }
 
 export interface PromptView {

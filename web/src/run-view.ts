@@ -120,7 +120,7 @@ function stepItem(run: RunModel, step: StepView, actions: RunActions): HTMLEleme
     facts.push(
       `${tokens(step.usage.input)} in · ${tokens(step.usage.output)} out` +
         (step.usage.cacheRead ? ` · ${tokens(step.usage.cacheRead)} cache read` : "") +
-        ` · ${cost(step.usage.costUsd)}`,
+        ` · ${cost(step.usage)}`,
     );
   if (step.endedAt) facts.push(duration(step.endedAt - step.startedAt));
   if (step.stopReason) facts.push(`stop: ${step.stopReason}`);
@@ -162,9 +162,11 @@ export function renderRun(run: RunModel, actions: RunActions): HTMLElement {
     (sum, s) => ({
       input: sum.input + (s.usage?.input ?? 0),
       output: sum.output + (s.usage?.output ?? 0),
-      cost: sum.cost + (s.usage?.costUsd ?? 0),
+      costUsd: sum.costUsd + (s.usage?.costUsd ?? 0),
+      totalTokens: sum.totalTokens + (s.usage?.totalTokens ?? 0),
+      unpricedTokens: sum.unpricedTokens + (s.usage?.unpricedTokens ?? 0),
     }),
-    { input: 0, output: 0, cost: 0 },
+    { input: 0, output: 0, costUsd: 0, totalTokens: 0, unpricedTokens: 0 },
   );
   return h(
     "div",
@@ -178,7 +180,7 @@ export function renderRun(run: RunModel, actions: RunActions): HTMLElement {
         h("span", { class: `status status-${status}`, id: "run-status" }, status),
         h("span", {}, `${run.provider ?? ""}/${run.model ?? ""}`),
         h("span", {}, `${run.steps.length} steps`),
-        h("span", {}, `${tokens(totals.input)} in · ${tokens(totals.output)} out · ${cost(totals.cost)}`),
+        h("span", {}, `${tokens(totals.input)} in · ${tokens(totals.output)} out · ${cost(totals)}`),
         end ? h("span", {}, duration(end.durationMs)) : null,
         cancel,
       ),

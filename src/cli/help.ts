@@ -77,7 +77,8 @@ Run options (also for resume, where they override what the run was started with)
       --api-key <key>          API key (default: the provider's environment variable; prefer that)
       --max-iterations <n>     model calls allowed in the run (default 50)
       --max-tokens <n>         tokens the run may use, its sub-agents included (default no limit)
-      --max-cost <usd>         dollars the run may spend, its sub-agents included
+      --max-cost <usd>         dollars the run may spend, its sub-agents included (refused for
+                               a model with no known price: use --max-tokens there)
       --max-time <duration>    wall time the run may take, e.g. 90s, 10m, 2h
       --json                   print one JSON event per line on stdout instead of text
       --interactive-stdin      answer the agent's questions (ask_human) on standard input,

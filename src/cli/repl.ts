@@ -179,7 +179,7 @@ export class Repl {
       signal: new AbortController().signal,
       askTrust: (plugin) => approveProjectPlugin(plugin, io),
       ask: (entry) => approveProjectServer(entry, io),
-      warn: (message) => this.write(`warning: ${message}\n`),
+      warn: (message) => this.write(`warning: ${outsideText(process.stdout)(message)}\n`),
       authorize: terminalAuthorize((text) => this.write(text)),
     }).catch((error: unknown) => {
       // Set up again by the next agent (a required server may start then).

@@ -31,6 +31,7 @@ import { MAIN_HELP } from "./help.js";
 import { humanRenderer } from "./render-human.js";
 import { jsonRenderer } from "./render-json.js";
 import { type ModelArgs, parseResumeArgs, parseRunArgs } from "./run-args.js";
+import { outsideText } from "./terminal-text.js";
 import { existingWorkspaceFolder, settleWorkspace } from "./workspace-choice.js";
 
 async function readStdin(): Promise<string> {
@@ -58,9 +59,11 @@ export function nothingToResume(result: RunResult): string {
   );
 }
 
+/** An error on stderr; its text may quote what a server or the model said, so it is made safe on a terminal. */
 export function reportError(error: ResonError): void {
-  process.stderr.write(`reson: ${error.message}\n`);
-  if (error.hint) process.stderr.write(`hint: ${error.hint}\n`);
+  const safe = outsideText(process.stderr);
+  process.stderr.write(`reson: ${safe(error.message)}\n`);
+  if (error.hint) process.stderr.write(`hint: ${safe(error.hint)}\n`);
 }
 
 function useColor(): boolean {
@@ -129,7 +132,7 @@ async function execute(
       workspace: workspaceRoot,
       allowMcp: args.allowMcp,
       signal: controller.signal,
-      warn: (message) => process.stderr.write(`warning: ${message}\n`),
+      warn: (message) => process.stderr.write(`warning: ${outsideText(process.stderr)(message)}\n`),
     });
     agent = await createAgent(
       extensions.agentOptions({

@@ -37,7 +37,7 @@ import {
 } from "./agent-options.js";
 import { agentTools } from "./agent-tools.js";
 import { memoryArtifacts, storeArtifacts } from "./artifacts.js";
-import { RunBudget } from "./budget.js";
+import { assertCostCountable, RunBudget } from "./budget.js";
 import type { AgentHooks } from "./hooks.js";
 import type { Learning } from "./learning.js";
 import { type LoopStart, runLoop, startSnapshot } from "./loop.js";
@@ -396,6 +396,8 @@ export class Agent {
     const maxIterations = maxIterationsOverride ?? config.maxIterations;
     const step = start.kind === "resume" ? start.snapshot.step : 0;
     const budget = childBudget ?? new RunBudget(this.runLimits(start));
+    // Before anything is saved or called: a sub-agent's model, or a resumed run's, may have no price.
+    assertCostCountable(budget.costLimit(), this.provider.model);
     const limits = budget.limits;
     const sandbox = await this.sandboxSummary();
     // Saved first, then announced: every id run_start shows (run, session) is in the store.

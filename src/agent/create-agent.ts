@@ -30,6 +30,7 @@ import { probeSandbox, type Workspace } from "../workspace/index.js";
 import { Agent } from "./agent.js";
 import { type AgentOptions, type AgentSecrets, withPreset } from "./agent-options.js";
 import { agentTools } from "./agent-tools.js";
+import { assertCostCountable } from "./budget.js";
 import { Learning } from "./learning.js";
 import { secretAccess } from "./secret-access.js";
 import { SUBAGENT_TOOL } from "./subagent-tool.js";
@@ -141,6 +142,7 @@ async function assembleAgent(options: AgentOptions, parts: AgentParts): Promise<
     },
   };
   const provider = await createProvider(settings, providerOptions);
+  assertCostCountable(options.limits?.maxCostUsd ?? preset?.limits?.maxCostUsd, provider.model);
   const summaryProvider =
     config.summaryModel && config.summaryModel !== provider.model.id
       ? await createProvider({ ...settings, model: config.summaryModel }, providerOptions)

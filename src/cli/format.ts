@@ -1,14 +1,5 @@
-// Small formatters for the terminal: durations, costs, sizes, relative times.
+// Small formatters for the terminal: costs, sizes, relative times (durations: core/human-duration.ts).
 import { groupDigits } from "../core/usage.js";
-
-export function formatMs(ms: number): string {
-  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
-}
-
-export function formatCost(usd: number): string {
-  if (usd === 0) return "$0";
-  return usd < 0.01 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
-}
 
 export function formatTokens(tokens: number): string {
   return groupDigits(tokens);

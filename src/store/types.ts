@@ -395,6 +395,8 @@ export interface Store {
    * `before`, sessions left empty, queue requests done before it, and idempotency keys older.
    */
   gc(before: EpochMs): Promise<GcReport>;
+  /** What gc(before) would delete now, deleting nothing (`reson gc --dry-run`, and its question). */
+  gcPreview(before: EpochMs): Promise<GcReport>;
   sizeBytes(): Promise<number>;
   close(options?: CloseOptions): Promise<void>;
 }

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { expect } from "vitest";
 import { type ShellResult, ShellSession } from "../support/shell-session.js";
-import { type ReadmeBlock, type Statement, shellStatements } from "./readme-blocks.js";
+import { type ReadmeBlock, type Statement, shellStatements, withoutComment } from "./readme-blocks.js";
 import type { ReadmeUser } from "./readme-user.js";
 
 /** `[--json]`, `[--status active]`, `[reson-lint]`: an optional part of a command. */
@@ -52,7 +52,7 @@ export class BlockRun {
   async run(prefix: string, options: StatementOptions = {}): Promise<ShellResult> {
     const statement = this.take(prefix);
     expect(
-      OPTIONAL.test(statement.text),
+      OPTIONAL.test(withoutComment(statement.text)),
       `README line ${statement.line} has an optional part: use runBoth`,
     ).toBe(false);
     return this.execute(statement, this.substitute(statement.text), options);
@@ -125,7 +125,8 @@ export class BlockRun {
   }
 
   private async execute(statement: Statement, text: string, options: StatementOptions): Promise<ShellResult> {
-    expect(text, `README line ${statement.line}: a placeholder no rule replaces`).not.toMatch(PLACEHOLDER);
+    const command = text.split("\n").map(withoutComment).join("\n");
+    expect(command, `README line ${statement.line}: a placeholder no rule replaces`).not.toMatch(PLACEHOLDER);
     const result = await this.shell.run(text, {
       ...(options.input === undefined ? {} : { input: options.input }),
       timeoutMs: options.timeoutMs ?? 60_000,

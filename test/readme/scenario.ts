@@ -32,7 +32,8 @@ export async function useModel(options: FakeModelServerOptions = {}): Promise<Fa
 /** A user's folders and environment for this test (see readme-user.ts). */
 export function useUser(harness: Record<string, string> = {}): ReadmeUser {
   const user = readmeUser(harness);
-  onTestFinished(() => user.remove());
+  // A folder with a node_modules in it takes a while to remove on a busy machine.
+  onTestFinished(() => user.remove(), 120_000);
   return user;
 }
 

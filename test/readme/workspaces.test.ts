@@ -67,7 +67,7 @@ describe("README: Workspaces", () => {
     expect((await shell.probe('reson run "where am I?"')).stderr).toContain(notes);
     await shell.run('eval "$(reson workspace use --clear)"');
     shell.end();
-    expect((await shell.probe('echo "${RESON_WORKSPACE-unset}"')).stdout).toBe("unset\n");
+    expect((await shell.probe('[ -z "$RESON_WORKSPACE" ] && echo cleared')).stdout).toBe("cleared\n");
     expect((await shell.probe('reson run "where am I?"')).stderr).toContain(user.work);
   });
 

@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: ${TOKEN} is the header README writes into .mcp.json
 // README "MCP": a project's .mcp.json as Claude Code writes it, read by `reson mcp list` and by
 // a headless run; and the `reson mcp` commands as written in a user's shell. The servers named
 // live on the network (npx fetching a package, mcp.example.com), which the tests do not reach:

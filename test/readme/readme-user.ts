@@ -45,6 +45,9 @@ export function readmeUser(harness: Record<string, string> = {}): ReadmeUser {
   });
   delete env.PWD;
   delete env.OLDPWD;
+  // What npm or npx set for the test run itself (npm_config_registry, npm_config_userconfig, …)
+  // is not in a user's shell: their npm reads their ~/.npmrc.
+  for (const name of Object.keys(env)) if (/^npm_/i.test(name) && !(name in harness)) delete env[name];
   return {
     home,
     work,

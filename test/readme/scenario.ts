@@ -2,6 +2,7 @@
 // substance, readme-blocks.ts): `scenario("reson sessions", async (block) => …)`. The coverage
 // test reads these calls from the scenario files, so keys are written out as string literals.
 // What a scenario starts (a fake model, a user's folders, a shell) ends with its test.
+import { createServer } from "node:net";
 import { it, onTestFinished } from "vitest";
 import { type CliOptions, type CliResult, runCli } from "../support/cli.js";
 import {
@@ -47,4 +48,15 @@ export function useShell(block: ReadmeBlock, user: ReadmeUser, options: { cwd?: 
 /** `reson …` as the user types it in their working folder (for blocks that are not commands). */
 export function reson(user: ReadmeUser, args: string[], options: CliOptions = {}): Promise<CliResult> {
   return runCli(args, { cwd: user.work, env: user.env, timeoutMs: 60_000, ...options });
+}
+
+/** A loopback port nothing listens on now (for a server README starts on a fixed port). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
 }

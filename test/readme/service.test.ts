@@ -1,31 +1,22 @@
-// README "Service": `reson serve` started as a user starts it (in the background here, on a free
-// port instead of 7878), and the curl blocks typed into a user's shell against it, with curl
-// failing on an HTTP error (~/.curlrc: fail-with-body) so a refused request fails its statement.
+// README "Service" and "Prometheus metrics": `reson serve` started as a user starts it (in the
+// background here, on a free port instead of 7878), and the curl blocks typed into a user's
+// shell against it, with curl failing on an HTTP error (~/.curlrc: fail-with-body) so a refused
+// request fails its statement; and a worker's metrics scraped with curl.
 // Placeholders: localhost:7878 is the serve's address, `01K…` the ids the API handed out,
-// /home/me/… the user's home folder.
+// /home/me/… the user's home folder, 9464 a free port.
 //
 // Harness variables: RESON_PROVIDER=openai-compatible, RESON_BASE_URL and RESON_MODEL point
 // serve's runs at the fake model server, beside cleanEnv's (test/support/cli.ts).
 import { mkdirSync, readFileSync, statSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { describe, expect, onTestFinished } from "vitest";
+import { openStore } from "../../src/store/index.js";
 import type { RecordedRequest } from "../support/fake-model-server.js";
+import { queueRun, waitForStatus } from "../support/queued-run.js";
 import { killAllReson, startReson } from "../support/service-process.js";
 import { blockByKey, shellStatements } from "./readme-blocks.js";
 import { localModel, type ReadmeUser } from "./readme-user.js";
-import { scenario, useModel, useShell, useUser } from "./scenario.js";
-
-/** A port nothing listens on now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+import { freePort, scenario, useModel, useShell, useUser } from "./scenario.js";
 
 /** `reson serve` for `user` (their environment and home), stopped with the test; its address. */
 async function serveFor(
@@ -193,5 +184,31 @@ describe("README: Service", () => {
     expect(done.status).toBe("completed");
     expect(readFileSync(join(user.work, "colour.txt"), "utf8")).toBe("blue\n");
     expect(JSON.stringify(model.requests.at(-1)?.body)).toContain("blue");
+  });
+});
+
+describe("README: Prometheus metrics", () => {
+  // The block names no database: the worker uses the user's SQLite store, where a run waits.
+  scenario("reson worker --metrics-port 9464 &", async (block) => {
+    const model = await useModel({ replies: [{ text: "Counted." }] });
+    const user = useUser(localModel(model));
+    const store = await openStore({ home: join(user.home, ".reson") });
+    const runId = await queueRun(store, user.work, "count me", {
+      provider: "openai-compatible",
+      baseUrl: model.openaiBaseUrl,
+      model: "fake-model",
+    });
+    const port = await freePort();
+    const shell = useShell(block, user).replace("9464", String(port));
+    try {
+      await shell.run("reson worker --metrics-port 9464 &");
+      // A user waits for the run to be done before looking.
+      expect((await waitForStatus(store, runId, ["completed", "failed"])).status).toBe("completed");
+    } finally {
+      await store.close();
+    }
+    const scraped = await shell.run("curl -s 127.0.0.1:9464/metrics | grep '^reson_runs_total'");
+    shell.end();
+    expect(scraped.stdout).toMatch(/^reson_runs_total\{.*status="completed".*\} 1$/m);
   });
 });

@@ -13,6 +13,7 @@ import { Compile } from "typebox/compile";
 import { describe, expect } from "vitest";
 import { ResonEventSchema } from "../../src/core/events.js";
 import { parseEvents } from "../support/cli.js";
+import { skipWithout } from "../support/requirements.js";
 import { anthropicAt, localModel } from "./readme-user.js";
 import { reson, scenario, useModel, useShell, useUser } from "./scenario.js";
 
@@ -57,7 +58,7 @@ describe("README: Run a task", () => {
   });
 });
 
-describe("README: --json", () => {
+describe.skipIf(await skipWithout("jq", "README: --json"))("README: --json", () => {
   scenario(`reson run --json "list the TODOs in src" | jq -c 'select(.type=="run_end")'`, async (block) => {
     const model = await useModel({
       replies: [

@@ -13,6 +13,7 @@ import { describe, expect, onTestFinished } from "vitest";
 import { openStore } from "../../src/store/index.js";
 import type { RecordedRequest } from "../support/fake-model-server.js";
 import { queueRun, waitForStatus } from "../support/queued-run.js";
+import { skipWithout } from "../support/requirements.js";
 import { killAllReson, startReson } from "../support/service-process.js";
 import { blockByKey, shellStatements } from "./readme-blocks.js";
 import { localModel, type ReadmeUser } from "./readme-user.js";
@@ -50,7 +51,7 @@ const lastUserText = (request: RecordedRequest) =>
     )?.content ?? "",
   );
 
-describe("README: Service", () => {
+describe.skipIf(await skipWithout("curl", "README: Service"))("README: Service", () => {
   scenario("reson serve", async (block) => {
     const user = useUser();
     const port = await freePort();
@@ -70,7 +71,7 @@ describe("README: Service", () => {
     );
   });
 
-  scenario(CURL_BLOCK, async (block) => {
+  scenario("TOKEN=$(cat ~/.reson/serve-token)", async (block) => {
     const model = await useModel({
       respond: (request) => ({
         text: lastUserText(request).includes("now add a test") ? "Added a test." : "Fixed the failing test.",
@@ -187,7 +188,7 @@ describe("README: Service", () => {
   });
 });
 
-describe("README: Prometheus metrics", () => {
+describe.skipIf(await skipWithout("curl", "README: Prometheus metrics"))("README: Prometheus metrics", () => {
   // The block names no database: the worker uses the user's SQLite store, where a run waits.
   scenario("reson worker --metrics-port 9464 &", async (block) => {
     const model = await useModel({ replies: [{ text: "Counted." }] });

@@ -14,6 +14,7 @@ import { describe, expect } from "vitest";
 import { ResonEventSchema } from "../../src/core/events.js";
 import { parseEvents } from "../support/cli.js";
 import { skipWithout } from "../support/requirements.js";
+import type { ReadmeBlock } from "./readme-blocks.js";
 import { anthropicAt, localModel } from "./readme-user.js";
 import { reson, scenario, useModel, useShell, useUser } from "./scenario.js";
 
@@ -183,13 +184,18 @@ describe("README: Questions from the agent: ask_human", () => {
   });
 });
 
+/** The fake model as the OpenAI-compatible server README has at 127.0.0.1:8000, answering `text`. */
+async function localServer(block: ReadmeBlock, text: string) {
+  const model = await useModel({ replies: [{ text }] });
+  const shell = useShell(block, useUser()).replace("127.0.0.1:8000", model.url.replace("http://", ""));
+  return { model, shell };
+}
+
 describe("README: Choosing the model", () => {
   scenario(
     'reson run --provider openai-compatible --base-url http://127.0.0.1:8000/v1 --model qwen2.5-coder "fix the failing test"',
     async (block) => {
-      const model = await useModel({ replies: [{ text: "The test passes now." }] });
-      const user = useUser();
-      const shell = useShell(block, user).replace("127.0.0.1:8000", model.url.replace("http://", ""));
+      const { model, shell } = await localServer(block, "The test passes now.");
       const result = await shell.run("reson run --provider openai-compatible");
       shell.end();
       expect(result.stdout).toContain("The test passes now.");
@@ -201,9 +207,7 @@ describe("README: Choosing the model", () => {
   );
 
   scenario("export RESON_PROVIDER=openai-compatible", async (block) => {
-    const model = await useModel({ replies: [{ text: "No TODOs in src." }] });
-    const user = useUser();
-    const shell = useShell(block, user).replace("127.0.0.1:8000", model.url.replace("http://", ""));
+    const { model, shell } = await localServer(block, "No TODOs in src.");
     await shell.run("export RESON_PROVIDER=openai-compatible");
     await shell.run("export RESON_BASE_URL=");
     await shell.run("export RESON_MODEL=qwen2.5-coder");
@@ -211,6 +215,7 @@ describe("README: Choosing the model", () => {
     const result = await shell.run('reson run "list the TODOs in src"');
     shell.end();
     expect(result.stdout).toContain("No TODOs in src.");
+    // The key goes to this server only because the block named it RESON_API_KEY.
     expect(model.requests[0]).toMatchObject({
       protocol: "openai",
       headers: expect.objectContaining({ authorization: "Bearer local-key" }),

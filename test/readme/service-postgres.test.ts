@@ -7,8 +7,8 @@
 // worker's runs at the fake model server, beside cleanEnv's (test/support/cli.ts).
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect } from "vitest";
-import { startTestPostgres, type TestPostgres } from "../store/postgres-server.js";
+import { describe, expect, onTestFinished } from "vitest";
+import { startTestPostgres } from "../store/postgres-server.js";
 import { skipWithout } from "../support/requirements.js";
 import { localModel } from "./readme-user.js";
 import { freePort, scenario, useModel, useShell, useUser } from "./scenario.js";
@@ -16,15 +16,9 @@ import { freePort, scenario, useModel, useShell, useUser } from "./scenario.js";
 describe.skipIf(await skipWithout("postgres", "README's service on PostgreSQL"))(
   "README's service on PostgreSQL",
   () => {
-    let postgres: TestPostgres;
-    beforeAll(async () => {
-      postgres = await startTestPostgres();
-    }, 120_000);
-    afterAll(async () => {
-      await postgres?.stop();
-    });
-
     scenario("export RESON_DATABASE_URL=postgres://reson@db/reson", async (block) => {
+      const postgres = await startTestPostgres();
+      onTestFinished(() => postgres.stop(), 60_000);
       const model = await useModel({ replies: [{ text: "Done on a worker." }] });
       const user = useUser(localModel(model));
       const token = "a-token-of-my-own-choosing-0123456789abcdef";

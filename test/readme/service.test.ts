@@ -211,5 +211,8 @@ describe.skipIf(await skipWithout("curl", "README: Prometheus metrics"))("README
     const scraped = await shell.run("curl -s 127.0.0.1:9464/metrics | grep '^reson_runs_total'");
     shell.end();
     expect(scraped.stdout).toMatch(/^reson_runs_total\{.*status="completed".*\} 1$/m);
+    // What the block left running in the background ends with its shell.
+    await shell.close();
+    await expect(fetch(`http://127.0.0.1:${port}/metrics`)).rejects.toThrow();
   });
 });

@@ -36,10 +36,10 @@ export class BlockRun {
     this.statements = shellStatements(block);
   }
 
-  /** A new shell for the user, in their working folder (or `cwd`), for `block`. */
-  static open(block: ReadmeBlock, user: ReadmeUser, options: { cwd?: string } = {}): BlockRun {
+  /** A new shell for the user, in their working folder, for `block`. */
+  static open(block: ReadmeBlock, user: ReadmeUser): BlockRun {
     expect(block.lang, `README line ${block.line}`).toBe("sh");
-    return new BlockRun(block, user, new ShellSession({ cwd: options.cwd ?? user.work, env: user.env }));
+    return new BlockRun(block, user, new ShellSession({ cwd: user.work, env: user.env }));
   }
 
   /** A placeholder rule: `written` becomes `by` in every later statement. */
@@ -83,6 +83,7 @@ export class BlockRun {
     const statement = this.take(prefix);
     const log = `${this.user.scratch}/background-${this.block.line}-${++this.backgrounds}.log`;
     const text = this.substitute(statement.text);
+    expectNoPlaceholder(statement, text);
     // A newline before the brace: the statement may end in a comment.
     const started = await this.shell.run(`{ ${text}\n} > '${log}' 2>&1 &`);
     expect(started.code).toBe(0);
@@ -125,8 +126,7 @@ export class BlockRun {
   }
 
   private async execute(statement: Statement, text: string, options: StatementOptions): Promise<ShellResult> {
-    const command = text.split("\n").map(withoutComment).join("\n");
-    expect(command, `README line ${statement.line}: a placeholder no rule replaces`).not.toMatch(PLACEHOLDER);
+    expectNoPlaceholder(statement, text);
     const result = await this.shell.run(text, {
       ...(options.input === undefined ? {} : { input: options.input }),
       timeoutMs: options.timeoutMs ?? 60_000,
@@ -137,6 +137,12 @@ export class BlockRun {
     ).toBe(options.code ?? 0);
     return result;
   }
+}
+
+/** What is left of the examples once the rules have run must be nothing (comments aside). */
+function expectNoPlaceholder(statement: Statement, text: string): void {
+  const command = text.split("\n").map(withoutComment).join("\n");
+  expect(command, `README line ${statement.line}: a placeholder no rule replaces`).not.toMatch(PLACEHOLDER);
 }
 
 /** A statement left running in the background, and its log. */

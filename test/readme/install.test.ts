@@ -41,7 +41,9 @@ describe("README: Install", () => {
       shell.end();
       console.log(`README's install block: ${took.join(", ")}`);
 
+      // The command npm linked into the user's prefix, which is this clone's.
       const found = await shell.probe("command -v reson");
+      expect(found.stdout.trim()).toBe(join(prefix, "bin/reson"));
       expect(realpathSync(found.stdout.trim())).toBe(join(user.work, "reson/bin/reson.js"));
       const version = await shell.probe("reson --version");
       const { version: expected } = JSON.parse(

@@ -45,9 +45,11 @@ export function readmeUser(harness: Record<string, string> = {}): ReadmeUser {
   });
   delete env.PWD;
   delete env.OLDPWD;
-  // What npm or npx set for the test run itself (npm_config_registry, npm_config_userconfig, …)
-  // is not in a user's shell: their npm reads their ~/.npmrc.
-  for (const name of Object.keys(env)) if (/^npm_/i.test(name) && !(name in harness)) delete env[name];
+  // What npm or npx set for the test run itself (npm_config_registry, npm_config_prefix, …) is
+  // not in a user's shell: their npm reads their ~/.npmrc. The machine's own Node set-up stays
+  // (npm_config_nodedir, from .ci/use-node.sh: native addons build against its headers).
+  for (const name of Object.keys(env))
+    if (/^npm_/i.test(name) && name !== "npm_config_nodedir" && !(name in harness)) delete env[name];
   return {
     home,
     work,

@@ -39,8 +39,8 @@ export function useUser(harness: Record<string, string> = {}): ReadmeUser {
 }
 
 /** The block typed into a new shell of `user`; the shell and what it left running end with the test. */
-export function useShell(block: ReadmeBlock, user: ReadmeUser, options: { cwd?: string } = {}): BlockRun {
-  const run = BlockRun.open(block, user, options);
+export function useShell(block: ReadmeBlock, user: ReadmeUser): BlockRun {
+  const run = BlockRun.open(block, user);
   onTestFinished(() => run.close());
   return run;
 }

@@ -128,7 +128,7 @@ describe("README: Sessions, resume and traces", () => {
     for (const line of exported) JSON.parse(line);
     const gc = await shell.run("reson gc --older-than 30d");
     shell.end();
-    expect(gc.stdout + gc.stderr).toContain("removed 0 runs");
+    expect(gc.stdout + gc.stderr).toContain("Nothing to remove: no run in");
     // Nothing ended 30 days ago: the session is still there.
     expect((await shell.probe("reson sessions")).stdout).toContain(sessionId);
   });

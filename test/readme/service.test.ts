@@ -7,7 +7,7 @@
 //
 // Harness variables: RESON_PROVIDER=openai-compatible, RESON_BASE_URL and RESON_MODEL point
 // serve's runs at the fake model server, beside cleanEnv's (test/support/cli.ts).
-import { mkdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, onTestFinished } from "vitest";
 import { openStore } from "../../src/store/index.js";
@@ -61,8 +61,9 @@ describe.skipIf(await skipWithout("curl", "README: Service"))("README: Service",
     const tokenFile = join(user.home, ".reson/serve-token");
     const token = readFileSync(tokenFile, "utf8").trim();
     expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
-    // Printed once, on this first start.
-    expect(serve.log().split(token).length - 1).toBe(1);
+    // Never printed: the log names the file that holds it, and how to read it.
+    expect(serve.log()).not.toContain(token);
+    expect(serve.log()).toContain(`read it with: cat ${tokenFile}`);
     const base = `http://127.0.0.1:${port}`;
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
     expect((await fetch(`${base}/sessions`)).status).toBe(401);
@@ -74,24 +75,24 @@ describe.skipIf(await skipWithout("curl", "README: Service"))("README: Service",
   scenario("TOKEN=$(cat ~/.reson/serve-token)", async (block) => {
     const model = await useModel({
       respond: (request) => ({
-        text: lastUserText(request).includes("now add a test") ? "Added a test." : "Fixed the failing test.",
+        text: lastUserText(request).includes("two more") ? "Io, Bo." : "Miso, Pixel, Biscuit.",
       }),
     });
     const user = useUser(localModel(model));
-    // The block's first comment: serve started with --workspace-root ~/code names folders by path.
-    mkdirSync(join(user.home, "code/project"), { recursive: true });
-    const { url } = await serveFor(user, ["--workspace-root", join(user.home, "code")]);
-    const shell = useShell(block, user)
-      .replace("localhost:7878", url.replace("http://", ""))
-      .replace("/home/me", user.home);
+    const { url } = await serveFor(user);
+    const shell = useShell(block, user).replace("localhost:7878", url.replace("http://", ""));
 
     await shell.run("TOKEN=$(cat ~/.reson/serve-token)");
     await shell.run("api() {");
     const registered = await shell.run("api -X POST localhost:7878/workspaces");
     expect(JSON.parse(registered.stdout)).toMatchObject({
       name: "project",
-      path: join(user.home, "code/project"),
+      path: join(user.home, ".reson/workspaces/project"),
     });
+    // The notes template's files, made in the new folder.
+    expect(readFileSync(join(user.home, ".reson/workspaces/project/AGENTS.md"), "utf8")).toContain(
+      "notebook",
+    );
     const workspaces = await shell.run("api localhost:7878/workspaces");
     expect(JSON.parse(workspaces.stdout).workspaces).toEqual([
       expect.objectContaining({ id: expect.stringMatching(/^ws_/), name: "project" }),
@@ -110,7 +111,7 @@ describe.skipIf(await skipWithout("curl", "README: Service"))("README: Service",
     await shell.run("api localhost:7878/runs/01K…/goals");
     const live = await shell.run("api -N localhost:7878/runs/01K…/events");
     expect(live.stdout).toContain("event: run_end");
-    expect(live.stdout).toContain("Fixed the failing test.");
+    expect(live.stdout).toContain("Miso, Pixel, Biscuit.");
     const stored = JSON.parse(
       (await shell.run('api "localhost:7878/runs/01K…/events?format=json&after=10"')).stdout,
     ) as { events: { seq: number }[] };
@@ -123,7 +124,10 @@ describe.skipIf(await skipWithout("curl", "README: Service"))("README: Service",
     expect(next.sessionId).toBe(posted.sessionId);
     const sessions = await shell.run("api localhost:7878/sessions");
     shell.end();
-    expect(JSON.parse(sessions.stdout).sessions).toEqual([expect.objectContaining({ id: posted.sessionId })]);
+    // The session says which model its runs used, over HTTP as in the terminal.
+    expect(JSON.parse(sessions.stdout).sessions).toEqual([
+      expect.objectContaining({ id: posted.sessionId, provider: "openai-compatible", model: "fake-model" }),
+    ]);
   });
 
   scenario("api localhost:7878/runs/01K…/prompts", async (block) => {

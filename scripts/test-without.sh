@@ -6,8 +6,8 @@
 #   sudo scripts/test-without.sh all -- npm test
 # Names: bwrap (the command sandbox), tmux, rg (ripgrep), chromium, postgres (the server's
 # binaries), jq, curl; "all" hides every one. Inside a private mount namespace (root only, the
-# machine itself is untouched), /usr/bin is replaced by links to everything but the hidden
-# programs, and PostgreSQL's folder by an empty one.
+# machine itself is untouched), /usr/bin is replaced by a copy without the hidden programs,
+# and PostgreSQL's folder by an empty one.
 set -euo pipefail
 
 hidden=()
@@ -29,27 +29,17 @@ if [[ -z ${RESON_TEST_WITHOUT_INSIDE:-} ]]; then
   exec unshare --mount --propagation private "$0" "${hidden[@]}" -- "$@"
 fi
 
-work=$(mktemp -d)
-mkdir "$work/bin-original" "$work/bin"
-mount --bind /usr/bin "$work/bin-original"
-for path in "$work"/bin-original/*; do
-  name=${path##*/}
-  skip=0
-  for h in "${hidden[@]}"; do
-    case $h in
-      postgres) ;;
-      chromium) [[ $name == chromium || $name == chromium-browser || $name == google-chrome ]] && skip=1 ;;
-      *) [[ $name == "$h" ]] && skip=1 ;;
-    esac
-  done
-  [[ $skip == 1 ]] && continue
-  # A relative link (npx -> ../lib/node_modules/…) is made absolute, resolved where it lies.
-  target=$(readlink -f "/usr/bin/$name" || true)
-  case $target in
-    "") target=$path ;;
-    /usr/bin/*) target="$work/bin-original/${target#/usr/bin/}" ;;
+# The copy is made of hard links (same file system as /usr, so it costs nothing) rather than
+# symbolic links into a scratch folder: the command sandbox cannot see that folder, and a program
+# it runs must still be found under /usr/bin.
+work=$(mktemp -d -p /var/tmp)
+cp -al /usr/bin "$work/bin" 2>/dev/null || cp -a /usr/bin "$work/bin"
+for h in "${hidden[@]}"; do
+  case $h in
+    postgres) ;;
+    chromium) rm -f "$work/bin/chromium" "$work/bin/chromium-browser" "$work/bin/google-chrome" ;;
+    *) rm -f "$work/bin/$h" ;;
   esac
-  ln -s "$target" "$work/bin/$name"
 done
 mount --bind "$work/bin" /usr/bin
 for h in "${hidden[@]}"; do
@@ -60,4 +50,9 @@ for h in "${hidden[@]}"; do
 done
 echo "test-without: hidden: ${hidden[*]}" >&2
 unset RESON_TEST_WITHOUT_INSIDE
-exec "$@"
+status=0
+"$@" || status=$?
+umount -l /usr/bin
+umount -l /usr/lib/postgresql 2>/dev/null || true
+rm -rf "$work" 2>/dev/null || true
+exit $status

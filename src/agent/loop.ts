@@ -41,6 +41,7 @@ import {
 } from "./context-manager.js";
 import type { AgentHooks, ToolCallInfo } from "./hooks.js";
 import type { LoopSnapshot, RunRecorder } from "./recorder.js";
+import type { StepSnapshots } from "./step-snapshots.js";
 import type { LoopLimits, RunResult } from "./types.js";
 
 export interface LoopDeps {
@@ -86,6 +87,8 @@ export interface LoopDeps {
   afterRun?: (result: RunResult) => Promise<void>;
   /** Asks the user (ask_human); each question is a human_question event first. Absent: no one to ask. */
   askHuman?: AskHuman;
+  /** Snapshots of the workspace around calls that may change it (absent: none are taken). */
+  snapshots?: StepSnapshots;
 }
 
 export interface ArtifactKeeper {
@@ -536,8 +539,11 @@ async function runToolCall(
     effective = { ...effective, arguments: decision.arguments };
   }
 
+  let files: Awaited<ReturnType<StepSnapshots["after"]>>;
   if (!result) {
     if (info.tool && !info.tool.readOnly) await deps.recorder.toolStarted(call);
+    const snapshotted = deps.snapshots?.covers(effective, info.tool) === true;
+    if (snapshotted) await deps.snapshots!.before(state.step, effective);
     const artifacts = deps.artifacts;
     result = await deps.tools.execute(effective, {
       workspace: deps.workspace,
@@ -557,6 +563,7 @@ async function runToolCall(
           }
         : {}),
     });
+    if (snapshotted) files = await deps.snapshots!.after(state.step, effective);
   }
   for (const hooks of deps.hooks) {
     if (hooks.afterToolCall) result = (await hooks.afterToolCall(effective, result, info)) ?? result;
@@ -568,6 +575,7 @@ async function runToolCall(
     permission,
   );
   emitResult(state, call, result, permission);
+  if (files) state.emit({ type: "files_changed", toolCallId: call.id, name: call.name, ...files });
   return result;
 }
 
@@ -663,6 +671,7 @@ async function finish(state: RunState, status: RunStatus, error?: ResonError): P
     durationMs: Date.now() - state.startedAt,
   };
   if (error) result.error = serializeError(error);
+  await state.deps.snapshots?.end(state.step);
   // Another process holds the run now: this one writes nothing more, not even its end.
   let lost = leaseLost(state, error);
   if (!lost) {

@@ -34,6 +34,8 @@ const RUNNERS: Record<string, Runner> = {
   plugin: (c, rest) => c.pluginCommand(rest),
   plugins: (c, rest) => c.pluginCommand(rest),
   gc: (c, rest) => c.gcCommand(rest),
+  diff: (c, rest) => c.diffCommand(rest),
+  rewind: (c, rest) => c.rewindCommand(rest),
   serve: (c, rest) => c.serveCommand(rest),
   worker: (c, rest) => c.workerCommand(rest),
   workspace: (c, rest) => c.workspaceCommand(rest),
@@ -55,7 +57,7 @@ export async function main(argv: string[], loadCommands: LoadCommands = loadModu
   const runner = Object.hasOwn(RUNNERS, name) ? RUNNERS[name] : undefined;
   if (!runner) {
     process.stderr.write(
-      `reson: unknown command "${command}". Commands: run, resume, sessions, trace, tools, skills, memory, experiences, mcp, plugin, doctor, gc, serve, worker, workspace (or none, for the interactive terminal). See \`reson --help\`.\n`,
+      `reson: unknown command "${command}". Commands: run, resume, sessions, trace, diff, rewind, tools, skills, memory, experiences, mcp, plugin, doctor, gc, serve, worker, workspace (or none, for the interactive terminal). See \`reson --help\`.\n`,
     );
     return EXIT_USAGE;
   }

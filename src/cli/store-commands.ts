@@ -4,7 +4,7 @@
 import { writeFileSync } from "node:fs";
 import { hostname as localHost } from "node:os";
 import { type ParseArgsConfig, parseArgs } from "node:util";
-import { findTrace, openDefaultStore } from "../agent/index.js";
+import { findTrace, openDefaultStore, pruneSnapshots } from "../agent/index.js";
 import { resonHome } from "../config/index.js";
 import { ResonError, toResonError } from "../core/errors.js";
 import {
@@ -387,6 +387,11 @@ export function gcCommand(argv: string[]): Promise<number> {
         `${report.artifacts} artifacts), ` +
         `${report.sessions} sessions and ${report.turns} turns older than ${raw}; ` +
         `${store.location}: ${formatBytes(sizeBefore)} -> ${formatBytes(sizeAfter)}\n`,
+    );
+    // The workspace snapshots of the runs that went (and of runs gone before).
+    const snapshots = await pruneSnapshots(store, resonHome());
+    process.stdout.write(
+      `removed the workspace snapshots of ${snapshots.runs} runs (${formatBytes(snapshots.bytesRemoved)})\n`,
     );
     return EXIT_OK;
   });

@@ -7,7 +7,7 @@ import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { AgentHooks, ToolCallDecision } from "../agent/index.js";
 import { writeFileAtomic } from "../core/atomic-write.js";
 import type { ToolPreview } from "../tools/index.js";
-import { evaluate } from "./evaluate.js";
+import { commandOnlyReads, evaluate } from "./evaluate.js";
 import { escapeGlob } from "./path-pattern.js";
 import { parseRule } from "./rule.js";
 import { isMcpTool, isWriteTool } from "./tool-names.js";
@@ -203,6 +203,14 @@ export class PermissionGate {
       mode: this.mode,
       ...(readOnlyTools.length > 0 ? { readOnlyTools } : {}),
       ...(this.options.sandbox ? { sandbox: this.options.sandbox } : {}),
+    });
+  }
+
+  /** Whether a command only reads (the read-only set): it changes nothing worth a snapshot. */
+  commandOnlyReads(command: string): boolean {
+    return commandOnlyReads(command, {
+      workspaceRoot: this.options.workspaceRoot,
+      userHome: this.options.userHome,
     });
   }
 

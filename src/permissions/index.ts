@@ -1,7 +1,7 @@
 // Public surface of the permissions module: the pure rule engine (rules, modes, evaluate),
 // the settings loader, and the policy description for `/permissions`.
 export { commandPatternRegex } from "./command-pattern.js";
-export { evaluate } from "./evaluate.js";
+export { commandOnlyReads, evaluate } from "./evaluate.js";
 export {
   type DecisionRecord,
   type PermissionAnswer,

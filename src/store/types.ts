@@ -35,6 +35,15 @@ export interface SessionSettings {
   baseUrl?: string;
   /** A manual compaction (/compact): turns before `upToSeq` are seen as this summary by later runs. */
   compaction?: { upToSeq: number; summary: string; count: number };
+  /** Turns taken out of the history by rewinds (reson rewind): later runs do not see them. */
+  rewound?: RewoundTurns[];
+}
+
+/** Turns of a session a rewind took out of its history: seq in [fromSeq, toSeq). */
+export interface RewoundTurns {
+  fromSeq: number;
+  toSeq: number;
+  rewindId: string;
 }
 
 export interface SessionRecord {

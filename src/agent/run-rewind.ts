@@ -64,10 +64,13 @@ export interface RewindResult {
 
 /** Works out a rewind (nothing changes yet; interrupted rewinds are completed first). */
 export async function prepareRewind(db: Store, request: RewindRequest): Promise<PreparedRewind> {
-  const { run, session, workspace } = await locateRun(db, request);
-  if (session) await assertSessionFree(db, session);
+  const located = await locateRun(db, request);
+  const { run, workspace } = located;
+  if (located.session) await assertSessionFree(db, located.session);
   const store = await workspaceSnapshots(workspace, request.env);
   const completed = await completeInterruptedRewinds(db, store);
+  // Read after: a rewind just completed may have changed the session.
+  const session = located.session && (await db.sessions.get(located.session.id));
   const id = `rw_${ulid()}`;
   if (request.undo) return prepareUndo(db, store, id, workspace, completed);
   const points = store.points(run!.id);
@@ -75,7 +78,7 @@ export async function prepareRewind(db: Store, request: RewindRequest): Promise<
   checkStep(run!, request.toStep);
   const target = request.toStep === undefined ? points[0]!.tree : treeBeforeStep(points, request.toStep);
   const now = await store.capture();
-  const plan = planRestore(store.objects, now.tree, target, store.head()?.tree);
+  const plan = planRestore(store.objects, now.tree, target, store.head());
   const conversation =
     request.filesOnly || !session || run!.parentTraceId !== null
       ? undefined
@@ -106,7 +109,7 @@ async function prepareUndo(
     });
   }
   const now = await store.capture();
-  const plan = planRestore(store.objects, now.tree, last.before, store.head()?.tree);
+  const plan = planRestore(store.objects, now.tree, last.before, store.head());
   let conversation: PreparedRewind["conversation"];
   if (last.conversation) {
     const session = await db.sessions.get(last.conversation.sessionId);
@@ -137,6 +140,8 @@ async function conversationChange(
   if (!first) return undefined;
   const before = session.settings.rewound ?? [];
   const range = { fromSeq: first.seq, toSeq: (turns.at(-1)?.seq ?? first.seq) + 1, rewindId };
+  // Already taken out (by an earlier rewind of the same run): nothing to change.
+  if (before.some((taken) => taken.fromSeq <= range.fromSeq && taken.toSeq >= range.toSeq)) return undefined;
   return { sessionId: session.id, before, after: [...before, range] };
 }
 

@@ -38,20 +38,30 @@ function same(a: TreeEntry | undefined, b: TreeEntry | undefined): boolean {
   return a !== undefined && b !== undefined && a.kind === b.kind && a.hash === b.hash && a.mode === b.mode;
 }
 
+/** reson's latest snapshot (the head), and whether every change before it was recorded. */
+export interface Reference {
+  tree: string;
+  complete: boolean;
+}
+
 /**
  * The plan that puts back `target` wherever reson's snapshots changed since it, i.e. where it
- * differs from `reference` (reson's latest snapshot, the head): what the run (and anything
+ * differs from the reference (reson's latest snapshot, the head): what the run (and anything
  * after it) did is undone, and what changed only afterwards, by the user or another program,
- * stays. A path both changed is a conflict: the rewind would overwrite the later change.
- * Without a reference the plan restores `target` whole (completing an interrupted rewind).
+ * stays. A path both changed is a conflict: the rewind would overwrite the later change. When
+ * the reference is not complete (a run was killed after it), a change since may be the run's
+ * own: `target` is restored whole, and every such path is a conflict to ask about. Without a
+ * reference `target` is restored whole (completing an interrupted rewind).
  */
 export function planRestore(
   objects: ObjectStore,
   current: string,
   target: string,
-  reference: string | undefined,
+  ref: Reference | undefined,
 ): RewindPlan {
-  const wanted = reference === undefined ? target : mergeTrees(objects, current, target, reference);
+  const reference = ref?.tree;
+  const wanted =
+    reference === undefined || !ref!.complete ? target : mergeTrees(objects, current, target, reference);
   const ops: RestoreOp[] = [];
   planFolder(objects, "", current, wanted, ops);
   const changes = diffTrees(objects, current, wanted);

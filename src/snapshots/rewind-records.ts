@@ -65,6 +65,6 @@ export function journalRewind(store: SnapshotStore, record: RewindRecord): void 
 export function finishRewind(store: SnapshotStore, record: RewindRecord, tree: string): void {
   mkdirSync(store.path("rewinds"), { recursive: true });
   writeFileAtomicSync(store.path("rewinds", `${record.id}.json`), JSON.stringify(record));
-  store.setHead({ tree, at: Date.now(), rewindId: record.id });
+  store.setHead({ tree, at: Date.now(), rewindId: record.id, complete: true });
   rmSync(store.path("journal", `${record.id}.json`), { force: true });
 }

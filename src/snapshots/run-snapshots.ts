@@ -56,17 +56,18 @@ export class RunSnapshots {
   /** At the run's end (or where it stopped): the last point, the index kept, old snapshots evicted. */
   async end(step: number): Promise<void> {
     if (this.last === undefined) return;
-    await this.point(step, "end");
+    // Written even when nothing changed since the last point: it marks the run's end as complete.
+    await this.point(step, "end", undefined, true);
     this.store.saveIndex();
     const facts = this.store.addBytes(this.added);
     this.added = 0;
     if (facts.bytes > this.store.limits.maxBytesPerWorkspace) evictOldest(this.store, this.runId);
   }
 
-  private async point(step: number, phase: PointPhase, call?: SnapshotCall): Promise<string> {
+  private async point(step: number, phase: PointPhase, call?: SnapshotCall, always = false): Promise<string> {
     const captured = await this.store.capture();
     this.added += captured.addedBytes;
-    if (captured.tree === this.last) return captured.tree;
+    if (captured.tree === this.last && !always) return captured.tree;
     this.store.appendPoint({
       runId: this.runId,
       seq: this.nextSeq++,

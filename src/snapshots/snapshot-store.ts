@@ -40,6 +40,11 @@ export interface Head {
   at: number;
   runId?: string;
   rewindId?: string;
+  /**
+   * Taken at the end of a run or of a rewind. Otherwise a run may still have changed files
+   * after it (it was killed, or is running), so what differs from it is not surely someone else's.
+   */
+  complete: boolean;
 }
 
 const RUN_ID = /^[0-9A-Za-z_-]{1,80}$/;
@@ -201,7 +206,7 @@ export class SnapshotStore {
   appendPoint(point: SnapshotPoint): void {
     if (!RUN_ID.test(point.runId)) throw new Error(`invalid run id ${point.runId}`);
     appendFileSync(this.path("runs", `${point.runId}.jsonl`), `${JSON.stringify(point)}\n`);
-    this.setHead({ tree: point.tree, at: point.at, runId: point.runId });
+    this.setHead({ tree: point.tree, at: point.at, runId: point.runId, complete: point.phase === "end" });
   }
 
   /** A run's snapshots in order (a line cut short by a crash is skipped). */

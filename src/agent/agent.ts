@@ -467,6 +467,7 @@ export class Agent {
       ...(this.options.commandOnlyReads ? { commandOnlyReads: this.options.commandOnlyReads } : {}),
       warn: (message) => bus.emit({ type: "warning", runId: trace.id, step, ts: Date.now(), message }),
     });
+    if (snapshots) bus.subscribe((event) => snapshots.observe(event));
     // The deadline stops the call in flight; the subagent tool finds this run by its id.
     const watch = budget.watch(signal);
     const run = this.activeRun(trace, recorder, budget, bus, step);

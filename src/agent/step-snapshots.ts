@@ -5,6 +5,7 @@
 // (a full disk) never fails the run: it is said once as a warning, and the run goes on
 // without snapshots.
 import { loadConfig } from "../config/index.js";
+import type { ResonEvent } from "../core/events.js";
 import { RunSnapshots, type SnapshotSettings, SnapshotStore } from "../snapshots/index.js";
 import type { ToolCallRequest, ToolDefinition } from "../tools/index.js";
 import type { Workspace } from "../workspace/index.js";
@@ -19,6 +20,12 @@ export interface CallChanges {
 const MAX_LISTED = 50;
 
 export interface StepSnapshots {
+  /**
+   * Sees the run's events: once the first model call is on its way, the workspace is walked
+   * (its first snapshot in this process), so that a walk of a large workspace overlaps the
+   * model's answer instead of delaying the first call that changes files.
+   */
+  observe(event: ResonEvent): void;
   /** Whether the call may change files, so is snapshotted around. */
   covers(call: ToolCallRequest, tool: ToolDefinition | undefined): boolean;
   before(step: number, call: ToolCallRequest): Promise<void>;
@@ -38,6 +45,7 @@ export interface StepSnapshotOptions {
 export function stepSnapshots(options: StepSnapshotOptions): StepSnapshots {
   const run = new RunSnapshots(options.store, options.runId);
   let off = false;
+  let warmed = false;
   const guarded = async <T>(work: () => Promise<T>): Promise<T | undefined> => {
     if (off) return undefined;
     try {
@@ -52,6 +60,12 @@ export function stepSnapshots(options: StepSnapshotOptions): StepSnapshots {
     }
   };
   return {
+    observe(event) {
+      if (warmed || event.type !== "phase" || event.phase !== "call_provider") return;
+      warmed = true;
+      // After the request is written: the walk blocks this process, not the model.
+      setImmediate(() => void guarded(() => options.store.capture()));
+    },
     covers(call, tool) {
       if (!tool || tool.readOnly || tool.changesFiles === false) return false;
       const command = call.arguments.command;

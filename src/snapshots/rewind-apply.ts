@@ -4,14 +4,7 @@
 // changes anything; the operations are safe to repeat, which is how a rewind a crash
 // interrupted is completed.
 import { crashPoint } from "../core/crash-point.js";
-import {
-  flushFileSystem,
-  removeEntry,
-  restoreDirectory,
-  restoreFile,
-  restoreMode,
-  restoreSymlink,
-} from "../workspace/index.js";
+import { flushFileSystem, WorkspaceRestorer } from "../workspace/index.js";
 import type { ObjectStore } from "./object-store.js";
 import type { RestoreOp } from "./rewind-plan.js";
 
@@ -25,25 +18,31 @@ export function checkObjects(objects: ObjectStore, ops: readonly RestoreOp[]): v
 
 /** Applies the operations in order, then makes the files durable. */
 export function applyOps(objects: ObjectStore, root: string, ops: readonly RestoreOp[]): void {
-  for (const op of ops) {
-    switch (op.action) {
-      case "remove":
-        removeEntry(root, op.path);
-        break;
-      case "write":
-        restoreFile(root, op.path, objects.get(op.entry!.hash), op.entry!.mode);
-        break;
-      case "link":
-        restoreSymlink(root, op.path, objects.get(op.entry!.hash).toString("utf8"));
-        break;
-      case "mkdir":
-        restoreDirectory(root, op.path);
-        break;
-      case "mode":
-        restoreMode(root, op.path, op.entry!.mode);
-        break;
+  if (ops.length === 0) return;
+  const restorer = new WorkspaceRestorer(root);
+  try {
+    for (const op of ops) {
+      switch (op.action) {
+        case "remove":
+          restorer.remove(op.path);
+          break;
+        case "write":
+          restorer.writeFile(op.path, objects.get(op.entry!.hash), op.entry!.mode);
+          break;
+        case "link":
+          restorer.symlink(op.path, objects.get(op.entry!.hash).toString("utf8"));
+          break;
+        case "mkdir":
+          restorer.makeFolder(op.path);
+          break;
+        case "mode":
+          restorer.setMode(op.path, op.entry!.mode);
+          break;
+      }
+      crashPoint("rewind-op");
     }
-    crashPoint("rewind-op");
+  } finally {
+    restorer.close();
   }
-  if (ops.length > 0) flushFileSystem(root);
+  flushFileSystem(root);
 }

@@ -48,6 +48,8 @@ export interface Head {
 }
 
 const RUN_ID = /^[0-9A-Za-z_-]{1,80}$/;
+/** Files hashed since the index was saved before it is saved again. */
+const INDEX_SAVE_AFTER = 256;
 
 /** Where every workspace's snapshots live. */
 export function snapshotsHome(home: string): string {
@@ -64,7 +66,6 @@ export class SnapshotStore {
   private queue: Promise<unknown> = Promise.resolve();
   /** The sweep the model's hashes are known to have survived. */
   private modelSweptAt = -1;
-  private indexDirty = false;
   /** The tree this process captured last: what its model of the workspace stands for. */
   private captured: string | undefined;
 
@@ -191,15 +192,18 @@ export class SnapshotStore {
     const { tree, addedBytes } = this.model.update(first ? undefined : dirty);
     this.captured = tree;
     crashPoint("snapshot-objects-written");
-    if (addedBytes > 0) this.indexDirty = true;
+
     return { tree, addedBytes, mode: first || !dirty ? "walk" : "watch" };
   }
 
-  /** Saves the index if snapshots hashed anything since it was last saved. */
+  /**
+   * Saves the index when snapshots hashed many files since it was loaded or saved: the next
+   * process hashes again the few a run changed (cheaper than writing the whole index each run).
+   */
   saveIndex(): void {
-    if (!this.indexDirty) return;
+    if (this.model.hashed < INDEX_SAVE_AFTER) return;
     saveIndex(this.path("index.json"), this.model.entries());
-    this.indexDirty = false;
+    this.model.hashed = 0;
   }
 
   /** Records a snapshot of a run (after the objects it names), then makes it the head. */

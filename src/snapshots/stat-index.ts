@@ -26,7 +26,7 @@ interface IndexFile {
 
 export function saveIndex(path: string, entries: Iterable<[string, SeedEntry]>): void {
   const rows: Row[] = [];
-  for (const [file, { kind, stat, hash }] of entries)
+  for (const [file, { kind, hash, ...stat }] of entries)
     rows.push([
       file,
       kind === "file" ? "f" : "l",
@@ -54,7 +54,11 @@ export function loadIndex(path: string, validAfter: number): Map<string, SeedEnt
   for (const [file, kind, size, mtimeMs, ctimeMs, ino, mode, hash] of index.rows)
     entries.set(file, {
       kind: kind === "f" ? "file" : "link",
-      stat: { size, mtimeMs, ctimeMs, ino, mode },
+      size,
+      mtimeMs,
+      ctimeMs,
+      ino,
+      mode,
       hash,
     });
   return entries;

@@ -42,15 +42,14 @@ export interface StatKey {
   mode: number;
 }
 
-interface FileNode {
+/** A file's or link's content hash with the facts it was taken at, in one object (walks make 10,000s). */
+interface FileNode extends StatKey {
   kind: "file";
   hash: string;
-  stat: StatKey;
 }
-interface LinkNode {
+interface LinkNode extends StatKey {
   kind: "link";
   hash: string;
-  stat: StatKey;
 }
 interface ExcludedNode {
   kind: "excluded";
@@ -70,11 +69,7 @@ interface DirNode {
 type Node = FileNode | LinkNode | ExcludedNode | DirNode;
 
 /** A file's hash as a saved index knows it, to spare a new process hashing every file again. */
-export interface SeedEntry {
-  kind: "file" | "link";
-  stat: StatKey;
-  hash: string;
-}
+export type SeedEntry = FileNode | LinkNode;
 
 export interface ModelOptions {
   /** The workspace's real path. */
@@ -90,10 +85,22 @@ export interface ModelOptions {
 const RACY_MS = 2000;
 const O_READ = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
-function statKey(stats: Stats): StatKey {
+/**
+ * A node for content just hashed, with the facts taken before the read. Facts taken right after
+ * a change may share its mtime tick with a later one: such a node is not trusted (mtimeMs -1),
+ * so the next walk hashes it again.
+ */
+function hashedNode<K extends "file" | "link">(
+  kind: K,
+  hash: string,
+  stats: Stats,
+): { kind: K; hash: string } & StatKey {
+  const racy = Date.now() - stats.mtimeMs < RACY_MS;
   return {
+    kind,
+    hash,
     size: stats.size,
-    mtimeMs: stats.mtimeMs,
+    mtimeMs: racy ? -1 : stats.mtimeMs,
     ctimeMs: stats.ctimeMs,
     ino: stats.ino,
     mode: stats.mode,
@@ -122,6 +129,8 @@ export class WorkspaceModel {
   private readonly layerCache = new Map<string, IgnoreLayer>();
   /** Hashes a saved index knows, used once by the first walk. */
   private seeds: Map<string, SeedEntry> | undefined;
+  /** Files read and hashed since the model was seeded: worth saving the index for when many. */
+  hashed = 0;
 
   constructor(private readonly options: ModelOptions) {}
 
@@ -133,6 +142,7 @@ export class WorkspaceModel {
   /** Hashes from a saved index, for the next walk. */
   seed(entries: Map<string, SeedEntry>): void {
     this.seeds = entries;
+    this.hashed = 0;
   }
 
   /** Forgets everything (objects it knew may have been swept): the next capture hashes anew. */
@@ -171,8 +181,7 @@ export class WorkspaceModel {
       for (const [name, node] of dir.entries) {
         const path = join(rel, name);
         if (node.kind === "dir") stack.push([path, node]);
-        else if (node.kind !== "excluded")
-          yield [path, { kind: node.kind, stat: node.stat, hash: node.hash }];
+        else if (node.kind !== "excluded") yield [path, node];
       }
     }
   }
@@ -291,15 +300,14 @@ export class WorkspaceModel {
       return this.walkDir(path, abs, stats, admitDirectory(parent.layers, path), before);
     }
     if (stats.isSymbolicLink()) {
-      if (old?.kind === "link" && sameStat(old.stat, stats)) return old;
+      if (old?.kind === "link" && sameStat(old, stats)) return old;
       return this.link(abs, stats, old);
     }
     if (!stats.isFile()) return excluded(old, "special", 0);
     if (stats.size > this.options.settings.maxFileBytes) return excluded(old, "too_large", stats.size);
-    if (old?.kind === "file" && sameStat(old.stat, stats)) return old;
+    if (old?.kind === "file" && sameStat(old, stats)) return old;
     const seed = old === undefined ? this.seeds?.get(path) : undefined;
-    if (seed?.kind === "file" && sameStat(seed.stat, stats))
-      return { kind: "file", hash: seed.hash, stat: seed.stat };
+    if (seed?.kind === "file" && sameStat(seed, stats)) return seed;
     return this.file(abs, old);
   }
 
@@ -312,7 +320,7 @@ export class WorkspaceModel {
     }
     const { hash, added } = this.options.objects.put(Buffer.from(target));
     this.added += added;
-    return { kind: "link", hash, stat: trusted(statKey(stats)) };
+    return hashedNode("link", hash, stats);
   }
 
   /** Reads and stores a file; its facts are taken before the read, so a change during it shows next time. */
@@ -333,7 +341,8 @@ export class WorkspaceModel {
       if (bytes.length > max) return excluded(old, "too_large", bytes.length);
       const { hash, added } = this.options.objects.put(bytes);
       this.added += added;
-      return { kind: "file", hash, stat: trusted(statKey(stats)) };
+      this.hashed++;
+      return hashedNode("file", hash, stats);
     } catch {
       return excluded(old, "unreadable", 0);
     } finally {
@@ -443,7 +452,7 @@ export class WorkspaceModel {
       case "dir":
         return { name, kind: "dir", mode: node.mode, hash: this.treeOf(node), size: 0 };
       case "file":
-        return { name, kind: "file", mode: node.stat.mode & 0o7777, hash: node.hash, size: node.stat.size };
+        return { name, kind: "file", mode: node.mode & 0o7777, hash: node.hash, size: node.size };
       case "link":
         return { name, kind: "link", mode: 0, hash: node.hash, size: 0 };
       default:
@@ -455,11 +464,6 @@ export class WorkspaceModel {
 function excluded(old: Node | undefined, reason: ExcludedReason, size: number): ExcludedNode {
   if (old?.kind === "excluded" && old.reason === reason && old.size === size) return old;
   return { kind: "excluded", reason, size };
-}
-
-/** Facts taken right after a change may share its mtime tick with a later one: not trusted. */
-function trusted(key: StatKey): StatKey {
-  return Date.now() - key.mtimeMs < RACY_MS ? { ...key, mtimeMs: -1 } : key;
 }
 
 /** A folder's new node equals its old one: same mode and the very same entry objects. */

@@ -25,14 +25,7 @@ export { makeFolderWithin, type PlacedEntry, placeWithin } from "./place-within.
 export type { CommandLimits, NetworkPolicy, PolicyOptions, WorkspacePolicy } from "./policy.js";
 export { DEFAULT_COMMAND_LIMITS, DEFAULT_PROTECTED, workspacePolicy } from "./policy.js";
 export { type ChildOptions, endChildren, spawnChild } from "./processes.js";
-export {
-  flushFileSystem,
-  removeEntry,
-  restoreDirectory,
-  restoreFile,
-  restoreMode,
-  restoreSymlink,
-} from "./restore-ops.js";
+export { flushFileSystem, WorkspaceRestorer } from "./restore-ops.js";
 export type { RootPlaces, RootRisk } from "./root-risk.js";
 export { realPathOf, WORKSPACES_DIR, workspaceRootRisk } from "./root-risk.js";
 export type { ResolvedPath } from "./sandbox.js";

@@ -44,8 +44,22 @@ describe.skipIf(await skipWithout("sandbox", "snapshot and rewind crash safety")
         extra,
       );
 
-    // Snapshots taken by the run: the start, then after and before each call that changes files.
-    it.each([2, 3, 5, 6])("SIGKILL in snapshot %i of a run, then rewind, restores the start", async (nth) => {
+    // Snapshots taken by the run: one while the first model call is out (not recorded), the
+    // start before the first call that changes files, then after and before each such call.
+    it("SIGKILL in the run's first recorded snapshot: nothing was changed, nothing to rewind", async () => {
+      seed(f.ws.path);
+      const before = folderState(f.ws.path);
+      f.server.enqueue(...SCRIPT);
+      const killed = await run({ RESON_TEST_CRASH_AT: "snapshot-objects-written:2" });
+      expect(killed.signal).toBe("SIGKILL");
+      const runId = parseEvents(killed.stdout)[0]!.runId as string;
+      expect(folderState(f.ws.path)).toEqual(before);
+      const rewind = await reson(["rewind", runId, "--yes"]);
+      expect(rewind.code).toBe(2);
+      expect(rewind.stderr).toContain(`There are no snapshots of run ${runId}`);
+    });
+
+    it.each([3, 4, 6, 7])("SIGKILL in snapshot %i of a run, then rewind, restores the start", async (nth) => {
       seed(f.ws.path);
       const before = folderState(f.ws.path);
       f.server.enqueue(...SCRIPT);

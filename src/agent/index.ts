@@ -18,6 +18,7 @@ export {
 } from "./run-rewind.js";
 export type { SessionCompaction } from "./session-history.js";
 export { pruneSnapshots, type SnapshotGcReport } from "./snapshot-gc.js";
+export { workspaceSnapshots } from "./step-snapshots.js";
 export { SUBAGENT_TOOL } from "./subagent-tool.js";
 export type { HostEvent, LoopLimits, RunResult } from "./types.js";
 export { type WorkspaceStanding, workspaceStanding } from "./workspace-trust.js";

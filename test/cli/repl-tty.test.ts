@@ -1,7 +1,8 @@
 // The interactive terminal on a real pseudo-terminal (tmux): readline in terminal mode, the
-// permission prompt answered by a keypress line, and Ctrl-C as a key (not a signal).
+// permission prompt answered by a keypress line, Ctrl-C as a key (not a signal), and /rewind's
+// picker.
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CLI, type TempDir, tempDir } from "../support/cli.js";
@@ -126,6 +127,43 @@ describe.skipIf(await skipWithout("tmux", "the interactive terminal on a pty"))(
       tmux("send-keys", "-t", name, "y", "Enter");
       await waitFor("Written.");
       expect(existsSync(join(ws.path, "hello.txt"))).toBe(true);
+      tmux("send-keys", "-t", name, "/exit", "Enter");
+      await waitFor("reson --continue");
+    });
+
+    it("/rewind picks a recent step and puts the file back; /rewind undo puts the change back again", async () => {
+      writeFileSync(join(ws.path, "notes.txt"), "my own notes\n");
+      server.enqueue(
+        { toolCalls: [{ name: "write_file", arguments: { path: "notes.txt", content: "overwritten\n" } }] },
+        { text: "Replaced." },
+      );
+      startReson();
+      await waitFor("reson>");
+      tmux("send-keys", "-t", name, "replace the notes", "Enter");
+      let shown = await waitFor("allow? [y/s/p/u/n/m/e]");
+      tmux("send-keys", "-t", name, "y", "Enter");
+      shown = await waitFor("Replaced.");
+      expect(readFileSync(join(ws.path, "notes.txt"), "utf8")).toBe("overwritten\n");
+
+      tmux("send-keys", "-t", name, "/rewind", "Enter");
+      shown = await waitFor("which? (a number; empty to cancel)", lines(shown) - 1);
+      expect(shown).toMatch(/1\) step 1 of run \w+… \(write_file notes\.txt\): 1 file/);
+      expect(shown).toMatch(/2\) run \w+… as a whole \("replace the notes"\): 1 file/);
+      tmux("send-keys", "-t", name, "1", "Enter");
+      shown = await waitFor(
+        "Rewind files and conversation [y], files only [f], or nothing [N]?",
+        lines(shown) - 1,
+      );
+      expect(shown).toContain("restore notes.txt");
+      tmux("send-keys", "-t", name, "y", "Enter");
+      shown = await waitFor("/rewind undo puts it back", lines(shown) - 1);
+      expect(readFileSync(join(ws.path, "notes.txt"), "utf8")).toBe("my own notes\n");
+
+      tmux("send-keys", "-t", name, "/rewind undo", "Enter");
+      shown = await waitFor("Rewind? [y/N]", lines(shown) - 1);
+      tmux("send-keys", "-t", name, "y", "Enter");
+      await waitFor("/rewind undo puts it back", lines(shown) - 1);
+      expect(readFileSync(join(ws.path, "notes.txt"), "utf8")).toBe("overwritten\n");
       tmux("send-keys", "-t", name, "/exit", "Enter");
       await waitFor("reson --continue");
     });

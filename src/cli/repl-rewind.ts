@@ -61,12 +61,11 @@ export async function rewindChoices(
     if (points.length === 0) continue;
     const steps = await store.steps.list(run.id);
     const byStep = new Map<number, { last: SnapshotPoint; from: string }>();
-    points.forEach((point, i) => {
-      if (point.phase !== "after") return;
-      const previous = points[i - 1]!;
+    for (const [i, point] of points.entries()) {
+      if (point.phase !== "after") continue;
       const seen = byStep.get(point.step);
-      byStep.set(point.step, { last: point, from: seen?.from ?? previous.tree });
-    });
+      byStep.set(point.step, { last: point, from: seen?.from ?? points[i - 1]!.tree });
+    }
     const stepChoices = [...byStep.entries()].sort((a, b) => b[0] - a[0]);
     for (const [step, { last, from }] of stepChoices) {
       const files = diffTrees(snapshots.objects, from, last.tree).length;
@@ -113,7 +112,7 @@ export async function terminalRewind(
         return;
       }
       io.write("Rewind the files to before (newest first):\n");
-      choices.forEach((choice, i) => io.write(`  ${i + 1}) ${choice.label}\n`));
+      io.write(choices.map((choice, i) => `  ${i + 1}) ${choice.label}\n`).join(""));
       const picked = Number((await io.read("which? (a number; empty to cancel) "))?.trim());
       const choice = Number.isInteger(picked) ? choices[picked - 1] : undefined;
       if (!choice) {

@@ -49,12 +49,31 @@ export interface Served {
   headers: Record<string, string>;
 }
 
-/** `reson serve` on a free port with `home` as RESON_HOME, runs allowed under `workspaceRoot`. */
-export async function startServed(home: string, workspaceRoot: string): Promise<Served> {
+/**
+ * `reson serve` on a free port with `home` as RESON_HOME, runs allowed under `workspaceRoot`;
+ * on PostgreSQL with `databaseUrl`, and only answering the API with `workers: 0`.
+ */
+export async function startServed(
+  home: string,
+  workspaceRoot: string,
+  options: { databaseUrl?: string; workers?: number } = {},
+): Promise<Served> {
   const process = startReson(
-    ["serve", "--port", "0", "--log-format", "json", "--workspace-root", workspaceRoot],
+    [
+      "serve",
+      "--port",
+      "0",
+      "--log-format",
+      "json",
+      "--workspace-root",
+      workspaceRoot,
+      ...(options.workers === undefined ? [] : ["--workers", String(options.workers)]),
+    ],
     {
-      env: cleanEnv({ RESON_HOME: home }),
+      env: cleanEnv({
+        RESON_HOME: home,
+        ...(options.databaseUrl ? { RESON_DATABASE_URL: options.databaseUrl } : {}),
+      }),
       cwd: workspaceRoot,
     },
   );

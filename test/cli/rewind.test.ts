@@ -130,6 +130,15 @@ describe.skipIf(await skipWithout("sandbox", "workspace snapshots and rewind"))(
         ]),
       );
 
+      // The trace says, under each call, which files it changed.
+      const trace = await reson(["trace", "show", runId]);
+      expect(trace.stdout).toMatch(
+        /execute_command command="find logs -name '\*\.tmp' -delete" ✓.*\n.*files: D logs\/1\.tmp, D logs\/2\.tmp\n/,
+      );
+      expect(trace.stdout).toContain(
+        "files: D src/a.txt, D src/bin.dat, D src/empty, D src/lib/util.ts, D src/link.ts, D src/private.txt, D src/run.sh\n",
+      );
+
       const stat = await reson(["diff", runId, "--stat"]);
       expect(stat.code).toBe(0);
       expect(stat.stdout).toContain("D\tsrc/run.sh");

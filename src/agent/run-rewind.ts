@@ -13,6 +13,7 @@ import {
   checkObjects,
   finishRewind,
   journalRewind,
+  latestSnapshot,
   pendingRewinds,
   planRestore,
   type RewindPlan,
@@ -78,7 +79,7 @@ export async function prepareRewind(db: Store, request: RewindRequest): Promise<
   checkStep(run!, request.toStep);
   const target = request.toStep === undefined ? points[0]!.tree : treeBeforeStep(points, request.toStep);
   const now = await store.capture();
-  const plan = planRestore(store.objects, now.tree, target, store.head());
+  const plan = planRestore(store.objects, now.tree, target, latestSnapshot(store));
   const conversation =
     request.filesOnly || !session || run!.parentTraceId !== null
       ? undefined
@@ -109,7 +110,7 @@ async function prepareUndo(
     });
   }
   const now = await store.capture();
-  const plan = planRestore(store.objects, now.tree, last.before, store.head());
+  const plan = planRestore(store.objects, now.tree, last.before, latestSnapshot(store));
   let conversation: PreparedRewind["conversation"];
   if (last.conversation) {
     const session = await db.sessions.get(last.conversation.sessionId);

@@ -8,13 +8,15 @@ export { applyOps, checkObjects } from "./rewind-apply.js";
 export { planRestore, type RestoreOp, type RewindPlan } from "./rewind-plan.js";
 export {
   finishRewind,
+  type Head,
   journalRewind,
+  latestSnapshot,
   pendingRewinds,
   type RewindRecord,
   rewindRecords,
 } from "./rewind-records.js";
 export { diffRange, requirePoints, treeBeforeStep } from "./run-points.js";
 export { RunSnapshots, type SnapshotCall } from "./run-snapshots.js";
-export { type Head, SnapshotStore, snapshotsHome, type WorkspaceFacts } from "./snapshot-store.js";
+export { SnapshotStore, snapshotsHome, type WorkspaceFacts } from "./snapshot-store.js";
 export { diffTrees } from "./tree-diff.js";
 export * from "./types.js";

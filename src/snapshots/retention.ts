@@ -1,7 +1,7 @@
 // How snapshots go: with their runs (reson gc removes the runs, then the snapshots of runs
 // that are no longer in the store), and when a workspace's snapshots pass its size cap, the
 // oldest runs' first, never the latest run's. Objects are removed by a sweep: everything no
-// point, head, rewind or journal reaches, and that was not written or reused in the last hour
+// point, rewind or journal reaches, and that was not written or reused in the last hour
 // (a snapshot in flight in another process has written objects that nothing names yet).
 import { readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
@@ -81,11 +81,10 @@ function dropOrphanRewinds(store: SnapshotStore): void {
 function reachable(store: SnapshotStore): Set<string> {
   const roots = new Set<string>();
   for (const runId of store.runIds()) for (const point of store.points(runId)) roots.add(point.tree);
-  const head = store.head();
-  if (head) roots.add(head.tree);
   for (const record of [...rewindRecords(store), ...pendingRewinds(store)]) {
     roots.add(record.before);
     roots.add(record.after);
+    if (record.landed) roots.add(record.landed);
   }
   const live = store.liveTree;
   if (live) roots.add(live);

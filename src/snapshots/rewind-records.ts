@@ -24,6 +24,38 @@ export interface RewindRecord {
   after: string;
   /** The session's rewound turns before and after (absent: the conversation was kept). */
   conversation?: { sessionId: string; before: RewoundTurns[]; after: RewoundTurns[] };
+  /** The workspace's tree once the rewind was done (what it restored, and what it left alone). */
+  landed?: string;
+}
+
+/** The latest snapshot of the workspace, whoever took it: what "unchanged since" compares to. */
+export interface Head {
+  tree: string;
+  at: number;
+  runId?: string;
+  rewindId?: string;
+  /**
+   * Taken at the end of a run or of a rewind. Otherwise a run may still have changed files
+   * after it (it was killed, or is running), so what differs from it is not surely someone else's.
+   */
+  complete: boolean;
+}
+
+/** Runs whose last snapshot is looked at for the head (concurrent runs in one workspace are few). */
+const RECENT_RUNS = 8;
+
+/** The newest of the latest runs' last snapshots and the latest rewind's result. */
+export function latestSnapshot(store: SnapshotStore): Head | undefined {
+  let head: Head | undefined;
+  for (const runId of store.recentRuns(RECENT_RUNS)) {
+    const last = store.points(runId).at(-1);
+    if (last && (!head || last.at > head.at))
+      head = { tree: last.tree, at: last.at, runId, complete: last.phase === "end" };
+  }
+  const rewind = rewindRecords(store).at(-1);
+  if (rewind && (!head || rewind.at > head.at))
+    head = { tree: rewind.landed ?? rewind.after, at: rewind.at, rewindId: rewind.id, complete: true };
+  return head;
 }
 
 function readRecords(store: SnapshotStore, folder: string): RewindRecord[] {
@@ -61,10 +93,9 @@ export function journalRewind(store: SnapshotStore, record: RewindRecord): void 
   writeFileAtomicSync(store.path("journal", `${record.id}.json`), JSON.stringify(record));
 }
 
-/** Every file is in place: the rewind becomes a record, its tree the head, its journal entry goes. */
-export function finishRewind(store: SnapshotStore, record: RewindRecord, tree: string): void {
+/** Every file is in place (the workspace's tree is now `landed`): the rewind becomes a record, its journal entry goes. */
+export function finishRewind(store: SnapshotStore, record: RewindRecord, landed: string): void {
   mkdirSync(store.path("rewinds"), { recursive: true });
-  writeFileAtomicSync(store.path("rewinds", `${record.id}.json`), JSON.stringify(record));
-  store.setHead({ tree, at: Date.now(), rewindId: record.id, complete: true });
+  writeFileAtomicSync(store.path("rewinds", `${record.id}.json`), JSON.stringify({ ...record, landed }));
   rmSync(store.path("journal", `${record.id}.json`), { force: true });
 }

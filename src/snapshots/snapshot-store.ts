@@ -1,13 +1,20 @@
 // One workspace's snapshots, outside the workspace: $RESON_HOME/snapshots/<key>/ holds the
-// objects, each run's snapshot points (one JSON line each, appended), the head (the latest
-// snapshot taken, whatever took it), the rewinds and their journal, and the saved index. A
-// process keeps one store per workspace, shared by its runs and sub-agents, so the model of
-// the workspace and its file-system watches carry from one snapshot (and one run) to the next.
+// objects, each run's snapshot points (one JSON line each, appended), the rewinds and their
+// journal, and the saved index. A process keeps one store per workspace, shared by its runs
+// and sub-agents, so the model of the workspace and its file-system watches carry from one
+// snapshot (and one run) to the next.
 //
 // What is committed last is what refers to the rest: objects first, then the point that names
-// their tree, then the head. A crash in between leaves objects nothing refers to, which a
-// sweep removes.
-import { appendFileSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
+// their tree. A crash in between leaves objects nothing refers to, which a sweep removes.
+import {
+  appendFileSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+} from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomicSync } from "../core/atomic-write.js";
 import { crashPoint } from "../core/crash-point.js";
@@ -32,19 +39,6 @@ export interface WorkspaceFacts {
   sweptAt: number;
   /** Bytes of objects, as counted by the last sweep plus what was added since. */
   bytes: number;
-}
-
-/** The latest snapshot of the workspace, whoever took it: what "unchanged since" compares to. */
-export interface Head {
-  tree: string;
-  at: number;
-  runId?: string;
-  rewindId?: string;
-  /**
-   * Taken at the end of a run or of a rewind. Otherwise a run may still have changed files
-   * after it (it was killed, or is running), so what differs from it is not surely someone else's.
-   */
-  complete: boolean;
 }
 
 const RUN_ID = /^[0-9A-Za-z_-]{1,80}$/;
@@ -206,11 +200,10 @@ export class SnapshotStore {
     this.model.hashed = 0;
   }
 
-  /** Records a snapshot of a run (after the objects it names), then makes it the head. */
+  /** Records a snapshot of a run (after the objects it names). */
   appendPoint(point: SnapshotPoint): void {
     if (!RUN_ID.test(point.runId)) throw new Error(`invalid run id ${point.runId}`);
     appendFileSync(this.path("runs", `${point.runId}.jsonl`), `${JSON.stringify(point)}\n`);
-    this.setHead({ tree: point.tree, at: point.at, runId: point.runId, complete: point.phase === "end" });
   }
 
   /** A run's snapshots in order (a line cut short by a crash is skipped). */
@@ -234,6 +227,22 @@ export class SnapshotStore {
     return points;
   }
 
+  /** The runs whose snapshots were written to last, newest first (at most `count`). */
+  recentRuns(count: number): string[] {
+    const runs: Array<{ runId: string; at: number }> = [];
+    for (const runId of this.runIds()) {
+      try {
+        runs.push({ runId, at: statSync(this.path("runs", `${runId}.jsonl`)).mtimeMs });
+      } catch {
+        // removed meanwhile
+      }
+    }
+    return runs
+      .sort((a, b) => b.at - a.at)
+      .slice(0, count)
+      .map((run) => run.runId);
+  }
+
   /** The ids of the runs with snapshots here. */
   runIds(): string[] {
     try {
@@ -248,18 +257,6 @@ export class SnapshotStore {
   /** Forgets a run's snapshots (their objects go at the next sweep). */
   removeRun(runId: string): void {
     if (RUN_ID.test(runId)) rmSync(this.path("runs", `${runId}.jsonl`), { force: true });
-  }
-
-  head(): Head | undefined {
-    try {
-      return JSON.parse(readFileSync(this.path("head.json"), "utf8")) as Head;
-    } catch {
-      return undefined;
-    }
-  }
-
-  setHead(head: Head): void {
-    writeFileAtomicSync(this.path("head.json"), JSON.stringify(head), { sync: false });
   }
 
   facts(): WorkspaceFacts {

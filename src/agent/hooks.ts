@@ -9,10 +9,13 @@ export interface HookInfo {
   signal: AbortSignal;
 }
 
-/** `record`: why, for the trace (e.g. which permission rule from which file decided). */
+/**
+ * `record`: why, for the trace (e.g. which permission rule from which file decided). A deny's
+ * `hint` says what would let the call through; it goes with the reason to the model and the user.
+ */
 export type ToolCallDecision =
   | { action: "allow"; record?: Record<string, unknown> | object }
-  | { action: "deny"; reason: string; record?: Record<string, unknown> | object }
+  | { action: "deny"; reason: string; hint?: string; record?: Record<string, unknown> | object }
   | { action: "modify"; arguments: Record<string, unknown>; record?: Record<string, unknown> | object };
 
 export interface ToolCallInfo extends HookInfo {

@@ -16,7 +16,8 @@ export {
   type RewindRequest,
   type RewindResult,
 } from "./run-rewind.js";
-export type { SessionCompaction } from "./session-history.js";
+export type { SessionCompaction, SessionExchange } from "./session-history.js";
+export { recentExchanges } from "./session-history.js";
 export { pruneSnapshots, type SnapshotGcReport } from "./snapshot-gc.js";
 export { workspaceSnapshots } from "./step-snapshots.js";
 export { SUBAGENT_TOOL } from "./subagent-tool.js";

@@ -1,8 +1,16 @@
 // The terminal input of the REPL: one readline interface for everything (task prompt,
 // permission answers, notes), so two readers never race for a line. Lines typed ahead are
-// queued and consumed in order; Ctrl-C (a keypress on a TTY, SIGINT through a pipe) and the
-// end of input (Ctrl-D) are reported to the REPL, which decides what they mean.
+// queued and consumed in order; a one-key answer (a permission prompt) is read on a terminal
+// as the key is pressed, and never taken from a line typed ahead. Ctrl-C (a keypress on a
+// TTY, SIGINT through a pipe) and the end of input (Ctrl-D) are reported to the REPL, which
+// decides what they mean.
 import type { Interface } from "node:readline";
+
+/** What node:readline's keypress events carry. */
+type KeypressListener = (
+  text: string | undefined,
+  key: { name?: string; ctrl?: boolean; meta?: boolean } | undefined,
+) => void;
 
 export interface LineReaderOptions {
   input: NodeJS.ReadableStream;
@@ -59,6 +67,49 @@ export class LineReader {
     }
     return new Promise((resolve) => {
       this.waiter = resolve;
+    });
+  }
+
+  /**
+   * Shows `prompt` and resolves with one key, lower-cased: on a terminal as soon as it is
+   * pressed (no Enter), echoed; through a pipe, the first character of the next line. A key
+   * that is not a character reads as "". Null at the end of input (Ctrl-D) or when the read is
+   * cancelled (a Ctrl-C is reported to the REPL as always).
+   */
+  readKey(prompt: string): Promise<string | null> {
+    if (!this.options.terminal)
+      return this.read(prompt).then((line) => (line === null ? null : line.trim().slice(0, 1).toLowerCase()));
+    if (this.ended) return Promise.resolve(null);
+    const { input, output } = this.options;
+    output.write(prompt);
+    // Readline's own key handling is set aside while the key is read (so the key does not
+    // land on its line), and put back after.
+    const readlineListeners = input.listeners("keypress") as KeypressListener[];
+    input.removeAllListeners("keypress");
+    return new Promise((resolve) => {
+      const finish = (key: string | null) => {
+        this.waiter = undefined;
+        input.off("keypress", onKey);
+        for (const listener of readlineListeners) input.on("keypress", listener);
+        resolve(key);
+      };
+      const onKey: KeypressListener = (text, key) => {
+        if (key?.ctrl && key.name === "c") {
+          this.options.onInterrupt();
+          return;
+        }
+        if (key?.ctrl && key.name === "d") {
+          output.write("\n");
+          finish(null);
+          return;
+        }
+        // One printable character; Enter, arrows, Escape and the like read as "".
+        const char = text !== undefined && !key?.ctrl && !key?.meta && /^\P{Cc}$/u.test(text) ? text : "";
+        output.write(`${char}\n`);
+        finish(char.toLowerCase());
+      };
+      input.on("keypress", onKey);
+      this.waiter = finish;
     });
   }
 

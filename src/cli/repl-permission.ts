@@ -1,38 +1,39 @@
-// The REPL's answer to "ask": shows the tool and why it needs approval (a file change as its
-// diff, other calls by their arguments), says what each answer covers, and reads one answer
-// (y/s/p/u/n/m/e). Edit changes only the tool's editableParams.
+// The REPL's answer to "ask": shows the call (permission-view.ts), then reads one key
+// (y/s/p/u/n/m/e; on a terminal without Enter). "Always" answers say which rules they saved.
+// Edit changes only the tool's editableParams (a command; every argument of an MCP call).
 import type { PermissionAnswer, PermissionPrompt } from "../permissions/index.js";
-import type { ToolPreview } from "../tools/index.js";
-import { fileDiff, printable } from "./file-diff.js";
-import { shortenArguments } from "./render-human.js";
+import { callView, choicesView } from "./permission-view.js";
 
 export interface PromptIo {
   write(text: string): void;
   /** The next line, or null when input ended or the prompt was cancelled. */
   read(prompt: string): Promise<string | null>;
+  /** One key, lower-cased ("" for a key that is not a character); null as for read. */
+  readKey(prompt: string): Promise<string | null>;
   /** Colours (a terminal); plain text through pipes. */
   color?: boolean;
+  /** The terminal's width, to wrap long text; undefined through a pipe. */
+  columns?: number;
 }
 
 export async function askPermission(prompt: PermissionPrompt, io: PromptIo): Promise<PermissionAnswer> {
-  io.write(`\n${await callView(prompt, io.color === true)}`);
-  const rule = prompt.session ? prompt.suggestedRule : undefined;
-  const keys = rule ? ["y", "s", "p", "u", "n", "m", "e"] : ["y", "n", "m", "e"];
-  io.write(choices(prompt, rule));
+  io.write(`\n${await callView(prompt, { color: io.color === true, columns: io.columns })}`);
+  const rules = prompt.session ? prompt.suggestedRules : undefined;
+  const keys = rules ? ["y", "s", "p", "u", "n", "m", "e"] : ["y", "n", "m", "e"];
+  io.write(choicesView(prompt, io.columns));
   for (;;) {
-    const line = await io.read(`allow? [${keys.join("/")}] `);
-    if (line === null) return { kind: "deny", note: "The user did not answer." };
-    const key = line.trim().toLowerCase().slice(0, 1);
+    const key = await io.readKey(`allow? [${keys.join("/")}] `);
+    if (key === null) return { kind: "deny", note: "The user did not answer." };
     switch (keys.includes(key) ? key : "") {
       case "y":
         return { kind: "allow_once" };
       case "s":
         return { kind: "allow_session" };
       case "p":
-        io.write(`  added to .reson/settings.local.json: ${rule}\n`);
+        io.write(`  added to .reson/settings.local.json: ${rules?.join(", ")}\n`);
         return { kind: "allow_project" };
       case "u":
-        io.write(`  added to your settings.json: ${rule}\n`);
+        io.write(`  added to your settings.json: ${rules?.join(", ")}\n`);
         return { kind: "allow_user" };
       case "n":
         return { kind: "deny" };
@@ -52,47 +53,6 @@ export async function askPermission(prompt: PermissionPrompt, io: PromptIo): Pro
   }
 }
 
-/** The answers and what each covers; only y/n/m/e where no rule could spare the next question. */
-function choices(prompt: PermissionPrompt, rule: string | undefined): string {
-  const once = "  [y] allow once  [n] deny  [m] deny with a note  [e] edit\n";
-  if (!rule || !prompt.session) return `${once}  (asked every time: no answer covers later calls)\n`;
-  return (
-    `${once}  [s] allow ${prompt.session.covers}\n` +
-    `  [p] always in this project  [u] always for me: adds ${rule}\n`
-  );
-}
-
-/** The first lines of the prompt: the call and why it is asked, and for a file change its diff. */
-async function callView(prompt: PermissionPrompt, color: boolean): Promise<string> {
-  const change = prompt.change;
-  const why = `  ${prompt.decision.reason}\n`;
-  const call = `? ${prompt.tool} ${shortenArguments(prompt.arguments)}\n`;
-  if (!change) return call + why;
-  if (!change.ok) return `${call + why}  as it stands this call would fail: ${printable(change.message)}\n`;
-  const diff = await fileDiff(change.change, { color });
-  const title = `? ${prompt.tool} ${printable(change.change.path)} (${changeSummary(prompt, change, diff)})\n`;
-  return `${title + why + diff.lines.join("\n")}\n`;
-}
-
-function changeSummary(
-  prompt: PermissionPrompt,
-  preview: Extract<ToolPreview, { ok: true }>,
-  diff: { added: number; removed: number },
-): string {
-  const change = preview.change;
-  const counts = `+${diff.added} -${diff.removed}`;
-  if (change.replacements !== undefined) {
-    const all = prompt.arguments.replace_all === true ? ", replace_all" : "";
-    return `${change.replacements} replacement${change.replacements === 1 ? "" : "s"}${all}, ${counts}`;
-  }
-  if (change.before === null && !change.beforeUnreadable) return `new file, ${plural(diff.added, "line")}`;
-  return `overwrites the file, ${counts}`;
-}
-
-function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? "" : "s"}`;
-}
-
 /** Reads new values for the editable parameters; undefined when there is nothing to edit. */
 async function editArguments(
   prompt: PermissionPrompt,
@@ -105,16 +65,18 @@ async function editArguments(
   const args = { ...prompt.arguments };
   for (const param of prompt.editableParams) {
     const current = args[param];
-    const shown = typeof current === "string" ? current : JSON.stringify(current ?? null);
+    const shown =
+      current === undefined ? "(not set)" : typeof current === "string" ? current : JSON.stringify(current);
     io.write(`  ${param}: ${shown}\n`);
     const line = await io.read(`  new ${param} (empty keeps it): `);
     if (line === null) return undefined;
     if (!line.trim()) continue;
-    args[param] = typeof current === "string" || current === undefined ? line : parseValue(line);
+    args[param] = typeof current === "string" ? line : parseValue(line);
   }
   return args;
 }
 
+/** A typed value: JSON where it parses (a number, an object), else the text itself. */
 function parseValue(text: string): unknown {
   try {
     return JSON.parse(text);

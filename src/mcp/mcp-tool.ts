@@ -29,6 +29,12 @@ function schemaOf(info: McpToolInfo): TSchema {
   return object as unknown as TSchema;
 }
 
+/** The arguments the server's schema names, in its order. */
+function argumentNames(info: McpToolInfo): string[] {
+  const properties = info.inputSchema.properties;
+  return typeof properties === "object" && properties !== null ? Object.keys(properties) : [];
+}
+
 export function mcpToolDefinition(options: McpToolOptions): ToolDefinition {
   const { name, server, connection, info } = options;
   const description = info.description.trim() || `${info.name} (from the MCP server ${server})`;
@@ -37,6 +43,8 @@ export function mcpToolDefinition(options: McpToolOptions): ToolDefinition {
     description: `${description}\n(MCP server: ${server})`,
     parameters: schemaOf(info),
     readOnly: info.readOnlyHint,
+    // The user may change any argument before the call runs (the permission prompt's "edit").
+    editableParams: argumentNames(info),
     async execute(args, ctx): Promise<ToolOutput> {
       let wireArgs = args as Record<string, unknown>;
       if (ctx.secrets) {

@@ -2,30 +2,12 @@
 // limits of plan mode, then the guards and ask rules, then allow rules and the read-only
 // set, and last the mode's default. For execute_command every subcommand and every redirect
 // target is decided on its own and the strictest answer wins. Pure: no I/O, never throws.
-import { resolve } from "node:path";
 import { isWithin } from "../core/path-within.js";
-import { normalizeCommandText } from "./command-pattern.js";
-import {
-  commandWriteTargets,
-  criticalTargetReason,
-  findDeleteTargets,
-  protectedPathReason,
-  recursiveRmTargets,
-  resolveUserPath,
-} from "./guards.js";
+import { type Action, commandActions, MISSING_COMMAND, toolAction } from "./actions.js";
+import { narrowAllowRule } from "./narrow-rule.js";
 import { matchesPathPattern } from "./path-pattern.js";
-import { isReadOnlyCommand } from "./read-only-commands.js";
-import { ruleSourceLabel } from "./rule.js";
-import { hasSubstitutionMark, parseCommandLine, type SimpleCommand } from "./shell-parse.js";
-import {
-  BROWSER_NAVIGATE_TOOL,
-  COMMAND_TOOL,
-  FETCH_TOOL,
-  isDelegatingTool,
-  isReadOnlyTool,
-  isWriteTool,
-  PATH_TOOLS,
-} from "./tool-names.js";
+import { parseRule, ruleSourceLabel } from "./rule.js";
+import { COMMAND_TOOL, isDelegatingTool } from "./tool-names.js";
 import type {
   DecidingRule,
   Decision,
@@ -37,31 +19,6 @@ import type {
   RuleList,
   ToolCall,
 } from "./types.js";
-import { isDangerousVariable, stripWrappers } from "./wrappers.js";
-
-type ActionKind = "read" | "write" | "command" | "other";
-
-interface Action {
-  kind: ActionKind;
-  tool: string;
-  part: string;
-  path?: string;
-  command?: {
-    /** Wrappers stripped, words as written: what allow rules see. */
-    text: string;
-    /** More spellings deny and ask rules also see (quotes removed, wrappers kept). */
-    variants: string[];
-    readOnly: boolean;
-  };
-  /** web_fetch, browser_navigate: the host the request goes to. */
-  host?: string;
-  /** Set when the action must be asked whatever the rules and mode (unless denied). */
-  guard?: string;
-  /** With a guard: how a headless run, which cannot ask, gets the action through. */
-  headlessHint?: string;
-  /** Set when neither an allow rule nor the read-only set may approve the action. */
-  noAutoAllow?: string;
-}
 
 export function evaluate(call: ToolCall, policy: Policy, context: EvaluationContext): Decision {
   const mode = context.mode ?? policy.mode;
@@ -76,41 +33,6 @@ export function evaluate(call: ToolCall, policy: Policy, context: EvaluationCont
       decidedBy: "guard",
     };
   }
-}
-
-function toolAction(call: ToolCall, context: EvaluationContext): Action {
-  const kind: ActionKind =
-    isReadOnlyTool(call.tool, context.readOnlyTools) || isDelegatingTool(call.tool)
-      ? "read"
-      : isWriteTool(call.tool)
-        ? "write"
-        : "other";
-  const action: Action = { kind, tool: call.tool, part: call.tool };
-  if (call.tool === FETCH_TOOL || call.tool === BROWSER_NAVIGATE_TOOL)
-    return fetchAction(action, call.arguments);
-  const pathArg = PATH_TOOLS[call.tool];
-  if (pathArg === undefined) return action;
-  const value = isRecord(call.arguments) ? call.arguments[pathArg] : undefined;
-  if (typeof value !== "string" || value === "") {
-    if (kind === "write") return { ...action, guard: "the call names no file to write" };
-    return { ...action, path: context.workspaceRoot };
-  }
-  const path = resolve(context.workspaceRoot, value);
-  const part = `${call.tool} ${value}`;
-  if (kind !== "write") return { ...action, part, path };
-  const guard = protectedPathReason(path);
-  return { ...action, part, path, ...(guard ? { guard } : {}) };
-}
-
-function fetchAction(action: Action, args: unknown): Action {
-  const url = isRecord(args) ? args.url : undefined;
-  let host: string | undefined;
-  try {
-    host = typeof url === "string" ? new URL(url).hostname.toLowerCase().replace(/\.$/, "") : undefined;
-  } catch {
-    host = undefined;
-  }
-  return host ? { ...action, part: `${action.tool} ${host}`, host } : action;
 }
 
 function hostMatches(host: string | undefined, pattern: string): boolean {
@@ -128,168 +50,13 @@ function evaluateCommand(
   context: EvaluationContext,
   mode: PermissionMode,
 ): Decision {
-  const command = isRecord(args) ? args.command : undefined;
-  if (typeof command !== "string")
-    return decideAction(
-      { kind: "command", tool: COMMAND_TOOL, part: "(no command)", guard: "the call has no command string" },
-      policy,
-      context,
-      mode,
-    );
-  const actions = commandActions(command, context);
-  if (context.sandbox === "none") actions.push(unsandboxedAction());
+  const actions = commandActions(args, context);
+  if (!actions) return decideAction(MISSING_COMMAND, policy, context, mode);
   const parts: PartDecision[] = actions.map((action) => ({
     part: action.part,
     ...decideAction(action, policy, context, mode),
   }));
   return combine(parts);
-}
-
-/**
- * Whether a command line only reads, by the same list that lets read-only commands run without
- * a rule: every part a read-only command, every redirect harmless, nothing reson is unsure of.
- * Pure, like evaluate; a command it cannot read counts as one that writes.
- */
-export function commandOnlyReads(command: string, context: EvaluationContext): boolean {
-  try {
-    return commandActions(command, context).every(
-      (action) =>
-        action.guard === undefined &&
-        (action.kind === "read" || (action.kind === "command" && action.command?.readOnly === true)),
-    );
-  } catch {
-    return false;
-  }
-}
-
-function commandActions(command: string, context: EvaluationContext): Action[] {
-  const parsed = parseCommandLine(command);
-  const actions: Action[] = [];
-  const gitNeedsCare = parsed.commands.some((c) => c.words[0]?.value === "cd") && parsed.commands.some(isGit);
-  let cwd: string | undefined = context.workspaceRoot;
-  for (const simple of parsed.commands) {
-    const stripped = stripWrappers(simple.words);
-    const args = stripped.words.map((word) => word.value);
-    const text = normalizeCommandText(stripped.words.map((word) => word.raw).join(" "));
-    const variants = [
-      normalizeCommandText(args.join(" ")),
-      normalizeCommandText(simple.words.map((word) => word.raw).join(" ")),
-    ];
-    // git after cd may run another repository's hooks, so it is no longer read-only.
-    const readOnly = isReadOnlyCommand(args) && !(args[0] === "git" && gitNeedsCare);
-    const action: Action = {
-      kind: "command",
-      tool: COMMAND_TOOL,
-      part: text || "(redirect only)",
-      command: { text, variants, readOnly },
-    };
-    const dangerous = stripped.assignments.filter(isDangerousVariable);
-    if (dangerous.length > 0) action.noAutoAllow = `it sets ${dangerous.join(", ")}`;
-    const guard = commandGuard(args, cwd, context);
-    if (guard) action.guard = guard;
-    actions.push(action);
-    for (const redirect of simple.redirects) {
-      if (!/^(>|>>|>\||&>|&>>|<>)$/.test(redirect.op)) continue;
-      actions.push(redirectAction(redirect.op, redirect.target.value, cwd, context));
-    }
-    if (args[0] === "cd") cwd = nextCwd(args[1], cwd, context);
-  }
-  if (parsed.problems.length > 0)
-    actions.push({
-      kind: "command",
-      tool: COMMAND_TOOL,
-      part: normalizeCommandText(command).slice(0, 200),
-      command: { text: normalizeCommandText(command), variants: [], readOnly: false },
-      guard: `reson cannot read this command with certainty: ${unique(parsed.problems).join("; ")}`,
-    });
-  if (actions.length === 0)
-    actions.push({
-      kind: "command",
-      tool: COMMAND_TOOL,
-      part: "(empty)",
-      command: { text: "", variants: [], readOnly: true },
-    });
-  return actions;
-}
-
-const UNSANDBOXED_REASON =
-  "no OS sandbox works on this machine, so this command would run OUTSIDE any sandbox";
-const UNSANDBOXED_HEADLESS_HINT =
-  "Run `reson doctor` to see what is missing (usually: apt-get install bubblewrap), or pass --sandbox off to run commands without an OS sandbox.";
-
-/** The extra part of every command when no sandbox can hold it: always asked, never auto-allowed. */
-function unsandboxedAction(): Action {
-  return {
-    kind: "command",
-    tool: COMMAND_TOOL,
-    part: "(no sandbox)",
-    command: { text: "", variants: [], readOnly: false },
-    guard: UNSANDBOXED_REASON,
-    headlessHint: UNSANDBOXED_HEADLESS_HINT,
-  };
-}
-
-function isGit(simple: SimpleCommand): boolean {
-  return stripWrappers(simple.words).words[0]?.value === "git";
-}
-
-function commandGuard(
-  args: string[],
-  cwd: string | undefined,
-  context: EvaluationContext,
-): string | undefined {
-  let words = args;
-  // For the critical guard, look through privilege wrappers too.
-  while (words[0] === "sudo" || words[0] === "doas") {
-    words = words.slice(1);
-    while (words[0]?.startsWith("-")) words = words.slice(/^-[ugCDhpr]$/.test(words[0]) ? 2 : 1);
-  }
-  for (const target of [...recursiveRmTargets(words), ...findDeleteTargets(words)]) {
-    // Subshells hide where `cd` leaves us, so check from the workspace root as well.
-    const reason =
-      criticalTargetReason(target, cwd, context) ??
-      criticalTargetReason(target, context.workspaceRoot, context);
-    if (reason) return `recursive delete of a critical path: ${reason}`;
-  }
-  for (const target of commandWriteTargets(words)) {
-    const reason = protectedPathReason(
-      resolveUserPath(target, cwd ?? context.workspaceRoot, context.userHome),
-    );
-    if (reason) return `the command writes a protected path: ${reason}`;
-  }
-  return undefined;
-}
-
-const HARMLESS_TARGETS = new Set(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"]);
-
-function redirectAction(
-  op: string,
-  target: string,
-  cwd: string | undefined,
-  context: EvaluationContext,
-): Action {
-  const part = `${op} ${target}`;
-  const base: Action = { kind: "write", tool: "write_file", part };
-  if (HARMLESS_TARGETS.has(target) || /^\/dev\/fd\/\d+$/.test(target)) return { ...base, kind: "read" };
-  const unexpanded = target.replace(/^\$\{HOME\}|^\$HOME(?![A-Za-z0-9_])/, "~");
-  if (/[$`]/.test(unexpanded) || hasSubstitutionMark(unexpanded))
-    return { ...base, guard: `the redirect target ${target} depends on a variable or substitution` };
-  if (cwd === undefined && !unexpanded.startsWith("/") && !unexpanded.startsWith("~"))
-    return { ...base, guard: `the redirect target ${target} is relative to a directory reson cannot know` };
-  const path = resolveUserPath(target, cwd ?? context.workspaceRoot, context.userHome);
-  const guard = protectedPathReason(path);
-  return { ...base, path, ...(guard ? { guard } : {}) };
-}
-
-function nextCwd(
-  target: string | undefined,
-  cwd: string | undefined,
-  context: EvaluationContext,
-): string | undefined {
-  if (target === undefined || target === "~") return context.userHome;
-  if (target === "-" || /[$`*?[]/.test(target) || hasSubstitutionMark(target)) return undefined;
-  if (cwd === undefined && !target.startsWith("/") && !target.startsWith("~")) return undefined;
-  return resolveUserPath(target, cwd ?? context.workspaceRoot, context.userHome);
 }
 
 function decideAction(
@@ -310,15 +77,34 @@ function decideAction(
     };
 
   const verdict = decideUndenied(action, policy, context, mode);
-  if (verdict.behavior !== "ask") return verdict;
+  if (verdict.behavior === "allow") return verdict;
+  const unblocked = withWayThrough(verdict, action, context);
+  if (verdict.behavior !== "ask") return unblocked;
   if (mode === "dontAsk")
     return {
-      ...verdict,
+      ...unblocked,
       behavior: "deny",
       reason: `dontAsk mode denies what would be asked: ${verdict.reason}`,
     };
   // Only the mode's default gives way to an allow rule; anything else asks again next time.
-  return verdict.decidedBy === "mode" && !action.noAutoAllow ? verdict : { ...verdict, alwaysAsked: true };
+  return verdict.decidedBy === "mode" && !action.noAutoAllow
+    ? unblocked
+    : { ...unblocked, alwaysAsked: true };
+}
+
+/**
+ * The verdict with what would let the action through: the sandbox that refuses it anyway, or,
+ * where the mode's default decided, the narrowest allow rule, kept only if it parses and
+ * matches the action (a rule that would not take effect is never offered).
+ */
+function withWayThrough(verdict: Decision, action: Action, context: EvaluationContext): Decision {
+  if (action.refusedBySandbox) return { ...verdict, refusedBySandbox: action.refusedBySandbox };
+  if (verdict.decidedBy !== "mode" || action.noAutoAllow) return verdict;
+  const text = narrowAllowRule(action, context.workspaceRoot);
+  if (text === undefined) return verdict;
+  const parsed = parseRule(text, "allow", { kind: "session", root: context.workspaceRoot });
+  if (!parsed.ok || !ruleMatches(parsed.rule, action, context)) return verdict;
+  return { ...verdict, allowRule: text };
 }
 
 function decideUndenied(
@@ -327,13 +113,7 @@ function decideUndenied(
   context: EvaluationContext,
   mode: PermissionMode,
 ): Decision {
-  if (action.guard)
-    return {
-      behavior: "ask",
-      reason: action.guard,
-      decidedBy: "guard",
-      ...(action.headlessHint ? { headlessHint: action.headlessHint } : {}),
-    };
+  if (action.guard) return { behavior: "ask", reason: action.guard, decidedBy: "guard" };
   const ask = findRule(policy, "ask", action, context);
   if (ask) return byRule("ask", ask, `rule ${ask.text} asks`);
   if (!action.noAutoAllow) {
@@ -449,10 +229,12 @@ function combine(parts: PartDecision[]): Decision {
   const pick = parts.find((p) => p.behavior === "deny") ?? parts.find((p) => p.behavior === "ask");
   const strip = ({ part: _part, ...decision }: PartDecision): Decision => decision;
   if (pick) {
-    const decision = strip(pick);
-    const prefix = parts.length > 1 ? `${pick.part}: ` : "";
+    const { allowRule: _rule, refusedBySandbox: _refused, ...decision } = strip(pick);
+    // An ask names every part that asks (a deny, the first that denies: one is enough).
+    const named = pick.behavior === "ask" ? parts.filter((p) => p.behavior === "ask") : [pick];
+    const reason = parts.length > 1 ? named.map((p) => `${p.part}: ${p.reason}`).join("; ") : decision.reason;
     const alwaysAsked = parts.some((p) => p.behavior === "ask" && p.alwaysAsked);
-    return { ...decision, reason: prefix + decision.reason, parts, ...(alwaysAsked ? { alwaysAsked } : {}) };
+    return { ...decision, reason, parts, ...(alwaysAsked ? { alwaysAsked } : {}) };
   }
   const byRulePart = parts.find((p) => p.decidedBy === "rule");
   const byModePart = parts.find((p) => p.decidedBy === "mode");
@@ -462,12 +244,4 @@ function combine(parts: PartDecision[]): Decision {
       ? first.reason
       : `every part is allowed (${parts.map((p) => `${p.part}: ${p.reason}`).join("; ")})`;
   return { ...strip(first), reason, parts };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function unique(items: string[]): string[] {
-  return [...new Set(items)];
 }

@@ -1,17 +1,19 @@
 // The permission gate: the rule engine as the loop's beforeToolCall hook. Every call is
 // evaluated against the policy; "ask" goes to the user through `promptUser` (given by the
-// terminal), or, in a headless run, is denied with the flag or rule that would allow it. The
-// decision, and the rule and file behind it, are recorded with the call.
+// terminal), or, in a headless run, is denied with a hint naming what would let it through
+// (denial-hint.ts). The decision, and the rule and file behind it, are recorded with the call.
 import { mkdir, readFile } from "node:fs/promises";
-import { dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { dirname, join } from "node:path";
 import type { AgentHooks, ToolCallDecision } from "../agent/index.js";
 import { writeFileAtomic } from "../core/atomic-write.js";
 import type { ToolPreview } from "../tools/index.js";
-import { commandOnlyReads, evaluate } from "./evaluate.js";
-import { escapeGlob } from "./path-pattern.js";
+import { commandOnlyReads } from "./actions.js";
+import { headlessDenial } from "./denial-hint.js";
+import { evaluate } from "./evaluate.js";
+import { allowRulesFor } from "./narrow-rule.js";
 import { parseRule } from "./rule.js";
 import { isMcpTool, isWriteTool } from "./tool-names.js";
-import type { Decision, PermissionMode, Policy, Rule, SandboxState } from "./types.js";
+import type { Decision, EvaluationContext, PermissionMode, Policy, Rule, SandboxState } from "./types.js";
 
 export type PermissionAnswer =
   | { kind: "allow_once" }
@@ -32,11 +34,12 @@ export interface PermissionPrompt {
   arguments: Record<string, unknown>;
   decision: Decision;
   /**
-   * The rule an "allow always" answer (project or user) would add; absent when the call is
-   * asked every time (a guard, an ask rule), where no rule would spare the next question.
+   * The rules an "allow always" answer (project or user) adds: one per part that asked, each
+   * as narrow as the part (`execute_command(make build)`, `Edit(./log.txt)`). Absent when the
+   * call is asked every time (a guard, an ask rule), where no rule would spare the next question.
    */
-  suggestedRule?: string;
-  /** What an "allow for this session" answer covers; absent as for suggestedRule. */
+  suggestedRules?: string[];
+  /** What an "allow for this session" answer covers; absent as for suggestedRules. */
   session?: SessionGrant;
   editableParams: readonly string[];
   /** What the call would change (write_file, edit_file): the file before and after. */
@@ -45,9 +48,9 @@ export interface PermissionPrompt {
 
 /** What "allow for this session" allows from now on. */
 export interface SessionGrant {
-  /** The allow rule added for the rest of the session. */
-  rule: string;
-  /** What it covers, as the prompt says it ("all file edits in the workspace"). */
+  /** The allow rules added for the rest of the session. */
+  rules: string[];
+  /** What they cover, as the prompt says it ("all file edits in the workspace …"). */
   covers: string;
 }
 
@@ -63,6 +66,10 @@ export interface PermissionGateOptions {
   readOnlyTools?: readonly string[];
   /** Where commands run (see EvaluationContext.sandbox); default "off". */
   sandbox?: SandboxState;
+  /** Rules granted "for this session" before this gate (a served session's earlier runs). */
+  sessionRules?: readonly string[];
+  /** Told the rules of each "allow for this session" answer, to keep them for the session's later runs. */
+  onSessionGrant?: (rules: readonly string[]) => Promise<void>;
 }
 
 /** What the trace keeps of a decision. */
@@ -76,81 +83,25 @@ export interface DecisionRecord {
   asked?: PermissionAnswer["kind"];
 }
 
-function quoteForShell(text: string): string {
-  return `'${text.replaceAll("'", "'\\''")}'`;
-}
-
-/**
- * The narrowest rule that would allow this exact call. A file edit gets Claude Code's
- * `Edit(…)` form, which covers write_file and edit_file alike, with the path from the
- * workspace root (`./…`, glob characters escaped) or, outside it, absolute (`//…`).
- */
-export function suggestedRule(tool: string, args: Record<string, unknown>, workspaceRoot?: string): string {
-  if (tool === "execute_command" && typeof args.command === "string") {
-    // A compound command needs every part allowed; one exact rule would not cover it.
-    return isCompound(args.command) ? tool : `execute_command(${args.command})`;
-  }
-  if (isWriteTool(tool) && typeof args.path === "string" && args.path !== "")
-    return `Edit(${editPattern(args.path, workspaceRoot)})`;
-  if (typeof args.path === "string") return `${tool}(${args.path})`;
-  if ((tool === "web_fetch" || tool === "browser_navigate") && typeof args.url === "string") {
-    try {
-      return `${tool === "web_fetch" ? tool : "browser"}(domain:${new URL(args.url).hostname})`;
-    } catch {
-      return tool;
-    }
-  }
-  return tool;
-}
-
 /** Every file edit (write_file, edit_file) inside the workspace. */
 const WORKSPACE_EDITS = "Edit(./**)";
 
 /**
- * What "allow for this session" covers. For a file edit inside the workspace: every edit
- * inside it, as Claude Code's "allow all edits this session" (a task edits several files, and
- * protected paths are still asked); elsewhere the call's own rule.
+ * What "allow for this session" covers, given the rules an "always" answer would save. A file
+ * edit inside the workspace: every edit inside it, as Claude Code's "allow all edits this
+ * session" (a task edits several files, and protected paths are still asked). Anything else:
+ * exactly those rules, one per part that asked.
  */
-export function sessionGrant(
-  tool: string,
-  args: Record<string, unknown>,
-  workspaceRoot: string,
-): SessionGrant {
-  const rule = suggestedRule(tool, args, workspaceRoot);
-  if (isWriteTool(tool) && typeof args.path === "string" && args.path !== "") {
-    if (rule.startsWith("Edit(./"))
-      return {
-        rule: WORKSPACE_EDITS,
-        covers: "all file edits in this workspace for this session (protected paths still ask)",
-      };
-    return { rule, covers: `edits of ${args.path} for this session` };
-  }
-  if (tool === "execute_command" && typeof args.command === "string")
-    return isCompound(args.command)
-      ? { rule, covers: "every command for this session" }
-      : { rule, covers: "this exact command for this session" };
-  if (rule.startsWith("web_fetch(domain:"))
-    return { rule, covers: `fetches from ${rule.slice("web_fetch(domain:".length, -1)} for this session` };
-  if (rule.startsWith("browser(domain:"))
-    return { rule, covers: `browsing to ${rule.slice("browser(domain:".length, -1)} for this session` };
-  if (rule !== tool) return { rule, covers: `${rule} for this session` };
-  return { rule, covers: `every ${tool} call for this session` };
+export function sessionGrant(tool: string, rules: readonly string[]): SessionGrant {
+  if (isWriteTool(tool) && rules.length === 1 && rules[0]!.startsWith("Edit(./"))
+    return {
+      rules: [WORKSPACE_EDITS],
+      covers: "all file edits in this workspace for this session (protected paths still ask)",
+    };
+  return { rules: [...rules], covers: `for this session: ${rules.join(", ")}` };
 }
 
-function isCompound(command: string): boolean {
-  return /&&|\|\||[;|&\n`]|\$\(/.test(command);
-}
-
-function editPattern(path: string, workspaceRoot: string | undefined): string {
-  if (workspaceRoot === undefined) return isAbsolute(path) ? `/${escapeGlob(path)}` : `./${escapeGlob(path)}`;
-  const absolute = resolve(workspaceRoot, path);
-  const rel = relative(workspaceRoot, absolute);
-  if (rel === "" || rel === ".." || rel.startsWith("../") || isAbsolute(rel))
-    return `/${escapeGlob(absolute)}`;
-  return `./${escapeGlob(rel)}`;
-}
-
-async function appendAllowRule(file: string, rule: string): Promise<void> {
+async function appendAllowRules(file: string, rules: readonly string[]): Promise<void> {
   let settings: Record<string, unknown> = {};
   try {
     settings = JSON.parse(await readFile(file, "utf8")) as Record<string, unknown>;
@@ -159,7 +110,7 @@ async function appendAllowRule(file: string, rule: string): Promise<void> {
   }
   const permissions = (settings.permissions ?? {}) as Record<string, unknown>;
   const allow = Array.isArray(permissions.allow) ? [...permissions.allow] : [];
-  if (!allow.includes(rule)) allow.push(rule);
+  for (const rule of rules) if (!allow.includes(rule)) allow.push(rule);
   settings.permissions = { ...permissions, allow };
   await mkdir(dirname(file), { recursive: true });
   await writeFileAtomic(file, `${JSON.stringify(settings, null, 2)}\n`);
@@ -172,6 +123,7 @@ export class PermissionGate {
   constructor(private readonly options: PermissionGateOptions) {
     this.policy = options.policy;
     this.mode = options.policy.mode;
+    for (const rule of options.sessionRules ?? []) this.allowForSession(rule);
   }
 
   get currentMode(): PermissionMode {
@@ -196,14 +148,25 @@ export class PermissionGate {
 
   /** `readOnly`: the tool declares no side effects (it then needs no approval, like reads). */
   decide(tool: string, args: Record<string, unknown>, readOnly = false): Decision {
+    return evaluate({ tool, arguments: args }, this.policy, this.context(tool, readOnly));
+  }
+
+  private context(tool: string, readOnly: boolean): EvaluationContext {
     const readOnlyTools = [...(this.options.readOnlyTools ?? []), ...(readOnly ? [tool] : [])];
-    return evaluate({ tool, arguments: args }, this.policy, {
+    return {
       workspaceRoot: this.options.workspaceRoot,
       userHome: this.options.userHome,
       mode: this.mode,
       ...(readOnlyTools.length > 0 ? { readOnlyTools } : {}),
       ...(this.options.sandbox ? { sandbox: this.options.sandbox } : {}),
-    });
+    };
+  }
+
+  /** Adds `rules` for this session and to the settings `file`, for later sessions. */
+  private async allowAlways(rules: readonly string[] | undefined, file: string): Promise<void> {
+    if (!rules) return;
+    for (const rule of rules) this.allowForSession(rule);
+    await appendAllowRules(file, rules);
   }
 
   /** Whether a command only reads (the read-only set): it changes nothing worth a snapshot. */
@@ -229,17 +192,6 @@ export class PermissionGate {
     };
   }
 
-  private headlessDenial(tool: string, args: Record<string, unknown>, decision: Decision): string {
-    if (decision.headlessHint) {
-      return `${decision.reason}. This run cannot ask for approval (headless). ${decision.headlessHint}`;
-    }
-    const rule = suggestedRule(tool, args, this.options.workspaceRoot);
-    return (
-      `${decision.reason} This run cannot ask for approval (headless). Allow it with ` +
-      `--allow ${quoteForShell(rule)}, a rule in .reson/settings.json, or --permission-mode bypass.`
-    );
-  }
-
   /** The loop hook. */
   hooks(): AgentHooks {
     return {
@@ -255,17 +207,14 @@ export class PermissionGate {
         }
         const prompt = this.options.promptUser;
         if (!prompt) {
-          return {
-            action: "deny",
-            reason: this.headlessDenial(call.name, call.arguments, decision),
-            record: this.record(decision, "deny"),
-          };
+          const asked = { tool: call.name, arguments: call.arguments };
+          const denial = headlessDenial(asked, decision, this.policy, this.context(call.name, readOnly));
+          return { action: "deny", ...denial, record: this.record(decision, "deny") };
         }
-        // Only an ask that a rule could silence offers "for this session" and "always".
-        const repeatable = decision.decidedBy === "mode" && !decision.alwaysAsked;
+        // Only an ask that rules could silence offers "for this session" and "always".
+        const rules = decision.alwaysAsked ? undefined : allowRulesFor(decision);
+        const session = rules ? sessionGrant(call.name, rules) : undefined;
         const root = this.options.workspaceRoot;
-        const rule = repeatable ? suggestedRule(call.name, call.arguments, root) : undefined;
-        const session = repeatable ? sessionGrant(call.name, call.arguments, root) : undefined;
         const change = await info.preview?.(call.arguments);
         const answer = await prompt({
           runId: info.runId,
@@ -273,7 +222,7 @@ export class PermissionGate {
           tool: call.name,
           arguments: call.arguments,
           decision,
-          ...(rule ? { suggestedRule: rule } : {}),
+          ...(rules ? { suggestedRules: rules } : {}),
           ...(session ? { session } : {}),
           editableParams: info.tool?.editableParams ?? [],
           ...(change ? { change } : {}),
@@ -283,19 +232,14 @@ export class PermissionGate {
           case "allow_once":
             return { action: "allow", record: record("allow") };
           case "allow_session":
-            if (session) this.allowForSession(session.rule);
+            for (const rule of session?.rules ?? []) this.allowForSession(rule);
+            if (session) await this.options.onSessionGrant?.(session.rules);
             return { action: "allow", record: record("allow") };
           case "allow_project":
-            if (rule) {
-              this.allowForSession(rule);
-              await appendAllowRule(join(root, ".reson", "settings.local.json"), rule);
-            }
+            await this.allowAlways(rules, join(root, ".reson", "settings.local.json"));
             return { action: "allow", record: record("allow") };
           case "allow_user":
-            if (rule) {
-              this.allowForSession(rule);
-              await appendAllowRule(join(this.options.home, "settings.json"), rule);
-            }
+            await this.allowAlways(rules, join(this.options.home, "settings.json"));
             return { action: "allow", record: record("allow") };
           case "edit":
             return { action: "modify", arguments: answer.arguments, record: record("allow") };

@@ -1,7 +1,8 @@
 // Public surface of the permissions module: the pure rule engine (rules, modes, evaluate),
 // the settings loader, and the policy description for `/permissions`.
-export { commandPatternRegex } from "./command-pattern.js";
-export { commandOnlyReads, evaluate } from "./evaluate.js";
+export { commandOnlyReads } from "./actions.js";
+export { commandPatternRegex, exactCommandPattern } from "./command-pattern.js";
+export { evaluate } from "./evaluate.js";
 export {
   type DecisionRecord,
   type PermissionAnswer,
@@ -10,10 +11,10 @@ export {
   type PermissionPrompt,
   type SessionGrant,
   sessionGrant,
-  suggestedRule,
 } from "./gate.js";
 export { PROTECTED_DIRS, PROTECTED_FILES, protectedPathReason } from "./guards.js";
 export { type OfferOptions, parseMode, toolsOfferedInMode } from "./modes.js";
+export { allowRulesFor, narrowAllowRule } from "./narrow-rule.js";
 export { type CreatePolicyOptions, createPolicy, describePolicy, type PolicySource } from "./policy.js";
 export { isReadOnlyCommand } from "./read-only-commands.js";
 export { type ParsedRule, parseRule, ruleSourceLabel } from "./rule.js";

@@ -104,8 +104,13 @@ export interface Decision {
   modeDefault?: PermissionMode;
   /** For execute_command: one decision per subcommand or redirect target, in order. */
   parts?: PartDecision[];
-  /** For a headless run: how to get this call through, when a rule cannot (no sandbox). */
-  headlessHint?: string;
+  /**
+   * The narrowest allow rule that lets this call (or this part) through, on a decision the
+   * mode's default made: checked to parse and to match. For a command see `parts`.
+   */
+  allowRule?: string;
+  /** Why the call would fail even if allowed: the workspace or the OS sandbox refuses it. */
+  refusedBySandbox?: string;
   /**
    * Set on an "ask" that no allow rule can silence (a guard, an ask rule, a dangerous
    * variable): answering "for this session" or "always" would not spare the next question.

@@ -37,6 +37,11 @@ export interface SessionSettings {
   compaction?: { upToSeq: number; summary: string; count: number };
   /** Turns taken out of the history by rewinds (reson rewind): later runs do not see them. */
   rewound?: RewoundTurns[];
+  /**
+   * Allow rules the user granted "for this session" (allow_session over HTTP): every later run
+   * of the session starts with them.
+   */
+  allowRules?: string[];
 }
 
 /** Turns of a session a rewind took out of its history: seq in [fromSeq, toSeq). */
@@ -399,6 +404,8 @@ export interface Store {
    * `before`, sessions left empty, queue requests done before it, and idempotency keys older.
    */
   gc(before: EpochMs): Promise<GcReport>;
+  /** What gc(before) would delete now, deleting nothing (`reson gc --dry-run`, and its question). */
+  gcPreview(before: EpochMs): Promise<GcReport>;
   sizeBytes(): Promise<number>;
   close(options?: CloseOptions): Promise<void>;
 }

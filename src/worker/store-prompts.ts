@@ -59,7 +59,7 @@ export function storePromptChannel(options: PromptChannelOptions): PromptChannel
         arguments: mask(prompt.arguments) as Record<string, unknown>,
         reason: prompt.decision.reason,
         ...(prompt.decision.rule ? { rule: prompt.decision.rule.text } : {}),
-        ...(prompt.session ? { sessionRule: prompt.session.rule } : {}),
+        ...(prompt.session ? { session: prompt.session } : {}),
         ...(prompt.change ? { change: mask(prompt.change) } : {}),
       };
       const record = await open(prompt.runId, "permission", payload);

@@ -3,6 +3,7 @@
 export type { CommandOptions, CommandResult, CommandSandbox } from "./command.js";
 export { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_BYTES } from "./command.js";
 export { isSecretName, scrubEnvironment } from "./environment.js";
+export { PRIVATE_WRITABLE_DIRS } from "./exec-sandbox/bwrap-args.js";
 export type {
   ProbeOptions,
   SandboxFacts,

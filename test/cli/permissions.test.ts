@@ -58,9 +58,9 @@ describe("permissions in headless runs", () => {
     expect(result.code).toBe(0);
     const [ls] = results(result.stdout);
     expect(ls).toMatchObject({ ok: false, error: { code: "tool_denied" } });
-    const message = (ls!.error as { message: string }).message;
+    const { message, hint } = ls!.error as { message: string; hint: string };
     expect(message).toContain("OUTSIDE any sandbox");
-    expect(message).toContain("--sandbox off");
+    expect(hint).toContain("--sandbox off");
     expect(parseEvents(result.stdout)[0]!.sandbox).toMatch(/^sandbox: NONE.*commands are refused/);
   });
 
@@ -81,9 +81,7 @@ describe("permissions in headless runs", () => {
     expect(write).toMatchObject({ ok: true, permission: { behavior: "allow", mode: "acceptEdits" } });
     expect(ls).toMatchObject({ ok: true, permission: { behavior: "allow" } });
     expect(touch).toMatchObject({ ok: false, error: { code: "tool_denied" } });
-    expect((touch!.error as { message: string }).message).toContain(
-      "--allow 'execute_command(touch made.txt)'",
-    );
+    expect((touch!.error as { hint: string }).hint).toContain("--allow 'execute_command(touch made.txt)'");
     expect(existsSync(join(f.ws.path, "made.txt"))).toBe(false);
     expect(JSON.stringify(f.server.requests[1]!.body)).toContain("--allow");
   });

@@ -187,6 +187,24 @@ describe("approving file changes in the interactive terminal", () => {
     expect(await r.exited).toBe(0);
   });
 
+  it("offers no rule for a write outside the workspace, which the file tools refuse anyway", async () => {
+    f.server.enqueue(call("write_file", { path: "../elsewhere.txt", content: "x\n" }), { text: "Refused." });
+    const r = open();
+    await r.waitFor("reson> ");
+    r.send("write elsewhere");
+    const at = await r.waitFor(ONCE_ONLY);
+    const prompt = shown(r);
+    expect(prompt).toContain(
+      "this call would fail even if allowed: file tools reach only the workspace, and ../elsewhere.txt is outside it",
+    );
+    expect(prompt).not.toContain("asked every time");
+    expect(prompt).not.toContain("Edit(");
+    r.send("n");
+    await r.waitFor("Refused.", at);
+    r.send("/exit");
+    expect(await r.exited).toBe(0);
+  });
+
   it("p and u write an Edit rule for the file, which covers write_file and edit_file alike, then and in later runs", async () => {
     f.server.enqueue(
       call("write_file", { path: "docs/a.md", content: "A\n" }),

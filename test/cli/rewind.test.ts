@@ -275,10 +275,37 @@ describe.skipIf(await skipWithout("sandbox", "workspace snapshots and rewind"))(
       const [store] = readdirSync(join(f.home.path, "snapshots"));
       const points = join(f.home.path, "snapshots", store!, "runs", `${runId}.jsonl`);
       expect(existsSync(points)).toBe(true);
-      const gc = await reson(["gc", "--older-than", "0s"]);
+      const gc = await reson(["gc", "--older-than", "0s", "--yes"]);
       expect(gc.code).toBe(0);
-      expect(gc.stdout).toContain("removed the workspace snapshots of 1 runs");
+      expect(gc.stdout).toContain("removed the workspace snapshots of 1 run");
       expect(existsSync(points)).toBe(false);
+    });
+
+    it("past snapshots.maxBytesPerWorkspace the oldest runs' snapshots go first, never the latest run's", async () => {
+      writeFileSync(
+        join(f.home.path, "config.json"),
+        JSON.stringify({ snapshots: { maxBytesPerWorkspace: 1 } }),
+      );
+      const runIds: string[] = [];
+      for (const name of ["one", "two", "three"]) {
+        f.server.enqueue(
+          { toolCalls: [{ name: "write_file", arguments: { path: `${name}.txt`, content: `${name}\n` } }] },
+          { text: "Done." },
+        );
+        runIds.push((await run(`write ${name}`)).runId);
+      }
+      // Over the cap after every run: only the latest run's snapshots are left.
+      for (const old of runIds.slice(0, 2)) {
+        const diff = await reson(["diff", old]);
+        expect(diff.code).not.toBe(0);
+        expect(diff.stderr).toContain(`There are no snapshots of run ${old} on this machine.`);
+      }
+      const latest = await reson(["diff", runIds[2]!, "--stat"]);
+      expect(latest.stdout).toBe("A\tthree.txt\n");
+      const rewound = await reson(["rewind", runIds[2]!, "--yes"]);
+      expect(rewound.code).toBe(0);
+      expect(existsSync(join(f.ws.path, "three.txt"))).toBe(false);
+      expect(readFileSync(join(f.ws.path, "two.txt"), "utf8")).toBe("two\n");
     });
   },
 );

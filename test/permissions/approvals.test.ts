@@ -1,12 +1,12 @@
 // The answers to a permission prompt, through the gate: what "for this session" covers, the
-// Edit(…) rule an "always" answer writes, and which prompts may offer them at all.
+// narrow rules an "always" answer writes (one per part that asked), and which prompts may
+// offer them at all.
 import { describe, expect, it } from "vitest";
 import {
   evaluate,
   type PermissionAnswer,
   PermissionGate,
   type PermissionPrompt,
-  suggestedRule,
 } from "../../src/permissions/index.js";
 import { cmd, ctx, edit, HOME, policyOf, type RuleLists, WS, write } from "./support.js";
 
@@ -34,7 +34,7 @@ describe("answers to a permission prompt", () => {
     const { gate, prompts, ask } = gateAnswering("allow_session");
     await ask("write_file", { path: "notes.txt", content: "x" });
     expect(prompts[0]!.session).toEqual({
-      rule: "Edit(./**)",
+      rules: ["Edit(./**)"],
       covers: "all file edits in this workspace for this session (protected paths still ask)",
     });
     expect(gate.decide("edit_file", { path: "notes.txt", old_string: "a", new_string: "b" }).behavior).toBe(
@@ -48,29 +48,59 @@ describe("answers to a permission prompt", () => {
     expect(decided.reason).toBe("allowed by rule Edit(./**) (session)");
   });
 
-  it("for this session, a command covers that command and a fetch its host", async () => {
+  it("for this session, a command covers each part that asked, and a redirect the file it writes", async () => {
     const { gate, prompts, ask } = gateAnswering("allow_session");
     await ask("execute_command", { command: "npm test" });
-    await ask("execute_command", { command: "make && make install" });
-    expect(prompts.map((p) => p.session?.covers)).toEqual([
-      "this exact command for this session",
-      "every command for this session",
+    await ask("execute_command", { command: "make build && git status && npm run lint" });
+    await ask("execute_command", { command: "echo x >> log.txt" });
+    expect(prompts.map((p) => p.session)).toEqual([
+      { rules: ["execute_command(npm test)"], covers: "for this session: execute_command(npm test)" },
+      {
+        rules: ["execute_command(make build)", "execute_command(npm run lint)"],
+        covers: "for this session: execute_command(make build), execute_command(npm run lint)",
+      },
+      { rules: ["Edit(./log.txt)"], covers: "for this session: Edit(./log.txt)" },
     ]);
-    expect(gate.decide("execute_command", { command: "npm test" }).behavior).toBe("allow");
+    for (const command of [
+      "npm test",
+      "make build && npm run lint",
+      "echo x >> log.txt",
+      "echo y >> log.txt",
+    ])
+      expect(gate.decide("execute_command", { command }).behavior).toBe("allow");
+    // Never wider than what asked: other commands, and other files, still ask.
+    for (const command of ["make", "make build --force", "npm run lint; rm x", "echo x >> other.txt"])
+      expect(gate.decide("execute_command", { command }).behavior).toBe("ask");
   });
 
-  it("always writes the Edit rule of just that file, escaped, from the workspace root or absolute outside it", () => {
-    expect(suggestedRule("write_file", { path: "src/a.ts" }, WS)).toBe("Edit(./src/a.ts)");
-    expect(suggestedRule("edit_file", { path: `${WS}/src/a.ts` }, WS)).toBe("Edit(./src/a.ts)");
-    expect(suggestedRule("edit_file", { path: "../other/b.md" }, WS)).toBe("Edit(//work/other/b.md)");
-    expect(suggestedRule("write_file", { path: "..notes/c.md" }, WS)).toBe("Edit(./..notes/c.md)");
-    const weird = suggestedRule("write_file", { path: "a[1] (copy)*.md" }, WS);
+  it("names a command holding a star by its exact text, the star escaped", () => {
+    const decision = evaluate(cmd("rm -f *.o && make"), policyOf(), ctx());
+    expect(decision.parts?.map((part) => part.allowRule)).toEqual([
+      "execute_command(rm -f \\*.o)",
+      "execute_command(make)",
+    ]);
+    const policy = policyOf({ allow: ["execute_command(rm -f \\*.o)", "Bash(touch \\\\\\*.ts)"] });
+    expect(evaluate(cmd("rm -f *.o"), policy, ctx()).behavior).toBe("allow");
+    expect(evaluate(cmd("rm -f -r ~ x.o"), policy, ctx()).behavior).toBe("ask");
+    expect(evaluate(cmd("rm -f a.o"), policy, ctx()).behavior).toBe("ask");
+    expect(evaluate(cmd("touch \\*.ts"), policy, ctx()).behavior).toBe("allow");
+    expect(evaluate(cmd("touch x.ts"), policy, ctx()).behavior).toBe("ask");
+  });
+
+  it("always writes the Edit rule of just that file, escaped, and none for a file the file tools cannot reach", () => {
+    const rule = (call: ReturnType<typeof write>) => evaluate(call, policyOf(), ctx()).allowRule;
+    expect(rule(write("src/a.ts"))).toBe("Edit(./src/a.ts)");
+    expect(rule(edit(`${WS}/src/a.ts`))).toBe("Edit(./src/a.ts)");
+    expect(rule(write("..notes/c.md"))).toBe("Edit(./..notes/c.md)");
+    const weird = rule(write("a[1] (copy)*.md"))!;
     expect(weird).toBe("Edit(./a\\[1\\] \\(copy\\)\\*.md)");
-    const policy = policyOf({ allow: [weird, "Edit(//work/other/b.md)"] });
+    const policy = policyOf({ allow: [weird] });
     expect(evaluate(write("a[1] (copy)*.md"), policy, ctx()).behavior).toBe("allow");
     expect(evaluate(edit("a[1] (copy)*.md"), policy, ctx()).behavior).toBe("allow");
     expect(evaluate(write("a1 (copy)x.md"), policy, ctx()).behavior).toBe("ask");
-    expect(evaluate(edit("/work/other/b.md"), policy, ctx()).behavior).toBe("allow");
+    const outside = evaluate(edit("../other/b.md"), policyOf(), ctx());
+    expect(outside.allowRule).toBeUndefined();
+    expect(outside.refusedBySandbox).toContain("file tools reach only the workspace");
   });
 
   it("offers session and always answers only where a rule could spare the next question", async () => {
@@ -82,7 +112,7 @@ describe("answers to a permission prompt", () => {
     for (const prompt of prompts) {
       expect(prompt.decision.alwaysAsked).toBe(true);
       expect(prompt.session).toBeUndefined();
-      expect(prompt.suggestedRule).toBeUndefined();
+      expect(prompt.suggestedRules).toBeUndefined();
     }
     expect(evaluate(cmd("make"), policyOf(), ctx()).alwaysAsked).toBeUndefined();
   });

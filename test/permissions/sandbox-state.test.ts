@@ -53,11 +53,11 @@ describe("commands and the OS sandbox", () => {
       { tool: { name: "execute_command", readOnly: false } } as never,
     );
     expect(decision?.action).toBe("deny");
-    const reason = (decision as { reason: string }).reason;
+    const { reason, hint } = decision as { reason: string; hint: string };
     expect(reason).toContain("OUTSIDE any sandbox");
-    expect(reason).toContain("reson doctor");
-    expect(reason).toContain("--sandbox off");
-    expect(reason).not.toContain("--allow");
+    expect(hint).toContain("reson doctor");
+    expect(hint).toContain("--sandbox off");
+    expect(hint).not.toContain("--allow");
   });
 });
 
@@ -77,9 +77,8 @@ describe("web_fetch rules", () => {
     expect(evaluate(fetchCall("not a url"), policy, ctx()).behavior).toBe("ask");
   });
 
-  it("suggests the narrowest domain rule when asked", async () => {
-    const { suggestedRule } = await import("../../src/permissions/gate.js");
-    expect(suggestedRule("web_fetch", { url: "https://api.github.com/repos" })).toBe(
+  it("suggests the narrowest domain rule when asked", () => {
+    expect(evaluate(fetchCall("https://api.github.com/repos"), policyOf(), ctx()).allowRule).toBe(
       "web_fetch(domain:api.github.com)",
     );
   });

@@ -158,7 +158,7 @@ describe.skipIf(await skipWithout("postgres", "rewind over HTTP on PostgreSQL"))
       const env = cleanEnv({ RESON_HOME: f.ws.home, RESON_DATABASE_URL: url });
       const worker = startReson(["worker", "--log-format", "json"], { env, cwd: f.ws.path });
       await worker.waitFor(/worker started/);
-      const served = await startServed(f.ws.home, f.ws.path, { databaseUrl: url, workers: 0 });
+      const served = await startServed(f.ws.home, f.ws.path, ["--workers", "0"], { RESON_DATABASE_URL: url });
       await diffAndRewind(served, f.ws.path, f.model.openaiBaseUrl);
     }, 90_000);
   },

@@ -50,30 +50,19 @@ export interface Served {
 }
 
 /**
- * `reson serve` on a free port with `home` as RESON_HOME, runs allowed under `workspaceRoot`;
- * on PostgreSQL with `databaseUrl`, and only answering the API with `workers: 0`.
+ * `reson serve` on a free port with `home` as RESON_HOME, runs allowed under `workspaceRoot`,
+ * any more flags, and more environment (RESON_DATABASE_URL for PostgreSQL).
  */
 export async function startServed(
   home: string,
   workspaceRoot: string,
-  options: { databaseUrl?: string; workers?: number } = {},
+  more: string[] = [],
+  env: Record<string, string> = {},
 ): Promise<Served> {
   const process = startReson(
-    [
-      "serve",
-      "--port",
-      "0",
-      "--log-format",
-      "json",
-      "--workspace-root",
-      workspaceRoot,
-      ...(options.workers === undefined ? [] : ["--workers", String(options.workers)]),
-    ],
+    ["serve", "--port", "0", "--log-format", "json", "--workspace-root", workspaceRoot, ...more],
     {
-      env: cleanEnv({
-        RESON_HOME: home,
-        ...(options.databaseUrl ? { RESON_DATABASE_URL: options.databaseUrl } : {}),
-      }),
+      env: cleanEnv({ RESON_HOME: home, ...env }),
       cwd: workspaceRoot,
     },
   );

@@ -48,6 +48,9 @@ const PRIVATE_TMPFS: ReadonlyArray<readonly [string, number]> = [
   ["/run", RUN_BYTES],
 ];
 
+/** The folders outside the workspace a sandboxed command can write (each its own, private). */
+export const PRIVATE_WRITABLE_DIRS: readonly string[] = PRIVATE_TMPFS.map(([path]) => path);
+
 /**
  * Protected paths (relative) as absolute paths, and the folders that must become mount points
  * so that neither they nor a hidden folder inside the workspace can be renamed away: their

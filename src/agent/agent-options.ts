@@ -47,6 +47,11 @@ export interface AgentOptions {
   /** Which tools the model is offered (e.g. plan mode offers no write tools); default all. */
   offerTool?: (name: string) => boolean;
   /**
+   * Whether a command only reads (the permission gate's read-only set): such calls need no
+   * snapshot of the workspace around them. Default: every command may change files.
+   */
+  commandOnlyReads?: (command: string) => boolean;
+  /**
    * The secrets tools may use as <secret>name</secret>; default those of
    * $RESON_HOME/secrets.json. Pass `SecretVault.empty()` for none.
    */

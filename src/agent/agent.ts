@@ -47,6 +47,7 @@ import { RunJournal } from "./run-journal.js";
 import { HeldLease } from "./run-lease.js";
 import { assertSessionFree, definedLimits, endedResult, findTrace, titleOf } from "./run-lookup.js";
 import { compactSession, type SessionCompaction, sessionHistory } from "./session-history.js";
+import { runStepSnapshots } from "./step-snapshots.js";
 import { type ChildSpec, createSubagentTool, type ParentRun, type SubagentHost } from "./subagent-tool.js";
 import type { HostEvent, RunResult } from "./types.js";
 import { openWorkspace } from "./workspace-trust.js";
@@ -460,6 +461,16 @@ export class Agent {
       instructions: instructions.files,
       ...(recall?.text ? { memory: recall.text } : {}),
     });
+    const snapshots = runStepSnapshots({
+      settings: config.snapshots,
+      home: this.loaded.home,
+      workspace: this.workspace,
+      persisted: this.store !== undefined,
+      runId: trace.id,
+      ...(this.options.commandOnlyReads ? { commandOnlyReads: this.options.commandOnlyReads } : {}),
+      warn: (message) => bus.emit({ type: "warning", runId: trace.id, step, ts: Date.now(), message }),
+    });
+    if (snapshots) bus.subscribe((event) => snapshots.observe(event));
     // The deadline stops the call in flight; the subagent tool finds this run by its id.
     const watch = budget.watch(signal);
     const run = this.activeRun(trace, recorder, budget, bus, step);
@@ -493,6 +504,7 @@ export class Agent {
           ...(this.secrets ? { secrets: this.secrets.access } : {}),
           sandbox,
           ...(this.options.askHuman ? { askHuman: this.options.askHuman } : {}),
+          ...(snapshots ? { snapshots } : {}),
           ...(!childBudget && this.learning
             ? {
                 afterRun: (result: RunResult) =>

@@ -4,10 +4,22 @@ export type { AgentOptions, ResumeOptions, RunOptions } from "./agent-options.js
 export { createAgent, openDefaultStore } from "./create-agent.js";
 export type { AgentHooks, HookInfo, ToolCallDecision, ToolCallInfo } from "./hooks.js";
 export type { LoopSnapshot } from "./recorder.js";
+export { type RunDiff, runDiff } from "./run-diff.js";
 export { HeldLease } from "./run-lease.js";
 export { findTrace, titleOf } from "./run-lookup.js";
+export {
+  applyRewind,
+  completeInterruptedRewinds,
+  conflictError,
+  type PreparedRewind,
+  prepareRewind,
+  type RewindRequest,
+  type RewindResult,
+} from "./run-rewind.js";
 export type { SessionCompaction, SessionExchange } from "./session-history.js";
 export { recentExchanges } from "./session-history.js";
+export { pruneSnapshots, type SnapshotGcReport } from "./snapshot-gc.js";
+export { workspaceSnapshots } from "./step-snapshots.js";
 export { SUBAGENT_TOOL } from "./subagent-tool.js";
 export type { HostEvent, LoopLimits, RunResult } from "./types.js";
 export { type WorkspaceStanding, workspaceStanding } from "./workspace-trust.js";

@@ -31,6 +31,7 @@ import type { ContextInput, PreparedRequest } from "./context-manager.js";
 import type { ToolCallInfo } from "./hooks.js";
 import type { LoopSnapshot } from "./recorder.js";
 import { type LoopDeps, RunState } from "./run-state.js";
+import type { StepSnapshots } from "./step-snapshots.js";
 import type { RunResult } from "./types.js";
 
 /** A step whose tool calls were committed but not all their results (a resumed run). */
@@ -343,8 +344,11 @@ async function runToolCall(
     effective = { ...effective, arguments: decision.arguments };
   }
 
+  let files: Awaited<ReturnType<StepSnapshots["after"]>>;
   if (!result) {
     if (info.tool && !info.tool.readOnly) await deps.recorder.toolStarted(call);
+    const snapshotted = deps.snapshots?.covers(effective, info.tool) === true;
+    if (snapshotted) await deps.snapshots!.before(state.step, effective);
     const artifacts = deps.artifacts;
     result = await deps.tools.execute(effective, {
       workspace: deps.workspace,
@@ -364,6 +368,7 @@ async function runToolCall(
           }
         : {}),
     });
+    if (snapshotted) files = await deps.snapshots!.after(state.step, effective);
   }
   // Cut short by the host's shutdown: nothing of the call is recorded, as after a crash, and
   // the next holder reports it as interrupted (a read-only one runs again).
@@ -378,6 +383,7 @@ async function runToolCall(
     permission,
   );
   emitResult(state, call, result, permission);
+  if (files) state.emit({ type: "files_changed", toolCallId: call.id, name: call.name, ...files });
   return result;
 }
 
@@ -475,6 +481,7 @@ async function finish(state: RunState, status: RunStatus, error?: ResonError): P
     durationMs: Date.now() - state.startedAt,
   };
   if (error) result.error = serializeError(error);
+  await state.deps.snapshots?.end(state.step);
   // Another process holds the run now: this one writes nothing more, not even its end.
   let lost = leaseLost(state, error);
   if (!lost) {

@@ -7,6 +7,7 @@ import {
   describeHolder,
   holderAlive,
   leaseSince,
+  projectKey,
   type SessionRecord,
   type Store,
   type TraceRecord,
@@ -90,4 +91,38 @@ export async function sessionOwningAll(store: Store, error: unknown): Promise<Se
     if (trace?.sessionId !== session.id) return undefined;
   }
   return session;
+}
+
+/**
+ * The run a request names by id (a session id means its newest run), with its session and
+ * workspace; without an id, the latest run of `workspace` (for an undo, just the workspace).
+ */
+export async function locateRun(
+  db: Store,
+  request: { id?: string; workspace?: string; undo?: boolean },
+): Promise<{ run?: TraceRecord; session?: SessionRecord; workspace: string }> {
+  if (request.id === undefined) {
+    if (!request.workspace) throw new ResonError("usage_error", "Name a run or session.");
+    if (request.undo) return { workspace: request.workspace };
+    const session = await db.sessions.latest(projectKey(request.workspace));
+    const run = session?.lastTraceId ? await db.traces.get(session.lastTraceId) : undefined;
+    if (!session || !run) {
+      throw new ResonError("not_found", `No run in ${request.workspace} yet.`, {
+        hint: "`reson sessions` lists the runs; give one's id.",
+      });
+    }
+    return { run, session, workspace: session.workspace };
+  }
+  const run = await findTrace(db, request.id);
+  const session = await db.sessions.get(run.sessionId);
+  if (!session) throw new ResonError("not_found", `The session of run ${run.id} is missing.`);
+  return { run, session, workspace: session.workspace };
+}
+
+/** Refuses a step the run does not have (steps count from 1). */
+export function checkStep(run: TraceRecord, step: number | undefined): void {
+  if (step === undefined || (Number.isInteger(step) && step >= 1 && step <= Math.max(run.steps, 1))) return;
+  throw new ResonError("usage_error", `Run ${run.id} has steps 1 to ${run.steps}, not ${step}.`, {
+    hint: "`reson trace show <id>` lists its steps.",
+  });
 }

@@ -21,6 +21,7 @@ import { CircuitBreaker } from "./circuit-breaker.js";
 import { ContextManager, type ContextState } from "./context-manager.js";
 import type { AgentHooks } from "./hooks.js";
 import type { LoopSnapshot, RunRecorder } from "./recorder.js";
+import type { StepSnapshots } from "./step-snapshots.js";
 import type { LoopLimits, RunResult } from "./types.js";
 
 export interface LoopDeps {
@@ -67,6 +68,8 @@ export interface LoopDeps {
   afterRun?: (result: RunResult) => Promise<void>;
   /** Asks the user (ask_human); each question is a human_question event first. Absent: no one to ask. */
   askHuman?: AskHuman;
+  /** Snapshots of the workspace around calls that may change it (absent: none are taken). */
+  snapshots?: StepSnapshots;
 }
 
 export interface ArtifactKeeper {

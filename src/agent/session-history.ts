@@ -13,7 +13,7 @@ import {
 import { ResonError } from "../core/errors.js";
 import { addUsage } from "../core/usage.js";
 import type { Provider } from "../providers/index.js";
-import type { SessionRecord, Store } from "../store/index.js";
+import type { SessionRecord, Store, TurnRecord } from "../store/index.js";
 import { closeOpenToolCalls, conversationTurns } from "./resume.js";
 
 /** One task of a session and what came of it: the model's last words, and how many tool calls it made. */
@@ -71,9 +71,18 @@ export interface SessionCompaction {
   afterTokens: number;
 }
 
+/** The turns no rewind took out (reson rewind without --files-only). */
+function keptTurns(turns: TurnRecord[], session: SessionRecord): TurnRecord[] {
+  const rewound = session.settings.rewound ?? [];
+  if (rewound.length === 0) return turns;
+  return turns.filter(
+    (turn) => !rewound.some((range) => turn.seq >= range.fromSeq && turn.seq < range.toSeq),
+  );
+}
+
 /** A session's turns as the next run sees them: after a /compact, the summary and what followed. */
 export async function sessionHistory(store: Store, session: SessionRecord): Promise<HistoryEntry[]> {
-  const { conversation: turns } = await conversationTurns(store, session.id);
+  const turns = keptTurns((await conversationTurns(store, session.id)).conversation, session);
   const compaction = session.settings.compaction;
   if (!compaction) return closeOpenToolCalls(turnsToHistory(turns));
   // The compacted turns are read too, for the skills loaded there: they stay beside the summary.
@@ -103,7 +112,10 @@ export async function compactSession(
   // never loses its result.
   let cut = Math.max(from, turns.length - (options.keepTurns ?? 1));
   while (cut > from && turns[cut]?.role !== "user") cut--;
-  const part = turns.filter((t) => t.seq >= from && t.seq < cut);
+  const part = keptTurns(
+    turns.filter((t) => t.seq >= from && t.seq < cut),
+    session,
+  );
   if (part.length === 0)
     throw new ResonError("usage_error", "There is nothing to compact yet in this session.");
   const before = await sessionHistory(store, session);

@@ -7,6 +7,7 @@ export { mcpCommand } from "./mcp-command.js";
 export { experiencesCommand, memoryCommand } from "./memory-commands.js";
 export { pluginCommand } from "./plugin-command.js";
 export { replCommand } from "./repl-command.js";
+export { diffCommand, rewindCommand } from "./rewind-commands.js";
 export { resumeCommand, runCommand } from "./run-command.js";
 export { serveCommand } from "./serve-command.js";
 export { skillsCommand } from "./skills-command.js";

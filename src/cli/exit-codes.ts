@@ -27,6 +27,9 @@ const CONFIG_CODES: ReadonlySet<ErrorCode> = new Set([
   "run_leased",
   "secrets_file_insecure",
   "secrets_file_invalid",
+  // Nothing was changed: there is nothing to rewind from here, or the user's files are in the way.
+  "snapshot_missing",
+  "rewind_conflict",
 ]);
 
 export function exitCodeForStatus(status: RunStatus): number {

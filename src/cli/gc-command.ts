@@ -1,8 +1,11 @@
 // `reson gc --older-than <age>`: removes runs that ended before then, with their steps,
-// checkpoints, artifacts and events, and the sessions left empty. What would go is said first;
-// in a terminal reson asks, `--yes` removes without asking (scripts), `--dry-run` only says.
+// checkpoints, artifacts, events and workspace snapshots, and the sessions left empty. What
+// would go is said first; in a terminal reson asks, `--yes` removes without asking (scripts),
+// `--dry-run` only says.
 // Without a terminal and without --yes nothing is removed: data that is gone is gone.
 
+import { pruneSnapshots } from "../agent/index.js";
+import { resonHome } from "../config/index.js";
 import { ResonError } from "../core/errors.js";
 import type { GcReport, Store } from "../store/index.js";
 import { parseDuration } from "../store/index.js";
@@ -27,6 +30,11 @@ async function remove(store: Store, before: number, age: string): Promise<number
   const sizeAfter = await store.sizeBytes();
   process.stdout.write(
     `removed ${describe(report)} older than ${age}; ${store.location}: ${formatBytes(sizeBefore)} -> ${formatBytes(sizeAfter)}\n`,
+  );
+  // The workspace snapshots of the runs that went (and of runs gone before).
+  const snapshots = await pruneSnapshots(store, resonHome());
+  process.stdout.write(
+    `removed the workspace snapshots of ${countOf(snapshots.runs, "run")} (${formatBytes(snapshots.bytesRemoved)})\n`,
   );
   return EXIT_OK;
 }

@@ -6,6 +6,8 @@ export const COMMAND_NAMES = [
   "resume",
   "sessions",
   "trace",
+  "diff",
+  "rewind",
   "tools",
   "skills",
   "memory",
@@ -41,6 +43,13 @@ Usage:
   reson trace show <id> [--context]  print a run as a tree of steps (--context: what each
                                      model call saw: sections, files, sizes, hashes)
   reson trace export <id> [--format json|jsonl] [--output file|-]
+  reson diff [<id>] [--step N]       what a run (or one step) changed in its workspace, as a
+                                     unified diff (--stat: one line per file; --json); no id:
+                                     the latest run of this workspace
+  reson rewind [<id>] [--to-step N]  put the workspace back as it was before the run (or its
+                                     step N), after showing what changes and asking (--yes);
+                                     --files-only keeps the conversation; --undo puts back
+                                     what the latest rewind changed; --dry-run only shows
   reson tools [--json] [-w dir]      per-tool statistics of this project: calls, ok %, failures
                                      by code, p50/p95 duration, health flags
   reson skills [-w dir] [--json]     the skills found for this workspace, where from, and warnings
@@ -56,8 +65,8 @@ Usage:
                                      secrets file, store, tools; what to install when not
   reson workspace create|list|show    registered workspaces by name (\`reson workspace --help\`):
                                      default|rename|remove|use|settings|templates
-  reson gc --older-than <30d|12h>    remove old runs and their checkpoints: says what would go
-           [--dry-run | --yes]       and asks (--dry-run: only say; --yes: no question, for scripts)
+  reson gc --older-than <30d|12h>    remove old runs and their checkpoints and snapshots: says
+           [--dry-run | --yes]       what would go and asks (--dry-run: only say; --yes: no question)
   reson serve [options]              the HTTP API with live events (127.0.0.1:7878, bearer
                                      token); executes runs itself unless --workers 0
   reson worker [options]             execute runs queued through reson serve (PostgreSQL:

@@ -35,6 +35,7 @@ import { approveProjectPlugin } from "./plugin-trust-prompt.js";
 import { humanRenderer } from "./render-human.js";
 import { LineReader, Spinner } from "./repl-input.js";
 import { REPLAYED_EXCHANGES, replayText } from "./repl-replay.js";
+import { terminalRewind } from "./repl-rewind.js";
 import type { ReplArgs } from "./run-args.js";
 import { nothingToResume, reportError } from "./run-command.js";
 import { sessionsCommand } from "./store-commands.js";
@@ -52,6 +53,8 @@ const SLASH_HELP = `Commands:
   /permissions           rules in force and where each came from
   /permissions mode <m>  switch mode: ${PERMISSION_MODES.join(" | ")}
   /compact [focus]       summarise the session so far (the newest turns stay whole)
+  /rewind [undo]         put the files (and the conversation) back as they were before a
+                         recent step; undo: put back what the latest rewind changed
   /skills                the skills found here, where from, on or off, and any warnings
   /skill <name> on|off   switch a skill for this session
   /mcp__<server>__<prompt> [args]  an MCP server's prompt, run as a task
@@ -70,6 +73,7 @@ const COMMANDS = [
   "/resume",
   "/permissions",
   "/compact",
+  "/rewind",
   "/skills",
   "/skill",
   "/clear",
@@ -382,6 +386,17 @@ export class Repl {
         return true;
       case "/compact":
         await this.compact(arg);
+        return true;
+      case "/rewind":
+        await terminalRewind(
+          this.store,
+          { write: (text) => this.write(text), read: (prompt) => this.reader.read(prompt) },
+          {
+            sessionId: this.session === "new" ? undefined : this.session,
+            workspace: this.workspaceRoot,
+            undo: arg === "undo",
+          },
+        );
         return true;
       case "/skills":
         this.write(`${formatSkillList(this.agent.skills)}\n`);

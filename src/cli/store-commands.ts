@@ -14,6 +14,7 @@ import {
   describeHolder,
   holderAlive,
   leaseSince,
+  type RunEventRecord,
   type RunLease,
   type StepRecord,
   type Store,
@@ -116,6 +117,7 @@ export function sessionsCommand(argv: string[]): Promise<number> {
 }
 
 interface ToolStepData {
+  toolCallId?: string;
   name: string;
   arguments: Record<string, unknown>;
   permission?: { behavior: string; by: string; rule?: string; source?: string; mode: string; asked?: string };
@@ -247,7 +249,13 @@ export function renderTraceTree(
   trace: TraceRecord,
   steps: StepRecord[],
   turns: TurnRecord[],
-  options: { context?: boolean; children?: TraceRecord[]; lease?: RunLease } = {},
+  options: {
+    context?: boolean;
+    children?: TraceRecord[];
+    lease?: RunLease;
+    /** The files each call changed, by `<step>:<toolCallId>` (from files_changed events). */
+    files?: Map<string, string>;
+  } = {},
 ): string {
   const holder = holderLine(trace, options.lease);
   const lines = [
@@ -313,9 +321,29 @@ export function renderTraceTree(
       lines.push(
         `${pad}${j === children.length - 1 ? "└─" : "├─"} ${tool.name} ${argsLine(tool.arguments)} ${outcome}${why}`,
       );
+      const files = options.files?.get(`${data.step}:${tool.toolCallId}`);
+      if (files) lines.push(`${pad}${j === children.length - 1 ? "   " : "│  "}   ${files}`);
     });
   });
   return lines.join("\n");
+}
+
+/** Each call's files_changed event as a line of the trace, by `<step>:<toolCallId>`. */
+function changedFiles(events: RunEventRecord[]): Map<string, string> {
+  const letters: Record<string, string> = { added: "A", modified: "M", deleted: "D", mode: "M", type: "T" };
+  const lines = new Map<string, string>();
+  for (const event of events) {
+    if (event.type !== "files_changed") continue;
+    const data = event.data as {
+      toolCallId: string;
+      files: Array<{ path: string; change: string }>;
+      total: number;
+    };
+    const shown = data.files.slice(0, 8).map((file) => `${letters[file.change] ?? "M"} ${file.path}`);
+    const more = data.total > shown.length ? ` (+${data.total - shown.length} more)` : "";
+    lines.set(`${event.step}:${data.toolCallId}`, `files: ${shown.join(", ")}${more}`);
+  }
+  return lines;
 }
 
 export function traceCommand(argv: string[]): Promise<number> {
@@ -342,15 +370,21 @@ export function traceCommand(argv: string[]): Promise<number> {
     if (!id)
       throw new ResonError("usage_error", `No run id given.`, { hint: `Usage: reson trace ${sub} <id>` });
     const trace = await findTrace(store, id);
-    const [steps, allTurns, children, lease] = await Promise.all([
+    const [steps, allTurns, children, lease, events] = await Promise.all([
       store.steps.list(trace.id),
       store.turns.list(trace.sessionId),
       store.traces.children(trace.id),
       store.leases.get(trace.id),
+      store.events.list(trace.id),
     ]);
     const turns = allTurns.filter((t) => t.traceId === trace.id);
     if (sub === "show") {
-      const options = { context: values.context === true, children, ...(lease ? { lease } : {}) };
+      const options = {
+        context: values.context === true,
+        children,
+        files: changedFiles(events),
+        ...(lease ? { lease } : {}),
+      };
       // The model's text, tool arguments and errors, safe on a terminal.
       process.stdout.write(`${outsideText(process.stdout)(renderTraceTree(trace, steps, turns, options))}\n`);
       return EXIT_OK;

@@ -27,6 +27,7 @@ const VARIABLES: ReadonlyArray<readonly [name: string, path: readonly string[], 
   ["RESON_EMBEDDINGS_BASE_URL", ["embeddings", "baseUrl"], "string"],
   ["RESON_EMBEDDINGS_DIMENSIONS", ["embeddings", "dimensions"], "integer"],
   ["RESON_LEASE_TTL_MS", ["lease", "ttlMs"], "integer"],
+  ["RESON_SNAPSHOTS", ["snapshots", "enabled"], "boolean"],
 ];
 
 export const CONFIG_ENV_VARS = VARIABLES.map(([name]) => name);

@@ -190,6 +190,23 @@ const BrowserSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/**
+ * Workspace snapshots (reson diff, reson rewind): taken before and after every call that may
+ * change the workspace, stored under $RESON_HOME/snapshots.
+ */
+const SnapshotsSchema = Type.Object(
+  {
+    enabled: Type.Boolean(),
+    /** Files larger than this are left out of snapshots (and listed as such). */
+    maxFileBytes: PositiveInt("largest file kept in a snapshot, in bytes"),
+    /** Past this, the oldest runs' snapshots of the workspace are removed (never the latest run's). */
+    maxBytesPerWorkspace: PositiveInt("snapshot storage per workspace, in bytes"),
+    /** gitignore-style patterns left out besides the ignore files (`!pattern` takes one back). */
+    exclude: Type.Array(Type.String({ minLength: 1 })),
+  },
+  { additionalProperties: false },
+);
+
 /** `reson serve`. */
 const ServeSchema = Type.Object(
   {
@@ -231,6 +248,7 @@ export const ConfigSchema = Type.Object(
     telemetry: TelemetrySchema,
     mcp: McpSchema,
     browser: BrowserSchema,
+    snapshots: SnapshotsSchema,
     serve: ServeSchema,
     /** Each plugin's own section, by plugin name: what its code gets as `api.config`. */
     plugins: Type.Record(Type.String(), Type.Unknown()),
@@ -252,6 +270,7 @@ export const PartialConfigSchema = Type.Partial(
     telemetry: Type.Partial(TelemetrySchema, { additionalProperties: false }),
     mcp: Type.Partial(McpSchema, { additionalProperties: false }),
     browser: Type.Partial(BrowserSchema, { additionalProperties: false }),
+    snapshots: Type.Partial(SnapshotsSchema, { additionalProperties: false }),
     serve: Type.Partial(ServeSchema, { additionalProperties: false }),
     plugins: Type.Record(Type.String(), Type.Unknown()),
   }),
@@ -284,6 +303,12 @@ export const DEFAULT_CONFIG: ResonConfig = {
   telemetry: { includeContent: false },
   mcp: { servers: {}, toolSearchRatio: 0.1 },
   browser: { enabled: true, headless: true, allowPrivateHosts: [], snapshotTokens: 4_000 },
+  snapshots: {
+    enabled: true,
+    maxFileBytes: 10 * 1024 * 1024,
+    maxBytesPerWorkspace: 2 * 1024 * 1024 * 1024,
+    exclude: [],
+  },
   serve: { workspaceRoots: [] },
   plugins: {},
 };

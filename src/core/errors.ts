@@ -84,6 +84,12 @@ export type ErrorCode =
   | "unsupported_media_type"
   | "session_busy"
   | "prompt_closed"
+  /** No snapshots of that run here (never taken, removed, or taken on another machine). */
+  | "snapshot_missing"
+  /** A snapshot's object is missing or does not match its hash. */
+  | "snapshot_damaged"
+  /** A rewind would overwrite files changed since reson's last snapshot, and was not told to. */
+  | "rewind_conflict"
   | "mcp_unavailable"
   /** A plugin package that cannot be read (no plugin.json, a bad name, a path out of its folder). */
   | "plugin_invalid"

@@ -151,6 +151,31 @@ export const ToolResultEventSchema = eventSchema(
 );
 export type ToolResultEvent = Static<typeof ToolResultEventSchema>;
 
+export const FilesChangedEventSchema = eventSchema(
+  "files_changed",
+  "FilesChangedEvent",
+  {
+    toolCallId: Type.String(),
+    name: Type.String(),
+    files: Type.Array(
+      Type.Object({
+        path: Type.String(),
+        change: Type.Union([
+          Type.Literal("added"),
+          Type.Literal("modified"),
+          Type.Literal("deleted"),
+          Type.Literal("mode"),
+          Type.Literal("type"),
+        ]),
+      }),
+      { description: "at most 50; total counts them all" },
+    ),
+    total: Type.Integer(),
+  },
+  "What a tool call changed in the workspace, from the snapshots taken around it (see reson diff).",
+);
+export type FilesChangedEvent = Static<typeof FilesChangedEventSchema>;
+
 export const StepEndEventSchema = eventSchema(
   "step_end",
   "StepEndEvent",
@@ -456,6 +481,7 @@ export const ResonEventSchema = Type.Union(
     ProviderRetryEventSchema,
     ToolCallEventSchema,
     ToolResultEventSchema,
+    FilesChangedEventSchema,
     StepEndEventSchema,
     WarningEventSchema,
     LearningEventSchema,

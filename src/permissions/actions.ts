@@ -118,6 +118,23 @@ export function commandActions(args: unknown, context: EvaluationContext): Actio
   return actions;
 }
 
+/**
+ * Whether a command line only reads, by the same list that lets read-only commands run without
+ * a rule: every part a read-only command, every redirect harmless, nothing reson is unsure of.
+ * Pure; a command it cannot read counts as one that writes.
+ */
+export function commandOnlyReads(command: string, context: EvaluationContext): boolean {
+  try {
+    return lineActions(command, context).every(
+      (action) =>
+        action.guard === undefined &&
+        (action.kind === "read" || (action.kind === "command" && action.command?.readOnly === true)),
+    );
+  } catch {
+    return false;
+  }
+}
+
 function lineActions(command: string, context: EvaluationContext): Action[] {
   const parsed = parseCommandLine(command);
   const actions: Action[] = [];

@@ -7,6 +7,7 @@ import { dirname, join } from "node:path";
 import type { AgentHooks, ToolCallDecision } from "../agent/index.js";
 import { writeFileAtomic } from "../core/atomic-write.js";
 import type { ToolPreview } from "../tools/index.js";
+import { commandOnlyReads } from "./actions.js";
 import { headlessDenial } from "./denial-hint.js";
 import { evaluate } from "./evaluate.js";
 import { allowRulesFor } from "./narrow-rule.js";
@@ -166,6 +167,14 @@ export class PermissionGate {
     if (!rules) return;
     for (const rule of rules) this.allowForSession(rule);
     await appendAllowRules(file, rules);
+  }
+
+  /** Whether a command only reads (the read-only set): it changes nothing worth a snapshot. */
+  commandOnlyReads(command: string): boolean {
+    return commandOnlyReads(command, {
+      workspaceRoot: this.options.workspaceRoot,
+      userHome: this.options.userHome,
+    });
   }
 
   private record(

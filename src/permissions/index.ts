@@ -1,5 +1,6 @@
 // Public surface of the permissions module: the pure rule engine (rules, modes, evaluate),
 // the settings loader, and the policy description for `/permissions`.
+export { commandOnlyReads } from "./actions.js";
 export { commandPatternRegex, exactCommandPattern } from "./command-pattern.js";
 export { evaluate } from "./evaluate.js";
 export {

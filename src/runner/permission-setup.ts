@@ -97,11 +97,17 @@ export async function loadGate(
   });
 }
 
-/** What an agent needs from the gate: the hook, and which tools the current mode offers. */
-export function gateOptions(gate: PermissionGate): Pick<AgentOptions, "hooks" | "offerTool"> {
+/**
+ * What an agent needs from the gate: the hook, which tools the current mode offers, and which
+ * commands only read (so need no snapshot of the workspace around them).
+ */
+export function gateOptions(
+  gate: PermissionGate,
+): Pick<AgentOptions, "hooks" | "offerTool" | "commandOnlyReads"> {
   return {
     hooks: gate.hooks(),
     offerTool: (name) =>
       toolsOfferedInMode(gate.currentMode, [name], { policy: gate.currentPolicy }).length > 0,
+    commandOnlyReads: (command) => gate.commandOnlyReads(command),
   };
 }

@@ -24,6 +24,8 @@ const STATUS_BY_CODE: Partial<Record<ErrorCode, number>> = {
   run_leased: 409,
   session_busy: 409,
   prompt_closed: 409,
+  snapshot_missing: 404,
+  rewind_conflict: 409,
   idempotency_conflict: 409,
   store_conflict: 409,
   workspace_exists: 409,

@@ -13,6 +13,7 @@ import { type HttpServer, startHttpServer } from "./http-server.js";
 import { LiveRuns } from "./live-runs.js";
 import { metricsRoute } from "./metrics-route.js";
 import type { RequestLogger } from "./request-log.js";
+import { rewindRoutes } from "./rewind-routes.js";
 import { defineRoute } from "./router.js";
 import { runRoutes } from "./run-routes.js";
 import { RunService } from "./run-service.js";
@@ -118,6 +119,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
         ...sessionRoutes(service),
         ...workspaceRoutes(service),
         ...runRoutes(service),
+        ...rewindRoutes({ store, ...(options.env ? { env: options.env } : {}) }),
         ...eventRoutes({ service, announcements, live }),
         ...(telemetry ? [metricsRoute(telemetry.metrics)] : []),
         ...webRoutes(),

@@ -35,11 +35,20 @@ export interface SessionSettings {
   baseUrl?: string;
   /** A manual compaction (/compact): turns before `upToSeq` are seen as this summary by later runs. */
   compaction?: { upToSeq: number; summary: string; count: number };
+  /** Turns taken out of the history by rewinds (reson rewind): later runs do not see them. */
+  rewound?: RewoundTurns[];
   /**
    * Allow rules the user granted "for this session" (allow_session over HTTP): every later run
    * of the session starts with them.
    */
   allowRules?: string[];
+}
+
+/** Turns of a session a rewind took out of its history: seq in [fromSeq, toSeq). */
+export interface RewoundTurns {
+  fromSeq: number;
+  toSeq: number;
+  rewindId: string;
 }
 
 export interface SessionRecord {

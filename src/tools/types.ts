@@ -162,6 +162,12 @@ export interface ToolDefinition<S extends TSchema = TSchema> {
   /** Has no side effects: may run in parallel with other read-only calls of a step. */
   readOnly: boolean;
   /**
+   * False for a tool with side effects that never changes the workspace's files (the goal
+   * tree, an HTTP request): no snapshot of the workspace is taken around its calls. Default:
+   * every tool that is not read-only may change files.
+   */
+  changesFiles?: boolean;
+  /**
    * URL patterns (e.g. "*.github.com") where this tool makes sense: it is offered to the model
    * only while the session's current URL matches one. Absent: offered everywhere.
    */

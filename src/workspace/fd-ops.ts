@@ -177,9 +177,16 @@ export function makeDirectories(dirFd: number, names: readonly string[], mountId
  * Replaces or creates `name` in the open directory `dirFd`: a new temporary file there
  * (O_EXCL|O_NOFOLLOW), written and fsynced, renamed over the name. A symlink at the name is
  * replaced, not followed, and a hard link is broken: no other inode is ever written. The
- * temporary file is removed on any failure.
+ * temporary file is removed on any failure. `sync` false skips the fsync, for a caller that
+ * makes many files durable at once afterwards.
  */
-export function replaceFile(dirFd: number, name: string, data: string, mode: number | undefined): void {
+export function replaceFile(
+  dirFd: number,
+  name: string,
+  data: string | Uint8Array,
+  mode: number | undefined,
+  sync = true,
+): void {
   const temp = `${TEMP_PREFIX}${randomBytes(6).toString("hex")}`;
   const fd = openSync(
     fdPath(dirFd, temp),
@@ -191,10 +198,10 @@ export function replaceFile(dirFd: number, name: string, data: string, mode: num
     try {
       // The creation mode passes through the umask; an existing file's mode is kept exactly.
       if (mode !== undefined) fchmodSync(fd, mode);
-      const bytes = Buffer.from(data);
+      const bytes = typeof data === "string" ? Buffer.from(data) : data;
       let written = 0;
       while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
-      fsyncSync(fd);
+      if (sync) fsyncSync(fd);
     } finally {
       closeSync(fd);
     }

@@ -2,12 +2,12 @@
 // ripgrep reads, so glob, the JS grep and ripgrep agree on what is skipped. Rules in a
 // deeper directory win over shallower ones; within a directory, .rgignore beats .ignore beats
 // .gitignore (rules are added in that order and the last match wins).
-import { constants } from "node:fs";
+import { closeSync, constants, openSync, readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join, posix } from "node:path";
 import ignore, { type Ignore } from "ignore";
 
-const IGNORE_FILES = [".gitignore", ".ignore", ".rgignore"] as const;
+export const IGNORE_FILES = [".gitignore", ".ignore", ".rgignore"] as const;
 
 export interface IgnoreLayer {
   /** The directory the rules belong to, relative to the root ("" for the root). */
@@ -38,7 +38,33 @@ export async function loadIgnoreLayer(
     if (text !== undefined) texts.push(text);
   }
   if (texts.length === 0) return undefined;
-  const patterns = texts.join("\n");
+  return patternLayer(dir, texts.join("\n"));
+}
+
+/** loadIgnoreLayer without the thread pool, for a walk that stats synchronously anyway. */
+export function loadIgnoreLayerSync(
+  dirPath: string,
+  dir: string,
+  names: ReadonlySet<string>,
+): IgnoreLayer | undefined {
+  const texts: string[] = [];
+  for (const name of IGNORE_FILES) {
+    if (!names.has(name)) continue;
+    let fd: number | undefined;
+    try {
+      fd = openSync(join(dirPath, name), constants.O_RDONLY | constants.O_NOFOLLOW);
+      texts.push(readFileSync(fd, "utf8"));
+    } catch {
+      // unreadable, or a symlink: not read, as above
+    } finally {
+      if (fd !== undefined) closeSync(fd);
+    }
+  }
+  return texts.length === 0 ? undefined : patternLayer(dir, texts.join("\n"));
+}
+
+/** A layer of gitignore-style `patterns` that belongs to `dir` (relative to the root, "" for it). */
+export function patternLayer(dir: string, patterns: string): IgnoreLayer {
   return { dir, patterns, rules: ignore().add(patterns) };
 }
 

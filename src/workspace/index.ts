@@ -12,10 +12,21 @@ export type {
   SandboxStatus,
 } from "./exec-sandbox/probe.js";
 export { probeSandbox } from "./exec-sandbox/probe.js";
+export { readRegular } from "./fd-ops.js";
+export {
+  admitDirectory,
+  IGNORE_FILES,
+  type IgnoreLayer,
+  isIgnored,
+  loadIgnoreLayer,
+  loadIgnoreLayerSync,
+  patternLayer,
+} from "./ignore-rules.js";
 export { makeFolderWithin, type PlacedEntry, placeWithin } from "./place-within.js";
 export type { CommandLimits, NetworkPolicy, PolicyOptions, WorkspacePolicy } from "./policy.js";
 export { DEFAULT_COMMAND_LIMITS, DEFAULT_PROTECTED, workspacePolicy } from "./policy.js";
 export { type ChildOptions, endChildren, spawnChild } from "./processes.js";
+export { flushFileSystem, WorkspaceRestorer } from "./restore-ops.js";
 export type { RootPlaces, RootRisk } from "./root-risk.js";
 export { realPathOf, WORKSPACES_DIR, workspaceRootRisk } from "./root-risk.js";
 export type { ResolvedPath } from "./sandbox.js";

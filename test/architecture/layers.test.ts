@@ -20,6 +20,7 @@ const LAYERS: Record<string, number> = {
   memory: 2,
   mcp: 2,
   workspaces: 2,
+  snapshots: 2,
   context: 3,
   agent: 4,
   trace: 4,

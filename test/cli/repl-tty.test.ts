@@ -1,7 +1,8 @@
 // The interactive terminal on a real pseudo-terminal (tmux): readline in terminal mode, the
 // permission prompt answered by one key without Enter, long calls shown whole and wrapped to
-// the terminal, and Ctrl-C as a key (not a signal). Where no sandbox works, a command's prompt
-// offers only y/n/m/e; the tests that need more pass --sandbox off, so they run either way.
+// the terminal, Ctrl-C as a key (not a signal), and /rewind's picker. Where no sandbox works, a
+// command's prompt offers only y/n/m/e; the tests that need more pass --sandbox off, so they
+// run either way.
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -256,6 +257,43 @@ describe.skipIf(await skipWithout("tmux", "the interactive terminal on a pty"))(
       await waitFor("Done.");
       expect(existsSync(join(ws.path, "t.txt"))).toBe(true);
       keys("/exit", "Enter");
+      await waitFor("reson --continue");
+    });
+
+    it("/rewind picks a recent step and puts the file back; /rewind undo puts the change back again", async () => {
+      writeFileSync(join(ws.path, "notes.txt"), "my own notes\n");
+      server.enqueue(
+        { toolCalls: [{ name: "write_file", arguments: { path: "notes.txt", content: "overwritten\n" } }] },
+        { text: "Replaced." },
+      );
+      startReson();
+      await waitFor("reson>");
+      tmux("send-keys", "-t", name, "replace the notes", "Enter");
+      let shown = await waitFor("allow? [y/s/p/u/n/m/e]");
+      tmux("send-keys", "-t", name, "y", "Enter");
+      shown = await waitFor("Replaced.");
+      expect(readFileSync(join(ws.path, "notes.txt"), "utf8")).toBe("overwritten\n");
+
+      tmux("send-keys", "-t", name, "/rewind", "Enter");
+      shown = await waitFor("which? (a number; empty to cancel)", lines(shown) - 1);
+      expect(shown).toMatch(/1\) step 1 of run \w+… \(write_file notes\.txt\): 1 file/);
+      expect(shown).toMatch(/2\) run \w+… as a whole \("replace the notes"\): 1 file/);
+      tmux("send-keys", "-t", name, "1", "Enter");
+      shown = await waitFor(
+        "Rewind files and conversation [y], files only [f], or nothing [N]?",
+        lines(shown) - 1,
+      );
+      expect(shown).toContain("restore notes.txt");
+      tmux("send-keys", "-t", name, "y", "Enter");
+      shown = await waitFor("/rewind undo puts it back", lines(shown) - 1);
+      expect(readFileSync(join(ws.path, "notes.txt"), "utf8")).toBe("my own notes\n");
+
+      tmux("send-keys", "-t", name, "/rewind undo", "Enter");
+      shown = await waitFor("Rewind? [y/N]", lines(shown) - 1);
+      tmux("send-keys", "-t", name, "y", "Enter");
+      await waitFor("/rewind undo puts it back", lines(shown) - 1);
+      expect(readFileSync(join(ws.path, "notes.txt"), "utf8")).toBe("overwritten\n");
+      tmux("send-keys", "-t", name, "/exit", "Enter");
       await waitFor("reson --continue");
     });
   },

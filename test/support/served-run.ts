@@ -51,13 +51,18 @@ export interface Served {
 
 /**
  * `reson serve` on a free port with `home` as RESON_HOME, runs allowed under `workspaceRoot`,
- * and any more flags.
+ * any more flags, and more environment (RESON_DATABASE_URL for PostgreSQL).
  */
-export async function startServed(home: string, workspaceRoot: string, more: string[] = []): Promise<Served> {
+export async function startServed(
+  home: string,
+  workspaceRoot: string,
+  more: string[] = [],
+  env: Record<string, string> = {},
+): Promise<Served> {
   const process = startReson(
     ["serve", "--port", "0", "--log-format", "json", "--workspace-root", workspaceRoot, ...more],
     {
-      env: cleanEnv({ RESON_HOME: home }),
+      env: cleanEnv({ RESON_HOME: home, ...env }),
       cwd: workspaceRoot,
     },
   );

@@ -1,9 +1,9 @@
 // The web view of `reson serve` in a real browser (Debian's Chromium driven by playwright-core):
 // sign in with the token (kept in the tab, never in the URL), open a run while it is going,
 // see steps appear, approve a command from the page and see the run go on, reload mid-run and
-// find every step and tool call once; read on a phone-sized screen. Screenshots are kept in a
+// find every step and tool call once; read on a phone-sized screen; rewind a run's files. Screenshots are kept in a
 // temp folder (their path is printed); RESON_DOCS_SCREENSHOT=<file> also writes the README's.
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
@@ -59,6 +59,13 @@ function scripted(request: RecordedRequest) {
     return { text: `noted: ${JSON.stringify(tool?.content)}` };
   }
   if (task.startsWith("slow")) return { text: "too late", delayMs: 20_000 };
+  if (task.startsWith("remove")) {
+    if (done === 0)
+      return {
+        toolCalls: [{ id: "call_rm", name: "execute_command", arguments: { command: "rm notes.txt" } }],
+      };
+    return { text: "Removed." };
+  }
   if (!task.startsWith("watch")) return { text: "ok" };
   if (done === 0)
     return {
@@ -232,6 +239,28 @@ describe.skipIf(await skipWithout("chromium", "web view in Chromium"))("web view
     expect(errors).toEqual([]);
     await page.close();
   }, 90_000);
+
+  it("lists the files each call changed and rewinds the run's files from the page", async () => {
+    writeFileSync(join(ws.path, "notes.txt"), "keep these notes\n");
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await signIn(page);
+    const runId = await startRun("remove the notes", { permissionMode: "bypass" });
+    await page.goto(`${url}/#/runs/${runId}`);
+    await page.waitForSelector("#run-status:text('completed')", { timeout: 20_000 });
+    expect(await page.locator("[data-tool-call=call_rm] .files-changed").textContent()).toBe(
+      "files changed: D notes.txt",
+    );
+    expect(existsSync(join(ws.path, "notes.txt"))).toBe(false);
+
+    await page.click("#rewind-files");
+    await page.waitForSelector("#rewind-plan li:text('restore notes.txt')");
+    expect(await page.locator("#rewind-plan").textContent()).toContain("The conversation goes back too.");
+    await page.click("#rewind-confirm");
+    await page.waitForSelector("#rewind-plan div:text('Rewound: 1 path put back')");
+    expect(readFileSync(join(ws.path, "notes.txt"), "utf8")).toBe("keep these notes\n");
+    await page.screenshot({ path: join(shots, "4-rewound.png"), fullPage: true });
+    await page.close();
+  }, 60_000);
 
   it("starts a run in a session, answers its question and cancels another, from the page", async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });

@@ -1,6 +1,7 @@
 // A run as the page shows it, folded from its numbered events: each seq is applied once, so a
 // stream that reconnects (EventSource sends Last-Event-ID) or a page that reloads and reads
 // from the start ends with the same state, nothing missing or doubled.
+import type { RewindView } from "./rewind-box.js";
 export interface Usage {
   input: number;
   output: number;
@@ -35,6 +36,8 @@ export interface ToolView {
   error?: { code: string; message: string };
   permission?: Record<string, unknown>;
   prompt?: PromptView;
+  /** What the call changed in the workspace (files_changed). */
+  files?: { files: Array<{ path: string; change: string }>; total: number };
 }
 
 /** What one model call saw, from the run's committed steps (GET /runs/:id/trace). */
@@ -93,6 +96,8 @@ export interface RunModel {
   lastSeq: number;
   /** The run as the API sees it (a run that failed before it started has no events). */
   state?: { status: string; error: { code: string; message: string } | null };
+  /** A rewind of the run being looked at from the page (rewind-box.ts). */
+  rewind?: RewindView;
 }
 
 type Event = { type: string; seq?: number; step: number; ts: number; [key: string]: unknown };
@@ -173,6 +178,15 @@ export function applyEvent(run: RunModel, event: Event): boolean {
       tool.durationMs = Number(event.durationMs);
       tool.error = event.error as ToolView["error"];
       tool.permission = event.permission as ToolView["permission"];
+      return true;
+    }
+    case "files_changed": {
+      const tool = toolOf(run, event.toolCallId);
+      if (!tool) return false;
+      tool.files = {
+        files: event.files as Array<{ path: string; change: string }>,
+        total: Number(event.total),
+      };
       return true;
     }
     case "permission_request": {
@@ -280,6 +294,7 @@ export const EVENT_TYPES = [
   "step_end",
   "tool_call",
   "tool_result",
+  "files_changed",
   "permission_request",
   "permission_decision",
   "human_question",

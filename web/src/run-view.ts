@@ -4,6 +4,7 @@
 import { api } from "./api.js";
 import { stepChart } from "./chart.js";
 import { cost, duration, h, tokens } from "./dom.js";
+import { changedFilesLine, rewindBox, rewindButton } from "./rewind-box.js";
 import {
   type ContextManifest,
   type PromptView,
@@ -88,6 +89,7 @@ function toolItem(run: RunModel, tool: ToolView, actions: RunActions): HTMLEleme
     h("div", {}, h("strong", {}, tool.name), " ", h("span", { class: "facts" }, state)),
     h("pre", { class: "args" }, json(tool.arguments)),
     permissionLine(tool) ? h("div", { class: "facts" }, permissionLine(tool)) : null,
+    changedFilesLine(tool),
     tool.prompt ? promptBox(run, tool.prompt, actions) : null,
     tool.content !== undefined ? h("pre", { class: "result" }, tool.content) : null,
   );
@@ -193,6 +195,7 @@ export function renderRun(run: RunModel, actions: RunActions): HTMLElement {
           : null,
         end ? h("span", {}, duration(end.durationMs)) : null,
         cancel,
+        rewindButton(run, actions),
       ),
       h(
         "div",
@@ -214,6 +217,7 @@ export function renderRun(run: RunModel, actions: RunActions): HTMLElement {
         ? h("div", { class: "answer" }, h("strong", {}, "Answer"), h("pre", {}, end.finalText))
         : null,
     ),
+    rewindBox(run, actions),
     ...run.questions.map((q) => promptBox(run, q, actions)),
     h(
       "div",

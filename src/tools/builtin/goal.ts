@@ -99,6 +99,7 @@ export const goalTool: ToolDefinition<typeof parameters> = {
   parameters,
   // Not read-only: goal calls change the run's plan and must run in the order given.
   readOnly: false,
+  changesFiles: false,
   async execute(args, ctx) {
     const tree = ctx.goals;
     if (!tree) {

@@ -109,6 +109,7 @@ export const webFetchTool: ToolDefinition<typeof parameters> = {
     `when secrets are sent. Times out after ${TIMEOUT_MS / 1000} s; binary bodies are described, not shown.`,
   parameters,
   readOnly: false,
+  changesFiles: false,
   async execute(args, ctx) {
     let target = parseHttpUrl(args.url);
     const shownUrl = args.url;

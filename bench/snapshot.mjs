@@ -1,0 +1,341 @@
+// Workspace snapshots on a 10,000-file, 200 MB repository (issue 28's measures):
+//  1. 10,000 lstats (the floor of any walk), the first snapshot (hash and store everything),
+//     a new process's first snapshot (a walk that hashes only what its saved index does not
+//     vouch for), then 100 steps that change 1–5 files each: ms per snapshot (p50/p95) and
+//     bytes stored per step against bytes changed;
+//  2. a 50-step `reson run` against a zero-latency model, every step a command changing 1–5
+//     files, with snapshots on and off (RESON_SNAPSHOTS), alternating: medians and the ratio;
+//  3. `reson rewind` of a run that deleted 1,000 files: wall time, and every byte back.
+//   npm run build && node bench/snapshot.mjs [--pairs 5] [--keep]
+import { spawn } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { createServer } from "node:http";
+import { join, resolve } from "node:path";
+import { performance } from "node:perf_hooks";
+
+const arg = (name, fallback) => {
+  const at = process.argv.indexOf(name);
+  return at > 0 ? Number(process.argv[at + 1]) : fallback;
+};
+const pairs = arg("--pairs", 5);
+const CLI = resolve(import.meta.dirname, "../bin/reson.js");
+const DIST = resolve(import.meta.dirname, "../dist/snapshots/index.js");
+const { SnapshotStore, diffTrees, planRestore, applyOps } = await import(DIST);
+
+const FILES = 10_000;
+const FOLDERS = 500;
+const BYTES = 200 * 1024 * 1024;
+const base = mkdtempSync("/var/tmp/reson-bench-snap-");
+const ws = join(base, "repo");
+const home = join(base, "home");
+mkdirSync(home);
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))];
+const ms = (x) => `${x.toFixed(1)} ms`;
+const mb = (x) => `${(x / 1024 / 1024).toFixed(1)} MB`;
+const lines = [];
+const say = (line) => {
+  console.log(line);
+  lines.push(line);
+};
+
+// The repository: 500 folders in 20 groups, 20 files each of ~20 KB of text.
+const paths = [];
+for (let i = 0; i < FILES; i++) {
+  const folder = i % FOLDERS;
+  const path = `pkg${folder % 20}/mod${folder}/file${i}.txt`;
+  paths.push(path);
+}
+const size = Math.floor(BYTES / FILES);
+for (const path of paths) {
+  mkdirSync(join(ws, path, ".."), { recursive: true });
+  writeFileSync(join(ws, path), randomBytes(size / 2).toString("hex"));
+}
+writeFileSync(join(ws, ".gitignore"), "node_modules/\n");
+say(`# Workspace snapshots, ${new Date().toISOString().slice(0, 10)}`);
+say("");
+say(
+  `Repository: ${FILES} files in ${FOLDERS} folders, ${mb(BYTES)}; load ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")} on 2 cores.`,
+);
+
+// 1. The floor: lstat every file.
+{
+  const times = [];
+  for (let r = 0; r < 5; r++) {
+    const start = performance.now();
+    for (const path of paths) lstatSync(join(ws, path));
+    times.push(performance.now() - start);
+  }
+  say(`- 10,000 lstats: median ${ms(median(times))} (min ${ms(Math.min(...times))})`);
+}
+
+function storeBytes() {
+  let total = 0;
+  const objects = join(home, "snapshots");
+  const walk = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else total += lstatSync(path).size;
+    }
+  };
+  walk(objects);
+  return total;
+}
+
+{
+  let store = SnapshotStore.open(home, ws);
+  let start = performance.now();
+  const first = await store.capture();
+  say(
+    `- first snapshot (hash and store all): ${ms(performance.now() - start)}, ${mb(first.addedBytes)} stored`,
+  );
+  store.saveIndex();
+  store.close();
+  // A new process: the walk with the saved index, nothing to hash.
+  const walks = [];
+  for (let r = 0; r < 3; r++) {
+    store = SnapshotStore.open(home, ws);
+    start = performance.now();
+    const again = await store.capture();
+    walks.push(performance.now() - start);
+    if (again.tree !== first.tree) throw new Error("a walk of an unchanged folder gave another tree");
+    store.close();
+  }
+  say(
+    `- a new process's first snapshot (full stat walk, index valid): median ${ms(median(walks))} — also the cost of every snapshot where no watcher works`,
+  );
+
+  store = SnapshotStore.open(home, ws);
+  let tree = (await store.capture()).tree;
+  const steps = [];
+  const stored = [];
+  const changed = [];
+  for (let step = 0; step < 100; step++) {
+    const count = 1 + (step % 5);
+    let bytes = 0;
+    for (let k = 0; k < count; k++) {
+      const path = paths[(step * 7919 + k * 104729) % FILES];
+      const content = randomBytes(size / 2).toString("hex");
+      writeFileSync(join(ws, path), content);
+      bytes += content.length;
+    }
+    start = performance.now();
+    const capture = await store.capture();
+    steps.push(performance.now() - start);
+    stored.push(capture.addedBytes);
+    changed.push(bytes);
+    const diff = diffTrees(store.objects, tree, capture.tree);
+    if (diff.length !== count) throw new Error(`step ${step}: ${diff.length} changes seen, ${count} made`);
+    if (capture.mode !== "watch") throw new Error(`step ${step}: the watcher was not used`);
+    tree = capture.tree;
+  }
+  const ratio = stored.reduce((a, b) => a + b, 0) / changed.reduce((a, b) => a + b, 0);
+  say(
+    `- snapshot after a step changing 1–5 files (watcher): p50 ${ms(median(steps))}, p95 ${ms(pct(steps, 0.95))}; ` +
+      `stored per step ${(median(stored) / 1024).toFixed(1)} KB median for ${(median(changed) / 1024).toFixed(1)} KB changed (all steps: ${ratio.toFixed(3)} × the bytes changed, trees included)`,
+  );
+  store.saveIndex();
+  store.close();
+}
+
+// A zero-latency model: a command per step, then a final answer after `steps` results.
+let plan = { steps: 0, command: () => "" };
+const server = createServer((req, res) => {
+  const chunks = [];
+  req.on("data", (c) => chunks.push(c));
+  req.on("end", () => {
+    const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    const done = body.messages.filter((m) => m.role === "tool").length;
+    const head = { id: "c", object: "chat.completion.chunk", created: 0, model: "fake" };
+    const delta =
+      done >= plan.steps
+        ? { role: "assistant", content: "done" }
+        : {
+            role: "assistant",
+            tool_calls: [
+              {
+                index: 0,
+                id: `call_${done}`,
+                type: "function",
+                function: {
+                  name: "execute_command",
+                  arguments: JSON.stringify({ command: plan.command(done) }),
+                },
+              },
+            ],
+          };
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    for (const chunk of [
+      { ...head, choices: [{ index: 0, delta, finish_reason: null }] },
+      {
+        ...head,
+        choices: [{ index: 0, delta: {}, finish_reason: done >= plan.steps ? "stop" : "tool_calls" }],
+      },
+      { ...head, choices: [], usage: { prompt_tokens: 10, completion_tokens: 1, total_tokens: 11 } },
+    ])
+      res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+    res.end("data: [DONE]\n\n");
+  });
+});
+await new Promise((r) => server.listen(0, "127.0.0.1", r));
+const baseUrl = `http://127.0.0.1:${server.address().port}/v1`;
+
+function reson(args, env = {}) {
+  return new Promise((resolvePromise, reject) => {
+    const start = performance.now();
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd: ws,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, RESON_HOME: home, RESON_MEMORY: "off", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (c) => (out += c));
+    child.stderr.on("data", (c) => (err += c));
+    child.on("close", (code) => {
+      if (code !== 0)
+        reject(
+          new Error(`reson ${args.join(" ").slice(0, 200)} exited ${code}\n${err}\n${out.slice(-2000)}`),
+        );
+      else resolvePromise({ wallMs: performance.now() - start, out });
+    });
+  });
+}
+const runArgs = (task) => [
+  "run",
+  "--json",
+  "--allow",
+  "execute_command",
+  "--provider",
+  "openai-compatible",
+  "--base-url",
+  baseUrl,
+  "--model",
+  "fake",
+  "--max-iterations",
+  "60",
+  task,
+];
+const runEnd = (out) => JSON.parse(out.trim().split("\n").at(-1));
+
+// 2. 50 steps (and 10, to tell the per-run cost from the per-step one), each a command that
+// changes 1–5 files.
+{
+  const command = (n) =>
+    Array.from(
+      { length: 1 + (n % 5) },
+      (_, k) => `echo step${n} >> ${paths[(n * 31 + k * 977) % FILES]}`,
+    ).join(" && ");
+  plan = { steps: 50, command };
+  await reson(runArgs("warm up"), { RESON_SNAPSHOTS: "on" });
+  const times = { 10: { on: [], off: [] }, 50: { on: [], off: [] } };
+  const walls = { on: [], off: [] };
+  for (let p = 0; p < pairs; p++) {
+    for (const steps of [50, 10]) {
+      plan = { steps, command };
+      for (const mode of p % 2 ? ["off", "on"] : ["on", "off"]) {
+        const { wallMs, out } = await reson(runArgs(`${steps} steps ${p}`), { RESON_SNAPSHOTS: mode });
+        const end = runEnd(out);
+        if (end.status !== "completed" || end.steps !== steps + 1)
+          throw new Error(`run: ${JSON.stringify(end)}`);
+        times[steps][mode].push(end.durationMs);
+        if (steps === 50) walls[mode].push(wallMs);
+      }
+    }
+  }
+  const m = (steps, mode) => median(times[steps][mode]);
+  const perStep = (m(50, "on") - m(50, "off") - (m(10, "on") - m(10, "off"))) / 40;
+  say(
+    `- 50-step run (a command changing 1–5 files per step), ${pairs} pairs: run time (run_end durationMs) median ${ms(m(50, "off"))} without snapshots, ${ms(m(50, "on"))} with: ${(m(50, "on") / m(50, "off")).toFixed(3)} ×; ` +
+      `process wall time ${ms(median(walls.off))} / ${ms(median(walls.on))}: ${(median(walls.on) / median(walls.off)).toFixed(3)} ×. ` +
+      `10-step runs ${ms(m(10, "off"))} / ${ms(m(10, "on"))}; so per step ${ms(perStep)} (the 50-step minus the 10-step difference over 40 steps) and per run ${ms(m(10, "on") - m(10, "off") - 10 * perStep)} (the workspace walk of a new process)`,
+  );
+}
+
+// 3. 1,000 files deleted, and put back: the floor (creating 1,000 files in a loop), the
+// rewind in process (plan and restore, after the snapshot before and after), and `reson
+// rewind` of a run that deleted them (a new process: start, walk, restore, record).
+{
+  const scratch = join(base, "scratch");
+  mkdirSync(scratch);
+  let start = performance.now();
+  for (let i = 0; i < 1000; i++) writeFileSync(join(scratch, `f${i}`), "x");
+  say(`- the floor here: creating 1,000 small files in a plain loop takes ${ms(performance.now() - start)}`);
+
+  // 50 folders of 20 files.
+  const folders = [...new Set(paths.map((path) => path.split("/").slice(0, 2).join("/")))];
+  const hashesOf = (victims) =>
+    new Map(
+      victims.map((path) => [
+        path,
+        createHash("sha256")
+          .update(readFileSync(join(ws, path)))
+          .digest("hex"),
+      ]),
+    );
+  const check = (hashes) => {
+    for (const [path, hash] of hashes) {
+      if (
+        createHash("sha256")
+          .update(readFileSync(join(ws, path)))
+          .digest("hex") !== hash
+      )
+        throw new Error(`${path} came back different`);
+    }
+  };
+  const inFolders = (chosen) =>
+    paths.filter((path) => chosen.includes(path.split("/").slice(0, 2).join("/")));
+
+  const first = folders.slice(0, 50);
+  const firstHashes = hashesOf(inFolders(first));
+  const store = SnapshotStore.open(home, ws);
+  const before = await store.capture();
+  for (const folder of first) rmSync(join(ws, folder), { recursive: true });
+  const after = await store.capture();
+  start = performance.now();
+  const restore = planRestore(store.objects, after.tree, before.tree, undefined);
+  applyOps(store.objects, ws, restore.ops);
+  const applyMs = performance.now() - start;
+  check(firstHashes);
+  store.close();
+  say(
+    `- rewind of a 1,000-file deletion in process (plan and restore, ${restore.ops.length} operations, one syncfs): ${ms(applyMs)}`,
+  );
+
+  const second = folders.slice(50, 100);
+  const secondHashes = hashesOf(inFolders(second));
+  if (secondHashes.size !== 1000) throw new Error(`${secondHashes.size} files chosen, not 1000`);
+  plan = { steps: 1, command: () => `rm -rf ${second.join(" ")}` };
+  const { out } = await reson(runArgs("delete a thousand files"), { RESON_SNAPSHOTS: "on" });
+  const runId = runEnd(out).runId;
+  if (second.some((folder) => existsSync(join(ws, folder))))
+    throw new Error("the run did not delete the folders");
+  const { wallMs } = await reson(["rewind", runId, "--yes"]);
+  check(secondHashes);
+  say(
+    `- \`reson rewind\` of a run that deleted 1,000 files (50 folders): ${ms(wallMs)} wall, process start to exit (start-up, a walk of the workspace, restore, the snapshot after); every byte back`,
+  );
+}
+
+say(`- snapshot store after all this: ${mb(storeBytes())}`);
+server.close();
+if (!process.argv.includes("--keep")) rmSync(base, { recursive: true, force: true });
+const file = resolve(import.meta.dirname, `results/snapshot-${new Date().toISOString().slice(0, 10)}.md`);
+writeFileSync(file, `${lines.join("\n")}\n`);
+console.log(`\nwritten to ${file}`);

@@ -1,0 +1,97 @@
+// Changes between snapshots as a unified diff in git's format (`diff --git a/… b/…`, new and
+// deleted file modes, mode changes, "Binary files … differ"), so it reads like `git diff` and
+// `git apply` takes it. What a snapshot did not track is named with the reason instead.
+import type { ObjectStore } from "./object-store.js";
+import type { PathChange, TreeEntry } from "./types.js";
+
+/** Lines of unchanged text around each change. */
+const CONTEXT_LINES = 3;
+/** Files larger than this are named, not diffed line by line. */
+const MAX_DIFF_BYTES = 1024 * 1024;
+
+const NOT_TRACKED: Record<string, string> = {
+  ignored: "ignored (.gitignore or snapshots.exclude)",
+  too_large: "larger than snapshots.maxFileBytes",
+  git: "a .git folder",
+  reson_home: "reson's own folder",
+  other_mount: "another file system",
+  special: "not a regular file",
+  unreadable: "unreadable",
+};
+
+/** Why a snapshot left an entry out, in words. */
+export function notTrackedReason(entry: TreeEntry): string {
+  return NOT_TRACKED[entry.reason ?? ""] ?? "not tracked";
+}
+
+function gitMode(entry: TreeEntry): string {
+  if (entry.kind === "link") return "120000";
+  return (0o100000 | (entry.mode & 0o777)).toString(8);
+}
+
+function contentOf(objects: ObjectStore, entry: TreeEntry | undefined): Buffer | undefined {
+  if (!entry || (entry.kind !== "file" && entry.kind !== "link")) return undefined;
+  return objects.get(entry.hash);
+}
+
+function isBinary(bytes: Buffer | undefined): boolean {
+  return bytes?.subarray(0, 8000).includes(0) === true;
+}
+
+/** A unified diff of `changes` (from tree-diff), with the contents from `objects`. */
+export async function patchText(objects: ObjectStore, changes: readonly PathChange[]): Promise<string> {
+  const { structuredPatch } = await import("diff/lib/patch/create.js");
+  const out: string[] = [];
+  for (const change of changes) {
+    const { path, before, after } = change;
+    if (before?.kind === "excluded" || after?.kind === "excluded") {
+      const entry = after?.kind === "excluded" ? after : before!;
+      out.push(`# ${path}: not tracked (${notTrackedReason(entry)})`);
+      continue;
+    }
+    if (before?.kind === "dir" || after?.kind === "dir") {
+      out.push(
+        change.change === "mode"
+          ? `# ${path}/: folder mode ${before!.mode.toString(8)} -> ${after!.mode.toString(8)}`
+          : `# ${path}/: empty folder ${change.change}`,
+      );
+      continue;
+    }
+    out.push(`diff --git a/${path} b/${path}`);
+    if (!before) out.push(`new file mode ${gitMode(after!)}`);
+    else if (!after) out.push(`deleted file mode ${gitMode(before)}`);
+    else if (gitMode(before) !== gitMode(after))
+      out.push(`old mode ${gitMode(before)}`, `new mode ${gitMode(after)}`);
+    if (change.change === "mode") continue;
+    const oldBytes = contentOf(objects, before);
+    const newBytes = contentOf(objects, after);
+    const oldName = before ? `a/${path}` : "/dev/null";
+    const newName = after ? `b/${path}` : "/dev/null";
+    if (isBinary(oldBytes) || isBinary(newBytes)) {
+      out.push(`Binary files ${oldName} and ${newName} differ`);
+      continue;
+    }
+    if ((oldBytes?.length ?? 0) > MAX_DIFF_BYTES || (newBytes?.length ?? 0) > MAX_DIFF_BYTES) {
+      out.push(`# ${path}: ${oldBytes?.length ?? 0} -> ${newBytes?.length ?? 0} bytes (too large to show)`);
+      continue;
+    }
+    const patch = structuredPatch(
+      oldName,
+      newName,
+      oldBytes?.toString("utf8") ?? "",
+      newBytes?.toString("utf8") ?? "",
+      undefined,
+      undefined,
+      { context: CONTEXT_LINES },
+    );
+    if (!patch || patch.hunks.length === 0) continue;
+    out.push(`--- ${oldName}`, `+++ ${newName}`);
+    for (const hunk of patch.hunks) {
+      // As `diff -u` numbers them: a side with no lines counts from the line before it.
+      const oldStart = hunk.oldLines === 0 ? hunk.oldStart - 1 : hunk.oldStart;
+      const newStart = hunk.newLines === 0 ? hunk.newStart - 1 : hunk.newStart;
+      out.push(`@@ -${oldStart},${hunk.oldLines} +${newStart},${hunk.newLines} @@`, ...hunk.lines);
+    }
+  }
+  return out.length === 0 ? "" : `${out.join("\n")}\n`;
+}

@@ -1,0 +1,84 @@
+// The snapshots of one run: a point before its first call that may change the workspace (the
+// state before the run: nothing of the run's has changed anything yet), one before and one
+// after each such call, and one at its end. A point is written only when the workspace
+// differs from the run's previous point, so a step that changed nothing costs no record. The
+// "before" point of a call is the "after" of the previous one unless someone else changed
+// files meanwhile, which is how those changes are kept apart from the run's own.
+import { evictOldest } from "./retention.js";
+import type { SnapshotStore } from "./snapshot-store.js";
+import { diffTrees } from "./tree-diff.js";
+import type { PathChange, PointPhase } from "./types.js";
+
+export interface SnapshotCall {
+  id: string;
+  name: string;
+}
+
+export class RunSnapshots {
+  private nextSeq: number;
+  /** The tree of this run's latest point (undefined until the first). */
+  private last: string | undefined;
+  /** The tree before the call in flight. */
+  private beforeCall: string | undefined;
+  private added = 0;
+
+  constructor(
+    private readonly store: SnapshotStore,
+    private readonly runId: string,
+  ) {
+    // A resumed run goes on numbering after the points its first process wrote.
+    const points = store.points(runId);
+    this.nextSeq = points.length === 0 ? 0 : points.at(-1)!.seq + 1;
+  }
+
+  /** Whether the run has taken its first snapshot yet. */
+  get started(): boolean {
+    return this.last !== undefined;
+  }
+
+  /** Before a call that may change the workspace (the first one also records the run's start). */
+  async before(step: number, call: SnapshotCall): Promise<void> {
+    if (this.last === undefined) {
+      this.beforeCall = await this.point(step, "start");
+      return;
+    }
+    // Without a watcher every snapshot walks the whole workspace: the state after the previous
+    // call stands for the state before this one.
+    this.beforeCall = this.store.watching ? await this.point(step, "before", call) : this.last;
+  }
+
+  /** After such a call: what it changed. */
+  async after(step: number, call: SnapshotCall): Promise<PathChange[]> {
+    const tree = await this.point(step, "after", call);
+    return diffTrees(this.store.objects, this.beforeCall ?? tree, tree);
+  }
+
+  /** At the run's end (or where it stopped): the last point, the index kept, old snapshots evicted. */
+  async end(step: number): Promise<void> {
+    if (this.last === undefined) return;
+    // Written even when nothing changed since the last point: it marks the run's end as complete.
+    await this.point(step, "end", undefined, true);
+    this.store.saveIndex();
+    const facts = this.store.addBytes(this.added);
+    this.added = 0;
+    if (facts.bytes > this.store.limits.maxBytesPerWorkspace) evictOldest(this.store, this.runId);
+  }
+
+  private async point(step: number, phase: PointPhase, call?: SnapshotCall, always = false): Promise<string> {
+    const captured = await this.store.capture();
+    this.added += captured.addedBytes;
+    if (captured.tree === this.last && !always) return captured.tree;
+    this.store.appendPoint({
+      runId: this.runId,
+      seq: this.nextSeq++,
+      step,
+      phase,
+      ...(call ? { toolCallId: call.id, tool: call.name } : {}),
+      tree: captured.tree,
+      at: Date.now(),
+      addedBytes: captured.addedBytes,
+    });
+    this.last = captured.tree;
+    return captured.tree;
+  }
+}

@@ -6,7 +6,7 @@
 // worded unlike the task can still be confirmed.
 import type { EmbeddingProvider } from "../../providers/index.js";
 import type { Experience, ExperienceStatus, Store } from "../../store/index.js";
-import { weightedTerms } from "../../store/index.js";
+import { type WeightedTerm, weightedTerms, weightOf } from "../../store/index.js";
 import { rankExperiences } from "./ranking.js";
 import { standoutScores } from "./vector-threshold.js";
 
@@ -92,10 +92,10 @@ export async function scoreExperiences(
     // An embedder that fails leaves full text to decide: the run must not wait on it.
     vectorHits(deps, task, status, signal).catch(() => []),
   ]);
-  const weights = new Map(weightedTerms(task).map((t) => [t.term, t.weight]));
+  const query = weightedTerms(task);
   const hits = new Map<string, ExperienceHit>();
   for (const { experience, score, rank, matched = [] } of text) {
-    const covered = matched.reduce((sum, term) => sum + (weights.get(term) ?? 0), 0);
+    const covered = weightOf(query, new Set(matched));
     hits.set(experience.id, {
       experience,
       match: score,
@@ -136,10 +136,7 @@ export async function scoreExperiences(
 }
 
 /** The best hit, and those beside it that cover nearly as much and bring words of their own. */
-function distinctEvidence(
-  hits: readonly ExperienceHit[],
-  weights: ReadonlyMap<string, number>,
-): ExperienceHit[] {
+function distinctEvidence(hits: readonly ExperienceHit[], query: readonly WeightedTerm[]): ExperienceHit[] {
   const [best, ...rest] = hits;
   if (!best) return [];
   const bestTerms = new Set(best.matched);
@@ -147,8 +144,8 @@ function distinctEvidence(
     best,
     ...rest.filter((hit) => {
       if (hit.covered < SECOND_RULE_COVERAGE * best.covered) return false;
-      const own = hit.matched.filter((term) => !bestTerms.has(term));
-      return own.reduce((sum, term) => sum + (weights.get(term) ?? 0), 0) >= SECOND_RULE_OWN_WEIGHT;
+      const both = weightOf(query, new Set([...bestTerms, ...hit.matched]));
+      return both - best.covered >= SECOND_RULE_OWN_WEIGHT;
     }),
   ];
 }
@@ -163,8 +160,7 @@ export async function matchingExperiences(
   const hits = (await scoreExperiences(deps, task, ["active"], signal)).filter(
     (hit) => hit.match >= MIN_TEXT_MATCH,
   );
-  const weights = new Map(weightedTerms(task).map((t) => [t.term, t.weight]));
-  const kept = distinctEvidence(hits, weights);
+  const kept = distinctEvidence(hits, weightedTerms(task));
   const ranked = rankExperiences(
     kept.map((hit) => ({ ...hit.experience, match: hit.match })),
     { limit, minMatch: MIN_TEXT_MATCH },

@@ -366,6 +366,15 @@ CREATE TABLE workspaces (
 CREATE UNIQUE INDEX workspaces_one_default ON workspaces (is_default) WHERE is_default = 1;
 `,
   },
+  {
+    version: 9,
+    name: "experience terms cut again: words weighed by rarity, Chinese with the words inside words, lighter stemming",
+    sql: `
+-- The terms of every experience are cut again by the current rules (search-terms.ts): NULL
+-- terms are indexed at the next searches, a batch at a time (experience-repository.ts).
+UPDATE experiences SET terms = NULL WHERE terms IS NOT NULL;
+`,
+  },
 ];
 
 /** The tables of the store, for sizeBytes. */

@@ -12,6 +12,7 @@ export {
   weightedTerms,
 } from "../store/index.js";
 export { expireCandidates, mergeKeys } from "./experiences/lifecycle.js";
+export { languageOfText, projectLanguages } from "./experiences/project-languages.js";
 export {
   bayesianSuccessRate,
   type RankableExperience,

@@ -45,7 +45,8 @@ export {
   type UpliftEstimate,
   upliftSaysRetire,
 } from "./experiences/uplift.js";
-export { MIN_BACKGROUND, type ScoredId, standoutScores } from "./experiences/vector-threshold.js";
+export { BACKGROUND_TEXTS } from "./experiences/vector-background.js";
+export { calibratedScores, type ScoredId } from "./experiences/vector-threshold.js";
 export {
   HYBRID_DEFAULTS,
   type HybridRankOptions,

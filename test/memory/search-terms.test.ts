@@ -3,11 +3,11 @@
 // weighed by its rarity; and the normalised score built on them.
 import { describe, expect, it } from "vitest";
 import {
+  calibratedScores,
   cjkSegmenter,
   coverageScore,
   estimateUplift,
   searchTerms,
-  standoutScores,
   upliftSaysRetire,
   weightedTerms,
 } from "../../src/memory/index.js";
@@ -96,20 +96,15 @@ describe("search terms", () => {
 });
 
 describe("vector hits that stand out", () => {
-  it("scores a hit by how far it rises above the project's other rules, not by its cosine", () => {
-    const background = Array.from({ length: 12 }, (_, i) => ({ id: `b${i}`, score: 0.7 + (i % 3) * 0.01 }));
-    const z = standoutScores([{ id: "hit", score: 0.85 }, ...background]);
-    expect(z.get("hit")).toBeGreaterThan(6);
-    // The same cosine among rules that all score alike stands out of nothing.
-    const crowded = Array.from({ length: 12 }, (_, i) => ({ id: `c${i}`, score: 0.84 + (i % 2) * 0.01 }));
-    expect(standoutScores([{ id: "hit", score: 0.85 }, ...crowded]).get("hit")).toBeLessThan(1);
-    // Too few rules to tell: nothing.
-    expect(
-      standoutScores([
-        { id: "a", score: 0.9 },
-        { id: "b", score: 0.1 },
-      ]).size,
-    ).toBe(0);
+  it("scores a hit by how far it rises above unrelated texts for the same task, not by its cosine", () => {
+    // A model whose unrelated texts score about 0.7: a hit at 0.85 stands far out.
+    const background = Array.from({ length: 32 }, (_, i) => 0.7 + (i % 3) * 0.01);
+    expect(calibratedScores([{ id: "hit", score: 0.85 }], background).get("hit")).toBeGreaterThan(6);
+    // The same cosine under a model whose unrelated texts score alike stands out of nothing.
+    const alike = Array.from({ length: 32 }, (_, i) => 0.84 + (i % 2) * 0.01);
+    expect(calibratedScores([{ id: "hit", score: 0.85 }], alike).get("hit")).toBeLessThan(1);
+    // One rule is enough to judge; no background, no z-scores.
+    expect(calibratedScores([{ id: "hit", score: 0.9 }], []).size).toBe(0);
   });
 });
 

@@ -16,7 +16,7 @@
 // are listed only with --cases.
 // Modes: full text alone, and with the fake server's deterministic embeddings (hashed words
 // and trigrams: a proxy, not a real embedding model). Run `npm run build` first.
-//   node bench/learning.mjs [--set tuned|heldout|all] [--modes text,vectors] [--cases]
+//   node bench/learning.mjs [--set tuned|heldout|all|none] [--modes text,vectors] [--cases]
 //     [--languages en,zh] [--skip-latency] [--skip-promotion] [--latency-runs N] [--out file.md]
 //   --cli <reson.js> --no-keys: another build as the baseline (--no-keys: reflection writes no
 //   keys, for a build whose prompt asks for none)
@@ -40,7 +40,9 @@ const option = (name, fallback) => {
   return at >= 0 ? args[at + 1] : fallback;
 };
 const LATENCY_RUNS = Number(option("--latency-runs", "7"));
-const SETS = option("--set", "all") === "all" ? ["tuned", "heldout"] : [option("--set", "all")];
+const SET_OPTION = option("--set", "all");
+/** "none": the latency part alone. */
+const SETS = SET_OPTION === "all" ? ["tuned", "heldout"] : SET_OPTION === "none" ? [] : [SET_OPTION];
 const MODES = option("--modes", "text,vectors").split(",");
 /** memory.languages for every project (a build that knows the setting), e.g. "en,zh". */
 const LANGUAGES = option("--languages", undefined)?.split(",");

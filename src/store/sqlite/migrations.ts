@@ -1,6 +1,6 @@
 // The SQLite schema, one migration per change. STRICT tables, so a wrong type is an error
 // and not a silent conversion; JSON is TEXT as JSON.stringify wrote it (exact round trip).
-import type { Migration } from "../migration.js";
+import { type Migration, recutExperienceTerms } from "../migration.js";
 
 export const SQLITE_MIGRATIONS: readonly Migration[] = [
   {
@@ -389,13 +389,5 @@ CREATE TABLE workspaces (
 CREATE UNIQUE INDEX workspaces_one_default ON workspaces (is_default) WHERE is_default = 1;
 `,
   },
-  {
-    version: 9,
-    name: "experience terms cut again: words weighed by rarity, Chinese with the words inside words, lighter stemming",
-    sql: `
--- The terms of every experience are cut again by the current rules (search-terms.ts): NULL
--- terms are indexed at the next searches, a batch at a time (experience-repository.ts).
-UPDATE experiences SET terms = NULL WHERE terms IS NOT NULL;
-`,
-  },
+  recutExperienceTerms(9, "words weighed by rarity, Chinese with the words inside words, lighter stemming"),
 ];

@@ -1,6 +1,11 @@
 // Small formatters for the terminal: costs, sizes, relative times (durations: core/human-duration.ts).
 import { groupDigits } from "../core/usage.js";
 
+/** "1 step", "3 steps"; `many` for a plural that is not the noun and an s. */
+export function countOf(count: number, one: string, many = `${one}s`): string {
+  return `${count} ${count === 1 ? one : many}`;
+}
+
 export function formatTokens(tokens: number): string {
   return groupDigits(tokens);
 }

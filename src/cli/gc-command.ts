@@ -8,20 +8,16 @@ import type { GcReport, Store } from "../store/index.js";
 import { parseDuration } from "../store/index.js";
 import { confirm } from "./confirm.js";
 import { EXIT_OK } from "./exit-codes.js";
-import { formatBytes } from "./format.js";
+import { countOf, formatBytes } from "./format.js";
 import { withStore } from "./store-commands.js";
 
 const USAGE = "Usage: reson gc --older-than <30d|12h> [--dry-run | --yes]";
 
-function plural(count: number, one: string, many = `${one}s`): string {
-  return `${count} ${count === 1 ? one : many}`;
-}
-
 /** "3 runs (40 steps, 3 checkpoints, 1 artifact), 2 sessions and 12 turns". */
 function describe(report: GcReport): string {
   return (
-    `${plural(report.traces, "run")} (${plural(report.steps, "step")}, ${plural(report.checkpoints, "checkpoint")}, ` +
-    `${plural(report.artifacts, "artifact")}), ${plural(report.sessions, "session")} and ${plural(report.turns, "turn")}`
+    `${countOf(report.traces, "run")} (${countOf(report.steps, "step")}, ${countOf(report.checkpoints, "checkpoint")}, ` +
+    `${countOf(report.artifacts, "artifact")}), ${countOf(report.sessions, "session")} and ${countOf(report.turns, "turn")}`
   );
 }
 

@@ -285,6 +285,24 @@ async function listCommand(argv: string[]): Promise<number> {
   return EXIT_OK;
 }
 
+/**
+ * Why `reson mcp test` could not start the server, said for this command: the server's own
+ * error (not the "required" wrapper it was started with), and a hint that does not send the
+ * user back to the command they just ran.
+ */
+function testFailure(failure: ResonError, source: string): ResonError {
+  const cause = failure.cause instanceof ResonError ? failure.cause : failure;
+  const own = (cause.hint ?? "").replace(/;?\s*`reson mcp test [^`]*`[^.;]*[.;]?/g, "").trim();
+  const hint = own
+    ? own.replace(/([^.])$/, "$1.")
+    : `What the server printed is above. Check its command, args and env (or url and headers) in ${source}.`;
+  return new ResonError(cause.code, cause.message, {
+    hint,
+    ...(cause.details ? { details: cause.details } : {}),
+    cause,
+  });
+}
+
 async function testCommand(argv: string[]): Promise<number> {
   const { values, positionals } = parseCommandArgs(
     {
@@ -348,8 +366,7 @@ async function testCommand(argv: string[]): Promise<number> {
       },
     });
   } catch (error) {
-    const failure = toResonError(error);
-    reportError(failure);
+    reportError(testFailure(toResonError(error), entry.source));
     return EXIT_FAILED;
   }
   try {

@@ -196,8 +196,11 @@ function cutoffOf(text: string): number {
   return at;
 }
 
-function experienceRows(experiences: readonly Experience[]): string {
-  if (experiences.length === 0) return "No experiences for this project yet.";
+function experienceRows(experiences: readonly Experience[], status?: ExperienceStatus): string {
+  if (experiences.length === 0)
+    return status
+      ? `No ${status} experiences for this project (\`reson experiences list\` shows them all).`
+      : "No experiences for this project yet.";
   return table([
     ["ID", "STATUS", "USED", "HELPED", "RATE", "RULE"],
     ...experiences.map((experience) => [
@@ -259,7 +262,7 @@ export function experiencesCommand(argv: string[]): Promise<number> {
         ...(status ? { status } : {}),
         limit: 500,
       });
-      write(values, experiences, () => experienceRows(experiences));
+      write(values, experiences, () => experienceRows(experiences, status));
       return EXIT_OK;
     }
     const experience = await experienceOf(store, key, positionals[0] ?? "");

@@ -24,7 +24,7 @@ import { traceIdOfRun } from "../telemetry/index.js";
 import { parseCommandArgs } from "./command-args.js";
 import { didYouMean } from "./did-you-mean.js";
 import { EXIT_OK, EXIT_USAGE, exitCodeForError } from "./exit-codes.js";
-import { formatAgo, formatBytes, formatTokens, table } from "./format.js";
+import { countOf, formatAgo, formatBytes, formatTokens, table } from "./format.js";
 import { reportError } from "./run-command.js";
 import { outsideText } from "./terminal-text.js";
 
@@ -251,7 +251,7 @@ export function renderTraceTree(
 ): string {
   const holder = holderLine(trace, options.lease);
   const lines = [
-    `run ${trace.id} · ${trace.status} · ${trace.provider}/${trace.model} · ${trace.steps} steps · ` +
+    `run ${trace.id} · ${trace.status} · ${trace.provider}/${trace.model} · ${countOf(trace.steps, "step")} · ` +
       `${formatTokens(trace.usage.totalTokens)} tokens · ${formatCost(trace.usage)}` +
       (trace.endedAt ? ` · ${humanDuration(trace.endedAt - trace.startedAt)}` : ""),
     `session ${trace.sessionId}${trace.parentTraceId ? ` · parent run ${trace.parentTraceId}` : ""}`,
@@ -266,7 +266,7 @@ export function renderTraceTree(
     lines.push(`sub-agents (${children.length}; \`reson trace show <id>\` for one):`);
     for (const child of children) {
       lines.push(
-        `  ${child.id} · ${child.status}${child.error ? ` [${child.error.code}]` : ""} · ${child.steps} steps · ` +
+        `  ${child.id} · ${child.status}${child.error ? ` [${child.error.code}]` : ""} · ${countOf(child.steps, "step")} · ` +
           `${formatTokens(child.usage.totalTokens)} tokens · ${child.preset ?? "default"} · "${oneLine(child.task, 60)}"`,
       );
     }

@@ -262,7 +262,7 @@ export const HumanAnswerEventSchema = eventSchema(
     ),
     by: Type.Union([Type.Literal("user"), Type.Literal("timeout")]),
   },
-  "A question of ask_human was answered, or timed out.",
+  "A question of ask_human was answered over HTTP (reson serve and workers), or timed out; the terminal and --interactive-stdin record the answer in the tool result only.",
 );
 export type HumanAnswerEvent = Static<typeof HumanAnswerEventSchema>;
 

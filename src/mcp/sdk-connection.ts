@@ -77,11 +77,15 @@ export function mcpFailure(server: string, what: string, error: unknown, limit?:
         { hint, details: { server, ...(limit ? { [limit.setting]: limit.ms } : {}) }, cause: error },
       );
     }
-    return new ResonError("mcp_unavailable", `MCP server "${server}" is unavailable (${what}): ${message}`, {
-      hint: `\`reson mcp test ${server}\` starts it alone and shows what goes wrong.`,
-      details: { server },
-      cause: error,
-    });
+    return new ResonError(
+      "mcp_unavailable",
+      `MCP server "${server}" is unavailable (during ${what}): ${message}`,
+      {
+        hint: `\`reson mcp test ${server}\` starts it alone and shows what goes wrong.`,
+        details: { server },
+        cause: error,
+      },
+    );
   }
   if (error instanceof ProtocolError) {
     return new ResonError("tool_failed", `MCP server "${server}" refused ${what}: ${message}`, {

@@ -40,6 +40,23 @@ describe("an MCP server that does not start", () => {
       },
     });
 
+  it("reson mcp test of a server that does not start says why, and sends the user nowhere they just were", async () => {
+    userServers({
+      broken: { command: process.execPath, args: ["-e", "console.error('no such module'); process.exit(3)"] },
+    });
+    const result = await runCli(["mcp", "test", "broken"], { cwd: f.ws.path, env: env() });
+    expect(result.code).toBe(1);
+    // Its own output, live, then the error with the server's name.
+    expect(result.stderr).toContain("no such module");
+    expect(result.stderr).toMatch(/reson: MCP server "broken" is unavailable \(during the start\)/);
+    // It was not marked required by the user, and the hint is not the command just run.
+    expect(result.stderr).not.toContain("required");
+    expect(result.stderr).not.toContain("reson mcp test broken");
+    expect(result.stderr).toMatch(
+      /hint: What the server printed is above\. Check its command, args and env .* in .*config\.json/,
+    );
+  });
+
   it("shows the server's last stderr lines, masked, and says to pass proxy and CA variables through env", async () => {
     registry();
     f.server.enqueue({ text: "went on without it" });

@@ -62,19 +62,33 @@ export function cjkWords(run: string): string[] {
   return segmenter.cut(run, true);
 }
 
-/** Zipf values (log10 per billion words) of the dictionary's words, parsed on first use. */
+/**
+ * Zipf values (log10 per billion words) of the dictionary's words, parsed on first use. Read by
+ * index rather than split into lines: this runs once per process, on its first Chinese search.
+ */
 function dictionaryZipf(): Map<string, number> {
   if (zipfOf) return zipfOf;
-  const counts: [string, number][] = [];
+  const text = dictionaryText ?? "";
+  const words: string[] = [];
+  const counts: number[] = [];
   let total = 0;
-  for (const line of (dictionaryText ?? "").split("\n")) {
-    const [word, frequency] = line.split(" ");
-    const count = Number(frequency);
-    if (!word || !(count > 0)) continue;
-    counts.push([word, count]);
-    total += count;
+  for (let at = 0; at < text.length; ) {
+    const newline = text.indexOf("\n", at);
+    const lineEnd = newline < 0 ? text.length : newline;
+    const space = text.indexOf(" ", at);
+    if (space > at && space < lineEnd) {
+      const count = Number.parseInt(text.slice(space + 1, lineEnd), 10);
+      if (count > 0) {
+        words.push(text.slice(at, space));
+        counts.push(count);
+        total += count;
+      }
+    }
+    at = lineEnd + 1;
   }
-  zipfOf = new Map(counts.map(([word, count]) => [word, Math.log10((count / total) * 1e9)]));
+  const perBillion = Math.log10(1e9 / total);
+  zipfOf = new Map();
+  for (const [i, word] of words.entries()) zipfOf.set(word, Math.log10(counts[i] ?? 1) + perBillion);
   dictionaryText = undefined;
   return zipfOf;
 }

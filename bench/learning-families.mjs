@@ -5,14 +5,20 @@
 // reflection: "taught" says what the teaching task said in other words, "reworded" describes
 // the same trouble differently, "far" shares almost no words with the lesson; one probe is in
 // the other language. Half the conditions are worded like the lesson, not like the task.
+// otherKeys and asks (added with the held-out set, learning-heldout.mjs, which explains them):
+// the keys in the project's other language and the rewordings a model adds when the reflection
+// prompt asks for them. These families are the ones retrieval is tuned on.
 
 export const FAMILIES = [
   {
     id: "sqlite-busy",
+    taughtIn: "en",
     teach: "The nightly importer crashes with 'database is locked' when two workers run",
     condition: "several processes write to the same SQLite database at once",
     rule: "set PRAGMA busy_timeout = 5000 on every connection and retry the write on SQLITE_BUSY",
     keys: ["database is locked", "SQLITE_BUSY", "busy_timeout", "nightly importer", "two workers"],
+    otherKeys: ["数据库被锁", "并发写入"],
+    asks: ["two jobs writing at the same time crash", "sqlite file locked by another process"],
     probes: [
       { lang: "en", kind: "taught", task: "The importer fails again: database is locked" },
       {
@@ -30,10 +36,13 @@ export const FAMILIES = [
   },
   {
     id: "line-endings",
+    taughtIn: "en",
     teach: "git diff shows every line of config.yml changed after I cloned the repo on Windows",
     condition: "files show as entirely changed after a checkout on Windows",
     rule: "add a .gitattributes with '* text=auto eol=lf' and run git add --renormalize .",
     keys: ["CRLF", "line endings", ".gitattributes", "core.autocrlf", "git diff shows every line changed"],
+    otherKeys: ["换行符", "整个文件都显示修改"],
+    asks: ["whole file looks modified after checkout", "^M characters at line ends"],
     probes: [
       {
         lang: "en",
@@ -51,10 +60,13 @@ export const FAMILIES = [
   },
   {
     id: "make-test",
+    taughtIn: "en",
     teach: "Run the tests",
     condition: "running the project's test suite",
     rule: "run make test; there is no npm test script in this project",
     keys: ["npm test", "missing script: test", "make test", "Makefile", "run the tests"],
+    otherKeys: ["运行测试", "跑测试"],
+    asks: ["run the test suite", "check the tests pass"],
     probes: [
       { lang: "en", kind: "taught", task: "please run the tests for me" },
       { lang: "en", kind: "reworded", task: "Check that the unit tests still pass after my change" },
@@ -64,10 +76,13 @@ export const FAMILIES = [
   },
   {
     id: "python-venv",
+    taughtIn: "en",
     teach: "pytest fails with ModuleNotFoundError: No module named 'requests'",
     condition: "Python imports fail although the package is installed",
     rule: "use the project's virtualenv: run .venv/bin/pytest, or activate .venv first",
     keys: ["ModuleNotFoundError", "No module named", ".venv", "virtualenv", "pytest", "pip install"],
+    otherKeys: ["找不到模块", "虚拟环境"],
+    asks: ["import fails although pip installed it", "package installed but python can't find it"],
     probes: [
       { lang: "en", kind: "taught", task: "pytest again says ModuleNotFoundError for requests" },
       {
@@ -81,6 +96,7 @@ export const FAMILIES = [
   },
   {
     id: "docker-port",
+    taughtIn: "en",
     teach: "docker compose up fails: port 5432 is already allocated for the postgres container",
     condition: "a container cannot start because its port is taken",
     rule: "stop the local PostgreSQL service (sudo systemctl stop postgresql) or map the container to port 5433",
@@ -92,6 +108,8 @@ export const FAMILIES = [
       "postgres",
       "bind",
     ],
+    otherKeys: ["端口被占用", "容器启动失败"],
+    asks: ["database container won't start", "port conflict with local postgres"],
     probes: [
       { lang: "en", kind: "taught", task: "docker compose up says port 5432 is allocated" },
       { lang: "en", kind: "reworded", task: "The postgres container won't start: address already in use" },
@@ -101,6 +119,7 @@ export const FAMILIES = [
   },
   {
     id: "timezone",
+    taughtIn: "en",
     teach: "test_report_dates fails only in CI: expected 2026-03-01, got 2026-02-28",
     condition: "date assertions pass on one machine and fail on another",
     rule: "run the tests with TZ=UTC; the report code formats dates in local time",
@@ -112,6 +131,8 @@ export const FAMILIES = [
       "local time",
       "test_report_dates",
     ],
+    otherKeys: ["时区", "日期差一天"],
+    asks: ["date is one day off on another machine", "test passes locally but fails on the build server"],
     probes: [
       { lang: "en", kind: "taught", task: "test_report_dates is red in CI with the wrong date" },
       { lang: "en", kind: "reworded", task: "A date comparison test is off by one day on the build server" },
@@ -121,11 +142,14 @@ export const FAMILIES = [
   },
   {
     id: "git-push",
+    taughtIn: "en",
     teach:
       "git push is rejected: updates were rejected because the remote contains work that you do not have",
     condition: "pushing to the shared branch is refused",
     rule: "run git pull --rebase origin main, resolve any conflicts, then push again; never push --force to main",
     keys: ["git push rejected", "non-fast-forward", "fetch first", "pull --rebase", "remote contains work"],
+    otherKeys: ["推送被拒绝", "git push 失败"],
+    asks: ["remote refuses my commits", "my push fails because others pushed first"],
     probes: [
       { lang: "en", kind: "taught", task: "my git push got rejected again" },
       { lang: "en", kind: "reworded", task: "Pushing my commits to origin fails with non-fast-forward" },
@@ -135,10 +159,13 @@ export const FAMILIES = [
   },
   {
     id: "env-missing",
+    taughtIn: "en",
     teach: "The app crashes on start: KeyError: 'STRIPE_API_KEY'",
     condition: "the app fails at start-up because a setting is missing from the environment",
     rule: "copy .env.example to .env and load it (source .env); the app reads its settings from the environment",
     keys: ["KeyError", "environment variable not set", ".env", ".env.example", "dotenv", "crashes on start"],
+    otherKeys: ["环境变量未设置", "启动时崩溃"],
+    asks: ["the app won't start, a setting is missing", "where to configure API keys"],
     probes: [
       { lang: "en", kind: "taught", task: "the app crashes at startup with KeyError STRIPE_API_KEY" },
       {
@@ -152,6 +179,7 @@ export const FAMILIES = [
   },
   {
     id: "migrations",
+    taughtIn: "en",
     teach: 'The API returns 500: relation "users" does not exist',
     condition: "a fresh database is missing its tables",
     rule: "run npm run migrate before starting the server on a new or reset database",
@@ -163,6 +191,8 @@ export const FAMILIES = [
       "fresh database",
       "API returns 500",
     ],
+    otherKeys: ["表不存在", "数据库迁移"],
+    asks: ["new database has no tables", "500 errors after resetting the database"],
     probes: [
       { lang: "en", kind: "taught", task: "API gives a 500 error: relation users does not exist" },
       {
@@ -180,6 +210,7 @@ export const FAMILIES = [
   },
   {
     id: "gbk-encoding",
+    taughtIn: "zh",
     teach: "读取 data.csv 时报 UnicodeDecodeError: 'utf-8' codec can't decode byte 0xd6",
     condition: "读取中文 CSV 或文本文件时出现解码错误",
     rule: "该文件是 GBK 编码：用 encoding='gbk' 打开，或先转成 UTF-8",
@@ -192,6 +223,8 @@ export const FAMILIES = [
       "garbled characters",
       "读取 CSV",
     ],
+    otherKeys: [],
+    asks: ["打开 CSV 中文乱码", "Chinese text unreadable when opening the file"],
     probes: [
       { lang: "zh", kind: "taught", task: "读取 data.csv 又报 UnicodeDecodeError 了" },
       { lang: "zh", kind: "reworded", task: "打开导出的 CSV 表格，中文全是乱码" },
@@ -201,6 +234,7 @@ export const FAMILIES = [
   },
   {
     id: "node-heap",
+    taughtIn: "zh",
     teach: "前端打包 npm run build 报 JavaScript heap out of memory",
     condition: "打包时 Node 内存不足",
     rule: "在 build 脚本里加上 NODE_OPTIONS=--max-old-space-size=4096",
@@ -212,6 +246,8 @@ export const FAMILIES = [
       "前端打包",
       "build out of memory",
     ],
+    otherKeys: [],
+    asks: ["构建时内存不够崩溃", "build crashes running out of memory"],
     probes: [
       { lang: "zh", kind: "taught", task: "npm run build 又报 heap out of memory" },
       { lang: "zh", kind: "reworded", task: "前端构建到一半就崩了，提示内存不够" },
@@ -221,10 +257,13 @@ export const FAMILIES = [
   },
   {
     id: "exec-permission",
+    taughtIn: "zh",
     teach: "运行 ./deploy.sh 提示 Permission denied",
     condition: "运行 shell 脚本时提示权限不足",
     rule: "脚本没有执行权限：先 chmod +x deploy.sh，或用 bash deploy.sh 运行",
     keys: ["Permission denied", "chmod +x", "执行权限", "deploy.sh", "shell script", "运行脚本"],
+    otherKeys: [],
+    asks: ["脚本运行不了，提示没有权限", "cannot run the script I just created"],
     probes: [
       { lang: "zh", kind: "taught", task: "执行 ./deploy.sh 还是 Permission denied" },
       { lang: "zh", kind: "reworded", task: "新建的脚本跑不起来，说没有权限" },

@@ -1,24 +1,33 @@
 // The learning benchmark: does a lesson learnt in one run reach the later runs that need it,
 // and only those? Through the CLI (`reson run`, a fresh process each) against the scripted
-// fake model server of test/support, all lesson families in one project:
+// fake model server of test/support:
 //   1. each family's teaching run fails a tool call and recovers; its reflection is scripted
-//      from the teaching run alone (learning-families.mjs);
-//   2. probe tasks (taught / reworded / far wordings, English and Chinese) and unrelated tasks
-//      run; the lessons in the system prompt of each run's first model call are read off;
+//      from the teaching run alone, as a careful model following the build's own reflection
+//      prompt would answer (keys in the languages it asks for, rewordings if it asks for them);
+//   2. probe tasks (taught / reworded / far wordings, near misses, English and Chinese) and
+//      unrelated tasks run; the lessons in the system prompt of each run's first model call
+//      are read off;
 //   3. promotion: with minEvidence 2, a second run worded differently hits the same trouble;
 //      its scripted reflection agrees with the family's rule only if it was shown it;
 //   4. latency: spawn to first model request with 0 and with 5,000 rules in the project.
+// Two sets: "tuned" (learning-families.mjs, 12 families in one project; retrieval is tuned on
+// it) and "heldout" (learning-heldout.mjs, 18 families written before the changes they
+// measure, taught into one crowded project beside the tuned ones: 30 rules). Held-out misses
+// are listed only with --cases.
 // Modes: full text alone, and with the fake server's deterministic embeddings (hashed words
 // and trigrams: a proxy, not a real embedding model). Run `npm run build` first.
-//   node bench/learning.mjs [--skip-latency] [--latency-runs N] [--out file.md]
-//   --cli <reson.js> --no-keys: another build as the baseline (reflection then writes no keys,
-//   as a model asked by that build's prompt would not)
+//   node bench/learning.mjs [--set tuned|heldout|all|none] [--modes text,vectors] [--cases]
+//     [--languages en,zh] [--skip-latency] [--skip-promotion] [--latency-runs N] [--out file.md]
+//   --cli <reson.js> --no-keys: another build as the baseline (--no-keys: reflection writes no
+//   keys, for a build whose prompt asks for none)
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { build } from "esbuild";
 import { FAMILIES, UNRELATED } from "./learning-families.mjs";
+import { HELDOUT_FAMILIES, HELDOUT_UNRELATED } from "./learning-heldout.mjs";
+import { missesOf, retrievalTable } from "./learning-report.mjs";
 import { synthesiseRules } from "./learning-rules.mjs";
 
 const ROOT = resolve(import.meta.dirname, "..");
@@ -31,6 +40,12 @@ const option = (name, fallback) => {
   return at >= 0 ? args[at + 1] : fallback;
 };
 const LATENCY_RUNS = Number(option("--latency-runs", "7"));
+const SET_OPTION = option("--set", "all");
+/** "none": the latency part alone. */
+const SETS = SET_OPTION === "all" ? ["tuned", "heldout"] : SET_OPTION === "none" ? [] : [SET_OPTION];
+const MODES = option("--modes", "text,vectors").split(",");
+/** memory.languages for every project (a build that knows the setting), e.g. "en,zh". */
+const LANGUAGES = option("--languages", undefined)?.split(",");
 const scratch = mkdtempSync(join(tmpdir(), "reson-learning-bench-"));
 
 // The fake server is TypeScript; bundled once into the scratch folder.
@@ -71,7 +86,7 @@ server.setResponder((request) => {
     const task = /^Task: (.*)$/m.exec(body)?.[1] ?? "";
     const known = /Known rules:\n([\s\S]*?)\n\nThe run:/.exec(body)?.[1] ?? "";
     const answer = reflections.get(task);
-    return { text: answer ? answer(known) : "NONE" };
+    return { text: answer ? answer(known, { system: systemOf(request), body }) : "NONE" };
   }
   const messages = messagesOf(request);
   if (messages.some((m) => m.role === "tool")) return { text: "Recovered; done." };
@@ -112,7 +127,10 @@ function project(name, { minEvidence, vectors }) {
   const ws = join(scratch, `${name}-ws`);
   mkdirSync(home, { recursive: true });
   mkdirSync(join(ws, "notes"), { recursive: true });
-  writeFileSync(join(home, "config.json"), JSON.stringify({ memory: { minEvidence } }));
+  writeFileSync(
+    join(home, "config.json"),
+    JSON.stringify({ memory: { minEvidence, ...(LANGUAGES ? { languages: LANGUAGES } : {}) } }),
+  );
   const env = cleanEnv({
     RESON_HOME: home,
     RESON_MEMORY_REFLECT: "auto",
@@ -158,30 +176,57 @@ function project(name, { minEvidence, vectors }) {
   };
 }
 
-const addLine = (family) =>
-  `ADD: WHEN ${family.condition} THEN ${family.rule}${WITH_KEYS ? ` KEYS: ${family.keys.join("; ")}` : ""}`;
+const CJK = /\p{scx=Han}/u;
+const languageOf = (family) => family.taughtIn ?? (CJK.test(family.teach) ? "zh" : "en");
 
-async function teachAll(p) {
-  for (const family of FAMILIES) {
+/**
+ * The keys a careful model writes, following the prompt it was sent: always the family's keys
+ * (the teaching task's language and English, as every prompt asks); the other language's keys
+ * too when the request names Chinese and English among the project's languages; and the
+ * rewordings a future task could use when the prompt asks for rewordings.
+ */
+function keysFor(family, prompt) {
+  const keys = [...family.keys];
+  const languages = /^Languages[^:\n]*:(.*)$/im.exec(prompt.body)?.[1] ?? "";
+  const other = languageOf(family) === "en" ? /Chinese|中文/i : /English/i;
+  if (other.test(languages)) keys.push(...(family.otherKeys ?? []));
+  if (/reword/i.test(prompt.system)) keys.push(...(family.asks ?? []));
+  return keys;
+}
+
+const addLine = (family, prompt) =>
+  `ADD: WHEN ${family.condition} THEN ${family.rule}${WITH_KEYS ? ` KEYS: ${keysFor(family, prompt).join("; ")}` : ""}`;
+
+async function teachAll(p, families) {
+  for (const family of families) {
     failingTasks.add(family.teach);
-    reflections.set(family.teach, () => addLine(family));
+    reflections.set(family.teach, (_known, prompt) => addLine(family, prompt));
     await p.run(family.teach);
   }
   const familyOf = new Map();
   for (const experience of await p.experiences()) {
-    const family = FAMILIES.find((f) => experience.rule.startsWith(f.rule));
+    const family = families.find((f) => experience.rule.startsWith(f.rule));
     if (family) familyOf.set(experience.id, family.id);
   }
   return familyOf;
 }
 
-const pct = (n, d) => (d === 0 ? "–" : `${Math.round((100 * n) / d)} % (${n}/${d})`);
+/** The probes and unrelated tasks of a set, and the families its project is taught. */
+const SET = {
+  tuned: { taught: FAMILIES, probed: FAMILIES, unrelated: UNRELATED },
+  heldout: {
+    taught: [...FAMILIES, ...HELDOUT_FAMILIES],
+    probed: HELDOUT_FAMILIES,
+    unrelated: HELDOUT_UNRELATED,
+  },
+};
 
-async function retrieval(mode) {
-  const p = project(`retrieval-${mode}`, { minEvidence: 1, vectors: mode === "vectors" });
-  const familyOf = await teachAll(p);
+async function retrieval(set, mode) {
+  const { taught, probed, unrelated: tasks } = SET[set];
+  const p = project(`retrieval-${set}-${mode}`, { minEvidence: 1, vectors: mode === "vectors" });
+  const familyOf = await teachAll(p, taught);
   const rows = [];
-  for (const family of FAMILIES) {
+  for (const family of probed) {
     for (const probe of family.probes) {
       const { lessons } = await p.run(probe.task);
       const families = lessons.map((id) => familyOf.get(id) ?? "?");
@@ -190,22 +235,25 @@ async function retrieval(mode) {
         family: family.id,
         hit: families.includes(family.id),
         wrong: families.some((f) => f !== family.id),
+        lessons: families,
       });
     }
   }
   const unrelated = [];
-  for (const item of UNRELATED) {
+  for (const item of tasks) {
     const { lessons } = await p.run(item.task);
     unrelated.push({ ...item, injected: lessons.length > 0, lessons: lessons.map((id) => familyOf.get(id)) });
   }
-  return { mode, learnt: familyOf.size, rows, unrelated };
+  return { set, mode, learnt: familyOf.size, of: taught.length, rows, unrelated };
 }
 
-async function promotion(mode) {
-  const p = project(`promotion-${mode}`, { minEvidence: 2, vectors: mode === "vectors" });
-  await teachAll(p);
-  for (const family of FAMILIES) {
-    // The second run is the family's reworded probe, hitting the same trouble.
+async function promotion(set) {
+  const { taught, probed } = SET[set];
+  const p = project(`promotion-${set}`, { minEvidence: 2, vectors: false });
+  await teachAll(p, taught);
+  let promoted = 0;
+  for (const family of probed) {
+    // The second run is the family's first reworded probe, hitting the same trouble.
     const second = family.probes.find((probe) => probe.kind === "reworded");
     failingTasks.add(second.task);
     reflections.set(second.task, (known) => {
@@ -215,8 +263,9 @@ async function promotion(mode) {
     });
     await p.run(second.task);
   }
-  const active = (await p.experiences()).filter((e) => e.status === "active");
-  return { mode, promoted: active.length, of: FAMILIES.length };
+  const active = new Set((await p.experiences()).filter((e) => e.status === "active").map((e) => e.rule));
+  for (const family of probed) if ([...active].some((rule) => rule.startsWith(family.rule))) promoted++;
+  return { set, promoted, of: probed.length };
 }
 
 function median(values) {
@@ -278,67 +327,43 @@ async function latency() {
   };
 }
 
-function retrievalTable(results) {
-  const lines = [
-    `| measure | ${results.map((r) => r.mode).join(" | ")} |`,
-    `|---|${results.map(() => "---").join("|")}|`,
-  ];
-  const row = (label, pick) =>
-    lines.push(
-      `| ${label} | ${results
-        .map((r) => {
-          const set = pick(r);
-          return pct(set.filter((x) => x.hit).length, set.length);
-        })
-        .join(" | ")} |`,
-    );
-  row("recall, all probes", (r) => r.rows);
-  row("recall, English", (r) => r.rows.filter((x) => x.lang === "en"));
-  row("recall, Chinese", (r) => r.rows.filter((x) => x.lang === "zh"));
-  row("recall, taught wording", (r) => r.rows.filter((x) => x.kind === "taught"));
-  row("recall, reworded (untaught)", (r) => r.rows.filter((x) => x.kind === "reworded"));
-  row("recall, reworded English", (r) => r.rows.filter((x) => x.kind === "reworded" && x.lang === "en"));
-  row("recall, reworded Chinese", (r) => r.rows.filter((x) => x.kind === "reworded" && x.lang === "zh"));
-  row("recall, far (almost no shared words)", (r) => r.rows.filter((x) => x.kind === "far"));
-  lines.push(
-    `| wrong lessons (probes shown another family's lesson) | ${results
-      .map((r) => pct(r.rows.filter((x) => x.wrong).length, r.rows.length))
-      .join(" | ")} |`,
-  );
-  lines.push(
-    `| false injections (unrelated tasks given any lesson) | ${results
-      .map((r) => pct(r.unrelated.filter((x) => x.injected).length, r.unrelated.length))
-      .join(" | ")} |`,
-  );
-  return lines.join("\n");
-}
-
-function misses(result) {
-  const out = result.rows
-    .filter((x) => !x.hit)
-    .map((x) => `- miss (${x.family}, ${x.lang}, ${x.kind}): ${x.task}`);
-  out.push(...result.rows.filter((x) => x.wrong).map((x) => `- wrong lesson (${x.family}): ${x.task}`));
-  out.push(
-    ...result.unrelated.filter((x) => x.injected).map((x) => `- injected ${x.lessons.join(", ")}: ${x.task}`),
-  );
-  return out.length > 0 ? out.join("\n") : "- none";
-}
-
 try {
   const started = Date.now();
-  const results = [await retrieval("full text"), await retrieval("vectors")];
-  const promoted = [await promotion("full text")];
+  const results = [];
+  const promoted = [];
+  for (const set of SETS) {
+    for (const mode of MODES) results.push(await retrieval(set, mode === "text" ? "full text" : mode));
+    if (!flag("--skip-promotion")) promoted.push(await promotion(set));
+  }
   const lat = flag("--skip-latency") ? undefined : await latency();
+  const build = args.includes("--cli") ? `the build at ${CLI}` : "this build";
   const report = [
-    `Learning benchmark (${args.includes("--cli") ? `the build at ${CLI}` : "this build"}${WITH_KEYS ? "" : ", reflection without keys"}), ${new Date().toISOString().slice(0, 10)}: ${FAMILIES.length} lesson families × ${FAMILIES[0].probes.length} probes, ${UNRELATED.length} unrelated tasks, all in one project (${Math.round((Date.now() - started) / 1000)} s)`,
+    `Learning benchmark (${build}${WITH_KEYS ? "" : ", reflection without keys"}${LANGUAGES ? `, memory.languages ${LANGUAGES.join(", ")}` : ""}), ${new Date().toISOString().slice(0, 10)} (${Math.round((Date.now() - started) / 1000)} s)`,
     "",
-    `Lessons learnt and active after the teaching runs: ${results.map((r) => `${r.mode} ${r.learnt}/${FAMILIES.length}`).join(", ")}`,
-    "",
-    retrievalTable(results),
-    "",
-    `Promotion (minEvidence 2; a second run worded differently, whose reflection agrees only with a rule it is shown): ${promoted.map((p) => `${p.mode} ${pct(p.promoted, p.of)}`).join(", ")}`,
-    "",
-    ...results.flatMap((r) => [`Misses and wrong matches, ${r.mode}:`, misses(r), ""]),
+    ...SETS.flatMap((set) => {
+      const ofSet = results.filter((r) => r.set === set);
+      const { taught, probed, unrelated } = SET[set];
+      const probes = probed.reduce((n, f) => n + f.probes.length, 0);
+      const promotion = promoted.find((p) => p.set === set);
+      const showCases = set === "tuned" || flag("--cases");
+      return [
+        `## ${set}: ${probed.length} families probed (${probes} probes), ${unrelated.length} unrelated tasks, ${taught.length} rules taught into one project`,
+        "",
+        `Lessons learnt and active after the teaching runs: ${ofSet.map((r) => `${r.mode} ${r.learnt}/${r.of}`).join(", ")}`,
+        "",
+        retrievalTable(ofSet),
+        "",
+        ...(promotion
+          ? [
+              `Promotion (minEvidence 2; a second run worded differently, whose reflection agrees only with a rule it is shown): ${promotion.promoted}/${promotion.of}`,
+              "",
+            ]
+          : []),
+        ...(showCases
+          ? ofSet.flatMap((r) => [`Misses and wrong matches, ${set}, ${r.mode}:`, missesOf(r), ""])
+          : []),
+      ];
+    }),
     ...(lat
       ? [
           `Latency, spawn to first model request (median of ${LATENCY_RUNS}, ms): ` +

@@ -26,6 +26,7 @@ import {
   matchingExperiences,
   mergeKeys,
   parseReflectionOps,
+  projectLanguages,
   REFLECTION_SYSTEM_PROMPT,
   type RecallFound,
   type RetrievalDeps,
@@ -59,6 +60,8 @@ export interface LearningSettings {
   holdout?: number;
   /** Runs after which a candidate rule that gained no evidence expires. */
   candidateRuns?: number;
+  /** The languages the project's tasks are written in, for the keys reflection writes. */
+  languages?: readonly string[];
 }
 
 export const DEFAULT_HOLDOUT = 0.1;
@@ -345,6 +348,7 @@ export class Learning {
   ): Promise<void> {
     const { store, projectKey, redact, settings } = this.deps;
     const shown = await broadNet(this.retrieval, run.task, MAX_RULES_SHOWN, run.signal);
+    const languages = await projectLanguages(store, projectKey, run.task, settings.languages);
     const transcript = redact(
       keepHeadAndTail(transcriptOf(turnsToHistory([...turns])), REFLECTION_TRANSCRIPT_CHARS),
     );
@@ -358,6 +362,7 @@ export class Learning {
               task: redact(run.task),
               outcome: `${run.status} (${outcome})`,
               transcript,
+              languages,
               rules: shown.map((experience) => ({
                 condition: experience.condition,
                 rule: experience.rule,

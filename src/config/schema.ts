@@ -100,6 +100,16 @@ const MemorySchema = Type.Object(
     holdout: Type.Number({ minimum: 0, maximum: 0.5, description: "share of matching rules withheld" }),
     /** Runs after which a candidate rule that gained no evidence expires. */
     candidateRuns: PositiveInt("runs a candidate rule waits for evidence"),
+    /**
+     * The languages this project's tasks are written in ("en", "zh" or names), for the keys
+     * reflection writes; unset: read off the project's recent tasks.
+     */
+    languages: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 40 }), {
+        maxItems: 8,
+        description: "languages the project's tasks are written in",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -12,6 +12,7 @@ export {
   weightedTerms,
 } from "../store/index.js";
 export { expireCandidates, mergeKeys } from "./experiences/lifecycle.js";
+export { languageOfText, projectLanguages } from "./experiences/project-languages.js";
 export {
   bayesianSuccessRate,
   type RankableExperience,
@@ -44,7 +45,8 @@ export {
   type UpliftEstimate,
   upliftSaysRetire,
 } from "./experiences/uplift.js";
-export { MIN_BACKGROUND, type ScoredId, standoutScores } from "./experiences/vector-threshold.js";
+export { BACKGROUND_TEXTS } from "./experiences/vector-background.js";
+export { calibratedScores, type ScoredId } from "./experiences/vector-threshold.js";
 export {
   HYBRID_DEFAULTS,
   type HybridRankOptions,

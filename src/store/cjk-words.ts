@@ -5,6 +5,8 @@
 // pays for it. Index and queries of one installation cut with the same dictionary.
 // Where the native package cannot load (a platform without a build), runs fall back to
 // character bigrams, which need no dictionary; the fallback is reported by cjkSegmenter().
+// The dictionary's frequencies say how common a word is (its Zipf value, for the weight of a
+// word in retrieval), and which pieces of a long word are words of their own.
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
@@ -26,6 +28,8 @@ export interface CjkSegmenterState {
 
 let segmenter: Segmenter | undefined;
 let state: CjkSegmenterState = { kind: "not loaded" };
+let dictionaryText: string | undefined;
+let zipfOf: Map<string, number> | undefined;
 
 function load(): Segmenter | undefined {
   const started = performance.now();
@@ -35,7 +39,9 @@ function load(): Segmenter | undefined {
     // dist/store/ and dist/cli-bundle/ both find the build's dictionary one folder up.
     const trimmed = fileURLToPath(new URL("../jieba-dict.txt", import.meta.url));
     const dictionary = existsSync(trimmed) ? trimmed : require.resolve("@node-rs/jieba/dict.txt");
-    const loaded = Jieba.withDict(readFileSync(dictionary));
+    const bytes = readFileSync(dictionary);
+    const loaded = Jieba.withDict(bytes);
+    dictionaryText = bytes.toString("utf8");
     state = { kind: "jieba", dictionary, loadMs: performance.now() - started };
     return loaded;
   } catch (error) {
@@ -54,6 +60,71 @@ export function cjkWords(run: string): string[] {
   if (state.kind === "not loaded") segmenter = load();
   if (!segmenter) return characterNgrams(run, 2);
   return segmenter.cut(run, true);
+}
+
+/**
+ * Zipf values (log10 per billion words) of the dictionary's words, parsed on first use. Read by
+ * index rather than split into lines: this runs once per process, on its first Chinese search.
+ */
+function dictionaryZipf(): Map<string, number> {
+  if (zipfOf) return zipfOf;
+  const text = dictionaryText ?? "";
+  const words: string[] = [];
+  const counts: number[] = [];
+  let total = 0;
+  for (let at = 0; at < text.length; ) {
+    const newline = text.indexOf("\n", at);
+    const lineEnd = newline < 0 ? text.length : newline;
+    const space = text.indexOf(" ", at);
+    if (space > at && space < lineEnd) {
+      const count = Number.parseInt(text.slice(space + 1, lineEnd), 10);
+      if (count > 0) {
+        words.push(text.slice(at, space));
+        counts.push(count);
+        total += count;
+      }
+    }
+    at = lineEnd + 1;
+  }
+  const perBillion = Math.log10(1e9 / total);
+  zipfOf = new Map();
+  for (const [i, word] of words.entries()) zipfOf.set(word, Math.log10(counts[i] ?? 1) + perBillion);
+  dictionaryText = undefined;
+  return zipfOf;
+}
+
+/**
+ * How common a Chinese word is: its Zipf value in jieba's dictionary, undefined for a word the
+ * dictionary does not hold (rare), null when there is no dictionary (every word weighs alike).
+ */
+export function cjkZipf(word: string): number | undefined | null {
+  if (state.kind === "not loaded") segmenter = load();
+  if (!segmenter) return null;
+  return dictionaryZipf().get(word);
+}
+
+/**
+ * The words of a CJK run, each with the forms a text may share with another: the word, the
+ * dictionary words inside it (正则表达式: 正则, 表达式), and for a word the dictionary does not
+ * know (one jieba's HMM made up, 时卡死) its character pairs. A key and a task cut the same
+ * phrase apart differently as their contexts differ; by their pieces they still meet.
+ */
+export function cjkWordForms(run: string): string[][] {
+  const words = cjkWords(run);
+  if (!segmenter) return words.map((word) => [word]);
+  const known = dictionaryZipf();
+  return words.map((word) => {
+    const chars = Array.from(word);
+    if (chars.length < 3) return [word];
+    const forms = new Set([word]);
+    for (const n of [2, 3]) {
+      for (let i = 0; i + n <= chars.length; i++) {
+        const piece = chars.slice(i, i + n).join("");
+        if (piece !== word && (known.has(piece) || (n === 2 && !known.has(word)))) forms.add(piece);
+      }
+    }
+    return [...forms];
+  });
 }
 
 /** Which segmenter this process uses, and what loading it cost. */

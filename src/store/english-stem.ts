@@ -1,6 +1,9 @@
-// English stemming for the lexical index, after Porter's 1980 algorithm: "locked", "locking"
-// and "locks" all become "lock", so a task and a lesson that use a word in different forms
-// still share it. Stems are index keys, not words to show: "databases" becomes "databas".
+// English stemming for the lexical index, after Porter's 1980 algorithm, its inflectional steps
+// and the two suffixes that make a noun of a verb (-ion, -ment): "locked", "locking" and "locks"
+// all become "lock", "connection" and "deployment" meet "connect" and "deploy", so a task and a
+// lesson that use a word in different forms still share it. The other derivational steps
+// (-ization, -ize, -al, -ive) are left out: they made different words meet ("Authorization"
+// and "author", "general" and "generate"). Stems are index keys, not words to show: "databases" becomes "databas".
 // Words shorter than three letters, and words with digits, are left alone.
 
 function isConsonant(word: string, i: number): boolean {
@@ -44,76 +47,6 @@ function endsCvc(word: string): boolean {
   return last !== "w" && last !== "x" && last !== "y";
 }
 
-/** Replaces the first matching suffix whose stem has measure > `minMeasure`; else the word as it is. */
-function replaceSuffix(
-  word: string,
-  rules: readonly (readonly [string, string])[],
-  minMeasure: number,
-): string {
-  for (const [suffix, replacement] of rules) {
-    if (!word.endsWith(suffix)) continue;
-    const stem = word.slice(0, -suffix.length);
-    return measure(stem) > minMeasure ? stem + replacement : word;
-  }
-  return word;
-}
-
-const STEP2: readonly (readonly [string, string])[] = [
-  ["ational", "ate"],
-  ["tional", "tion"],
-  ["enci", "ence"],
-  ["anci", "ance"],
-  ["izer", "ize"],
-  ["bli", "ble"],
-  ["alli", "al"],
-  ["entli", "ent"],
-  ["eli", "e"],
-  ["ousli", "ous"],
-  ["ization", "ize"],
-  ["ation", "ate"],
-  ["ator", "ate"],
-  ["alism", "al"],
-  ["iveness", "ive"],
-  ["fulness", "ful"],
-  ["ousness", "ous"],
-  ["aliti", "al"],
-  ["iviti", "ive"],
-  ["biliti", "ble"],
-  ["logi", "log"],
-];
-
-const STEP3: readonly (readonly [string, string])[] = [
-  ["icate", "ic"],
-  ["ative", ""],
-  ["alize", "al"],
-  ["iciti", "ic"],
-  ["ical", "ic"],
-  ["ful", ""],
-  ["ness", ""],
-];
-
-const STEP4 = [
-  "al",
-  "ance",
-  "ence",
-  "er",
-  "ic",
-  "able",
-  "ible",
-  "ant",
-  "ement",
-  "ment",
-  "ent",
-  "ion",
-  "ou",
-  "ism",
-  "ate",
-  "iti",
-  "ous",
-  "ive",
-  "ize",
-].sort((a, b) => b.length - a.length);
-
 function step1a(word: string): string {
   if (word.endsWith("sses")) return word.slice(0, -2);
   if (word.endsWith("ies")) return word.slice(0, -2);
@@ -138,13 +71,15 @@ function step1c(word: string): string {
   return word.endsWith("y") && hasVowel(word.slice(0, -1)) ? `${word.slice(0, -1)}i` : word;
 }
 
-function step4(word: string): string {
-  for (const suffix of STEP4) {
-    if (!word.endsWith(suffix)) continue;
-    const stem = word.slice(0, -suffix.length);
-    if (measure(stem) <= 1) return word;
-    if (suffix === "ion" && !/[st]$/.test(stem)) return word;
-    return stem;
+/** -ion (after s or t) and -ment, when a stem of measure > 1 is left: connection, deployment. */
+function nounSuffix(word: string): string {
+  if (word.endsWith("ion")) {
+    const stem = word.slice(0, -3);
+    return /[st]$/.test(stem) && measure(stem) > 1 ? stem : word;
+  }
+  if (word.endsWith("ment")) {
+    const stem = word.slice(0, -4);
+    return measure(stem) > 1 ? stem : word;
   }
   return word;
 }
@@ -167,9 +102,7 @@ export function stemEnglish(word: string): string {
   if (word.length < 3 || !LATIN_WORD.test(word)) return word;
   let out = step1a(word);
   out = step1b(out);
+  out = nounSuffix(out);
   out = step1c(out);
-  out = replaceSuffix(out, STEP2, 0);
-  out = replaceSuffix(out, STEP3, 0);
-  out = step4(out);
   return step5(out);
 }

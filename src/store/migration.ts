@@ -9,6 +9,19 @@ export interface Migration {
   sql: string;
 }
 
+/**
+ * Experience terms cut again by the current rules (search-terms.ts): NULL terms are indexed at
+ * the next searches, a batch at a time (experience-repository.ts). SQL both backends accept:
+ * the entry for a change of how terms are cut, in each backend's list.
+ */
+export function recutExperienceTerms(version: number, why: string): Migration {
+  return {
+    version,
+    name: `experience terms cut again: ${why}`,
+    sql: "UPDATE experiences SET terms = NULL WHERE terms IS NOT NULL;",
+  };
+}
+
 export function latestVersion(migrations: readonly Migration[]): number {
   return migrations.reduce((latest, m) => Math.max(latest, m.version), 0);
 }

@@ -1,21 +1,25 @@
 // The terms the lexical index of experiences holds and queries with: English words stemmed,
-// stop words out, Chinese cut into words by jieba, and identifiers (SQLITE_BUSY, package.json,
-// ModuleNotFoundError) kept whole beside their parts. Indexing and querying cut text the same
-// way, so a term either side can name is a term both share. A query's terms carry weights:
-// an identifier says more than a word, a word every task uses ("fix", "file") says less.
-import { cjkWords } from "./cjk-words.js";
+// stop words out, Chinese cut into words by jieba (with the dictionary words inside a long
+// word, so a phrase cut apart differently in a key and in a task still meets), and identifiers
+// (SQLITE_BUSY, package.json, ModuleNotFoundError) kept whole beside their parts. Indexing and
+// querying cut text the same way, so a term either side can name is a term both share. A
+// query's terms carry weights by how rare they are in their language (word-rarity.ts, jieba's
+// dictionary): "build" or "put" says little, "busy_timeout" or "正则表达式" much; an identifier
+// more still, and a word every coding task uses ("fix", "file", "报错") little.
+import { cjkWordForms, cjkZipf } from "./cjk-words.js";
 import { stemEnglish } from "./english-stem.js";
 import { textSegments } from "./text-terms.js";
+import { englishFrequencies } from "./word-rarity.js";
 
 // Words that say nothing about what a text is about, in English and Chinese.
 const STOP_WORDS = new Set(
   (
-    "a about above after again against all also am an and any are as at be because been before being below " +
+    "a about above after again against all also although am an and any are as at be because been before being below " +
     "between both but by can could did do does doing done down during each either else ever every few for " +
     "from further get gets got had has have having he her here hers him his how i if in into is it its itself " +
     "just let lets may me might more most much must my myself no nor not now of off on once one only or other " +
     "our ours out over own please same she should so some such than that the their theirs them then there " +
-    "these they this those through to too under until up upon us very via was we were what when whenever " +
+    "these they this those though through to too under until up upon us very via was we were what when whenever " +
     "where whether which while who whom whose why will with within without would yes yet you your yours " +
     "的 了 是 在 我 我们 你 你们 他 她 它 他们 这 那 这个 那个 这些 那些 和 与 及 或 或者 就 都 也 还 又 " +
     "很 会 能 要 想 请 帮 帮我 给 把 被 让 对 从 到 为 为了 以 而 但 但是 如果 因为 所以 怎么 怎样 如何 " +
@@ -25,17 +29,65 @@ const STOP_WORDS = new Set(
 );
 
 /**
- * Words (as stems) nearly every task about code uses: a match on them alone is chance, so they
- * count half.
+ * Words (as stems) nearly every task about code uses, rare as they may be in everyday language:
+ * a match on them alone is chance, so they count at most half.
  */
 const GENERIC_STEMS = new Set(
   (
     "fix use run make need want work try check help new add write code task thing way time like sure " +
     "instead first alwai never again still find show tell give keep start stop set chang updat creat " +
-    "remov read look call see go take put done issu problem wrong right correct good bad better best " +
-    "project file error fail broken step"
+    "remov read look call see take put done issu problem wrong right correct good bad better best " +
+    "project file error fail broken step app bug function script " +
+    "报错 出错 错误 问题 失败 代码 文件 项目 修复 提示 程序 运行 执行 功能 解决"
   ).split(" "),
 );
+
+/**
+ * Names of programming languages that are also common English words: in a task about code
+ * they name the language ("a Go build"), so they weigh as content words, not by how common
+ * the word is.
+ */
+const LANGUAGE_NAMES = new Set(["go", "rust", "swift", "dart", "ruby", "julia", "elixir", "crystal"]);
+
+/** The weights of words by rarity: none lighter or heavier than these. */
+const MIN_WORD_WEIGHT = 0.4;
+const MAX_WORD_WEIGHT = 1.8;
+/**
+ * A word of this Zipf value (log10 of its occurrences per billion words: "the" 7.5, "build"
+ * 4.7, "database" 3.8, "timeout" 2.7) weighs 1; each step of 1 rarer or more common moves the
+ * weight by WEIGHT_PER_ZIPF.
+ */
+const ORDINARY_ZIPF = 4.5;
+const WEIGHT_PER_ZIPF = 0.4;
+const GENERIC_WEIGHT = 0.5;
+const IDENTIFIER_WEIGHT = 2;
+/** Words of this many letters or fewer that no word list holds weigh as ordinary words. */
+const SHORT_WORD = 3;
+
+/** The weight of a word by its Zipf value; undefined: rarer than the table holds; null: no table. */
+function rarityWeight(zipf: number | undefined | null): number {
+  if (zipf === null) return 1;
+  if (zipf === undefined) return MAX_WORD_WEIGHT;
+  const weight = 1 + (ORDINARY_ZIPF - zipf) * WEIGHT_PER_ZIPF;
+  return Math.min(MAX_WORD_WEIGHT, Math.max(MIN_WORD_WEIGHT, weight));
+}
+
+function englishWeight(stem: string): number {
+  if (LANGUAGE_NAMES.has(stem)) return 1;
+  // Numbers and words with digits (5432, utf8) are not in any word list.
+  if (/[0-9]/.test(stem)) return 1;
+  const table = englishFrequencies();
+  const zipf = table.kind === "none" ? null : table.zipf.get(stem);
+  // A short word no word list holds is an abbreviation (CI, API, URL): common in code, not rare.
+  if (zipf === undefined && stem.length <= SHORT_WORD) return 1;
+  const weight = rarityWeight(zipf);
+  return GENERIC_STEMS.has(stem) ? Math.min(weight, GENERIC_WEIGHT) : weight;
+}
+
+function chineseWeight(word: string): number {
+  const weight = rarityWeight(cjkZipf(word));
+  return GENERIC_STEMS.has(word) ? Math.min(weight, GENERIC_WEIGHT) : weight;
+}
 
 /** An identifier: words joined by _ . - / or CamelCase (the joined form is a term of its own). */
 const IDENTIFIER =
@@ -44,8 +96,13 @@ const ASCII_TERM = /^[a-z0-9]+$/;
 
 export interface WeightedTerm {
   term: string;
-  /** 2 for an identifier, 1 for a word, 0.5 for a generic word. */
+  /** 2 for an identifier; a word 0.25 (common) to 1.75 (rare); a generic word at most 0.5. */
   weight: number;
+  /**
+   * Terms of one unit are forms of one word (正则表达式 and 正则): a text matching several of
+   * them matches the word once, at the weight of its heaviest. Absent: the term is its own unit.
+   */
+  unit?: number;
 }
 
 function keepWord(word: string): boolean {
@@ -57,38 +114,56 @@ function keepWord(word: string): boolean {
 
 /** The weighted terms of a text, each once (the highest weight wins). */
 export function weightedTerms(text: string): WeightedTerm[] {
-  const terms = new Map<string, number>();
-  const put = (term: string, weight: number) => {
+  const terms = new Map<string, WeightedTerm>();
+  let units = 0;
+  const put = (term: string, weight: number, unit?: number) => {
     if (term.length === 0) return;
-    terms.set(term, Math.max(terms.get(term) ?? 0, weight));
+    const known = terms.get(term);
+    if (known && known.weight >= weight) return;
+    const kept = unit ?? known?.unit;
+    terms.set(term, kept === undefined ? { term, weight } : { term, weight, unit: kept });
   };
   for (const match of text.matchAll(IDENTIFIER)) {
     const joined = match[0].toLowerCase().replace(/[^a-z0-9]/g, "");
-    if (joined.length >= 4) put(joined, 2);
+    if (joined.length >= 4) put(joined, IDENTIFIER_WEIGHT);
   }
   for (const segment of textSegments(text)) {
     if (!segment.cjk) {
       if (!keepWord(segment.text)) continue;
       const stem = stemEnglish(segment.text);
-      put(stem, GENERIC_STEMS.has(stem) ? 0.5 : 1);
+      put(stem, englishWeight(stem));
       continue;
     }
-    for (const word of cjkWords(segment.text)) {
-      const trimmed = word.trim().toLowerCase();
-      if (trimmed === "" || STOP_WORDS.has(trimmed)) continue;
+    for (const forms of cjkWordForms(segment.text)) {
+      const word = forms[0]!.trim().toLowerCase();
+      if (word === "" || STOP_WORDS.has(word)) continue;
       // jieba passes Latin text inside a run through; the Latin leg above has it already.
-      if (ASCII_TERM.test(trimmed)) continue;
-      put(trimmed, 1);
+      if (ASCII_TERM.test(word)) continue;
+      const unit = forms.length > 1 ? units++ : undefined;
+      for (const form of forms) put(form, chineseWeight(form), unit);
     }
   }
-  return [...terms].map(([term, weight]) => ({ term, weight }));
+  return [...terms.values()];
 }
 
-/** The summed weight of the query terms among `terms`. */
-export function weightOf(query: readonly WeightedTerm[], terms: ReadonlySet<string>): number {
+/**
+ * The weight of the query terms `has` holds, each unit once at its heaviest matched form.
+ */
+function coveredWeight(query: readonly WeightedTerm[], has: (term: string) => boolean): number {
   let sum = 0;
-  for (const { term, weight } of query) if (terms.has(term)) sum += weight;
+  const units = new Map<number, number>();
+  for (const { term, weight, unit } of query) {
+    if (!has(term)) continue;
+    if (unit === undefined) sum += weight;
+    else units.set(unit, Math.max(units.get(unit) ?? 0, weight));
+  }
+  for (const weight of units.values()) sum += weight;
   return sum;
+}
+
+/** The summed weight of the query terms among `terms` (a word's forms once). */
+export function weightOf(query: readonly WeightedTerm[], terms: ReadonlySet<string>): number {
+  return coveredWeight(query, (term) => terms.has(term));
 }
 
 /** The distinct terms of a text, as the index holds them. */
@@ -110,12 +185,8 @@ export function coverageScore(
   documentTerms: ReadonlySet<string>,
   saturationWeight = 2,
 ): number {
-  let total = 0;
-  let covered = 0;
-  for (const { term, weight } of query) {
-    total += weight;
-    if (documentTerms.has(term)) covered += weight;
-  }
+  const total = coveredWeight(query, () => true);
   if (total === 0) return 0;
+  const covered = weightOf(query, documentTerms);
   return Math.min(1, covered / Math.min(Math.max(total, MIN_QUERY_WEIGHT), saturationWeight));
 }

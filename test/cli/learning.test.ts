@@ -242,6 +242,63 @@ describe("learning from runs", () => {
     120_000,
   );
 
+  it.skipIf(noSandbox)(
+    "asks for keys in the project's languages and finds a lesson taught in Chinese from an English task and a Chinese one cut apart differently, and not from an unrelated task",
+    async () => {
+      writeFileSync(join(f.home.path, "config.json"), JSON.stringify({ memory: { minEvidence: 1 } }));
+      const plainEnv = () =>
+        cleanEnv({ RESON_HOME: f.home.path, RESON_MEMORY_REFLECT: "auto", RESON_MEMORY_HOLDOUT: "0" });
+      const asked: string[] = [];
+      f.server.setResponder((request) => {
+        if (!isReflection(request)) return undefined;
+        asked.push(JSON.stringify(request.body));
+        return {
+          text: "ADD: WHEN 正则表达式在某些输入上执行极慢，导致卡死 THEN 去掉嵌套量词，或先限制输入长度 KEYS: 正则表达式; 卡死; 灾难性回溯; catastrophic backtracking; regex hangs on long input; 输入长一点程序就不动了",
+        };
+      });
+      // An English task first: the project's history now has English in it.
+      f.server.enqueue({ text: "Hello." });
+      expect((await runTask(f, plainEnv(), "say hello")).code).toBe(0);
+      f.server.enqueue(
+        { toolCalls: [{ name: "execute_command", arguments: { command: "false" } }] },
+        { text: "改好了：去掉了嵌套量词。" },
+      );
+      expect(
+        (await runTask(f, plainEnv(), "用正则表达式校验邮箱时，输入一个很长的字符串页面就卡死了")).code,
+      ).toBe(0);
+      // The reflection was asked for keys in English and Chinese, and for rewordings.
+      expect(asked).toHaveLength(1);
+      expect(asked[0]).toContain("Languages: English, Chinese");
+      expect(asked[0]).toContain("rewordings a future task could use");
+      const [rule] = await experiences();
+      expect(rule).toMatchObject({ status: "active" });
+
+      const lessonFor = async (task: string) => {
+        f.server.enqueue({ text: "ok" });
+        expect((await runTask(f, plainEnv(), task)).code).toBe(0);
+        return systemText(f.server.requests.filter((r) => !isReflection(r)).at(-1)!).includes("去掉嵌套量词");
+      };
+      expect(await lessonFor("The email validation regex hangs on a long input string")).toBe(true);
+      // 正则 and 卡死 are pieces of the key's words: a task cutting the phrase apart still meets it.
+      expect(await lessonFor("这个正则一跑就卡死")).toBe(true);
+      expect(await lessonFor("写一首关于秋天的诗")).toBe(false);
+      expect(await lessonFor("Write a haiku about autumn leaves")).toBe(false);
+
+      // memory.languages names the languages outright.
+      writeFileSync(
+        join(f.home.path, "config.json"),
+        JSON.stringify({ memory: { minEvidence: 1, languages: ["en", "ja"] } }),
+      );
+      f.server.enqueue(
+        { toolCalls: [{ name: "execute_command", arguments: { command: "false" } }] },
+        { text: "Done." },
+      );
+      expect((await runTask(f, plainEnv(), "the build script fails on a fresh clone")).code).toBe(0);
+      expect(asked.at(-1)).toContain("Languages: English, Japanese");
+    },
+    120_000,
+  );
+
   it("remembers earlier sessions, and forgets on request", async () => {
     f.server.enqueue({ text: "The deploy script is scripts/deploy-staging.sh; it needs the VPN." });
     const first = await run("where is the staging deploy script?");

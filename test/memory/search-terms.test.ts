@@ -1,16 +1,17 @@
-// The terms lessons are indexed and searched by: English stemmed, stop words out, Chinese cut
-// into words by jieba, identifiers kept whole; and the normalised score built on them.
+// The terms lessons are indexed and searched by: English stemmed (inflections only), stop words
+// out, Chinese cut into words by jieba with the words inside them, identifiers kept whole, each
+// weighed by its rarity; and the normalised score built on them.
 import { describe, expect, it } from "vitest";
 import {
+  calibratedScores,
   cjkSegmenter,
   coverageScore,
   estimateUplift,
   searchTerms,
-  standoutScores,
   upliftSaysRetire,
   weightedTerms,
 } from "../../src/memory/index.js";
-import { stemEnglish } from "../../src/store/index.js";
+import { stemEnglish, weightOf } from "../../src/store/index.js";
 
 describe("search terms", () => {
   it("stems English so a word's forms meet", () => {
@@ -20,7 +21,13 @@ describe("search terms", () => {
       new Set(["connect"]),
     );
     expect(new Set(stems("database databases"))).toEqual(new Set([stemEnglish("database")]));
-    expect(stems("relational conditional generalization")).toEqual(["relat", "condit", "gener"]);
+    // Inflections only: words that merely look alike stay apart.
+    expect(stemEnglish("authorization")).not.toBe(stemEnglish("author"));
+    expect(stemEnglish("generalization")).not.toBe(stemEnglish("general"));
+    expect(new Set(stems("change changed changes changing"))).toEqual(new Set([stemEnglish("change")]));
+    expect(new Set(stems("deploy deployed deployment deployments"))).toEqual(
+      new Set([stemEnglish("deploy")]),
+    );
     // Short words and tokens with digits stay as they are.
     expect(stems("is 5432 utf8")).toEqual(["is", "5432", "utf8"]);
   });
@@ -44,12 +51,36 @@ describe("search terms", () => {
     expect(before === "not loaded" || before === "jieba").toBe(true);
   });
 
-  it("keeps identifiers whole beside their parts, weighing them double and generic words half", () => {
+  it("weighs a word by how rare it is in its language, identifiers more, generic coding words less", () => {
     const weights = Object.fromEntries(
-      weightedTerms("fix SQLITE_BUSY in package.json and ModuleNotFoundError").map((t) => [t.term, t.weight]),
+      weightedTerms("fix SQLITE_BUSY in package.json and ModuleNotFoundError, then put the build").map(
+        (t) => [t.term, t.weight],
+      ),
     );
-    expect(weights).toMatchObject({ sqlitebusy: 2, sqlite: 1, busi: 1, packagejson: 2, json: 1, fix: 0.5 });
-    expect(weights.modulenotfounderror).toBe(2);
+    expect(weights).toMatchObject({ sqlitebusy: 2, packagejson: 2, modulenotfounderror: 2 });
+    // "put" and "build" are in every other sentence; "sqlite" and "json" in few.
+    expect(weights.sqlite).toBeGreaterThan(1.5);
+    expect(weights.put).toBeLessThan(0.5);
+    expect(weights.build).toBeLessThan(weights.sqlite!);
+    expect(weights.fix).toBeLessThanOrEqual(0.5);
+    // A language named like a common word is a content word; so is a rare Chinese word.
+    const go = weightedTerms("a Go build").find((t) => t.term === "go");
+    expect(go?.weight).toBe(1);
+    const zh = Object.fromEntries(weightedTerms("正则表达式卡死了，又报错").map((t) => [t.term, t.weight]));
+    expect(zh.正则表达式).toBeGreaterThan(1.2);
+    expect(zh.报错).toBeLessThanOrEqual(0.5);
+  });
+
+  it("cuts a Chinese phrase so a key and a task that cut it apart differently still meet", () => {
+    // In a sentence jieba cuts 正则表达式 whole; as pieces (正则, 表达式) it is found too, once.
+    const task = weightedTerms("用正则表达式校验邮箱时卡死了");
+    const key = new Set(searchTerms("正则 卡死"));
+    expect(coverageScore(task, key)).toBe(1);
+    const phrase = task.filter((t) => ["正则表达式", "正则", "表达式"].includes(t.term));
+    expect(new Set(phrase.map((t) => t.unit)).size).toBe(1);
+    expect(weightOf(task, new Set(["正则", "正则表达式", "表达式"]))).toBe(
+      Math.max(...phrase.map((t) => t.weight)),
+    );
   });
 
   it("scores the part of the task's weight a lesson covers, saturating at two words", () => {
@@ -58,27 +89,22 @@ describe("search terms", () => {
     expect(score("the database is locked again during the nightly import job")).toBe(1);
     expect(score("busy_timeout")).toBe(1);
     expect(score("Compute the median of this list of numbers")).toBe(0);
-    // One shared word of a long task is half a match; a lone generic word less.
-    expect(score("the nightly import job reads a database dump from S3 bucket")).toBe(0.5);
-    expect(coverageScore(weightedTerms("fix it"), new Set(["fix"]))).toBeCloseTo(1 / 3);
+    // One shared ordinary word of a long task is less than a match; a lone generic word less still.
+    expect(score("the nightly import job reads a database dump from S3 bucket")).toBeLessThan(0.75);
+    expect(coverageScore(weightedTerms("fix it"), new Set(["fix"]))).toBeLessThan(0.5);
   });
 });
 
 describe("vector hits that stand out", () => {
-  it("scores a hit by how far it rises above the project's other rules, not by its cosine", () => {
-    const background = Array.from({ length: 12 }, (_, i) => ({ id: `b${i}`, score: 0.7 + (i % 3) * 0.01 }));
-    const z = standoutScores([{ id: "hit", score: 0.85 }, ...background]);
-    expect(z.get("hit")).toBeGreaterThan(6);
-    // The same cosine among rules that all score alike stands out of nothing.
-    const crowded = Array.from({ length: 12 }, (_, i) => ({ id: `c${i}`, score: 0.84 + (i % 2) * 0.01 }));
-    expect(standoutScores([{ id: "hit", score: 0.85 }, ...crowded]).get("hit")).toBeLessThan(1);
-    // Too few rules to tell: nothing.
-    expect(
-      standoutScores([
-        { id: "a", score: 0.9 },
-        { id: "b", score: 0.1 },
-      ]).size,
-    ).toBe(0);
+  it("scores a hit by how far it rises above unrelated texts for the same task, not by its cosine", () => {
+    // A model whose unrelated texts score about 0.7: a hit at 0.85 stands far out.
+    const background = Array.from({ length: 32 }, (_, i) => 0.7 + (i % 3) * 0.01);
+    expect(calibratedScores([{ id: "hit", score: 0.85 }], background).get("hit")).toBeGreaterThan(6);
+    // The same cosine under a model whose unrelated texts score alike stands out of nothing.
+    const alike = Array.from({ length: 32 }, (_, i) => 0.84 + (i % 2) * 0.01);
+    expect(calibratedScores([{ id: "hit", score: 0.85 }], alike).get("hit")).toBeLessThan(1);
+    // One rule is enough to judge; no background, no z-scores.
+    expect(calibratedScores([{ id: "hit", score: 0.9 }], []).size).toBe(0);
   });
 });
 

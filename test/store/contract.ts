@@ -29,6 +29,8 @@ export interface StoreTarget {
   schemaVersions(): Promise<number[]>;
   /** Marks the database as written by a newer reson than this one. */
   pretendNewerSchema(): Promise<void>;
+  /** Marks the database as written by an older reson, at `version`: later migrations run again. */
+  rewindSchema(version: number): Promise<void>;
   /** "ok" when the database is sound. */
   integrity(): Promise<string>;
   cleanup(): Promise<void>;

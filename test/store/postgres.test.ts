@@ -76,6 +76,9 @@ async function postgresTarget(): Promise<StoreTarget> {
         "INSERT INTO schema_migrations (version, name, applied_at) VALUES (999, 'future', 0)",
       );
     },
+    rewindSchema: async (version) => {
+      await sql(databaseUrl, `DELETE FROM schema_migrations WHERE version > ${Number(version)}`);
+    },
     // Row-level soundness is PostgreSQL's own business; what can go wrong here is orphans.
     integrity: async () => {
       const [row] = await sql<{ orphans: number }>(

@@ -43,6 +43,11 @@ async function sqliteTarget(): Promise<StoreTarget> {
           db.prepare("SELECT version FROM schema_migrations ORDER BY version").pluck().all() as number[],
       ),
     pretendNewerSchema: async () => raw((db) => void db.pragma("user_version = 999")),
+    rewindSchema: async (version) =>
+      raw((db) => {
+        db.prepare("DELETE FROM schema_migrations WHERE version > ?").run(version);
+        db.pragma(`user_version = ${Number(version)}`);
+      }),
     integrity: async () => raw((db) => String(db.pragma("integrity_check", { simple: true }))),
     cleanup: () => rm(base, { recursive: true, force: true }),
   };

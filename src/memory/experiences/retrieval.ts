@@ -1,14 +1,15 @@
 // Finding the experiences a task needs: ranked lexical search in the store (condition, rule and
 // retrieval keys; a normalised score, so one threshold holds in any project), and, with an
-// embedding model, vectors of the same text counted only where a hit stands out from the
-// project's other rules. Two uses: the few rules a run is shown (past a threshold), and the
+// embedding model, vectors of the same text counted only where a hit stands out from a fixed
+// background of unrelated texts (so the project's first rule can be found by meaning). Two uses: the few rules a run is shown (past a threshold), and the
 // broad net a reflection is shown (the best by either signal, no threshold), so a candidate
 // worded unlike the task can still be confirmed.
 import type { EmbeddingProvider } from "../../providers/index.js";
 import type { Experience, ExperienceStatus, Store } from "../../store/index.js";
-import { weightedTerms } from "../../store/index.js";
+import { type WeightedTerm, weightedTerms, weightOf } from "../../store/index.js";
 import { rankExperiences } from "./ranking.js";
-import { standoutScores } from "./vector-threshold.js";
+import { backgroundVectors, cosine } from "./vector-background.js";
+import { calibratedScores } from "./vector-threshold.js";
 
 export interface RetrievalDeps {
   store: Store;
@@ -34,7 +35,7 @@ const SECOND_RULE_COVERAGE = 0.8;
 const SECOND_RULE_OWN_WEIGHT = 1;
 /** Text candidates scored per search (the index ranks them first). */
 const TEXT_CANDIDATES = 40;
-/** Vector hits a search asks for: the best few and the background they are measured against. */
+/** Vector hits a search asks for (for the reflection's broad net; a run is shown few). */
 const VECTOR_CANDIDATES = 40;
 /** The query text embedded, at most (characters). */
 const QUERY_CHARS = 2000;
@@ -49,9 +50,15 @@ export interface ExperienceHit {
   matched: string[];
   /** The index's rank of the text match (higher better; 0 for none). */
   rank: number;
-  /** The raw cosine, and how far it stands out of the project's other rules (z; 0 unknown). */
+  /** The raw cosine, and how far it stands out of the background texts (z; 0 unknown). */
   cosine: number;
   z: number;
+}
+
+interface VectorHits {
+  hits: { experience: Experience; score: number }[];
+  /** The task's cosines with the background texts. */
+  background: number[];
 }
 
 async function vectorHits(
@@ -59,18 +66,22 @@ async function vectorHits(
   task: string,
   status: readonly ExperienceStatus[],
   signal: AbortSignal | undefined,
-): Promise<{ experience: Experience; score: number }[]> {
+): Promise<VectorHits> {
   const embedder = deps.embedder;
-  if (!embedder) return [];
+  if (!embedder) return { hits: [], background: [] };
   await embedMissing(deps, "experience", signal);
   const text = deps.redact(task.replace(/\s+/g, " ").trim().slice(0, QUERY_CHARS));
-  const [query] = await embedder.embed([text], signal ? { signal } : {});
-  if (!query) return [];
-  return deps.store.experiences.vectorSearch(query, embedder.id, {
+  const [[query], background] = await Promise.all([
+    embedder.embed([text], signal ? { signal } : {}),
+    backgroundVectors(embedder, signal),
+  ]);
+  if (!query) return { hits: [], background: [] };
+  const hits = await deps.store.experiences.vectorSearch(query, embedder.id, {
     projectKey: deps.projectKey,
     status,
     limit: VECTOR_CANDIDATES,
   });
+  return { hits, background: background.map((vector) => cosine(query, vector)) };
 }
 
 function matchOf(textScore: number, z: number): number {
@@ -90,12 +101,12 @@ export async function scoreExperiences(
   const [text, vectors] = await Promise.all([
     deps.store.experiences.search(task, { projectKey: deps.projectKey, status, limit: TEXT_CANDIDATES }),
     // An embedder that fails leaves full text to decide: the run must not wait on it.
-    vectorHits(deps, task, status, signal).catch(() => []),
+    vectorHits(deps, task, status, signal).catch((): VectorHits => ({ hits: [], background: [] })),
   ]);
-  const weights = new Map(weightedTerms(task).map((t) => [t.term, t.weight]));
+  const query = weightedTerms(task);
   const hits = new Map<string, ExperienceHit>();
   for (const { experience, score, rank, matched = [] } of text) {
-    const covered = matched.reduce((sum, term) => sum + (weights.get(term) ?? 0), 0);
+    const covered = weightOf(query, new Set(matched));
     hits.set(experience.id, {
       experience,
       match: score,
@@ -107,8 +118,11 @@ export async function scoreExperiences(
       z: 0,
     });
   }
-  const standout = standoutScores(vectors.map((v) => ({ id: v.experience.id, score: v.score })));
-  for (const { experience, score } of vectors) {
+  const standout = calibratedScores(
+    vectors.hits.map((v) => ({ id: v.experience.id, score: v.score })),
+    vectors.background,
+  );
+  for (const { experience, score } of vectors.hits) {
     const z = standout.get(experience.id) ?? 0;
     const hit = hits.get(experience.id) ?? {
       experience,
@@ -136,10 +150,7 @@ export async function scoreExperiences(
 }
 
 /** The best hit, and those beside it that cover nearly as much and bring words of their own. */
-function distinctEvidence(
-  hits: readonly ExperienceHit[],
-  weights: ReadonlyMap<string, number>,
-): ExperienceHit[] {
+function distinctEvidence(hits: readonly ExperienceHit[], query: readonly WeightedTerm[]): ExperienceHit[] {
   const [best, ...rest] = hits;
   if (!best) return [];
   const bestTerms = new Set(best.matched);
@@ -147,8 +158,8 @@ function distinctEvidence(
     best,
     ...rest.filter((hit) => {
       if (hit.covered < SECOND_RULE_COVERAGE * best.covered) return false;
-      const own = hit.matched.filter((term) => !bestTerms.has(term));
-      return own.reduce((sum, term) => sum + (weights.get(term) ?? 0), 0) >= SECOND_RULE_OWN_WEIGHT;
+      const both = weightOf(query, new Set([...bestTerms, ...hit.matched]));
+      return both - best.covered >= SECOND_RULE_OWN_WEIGHT;
     }),
   ];
 }
@@ -163,8 +174,7 @@ export async function matchingExperiences(
   const hits = (await scoreExperiences(deps, task, ["active"], signal)).filter(
     (hit) => hit.match >= MIN_TEXT_MATCH,
   );
-  const weights = new Map(weightedTerms(task).map((t) => [t.term, t.weight]));
-  const kept = distinctEvidence(hits, weights);
+  const kept = distinctEvidence(hits, weightedTerms(task));
   const ranked = rankExperiences(
     kept.map((hit) => ({ ...hit.experience, match: hit.match })),
     { limit, minMatch: MIN_TEXT_MATCH },

@@ -2,7 +2,7 @@
 // plain byte range of the primary key; epoch ms are BIGINT. The payloads a model sees again
 // (content, data, state) are `json`, which keeps the text exactly as written (key order,
 // \u0000 escapes) so an old turn renders to the same bytes; small structured columns are JSONB.
-import type { Migration } from "../migration.js";
+import { type Migration, recutExperienceTerms } from "../migration.js";
 
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   {
@@ -366,6 +366,7 @@ CREATE TABLE workspaces (
 CREATE UNIQUE INDEX workspaces_one_default ON workspaces (is_default) WHERE is_default = 1;
 `,
   },
+  recutExperienceTerms(9, "words weighed by rarity, Chinese with the words inside words, lighter stemming"),
 ];
 
 /** The tables of the store, for sizeBytes. */

@@ -1,6 +1,6 @@
 // The SQLite schema, one migration per change. STRICT tables, so a wrong type is an error
 // and not a silent conversion; JSON is TEXT as JSON.stringify wrote it (exact round trip).
-import type { Migration } from "../migration.js";
+import { type Migration, recutExperienceTerms } from "../migration.js";
 
 export const SQLITE_MIGRATIONS: readonly Migration[] = [
   {
@@ -389,4 +389,5 @@ CREATE TABLE workspaces (
 CREATE UNIQUE INDEX workspaces_one_default ON workspaces (is_default) WHERE is_default = 1;
 `,
   },
+  recutExperienceTerms(9, "words weighed by rarity, Chinese with the words inside words, lighter stemming"),
 ];

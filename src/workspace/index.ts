@@ -31,6 +31,7 @@ export type {
   SearchOptions,
   SignalOption,
   TextFile,
+  TextFileChannel,
   WalkCallOptions,
   WorkspaceOptions,
   WriteResult,

@@ -3,7 +3,7 @@
 // permission gate as a headless `reson run` (mode acceptEdits unless the host, the spec or a
 // settings file says otherwise), and approvals and questions sent to whoever serves the run.
 import { realpathSync } from "node:fs";
-import { type Agent, type AgentOptions, createAgent } from "../agent/index.js";
+import { type Agent, type AgentHooks, type AgentOptions, createAgent } from "../agent/index.js";
 import { ResonError } from "../core/errors.js";
 import type { McpServerEntry } from "../mcp/index.js";
 import type { PermissionGate, PermissionGateOptions, PermissionMode } from "../permissions/index.js";
@@ -38,12 +38,16 @@ export interface SpecAgentOptions {
   mcpServers?: readonly McpServerEntry[];
   /** An editor's buffers for the file tools, behind the workspace's checks. */
   textFiles?: TextFileChannel;
+  /** The host's own hooks, after the gate's: their beforeToolCall sees only calls it let through. */
+  hooks?: readonly AgentHooks[];
 }
 
 /** An agent and the gate in front of its tools (a host that switches modes keeps it). */
 export interface SpecAgent {
   agent: Agent;
   gate: PermissionGate;
+  /** Set when commands do not run in a working OS sandbox: what runs them instead, and what follows. */
+  sandboxWarning?: string;
 }
 
 export async function agentForSpec(spec: RunSpec, options: SpecAgentOptions): Promise<Agent> {
@@ -86,6 +90,7 @@ export async function specAgent(spec: RunSpec, options: SpecAgentOptions): Promi
     ...(spec.trustWorkspace ? { trustWorkspace: true } : {}),
     ...(gate.currentMode === "plan" ? { readOnlyWorkspace: true } : {}),
     ...gateOptions(gate),
+    ...(options.hooks ? { hooks: [gate.hooks(), ...options.hooks] } : {}),
     ...sandbox.agent,
     ...(options.askHuman ? { askHuman: options.askHuman } : {}),
     ...(options.env ? { env: options.env } : {}),
@@ -113,5 +118,9 @@ export async function specAgent(spec: RunSpec, options: SpecAgentOptions): Promi
   }
   agent.onClose(() => extensions.close());
   extensions.attach(agent);
-  return { agent, gate };
+  return {
+    agent,
+    gate,
+    ...(sandbox.agent.sandboxSummary ? { sandboxWarning: sandbox.agent.sandboxSummary } : {}),
+  };
 }

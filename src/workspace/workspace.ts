@@ -84,10 +84,10 @@ export interface WorkspaceOptions {
  * it (into its undo history). Paths are absolute real paths the workspace already checked.
  */
 export interface TextFileChannel {
-  /** The file's text as the editor has it; undefined: as it is on disk. */
-  read(path: string, signal?: AbortSignal): Promise<string | undefined>;
-  /** Replaces the file's whole text (its parent folders exist). */
-  write(path: string, content: string, signal?: AbortSignal): Promise<void>;
+  /** The file's text as the editor has it; undefined: as it is on disk. Absent: reads from disk. */
+  read?(path: string, signal?: AbortSignal): Promise<string | undefined>;
+  /** Replaces the file's whole text (its parent folders exist). Absent: writes to disk. */
+  write?(path: string, content: string, signal?: AbortSignal): Promise<void>;
 }
 
 export interface SignalOption {
@@ -257,7 +257,7 @@ export class Workspace {
           details: { path: target.relative, bytes: bytes.length },
         });
       }
-      const buffered = await this.textFiles?.read(target.real, options.signal);
+      const buffered = await this.textFiles?.read?.(target.real, options.signal);
       if (buffered === undefined)
         return { path: target.relative, text: decodeText(bytes), bytes: bytes.length };
       const size = Buffer.byteLength(buffered);
@@ -296,7 +296,7 @@ export class Workspace {
       throwIfAborted(options.signal);
       const dir = makeDirectories(target.dir, target.rest.slice(0, -1), target.mountId);
       try {
-        if (this.textFiles) await this.textFiles.write(target.real, content, options.signal);
+        if (this.textFiles?.write) await this.textFiles.write(target.real, content, options.signal);
         else replaceFile(dir, target.rest.at(-1)!, content, mode);
       } finally {
         if (dir !== target.dir) closeSync(dir);

@@ -70,6 +70,9 @@ export interface EditorBuffers {
 export interface AcpProcessOptions {
   env: NodeJS.ProcessEnv;
   args?: string[];
+  /** The agent's command as an editor's settings name it (found on env's PATH); default: the built CLI's `acp`. */
+  command?: readonly [string, ...string[]];
+  cwd?: string;
   /** Answers session/request_permission; default: the first option that allows once. */
   answer?: (request: RequestPermissionRequest) => RequestPermissionResponse;
   /** Offer fs/read_text_file and fs/write_text_file over these buffers. */
@@ -104,8 +107,10 @@ export function pick(optionId: string) {
 }
 
 export function startAcp(options: AcpProcessOptions): AcpProcess {
-  const child = spawn(process.execPath, [CLI, "acp", ...(options.args ?? [])], {
+  const [file, ...rest] = options.command ?? [process.execPath, CLI, "acp"];
+  const child = spawn(file, [...rest, ...(options.args ?? [])], {
     env: options.env ?? cleanEnv(),
+    ...(options.cwd ? { cwd: options.cwd } : {}),
     stdio: ["pipe", "pipe", "pipe"],
   });
   let stderr = "";

@@ -49,8 +49,11 @@ const env = {
   RESON_MEMORY_REFLECT: "off",
 };
 
-/** Spawns `args` and calls `onLine(line, elapsedMs, child)` for each stdout line; resolves at exit. */
-function withLines(args, onLine) {
+/**
+ * Spawns `args`, calls `onSpawn(child)` at once, and `onLine(line, elapsedMs, child)` for each
+ * stdout line; resolves at exit with the elapsed ms.
+ */
+function withLines(args, onLine, onSpawn = () => {}) {
   return new Promise((resolvePromise, reject) => {
     const start = performance.now();
     const child = spawn(process.execPath, [CLI, ...args], {
@@ -58,6 +61,7 @@ function withLines(args, onLine) {
       cwd: workspace,
       stdio: ["pipe", "pipe", "pipe"],
     });
+    onSpawn(child);
     let partial = "";
     let stderr = "";
     child.stderr.on("data", (d) => {
@@ -107,59 +111,42 @@ for (let round = 0; round <= reps; round++) {
 }
 
 /** A `reson acp` process as an editor drives it: initialize written at spawn, a session, one prompt. */
-function acpRound() {
+async function acpRound() {
   const out = {};
   let promptAt;
-  return new Promise((resolvePromise, reject) => {
-    const start = performance.now();
-    const child = spawn(process.execPath, [CLI, "acp"], {
-      env,
-      cwd: workspace,
-      stdio: ["pipe", "pipe", "pipe"],
-    });
+  const initialize = (child) =>
     send(child, {
       id: 0,
       method: "initialize",
       params: { protocolVersion: 1, clientCapabilities: {}, clientInfo: { name: "bench", version: "1" } },
     });
-    let partial = "";
-    let stderr = "";
-    child.stderr.on("data", (d) => {
-      stderr += d;
-    });
-    child.stdout.setEncoding("utf8").on("data", (chunk) => {
-      const lines = (partial + chunk).split("\n");
-      partial = lines.pop();
-      for (const line of lines) {
-        if (!line) continue;
-        const at = performance.now() - start;
-        const message = JSON.parse(line);
-        if (message.id === 0) {
-          out.start = at;
-          send(child, { id: 1, method: "session/new", params: { cwd: workspace, mcpServers: [] } });
-        } else if (message.id === 1) {
-          promptAt = at;
-          send(child, {
-            id: 2,
-            method: "session/prompt",
-            params: { sessionId: message.result.sessionId, prompt: [{ type: "text", text: "say ready" }] },
-          });
-        } else if (message.method === "session/update" && promptAt !== undefined) {
-          // The session's commands are announced after session/new, not by the prompt.
-          if (message.params.update.sessionUpdate !== "available_commands_update")
-            out.firstUpdate ??= at - promptAt;
-          if (message.params.update.sessionUpdate === "agent_message_chunk") out.firstText ??= at - promptAt;
-        } else if (message.id === 2) {
-          out.turn = at - promptAt;
-          child.stdin.end();
-        }
+  await withLines(
+    ["acp"],
+    (line, at, child) => {
+      const message = JSON.parse(line);
+      if (message.id === 0) {
+        out.start = at;
+        send(child, { id: 1, method: "session/new", params: { cwd: workspace, mcpServers: [] } });
+      } else if (message.id === 1) {
+        promptAt = at;
+        send(child, {
+          id: 2,
+          method: "session/prompt",
+          params: { sessionId: message.result.sessionId, prompt: [{ type: "text", text: "say ready" }] },
+        });
+      } else if (message.method === "session/update" && promptAt !== undefined) {
+        const kind = message.params.update.sessionUpdate;
+        // The session's commands are announced after session/new, not by the prompt.
+        if (kind !== "available_commands_update") out.firstUpdate ??= at - promptAt;
+        if (kind === "agent_message_chunk") out.firstText ??= at - promptAt;
+      } else if (message.id === 2) {
+        out.turn = at - promptAt;
+        child.stdin.end();
       }
-    });
-    child.on("close", (code) => {
-      if (code !== 0) reject(new Error(`reson acp exited ${code}: ${stderr}`));
-      else resolvePromise(out);
-    });
-  });
+    },
+    initialize,
+  );
+  return out;
 }
 
 const median = (xs) => {

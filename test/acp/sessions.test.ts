@@ -228,6 +228,30 @@ describe("reson acp: sessions", () => {
     expect(closed).toMatchObject({ code: -32002 });
   });
 
+  it("session/resume reopens a stored session without replaying it; the next prompt sees its history", async () => {
+    f.server.enqueue({ text: "First answer." });
+    const first = await begin();
+    const { sessionId } = await newSession(first);
+    await prompt(first, sessionId, "remember the word tangerine");
+    await first.close();
+    started.splice(started.indexOf(first), 1);
+
+    const second = await begin();
+    const resumed = await second.connection.agent.request(methods.agent.session.resume, {
+      sessionId,
+      cwd: f.ws.path,
+    });
+    expect(resumed.modes?.currentModeId).toBe("default");
+    expect(updatesOf(second.updates, "user_message_chunk")).toEqual([]);
+    f.server.enqueue({ text: "tangerine" });
+    expect((await prompt(second, sessionId, "which word?")).stopReason).toBe("end_turn");
+    expect(JSON.stringify(f.server.requests.at(-1)?.body)).toContain("remember the word tangerine");
+    const elsewhere = await second.connection.agent
+      .request(methods.agent.session.resume, { sessionId: "01NOSUCHSESSION0000000000", cwd: f.ws.path })
+      .catch((error: unknown) => error);
+    expect(elsewhere).toMatchObject({ code: -32002 });
+  });
+
   it("the editor's MCP servers start for the session, with the environment it gives them", async () => {
     f.server.enqueue(
       { toolCalls: [{ name: "mcp__tests__env", arguments: { name: "FROM_EDITOR" } }] },

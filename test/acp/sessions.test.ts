@@ -275,6 +275,40 @@ describe("reson acp: sessions", () => {
     expect(toolMessagesOf(f.server.requests.at(-1)!).join("\n")).toContain("set-in-zed");
   });
 
+  it("ask_human is a form in the editor where it offers one; its answer reaches the model", async () => {
+    const asked: unknown[] = [];
+    f.server.enqueue(
+      {
+        toolCalls: [
+          {
+            name: "ask_human",
+            arguments: { question: "Which database?", choices: ["SQLite", "PostgreSQL"] },
+          },
+        ],
+      },
+      { text: "Using PostgreSQL." },
+    );
+    const acp = await begin({
+      elicit: (request) => {
+        asked.push(request);
+        return { action: "accept", content: { answer: "PostgreSQL" } };
+      },
+    });
+    const { sessionId } = await newSession(acp);
+    await prompt(acp, sessionId, "set up the store");
+    expect(asked).toEqual([
+      expect.objectContaining({
+        sessionId,
+        mode: "form",
+        message: "Which database?",
+        requestedSchema: expect.objectContaining({
+          properties: { answer: expect.objectContaining({ enum: ["SQLite", "PostgreSQL"] }) },
+        }),
+      }),
+    ]);
+    expect(toolMessagesOf(f.server.requests.at(-1)!).join("\n")).toContain("The user answered: PostgreSQL");
+  });
+
   it("with the editor's fs the file tools read its unsaved buffer and write through it, never outside the workspace", async () => {
     const file = join(f.ws.path, "notes.txt");
     writeFileSync(file, "saved on disk\n");

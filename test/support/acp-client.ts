@@ -5,6 +5,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import {
   type ClientConnection,
+  type CreateElicitationRequest,
+  type CreateElicitationResponse,
   client,
   type InitializeResponse,
   methods,
@@ -77,6 +79,8 @@ export interface AcpProcessOptions {
   answer?: (request: RequestPermissionRequest) => RequestPermissionResponse;
   /** Offer fs/read_text_file and fs/write_text_file over these buffers. */
   buffers?: EditorBuffers;
+  /** Offer form elicitation (the agent's questions), answered so. */
+  elicit?: (request: CreateElicitationRequest) => CreateElicitationResponse;
 }
 
 export interface AcpProcess {
@@ -153,6 +157,8 @@ export function startAcp(options: AcpProcessOptions): AcpProcess {
         return {};
       });
   }
+  const elicit = options.elicit;
+  if (elicit) app = app.onRequest(methods.client.elicitation.create, ({ params }) => elicit(params));
   const connection = app.connect(
     ndJsonStream(
       Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
@@ -170,7 +176,10 @@ export function startAcp(options: AcpProcessOptions): AcpProcess {
     initialize: () =>
       connection.agent.request(methods.agent.initialize, {
         protocolVersion: PROTOCOL_VERSION,
-        clientCapabilities: buffers ? { fs: { readTextFile: true, writeTextFile: true } } : {},
+        clientCapabilities: {
+          ...(buffers ? { fs: { readTextFile: true, writeTextFile: true } } : {}),
+          ...(elicit ? { elicitation: { form: {} } } : {}),
+        },
         clientInfo: { name: "reson-tests", version: "1" },
       }),
     async close() {

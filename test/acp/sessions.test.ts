@@ -336,6 +336,23 @@ describe("reson acp: sessions", () => {
     expect(failed).toHaveLength(1);
   });
 
+  it("with the editor's fs a protected path is still asked every time, even in acceptEdits, and a reject keeps it from the editor", async () => {
+    const buffers: EditorBuffers = { files: new Map(), writes: [] };
+    f.server.enqueue(
+      { toolCalls: [{ name: "write_file", arguments: { path: ".vscode/settings.json", content: "{}\n" } }] },
+      { text: "ok" },
+    );
+    const acp = await begin({ buffers, answer: pick("reject_once") });
+    const { sessionId } = await newSession(acp);
+    await acp.connection.agent.request(methods.agent.session.setMode, { sessionId, modeId: "acceptEdits" });
+    await prompt(acp, sessionId, "configure the editor");
+    expect(acp.permissionRequests.map((r) => r.options.map((o) => o.optionId))).toEqual([
+      ["allow_once", "reject_once"],
+    ]);
+    expect(buffers.writes).toEqual([]);
+    expect(existsSync(join(f.ws.path, ".vscode"))).toBe(false);
+  });
+
   it("wrong requests are JSON-RPC errors and the process keeps serving; stdout holds only protocol", async () => {
     const acp = await begin();
     const unknown = await prompt(acp, "no-such-session", "hi").catch((error: unknown) => error);

@@ -1,11 +1,12 @@
 // Bundles the reson command into dist/cli-bundle/ (run after tsc; `npm run build` does both).
 // One process loading ~1,000 ES modules (TypeBox alone ships 680) spent most of its start-up
-// resolving and compiling them; the bundle is three files:
+// resolving and compiling them; the bundle is four files:
 //   launcher.cjs    main.ts (--version, --help, dispatch) and what bin/reson.js needs; small.
 //   commands.cjs    every subcommand, as one function expression (the module wrapper is in the
 //                   file, so V8 gets the file's text as it is); loaded by src/cli/code-cache.ts
 //                   with a V8 code cache.
 //   mcp-client.cjs  the MCP client SDK, required by commands.cjs at a run's first MCP server.
+//   acp-sdk.cjs     the Agent Client Protocol SDK, required by commands.cjs when `reson acp` starts.
 // CommonJS, because only a script (not an ES module) can be given a code cache taken after
 // it ran. The library (`import … from "reson"`) is tsc's dist/index.js with its .d.ts.
 //
@@ -222,6 +223,30 @@ const mcpClientEntry = {
   },
 };
 
+/**
+ * The Agent Client Protocol SDK (with its own zod schemas) is a file of its own too, acp-sdk.cjs,
+ * required when `reson acp` starts (src/acp is imported dynamically by src/cli/acp-command.ts):
+ * no other command reads or compiles it.
+ */
+const ACP_SDK = /^@agentclientprotocol\/sdk$/;
+const acpSdkApart = {
+  name: "acp-sdk-apart",
+  setup(build) {
+    build.onResolve({ filter: ACP_SDK }, () => ({ path: "./acp-sdk.cjs", external: true }));
+  },
+};
+const acpSdkEntry = {
+  name: "acp-sdk-entry",
+  setup(build) {
+    build.onResolve({ filter: /^acp-sdk-entry$/ }, () => ({ path: "acp-sdk-entry", namespace: "entry" }));
+    build.onLoad({ filter: /.*/, namespace: "entry" }, () => ({
+      contents: 'export * from "@agentclientprotocol/sdk";\n',
+      resolveDir: root,
+      loader: "js",
+    }));
+  },
+};
+
 /** main.ts's `import("./commands.js")` stays out of the launcher: commands.cjs has them. */
 const commandsApart = {
   name: "commands-apart",
@@ -246,9 +271,11 @@ await Promise.all([
       generatedConfigChecks,
       dataAsLiterals,
       mcpClientApart,
+      acpSdkApart,
     ],
   }),
   build({ ...common, entryPoints: { "mcp-client": "mcp-client-entry" }, plugins: [mcpClientEntry] }),
+  build({ ...common, entryPoints: { "acp-sdk": "acp-sdk-entry" }, plugins: [acpSdkEntry] }),
 ]);
 
 // src/cli/code-cache.ts reads commands.cjs as Latin-1, which is its text only while the file is

@@ -7,6 +7,7 @@ import type { CreateProviderOptions, ProviderName, ProviderSettings } from "../p
 import type { SecretNameInfo, SecretVault } from "../secrets/index.js";
 import type { MessageContext, Store } from "../store/index.js";
 import type { AskHuman, SecretAccess, ToolDefinition } from "../tools/index.js";
+import type { TextFileChannel } from "../workspace/index.js";
 import type { AgentHooks } from "./hooks.js";
 import type { HeldLease } from "./run-lease.js";
 
@@ -65,6 +66,11 @@ export interface AgentOptions {
   /** Plan and explore agents: the workspace is read-only for file tools and commands alike. */
   readOnlyWorkspace?: boolean;
   /**
+   * An editor's buffers for the file tools' reads and writes (its unsaved changes seen, its
+   * undo history kept), after every check of the workspace; default the files on disk.
+   */
+  textFiles?: TextFileChannel;
+  /**
    * true: work in a broad folder (the home folder, a folder above it, or one holding
    * $RESON_HOME) although the user has not trusted it. Default false: such a workspace is
    * refused (`workspace_untrusted`) unless the user trusted it in the interactive terminal.
@@ -108,6 +114,8 @@ export interface RunOptions {
    * workspace, whose turns become the history), or a session id.
    */
   session?: "new" | "latest" | string;
+  /** With session "new": its id, when the host named the session before its first run (an editor's). */
+  newSessionId?: string;
   /** Envelope facts of the task turn (channel, sender…); default the terminal. */
   envelope?: Partial<MessageContext>;
   /** The run's id (a queued run's, known before it starts); default a new one. */
@@ -119,7 +127,7 @@ export interface RunOptions {
   lease?: HeldLease;
 }
 
-export interface ResumeOptions extends Omit<RunOptions, "session" | "envelope" | "runId"> {
+export interface ResumeOptions extends Omit<RunOptions, "session" | "newSessionId" | "envelope" | "runId"> {
   /**
    * Take the run over although its lease is held by a process that is still alive, once that
    * lease has expired (a stopped or stuck process). A lease that has not expired is never taken.

@@ -129,7 +129,12 @@ export class Agent {
       chatType: "direct",
       ...options.envelope,
     };
-    const { session, isNew } = await this.sessionFor(options.session ?? "new", task, now);
+    const { session, isNew } = await this.sessionFor(
+      options.session ?? "new",
+      task,
+      now,
+      options.newSessionId,
+    );
     if (!isNew && this.store) await assertSessionFree(this.store, session);
     const history = isNew || !this.store ? [] : await sessionHistory(this.requireStore(), session);
     const trace = this.traceRecord(runId, session.id, task, now);
@@ -315,6 +320,7 @@ export class Agent {
     choice: string,
     task: string,
     now: number,
+    newId?: string,
   ): Promise<{ session: SessionRecord; isNew: boolean }> {
     if (this.store && choice === "latest") {
       const latest = await this.store.sessions.latest(this.projectKey);
@@ -326,7 +332,7 @@ export class Agent {
     }
     const model = this.provider.model;
     const session: SessionRecord = {
-      id: ulid(now),
+      id: newId ?? ulid(now),
       projectKey: this.projectKey,
       workspace: this.workspace.root,
       title: titleOf(task, this.workspace.root),
@@ -694,6 +700,7 @@ export class Agent {
       env: setup.env,
       commandSandbox: setup.commandSandbox,
       policy: { resonHome: resonHome(setup.env), readOnly: childReadOnly },
+      ...(setup.options.textFiles ? { textFiles: setup.options.textFiles } : {}),
     });
     const provider =
       preset.model && preset.model !== this.provider.model.id

@@ -73,6 +73,7 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
     env,
     commandSandbox,
     policy: { resonHome: resonHome(env), readOnly },
+    ...(options.textFiles ? { textFiles: options.textFiles } : {}),
   });
   const standing = await workspaceStanding(workspace.root, env);
   if (standing.kind === "refused") throw standing.error;

@@ -4,6 +4,7 @@ export type { AgentOptions, ResumeOptions, RunOptions } from "./agent-options.js
 export { createAgent, openDefaultStore } from "./create-agent.js";
 export type { AgentHooks, HookInfo, ToolCallDecision, ToolCallInfo } from "./hooks.js";
 export type { LoopSnapshot } from "./recorder.js";
+export { conversationTurns } from "./resume.js";
 export { type RunDiff, runDiff } from "./run-diff.js";
 export { HeldLease } from "./run-lease.js";
 export { findTrace, titleOf } from "./run-lookup.js";

@@ -19,6 +19,7 @@ export const COMMAND_NAMES = [
   "serve",
   "worker",
   "workspace",
+  "acp",
 ] as const;
 
 /** "Commands: run, resume, …" with the nearest command to `typed` first, when one is near. */
@@ -71,6 +72,8 @@ Usage:
                                      token); executes runs itself unless --workers 0
   reson worker [options]             execute runs queued through reson serve (PostgreSQL:
                                      any number of workers on any machines)
+  reson acp [options]                the Agent Client Protocol on stdin/stdout, for editors
+                                     (Zed, JetBrains, Neovim, Emacs) and acpx; see README
   reson --version | --help
 
 Ids: a session or run id, or any unique prefix of one.

@@ -2,6 +2,7 @@
 // saying what is wrong.
 import { ResonError } from "../core/errors.js";
 import type { RunLimits } from "../core/usage.js";
+import { PERMISSION_MODES, type PermissionMode, parseMode } from "../permissions/index.js";
 import { parseDuration } from "../store/index.js";
 import { parseCommandArgs } from "./command-args.js";
 import { didYouMean } from "./did-you-mean.js";
@@ -249,4 +250,47 @@ export function parseReplArgs(argv: string[]): ReplArgs {
       "--interactive-stdin is for `reson run`; the interactive terminal asks you directly.",
     );
   return args;
+}
+
+/** `reson acp`: the run options every session of the editor starts with (no task, no workspace). */
+export type AcpArgs = Omit<
+  ModelArgs,
+  "workspace" | "apiKey" | "json" | "interactiveStdin" | "permissionMode"
+> & {
+  permissionMode?: PermissionMode;
+};
+
+export function parseAcpArgs(argv: string[]): AcpArgs {
+  const { values, positionals } = parse(argv, {});
+  const usage = "Usage: reson acp [options]  (an editor starts it; see README, Editors (ACP))";
+  if (positionals.length > 0)
+    throw new ResonError("usage_error", `reson acp takes no task (${JSON.stringify(positionals[0])}).`, {
+      hint: `${usage}. The editor sends the tasks.`,
+    });
+  const refused: Record<string, string> = {
+    workspace: "the editor names each session's folder (its cwd)",
+    "api-key":
+      "set the provider's key variable in the editor's agent settings (env) instead, where it stays out of the command line",
+    json: "stdout carries the protocol",
+    "interactive-stdin": "stdin carries the protocol; the editor answers questions",
+    browser: "the editor's sessions run the browser headless",
+  };
+  for (const [flag, why] of Object.entries(refused))
+    if ((values as Record<string, unknown>)[flag] !== undefined)
+      throw new ResonError("usage_error", `reson acp does not take --${flag}: ${why}.`, { hint: usage });
+  const {
+    workspace: _w,
+    apiKey: _k,
+    json: _j,
+    interactiveStdin: _i,
+    permissionMode,
+    ...args
+  } = modelArgs(values);
+  if (permissionMode === undefined) return args;
+  const mode = parseMode(permissionMode);
+  if (!mode)
+    throw new ResonError("usage_error", `Unknown permission mode ${JSON.stringify(permissionMode)}.`, {
+      hint: `Use one of: ${PERMISSION_MODES.join(", ")}.`,
+    });
+  return { ...args, permissionMode: mode };
 }

@@ -40,8 +40,8 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString("utf8").trim();
 }
 
-/** In --json mode stdout carries only events: route stray console output to stderr. */
-function keepStdoutForEvents(): void {
+/** In --json mode (and for `reson acp`) stdout carries only events: route stray console output to stderr. */
+export function keepStdoutForEvents(): void {
   const toStderr = (...args: unknown[]) => {
     process.stderr.write(`${args.map((a) => (typeof a === "string" ? a : String(a))).join(" ")}\n`);
   };

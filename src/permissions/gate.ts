@@ -23,6 +23,8 @@ export type PermissionAnswer =
   /** Also written to $RESON_HOME/settings.json. */
   | { kind: "allow_user" }
   | { kind: "deny"; note?: string }
+  /** Denied, and the same rules written as deny rules to .reson/settings.local.json. */
+  | { kind: "deny_project" }
   /** Run with these arguments instead (only the tool's editableParams may differ). */
   | { kind: "edit"; arguments: Record<string, unknown> };
 
@@ -101,7 +103,7 @@ export function sessionGrant(tool: string, rules: readonly string[]): SessionGra
   return { rules: [...rules], covers: `for this session: ${rules.join(", ")}` };
 }
 
-async function appendAllowRules(file: string, rules: readonly string[]): Promise<void> {
+async function appendRules(file: string, list: "allow" | "deny", rules: readonly string[]): Promise<void> {
   let settings: Record<string, unknown> = {};
   try {
     settings = JSON.parse(await readFile(file, "utf8")) as Record<string, unknown>;
@@ -109,9 +111,9 @@ async function appendAllowRules(file: string, rules: readonly string[]): Promise
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
   }
   const permissions = (settings.permissions ?? {}) as Record<string, unknown>;
-  const allow = Array.isArray(permissions.allow) ? [...permissions.allow] : [];
-  for (const rule of rules) if (!allow.includes(rule)) allow.push(rule);
-  settings.permissions = { ...permissions, allow };
+  const listed = Array.isArray(permissions[list]) ? [...(permissions[list] as unknown[])] : [];
+  for (const rule of rules) if (!listed.includes(rule)) listed.push(rule);
+  settings.permissions = { ...permissions, [list]: listed };
   await mkdir(dirname(file), { recursive: true });
   await writeFileAtomic(file, `${JSON.stringify(settings, null, 2)}\n`);
 }
@@ -140,7 +142,11 @@ export class PermissionGate {
 
   /** Adds an allow rule for the rest of this session (not written anywhere). */
   allowForSession(text: string): Rule | undefined {
-    const parsed = parseRule(text, "allow", { kind: "session", root: this.options.workspaceRoot });
+    return this.addSessionRule(text, "allow");
+  }
+
+  private addSessionRule(text: string, list: "allow" | "deny"): Rule | undefined {
+    const parsed = parseRule(text, list, { kind: "session", root: this.options.workspaceRoot });
     if (!parsed.ok) return undefined;
     this.policy = { ...this.policy, rules: [...this.policy.rules, parsed.rule] };
     return parsed.rule;
@@ -166,7 +172,7 @@ export class PermissionGate {
   private async allowAlways(rules: readonly string[] | undefined, file: string): Promise<void> {
     if (!rules) return;
     for (const rule of rules) this.allowForSession(rule);
-    await appendAllowRules(file, rules);
+    await appendRules(file, "allow", rules);
   }
 
   /** Whether a command only reads (the read-only set): it changes nothing worth a snapshot. */
@@ -243,6 +249,14 @@ export class PermissionGate {
             return { action: "allow", record: record("allow") };
           case "edit":
             return { action: "modify", arguments: answer.arguments, record: record("allow") };
+          case "deny_project":
+            for (const rule of rules ?? []) this.addSessionRule(rule, "deny");
+            if (rules) await appendRules(join(root, ".reson", "settings.local.json"), "deny", rules);
+            return {
+              action: "deny",
+              reason: "The user denied this call, and calls like it.",
+              record: record("deny"),
+            };
           case "deny":
             return {
               action: "deny",

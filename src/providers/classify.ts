@@ -154,6 +154,8 @@ export function classifyFailure(call: CallFacts, failure: FailureFacts): ResonEr
       "provider_bad_response",
       `${label} stopped the answer`,
       "The provider's safety filter refused this request; rephrase the task.",
+      // Hosts that name why a turn stopped (an editor's "refusal") tell this apart.
+      { refusal: true },
     );
   }
   return make(

@@ -1,14 +1,16 @@
-// The agent of one run as a service runs it: from its spec (workspace, model, limits, preset,
-// rules), with the same permission gate as a headless `reson run` (mode acceptEdits unless the
-// spec or a settings file says otherwise), and approvals and questions sent to whoever serves
-// the run instead of a terminal.
+// The agent of a run as a host that is not the terminal runs it (a service's worker, an
+// editor's session): from its spec (workspace, model, limits, preset, rules), with the same
+// permission gate as a headless `reson run` (mode acceptEdits unless the host, the spec or a
+// settings file says otherwise), and approvals and questions sent to whoever serves the run.
 import { realpathSync } from "node:fs";
-import { type Agent, type AgentOptions, createAgent } from "../agent/index.js";
+import { type Agent, type AgentHooks, type AgentOptions, createAgent } from "../agent/index.js";
 import { ResonError } from "../core/errors.js";
-import type { PermissionGateOptions } from "../permissions/index.js";
+import type { McpServerEntry } from "../mcp/index.js";
+import type { PermissionGate, PermissionGateOptions, PermissionMode } from "../permissions/index.js";
 import type { ProviderName } from "../providers/index.js";
 import type { Store } from "../store/index.js";
 import type { AskHuman } from "../tools/index.js";
+import type { TextFileChannel } from "../workspace/index.js";
 import { gateOptions, loadGate, sandboxSetup } from "./permission-setup.js";
 import { startRunExtensions } from "./run-extensions.js";
 import type { RunSpec } from "./run-spec.js";
@@ -28,9 +30,31 @@ export interface SpecAgentOptions {
   signal?: AbortSignal;
   /** The run's session: what its user allowed "for this session" holds for this run too. */
   sessionId?: string;
+  /** The mode when neither the spec nor a settings file names one; default acceptEdits. */
+  defaultMode?: PermissionMode;
+  /** Project MCP servers that may start without approval (--allow-mcp). */
+  allowMcp?: readonly string[];
+  /** MCP servers the host brings (an editor's), started like the user's own. */
+  mcpServers?: readonly McpServerEntry[];
+  /** An editor's buffers for the file tools, behind the workspace's checks. */
+  textFiles?: TextFileChannel;
+  /** The host's own hooks, after the gate's: their beforeToolCall sees only calls it let through. */
+  hooks?: readonly AgentHooks[];
+}
+
+/** An agent and the gate in front of its tools (a host that switches modes keeps it). */
+export interface SpecAgent {
+  agent: Agent;
+  gate: PermissionGate;
+  /** Set when commands do not run in a working OS sandbox: what runs them instead, and what follows. */
+  sandboxWarning?: string;
 }
 
 export async function agentForSpec(spec: RunSpec, options: SpecAgentOptions): Promise<Agent> {
+  return (await specAgent(spec, options)).agent;
+}
+
+export async function specAgent(spec: RunSpec, options: SpecAgentOptions): Promise<SpecAgent> {
   let workspaceRoot: string;
   try {
     workspaceRoot = realpathSync(spec.workspace);
@@ -49,7 +73,7 @@ export async function agentForSpec(spec: RunSpec, options: SpecAgentOptions): Pr
     },
     workspaceRoot,
     {
-      defaultMode: "acceptEdits",
+      defaultMode: options.defaultMode ?? "acceptEdits",
       sandbox: sandbox.state,
       ...(options.promptUser ? { promptUser: options.promptUser } : {}),
       ...(options.sessionId ? await sessionGrants(options.store, options.sessionId) : {}),
@@ -66,9 +90,11 @@ export async function agentForSpec(spec: RunSpec, options: SpecAgentOptions): Pr
     ...(spec.trustWorkspace ? { trustWorkspace: true } : {}),
     ...(gate.currentMode === "plan" ? { readOnlyWorkspace: true } : {}),
     ...gateOptions(gate),
+    ...(options.hooks ? { hooks: [gate.hooks(), ...options.hooks] } : {}),
     ...sandbox.agent,
     ...(options.askHuman ? { askHuman: options.askHuman } : {}),
     ...(options.env ? { env: options.env } : {}),
+    ...(options.textFiles ? { textFiles: options.textFiles } : {}),
     store: options.store,
     leaseHolder: options.leaseHolder,
   };
@@ -77,7 +103,8 @@ export async function agentForSpec(spec: RunSpec, options: SpecAgentOptions): Pr
   // left out with a warning.
   const extensions = await startRunExtensions({
     workspace: workspaceRoot,
-    allowMcp: [],
+    allowMcp: options.allowMcp ?? [],
+    ...(options.mcpServers ? { hostServers: options.mcpServers } : {}),
     signal: options.signal ?? new AbortController().signal,
     warn: options.warn ?? ((message: string) => process.stderr.write(`warning: ${message}\n`)),
     ...(options.env ? { env: options.env } : {}),
@@ -91,5 +118,9 @@ export async function agentForSpec(spec: RunSpec, options: SpecAgentOptions): Pr
   }
   agent.onClose(() => extensions.close());
   extensions.attach(agent);
-  return agent;
+  return {
+    agent,
+    gate,
+    ...(sandbox.agent.sandboxSummary ? { sandboxWarning: sandbox.agent.sandboxSummary } : {}),
+  };
 }

@@ -1,7 +1,7 @@
-// The run orchestrator shared by the terminal, `reson serve` and `reson worker`: what a run is
+// The run orchestrator shared by the terminal, `reson serve`, `reson worker` and `reson acp`: what a run is
 // to be (its spec), the permission gate and sandbox in front of its tools, and the agent that
 // starts or resumes it (Agent.run / Agent.resume: the same code for every host).
-export { agentForSpec, type SpecAgentOptions } from "./agent-for-spec.js";
+export { agentForSpec, type SpecAgent, type SpecAgentOptions, specAgent } from "./agent-for-spec.js";
 export {
   approveProjectServer,
   decideMcpOffer,

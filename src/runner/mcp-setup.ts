@@ -70,6 +70,11 @@ export interface McpSetupOptions {
   authorize?: Authorize;
   /** Loaded plugins' mcp.json files: their servers join as `<plugin>.<server>`. */
   pluginServers?: readonly PluginMcpSource[];
+  /**
+   * Servers the host brings for this run (an editor's, in its session/new): the user's own, so
+   * they start without the project question, and each replaces a configured one of its name.
+   */
+  hostServers?: readonly McpServerEntry[];
 }
 
 /**
@@ -120,7 +125,11 @@ export async function startMcp(options: McpSetupOptions): Promise<McpSetup> {
   const env = options.env ?? process.env;
   const loaded = await loadConfig({ workspace: options.workspace, env });
   const warnings: string[] = [];
-  const entries = await mcpServerEntries(loaded, options.workspace, warnings);
+  const hostNames = new Set(options.hostServers?.map((entry) => entry.name));
+  const entries = [
+    ...(await mcpServerEntries(loaded, options.workspace, warnings)).filter((e) => !hostNames.has(e.name)),
+    ...(options.hostServers ?? []),
+  ];
   if (options.pluginServers && options.pluginServers.length > 0) {
     // The user's own definition of a name wins over a plugin's.
     const defined = new Set(entries.map((entry) => entry.name));

@@ -3,7 +3,7 @@
 // part of it: a worker takes keys from its own environment) and validated where it comes in.
 import { type Static, Type } from "typebox";
 import { RunLimitsSchema } from "../core/usage.js";
-import { PERMISSION_MODES } from "../permissions/index.js";
+import { PERMISSION_MODES, type PermissionMode } from "../permissions/index.js";
 
 /** A run's settings besides its workspace: what a request may give (never a key or secret). */
 export const RunSettingsFields = {
@@ -13,7 +13,10 @@ export const RunSettingsFields = {
   maxIterations: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_000 })),
   limits: Type.Optional(RunLimitsSchema),
   preset: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
-  permissionMode: Type.Optional(Type.Union(PERMISSION_MODES.map((mode) => Type.Literal(mode)))),
+  // Unsafe<PermissionMode>: TypeBox's static type of a union built from an array is lost.
+  permissionMode: Type.Optional(
+    Type.Unsafe<PermissionMode>(Type.Union(PERMISSION_MODES.map((mode) => Type.Literal(mode)))),
+  ),
   /** Permission rules added for this run (the same syntax as --allow / --deny). */
   allow: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 1024 }), { maxItems: 100 })),
   deny: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 1024 }), { maxItems: 100 })),

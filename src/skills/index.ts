@@ -7,7 +7,7 @@ export { discoverSkills, PROJECT_SKILL_FOLDERS } from "./discover.js";
 export { formatSkillList } from "./format.js";
 export { SkillSet } from "./skill-set.js";
 export type { SkillToolOptions } from "./skill-tool.js";
-export { createSkillTool, MAX_INLINE_FILE_BYTES, MAX_INLINE_FILES } from "./skill-tool.js";
+export { createSkillTool, MAX_INLINE_FILE_BYTES, MAX_INLINE_FILES, userInvokedTask } from "./skill-tool.js";
 export type {
   CoreSkill,
   DiscoveredSkills,

@@ -82,6 +82,16 @@ export function createSkillTool(
   };
 }
 
+/**
+ * The task of a skill the user invoked by name (`/name request` in an editor): the user's
+ * request, then the skill's content as the skill tool gives it. Skills only the user may
+ * invoke are invoked so.
+ */
+export async function userInvokedTask(skill: Skill, request: string, workspaceRoot: string): Promise<string> {
+  const asked = request.trim() ? `, asking: ${request.trim()}` : "";
+  return `The user invoked the skill "${skill.name}"${asked}. Follow it.\n\n${await renderSkill(skill, workspaceRoot)}`;
+}
+
 async function renderSkill(skill: Skill, workspaceRoot: string): Promise<string> {
   const parts = [`<skill_content name="${skill.name}">`, `# Skill: ${skill.name}`, "", skill.body.trim(), ""];
   const inside = await relativeInside(workspaceRoot, skill.path);

@@ -42,6 +42,7 @@ export type {
   SearchOptions,
   SignalOption,
   TextFile,
+  TextFileChannel,
   WalkCallOptions,
   WorkspaceOptions,
   WriteResult,

@@ -72,6 +72,22 @@ export interface WorkspaceOptions {
    * commands run as plain child processes.
    */
   commandSandbox?: "on" | "off";
+  /**
+   * Where file text is read from and written to once every check of the workspace has passed
+   * (an editor's buffers, over the Agent Client Protocol); default the files on disk.
+   */
+  textFiles?: TextFileChannel;
+}
+
+/**
+ * An editor's view of the workspace's files: reads see its unsaved changes, writes go through
+ * it (into its undo history). Paths are absolute real paths the workspace already checked.
+ */
+export interface TextFileChannel {
+  /** The file's text as the editor has it; undefined: as it is on disk. Absent: reads from disk. */
+  read?(path: string, signal?: AbortSignal): Promise<string | undefined>;
+  /** Replaces the file's whole text (its parent folders exist). Absent: writes to disk. */
+  write?(path: string, content: string, signal?: AbortSignal): Promise<void>;
 }
 
 export interface SignalOption {
@@ -176,6 +192,7 @@ export class Workspace {
   private readonly killGraceMs: number;
   /** Whether commands must run in the OS sandbox. */
   readonly commandSandbox: "on" | "off";
+  private readonly textFiles: TextFileChannel | undefined;
 
   private constructor(root: string, options: WorkspaceOptions) {
     this.root = root;
@@ -187,6 +204,7 @@ export class Workspace {
     this.shell = options.shell ?? defaultShell();
     this.killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
     this.commandSandbox = options.commandSandbox ?? "off";
+    this.textFiles = options.textFiles;
     this.ripgrep = options.ripgrep === false ? undefined : (options.ripgrep ?? findOnPath("rg", source.PATH));
   }
 
@@ -221,7 +239,7 @@ export class Workspace {
 
   async readText(path: string, options: ReadTextOptions = {}): Promise<TextFile> {
     const maxBytes = options.maxBytes ?? this.maxReadBytes;
-    return this.at(path, options.signal, "read", (target) => {
+    return this.at(path, options.signal, "read", async (target) => {
       const { handle, info } = existing(target);
       if (info.isDirectory()) throw toFsError({ code: "EISDIR" }, target.relative);
       if (!info.isFile()) {
@@ -239,7 +257,12 @@ export class Workspace {
           details: { path: target.relative, bytes: bytes.length },
         });
       }
-      return { path: target.relative, text: decodeText(bytes), bytes: bytes.length };
+      const buffered = await this.textFiles?.read?.(target.real, options.signal);
+      if (buffered === undefined)
+        return { path: target.relative, text: decodeText(bytes), bytes: bytes.length };
+      const size = Buffer.byteLength(buffered);
+      if (size > maxBytes) throw tooLarge(target.relative, size, maxBytes);
+      return { path: target.relative, text: buffered, bytes: size };
     });
   }
 
@@ -252,7 +275,7 @@ export class Workspace {
     // As named, before anything is opened; then where it really leads, before anything changes.
     const named = checkPathString(this.root, path).relative;
     this.refuseProtected(named, named);
-    return this.at(path, options.signal, "place", (target) => {
+    return this.at(path, options.signal, "place", async (target) => {
       this.refuseProtected(named, relativeToRoot(this.root, target.real));
       let mode: number | undefined;
       if (!target.info && target.directory) {
@@ -273,7 +296,8 @@ export class Workspace {
       throwIfAborted(options.signal);
       const dir = makeDirectories(target.dir, target.rest.slice(0, -1), target.mountId);
       try {
-        replaceFile(dir, target.rest.at(-1)!, content, mode);
+        if (this.textFiles?.write) await this.textFiles.write(target.real, content, options.signal);
+        else replaceFile(dir, target.rest.at(-1)!, content, mode);
       } finally {
         if (dir !== target.dir) closeSync(dir);
       }

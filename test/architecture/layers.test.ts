@@ -31,6 +31,7 @@ const LAYERS: Record<string, number> = {
   cli: 7,
   server: 7,
   worker: 7,
+  acp: 7,
 };
 
 function sourceFiles(dir: string): string[] {

@@ -1,0 +1,180 @@
+// `reson acp` latency, against a zero-latency OpenAI-compatible server on loopback, each case in
+// a fresh process and the cases taking turns (so load on the machine falls on all of them alike):
+//   start  `reson acp` spawned → initialize answered, beside `reson --version` spawned → exited
+//          (issue 30's target: ≤ --version + 50 ms).
+//   turn   session/prompt sent → first session/update, and → first agent text, beside a
+//          `reson run --json` step: run_start → first text_delta (issue 30's target: ≤ 1.2 × it).
+// The first round is not counted (disk cache, compile cache, the remembered sandbox probe).
+//   npm run build && node bench/acp.mjs [--reps 15]
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:http";
+import { loadavg, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { performance } from "node:perf_hooks";
+
+const reps = Number(process.argv[process.argv.indexOf("--reps") + 1]) || 15;
+const CLI = resolve(import.meta.dirname, "../bin/reson.js");
+
+const server = createServer((req, res) => {
+  req.resume();
+  req.on("end", () => {
+    const base = { id: "c1", object: "chat.completion.chunk", created: 0, model: "fake" };
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    for (const chunk of [
+      {
+        ...base,
+        choices: [{ index: 0, delta: { role: "assistant", content: "ready" }, finish_reason: null }],
+      },
+      { ...base, choices: [{ index: 0, delta: {}, finish_reason: "stop" }] },
+      { ...base, choices: [], usage: { prompt_tokens: 10, completion_tokens: 1, total_tokens: 11 } },
+    ])
+      res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+    res.end("data: [DONE]\n\n");
+  });
+});
+await new Promise((r) => server.listen(0, "127.0.0.1", r));
+const baseUrl = `http://127.0.0.1:${server.address().port}/v1`;
+const root = mkdtempSync(join(tmpdir(), "reson-acp-bench-"));
+const home = join(root, "home");
+const workspace = join(root, "work");
+mkdirSync(home);
+mkdirSync(workspace);
+const env = {
+  ...process.env,
+  RESON_HOME: home,
+  RESON_PROVIDER: "openai-compatible",
+  RESON_BASE_URL: baseUrl,
+  RESON_MODEL: "fake",
+  RESON_MEMORY_REFLECT: "off",
+};
+
+/**
+ * Spawns `args`, calls `onSpawn(child)` at once, and `onLine(line, elapsedMs, child)` for each
+ * stdout line; resolves at exit with the elapsed ms.
+ */
+function withLines(args, onLine, onSpawn = () => {}) {
+  return new Promise((resolvePromise, reject) => {
+    const start = performance.now();
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env,
+      cwd: workspace,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    onSpawn(child);
+    let partial = "";
+    let stderr = "";
+    child.stderr.on("data", (d) => {
+      stderr += d;
+    });
+    child.stdout.setEncoding("utf8").on("data", (chunk) => {
+      const lines = (partial + chunk).split("\n");
+      partial = lines.pop();
+      for (const line of lines) if (line) onLine(line, performance.now() - start, child);
+    });
+    child.on("close", (code) => {
+      if (code !== 0) reject(new Error(`reson ${args.join(" ")} exited ${code}: ${stderr}`));
+      else resolvePromise(performance.now() - start);
+    });
+  });
+}
+
+const send = (child, message) => child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`);
+
+async function version() {
+  return { version: await withLines(["--version"], () => {}) };
+}
+
+async function run() {
+  const out = {};
+  let startAt;
+  await withLines(["run", "--json", "say ready"], (line, at) => {
+    const event = JSON.parse(line);
+    if (event.type === "run_start") startAt = at;
+    if (event.type === "text_delta" && startAt !== undefined) out.runFirstText ??= at - startAt;
+    if (event.type === "run_end" && startAt !== undefined) out.runStep = at - startAt;
+  });
+  return out;
+}
+
+const cases = [version, acpRound, run];
+const samples = {};
+for (let round = 0; round <= reps; round++) {
+  for (const measure of cases) {
+    const got = await measure();
+    if (round === 0) continue;
+    for (const [key, value] of Object.entries(got)) {
+      samples[key] ??= [];
+      samples[key].push(value);
+    }
+  }
+}
+
+/** A `reson acp` process as an editor drives it: initialize written at spawn, a session, one prompt. */
+async function acpRound() {
+  const out = {};
+  let promptAt;
+  const initialize = (child) =>
+    send(child, {
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: 1, clientCapabilities: {}, clientInfo: { name: "bench", version: "1" } },
+    });
+  await withLines(
+    ["acp"],
+    (line, at, child) => {
+      const message = JSON.parse(line);
+      if (message.id === 0) {
+        out.start = at;
+        send(child, { id: 1, method: "session/new", params: { cwd: workspace, mcpServers: [] } });
+      } else if (message.id === 1) {
+        promptAt = at;
+        send(child, {
+          id: 2,
+          method: "session/prompt",
+          params: { sessionId: message.result.sessionId, prompt: [{ type: "text", text: "say ready" }] },
+        });
+      } else if (message.method === "session/update" && promptAt !== undefined) {
+        const kind = message.params.update.sessionUpdate;
+        // The session's commands are announced after session/new, not by the prompt.
+        if (kind !== "available_commands_update") out.firstUpdate ??= at - promptAt;
+        if (kind === "agent_message_chunk") out.firstText ??= at - promptAt;
+      } else if (message.id === 2) {
+        out.turn = at - promptAt;
+        child.stdin.end();
+      }
+    },
+    initialize,
+  );
+  return out;
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const m = Object.fromEntries(Object.entries(samples).map(([k, xs]) => [k, median(xs)]));
+const range = (k) => `${Math.min(...samples[k]).toFixed(0)}–${Math.max(...samples[k]).toFixed(0)}`;
+console.log(
+  `Node ${process.version}, ${reps} rounds, fresh processes, load average ${loadavg()[0].toFixed(1)}; wall ms`,
+);
+console.log("| measure | median | min–max |");
+console.log("|---|---|---|");
+const rows = [
+  ["reson --version: spawn → exit", "version"],
+  ["reson acp: spawn → initialize answered", "start"],
+  ["reson acp: session/prompt → first session/update", "firstUpdate"],
+  ["reson acp: session/prompt → first agent text", "firstText"],
+  ["reson acp: session/prompt → answered", "turn"],
+  ["reson run --json: run_start → first text_delta", "runFirstText"],
+  ["reson run --json: run_start → run_end", "runStep"],
+];
+for (const [label, key] of rows) console.log(`| ${label} | ${m[key].toFixed(0)} | ${range(key)} |`);
+console.log(
+  `\nstart over --version: ${(m.start - m.version).toFixed(0)} ms (target ≤ 50); ` +
+    `first update / run's first text: ${(m.firstUpdate / m.runFirstText).toFixed(2)}, ` +
+    `first text / run's first text: ${(m.firstText / m.runFirstText).toFixed(2)} (target ≤ 1.2)`,
+);
+server.close();
+rmSync(root, { recursive: true, force: true });

@@ -1,0 +1,268 @@
+// One editor session: a reson session (the same store, ids and turns as the terminal's), the
+// agent that runs its prompts (made once, by the runner, with the editor as the one who is
+// asked: permissions, questions, and where it offers them its file buffers), the turn in flight
+// and its cancel, and the permission mode the editor picked.
+import {
+  type AgentContext,
+  type AvailableCommand,
+  type ClientCapabilities,
+  type ContentBlock,
+  type McpServer,
+  methods,
+  type StopReason,
+} from "@agentclientprotocol/sdk";
+import type { Agent, AgentHooks, RunResult } from "../agent/index.js";
+import { ResonError } from "../core/errors.js";
+import type { ContextUsageEvent, ResonEvent } from "../core/events.js";
+import type {
+  PermissionAnswer,
+  PermissionGate,
+  PermissionMode,
+  PermissionPrompt,
+} from "../permissions/index.js";
+import { type RunSpec, specAgent } from "../runner/index.js";
+import type { Store } from "../store/index.js";
+import { editorFiles } from "./editor-files.js";
+import { editorServerEntries } from "./editor-mcp.js";
+import { editorQuestions } from "./editor-questions.js";
+import { permissionAnswer, permissionRequest } from "./permission-request.js";
+import { promptTask } from "./prompt-task.js";
+import { RunUpdates } from "./run-updates.js";
+import { availableCommands, type CommandOutcome, runCommand, slashCommand } from "./slash-commands.js";
+import { stopReason } from "./stop-reason.js";
+import { UpdateSender } from "./update-sender.js";
+
+export const LEASE_HOLDER = "reson acp";
+
+export interface SessionSetup {
+  id: string;
+  /** The session's folder: the editor's cwd (absolute). */
+  cwd: string;
+  /** What `reson acp` was started with (model, limits, rules, sandbox). */
+  spec: Omit<RunSpec, "workspace">;
+  allowMcp: readonly string[];
+  mcpServers: readonly McpServer[];
+  store: Store;
+  client: AgentContext;
+  capabilities: ClientCapabilities | undefined;
+  /** Stops the set-up (MCP servers starting) when the connection closes. */
+  signal: AbortSignal;
+  log: (line: string) => void;
+}
+
+interface Turn {
+  controller: AbortController;
+  run?: RunUpdates;
+  runId?: string;
+}
+
+export class AcpSession {
+  readonly id: string;
+  readonly updates: UpdateSender;
+  #agent!: Agent;
+  #gate!: PermissionGate;
+  #commands: AvailableCommand[] = [];
+  #turn: Turn | undefined;
+  #lastContext: ContextUsageEvent | undefined;
+  #sandboxShown = false;
+  #sandboxWarning: string | undefined;
+
+  private constructor(private readonly setup: SessionSetup) {
+    this.id = setup.id;
+    this.updates = new UpdateSender(setup.client, setup.id, setup.log);
+  }
+
+  static async open(setup: SessionSetup): Promise<AcpSession> {
+    const session = new AcpSession(setup);
+    const askHuman = editorQuestions(
+      setup.client,
+      setup.id,
+      setup.capabilities,
+      () => session.#turn?.controller.signal,
+    );
+    const textFiles = editorFiles(setup.client, setup.id, setup.capabilities?.fs, setup.log);
+    const made = await specAgent(
+      { ...setup.spec, workspace: setup.cwd },
+      {
+        store: setup.store,
+        leaseHolder: LEASE_HOLDER,
+        promptUser: (prompt) => session.#askPermission(prompt),
+        ...(askHuman ? { askHuman } : {}),
+        signal: setup.signal,
+        sessionId: setup.id,
+        // An editor watches every call, as the terminal's user does.
+        defaultMode: "default",
+        allowMcp: setup.allowMcp,
+        mcpServers: editorServerEntries(setup.mcpServers),
+        ...(textFiles ? { textFiles } : {}),
+        hooks: [session.#previewHook()],
+        warn: (message) => session.warn(message),
+      },
+    );
+    session.#agent = made.agent;
+    session.#gate = made.gate;
+    session.#sandboxWarning = made.sandboxWarning;
+    session.#commands = availableCommands(made.agent.skills);
+    return session;
+  }
+
+  get root(): string {
+    return this.#agent.workspace.root;
+  }
+
+  get mode(): PermissionMode {
+    return this.#gate.currentMode;
+  }
+
+  get busy(): boolean {
+    return this.#turn !== undefined;
+  }
+
+  /** Tells the editor the session's commands (after session/new or /load has answered). */
+  announceCommands(): void {
+    this.updates.send({ sessionUpdate: "available_commands_update", availableCommands: this.#commands });
+  }
+
+  /** Something the user should know that stopped nothing: a notice where the editor shows them. */
+  warn(message: string): void {
+    this.setup.log(`warning: ${message}`);
+    if (this.setup.capabilities?.session?.notices)
+      this.updates.send({ sessionUpdate: "notice", severity: "warning", title: message });
+    else
+      this.updates.send({
+        sessionUpdate: "agent_thought_chunk",
+        content: { type: "text", text: `warning: ${message}\n` },
+      });
+  }
+
+  setMode(mode: PermissionMode): void {
+    this.#gate.setMode(mode);
+    this.updates.send({ sessionUpdate: "current_mode_update", currentModeId: mode });
+  }
+
+  /** A prompt turn: a slash command, or a task run in the session; its updates all sent before it returns. */
+  async prompt(blocks: readonly ContentBlock[]): Promise<StopReason> {
+    if (this.#turn)
+      throw new ResonError("session_busy", `Session ${this.id} is still working on a prompt.`, {
+        hint: "Wait for it to end, or cancel it (session/cancel) first.",
+      });
+    const turn: Turn = { controller: new AbortController() };
+    this.#turn = turn;
+    try {
+      const task = promptTask(blocks, this.root);
+      const command = slashCommand(task, this.#commands);
+      const outcome: CommandOutcome = command
+        ? await runCommand(command, {
+            agent: this.#agent,
+            gate: this.#gate,
+            store: this.setup.store,
+            sessionId: this.id,
+            lastContext: this.#lastContext,
+          })
+        : { kind: "task", task };
+      if (outcome.kind === "text") {
+        this.#say(outcome.text);
+        return "end_turn";
+      }
+      return await this.#run(turn, outcome);
+    } finally {
+      await this.updates.flush();
+      this.#turn = undefined;
+    }
+  }
+
+  /** Stops the turn in flight at its next safe point; the run stays resumable (/resume). */
+  cancel(reason = new ResonError("aborted", "Cancelled from the editor.")): void {
+    this.#turn?.controller.abort(reason);
+  }
+
+  /** Cancels the turn in flight and closes the agent (its MCP servers stop). */
+  async close(reason?: ResonError): Promise<void> {
+    this.cancel(reason);
+    await this.#agent.close();
+  }
+
+  #say(text: string): void {
+    this.updates.send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text } });
+  }
+
+  async #run(turn: Turn, outcome: { kind: "task"; task: string } | { kind: "resume" }): Promise<StopReason> {
+    const run = new RunUpdates(this.updates, this.root, (message) => this.warn(message));
+    turn.run = run;
+    const onEvent = (event: ResonEvent) => {
+      if (event.type === "run_start") {
+        turn.runId = event.runId;
+        this.#showSandbox();
+      }
+      if (event.type === "context_usage") this.#lastContext = event;
+      run.listener(event);
+    };
+    const options = { signal: turn.controller.signal, onEvent };
+    let result: RunResult;
+    if (outcome.kind === "resume") {
+      result = await this.#agent.resume(this.id, options);
+      if (result.alreadyEnded) this.#say(`The last run of this session (${result.runId}) already completed.`);
+    } else {
+      const stored = await this.setup.store.sessions.get(this.id);
+      result = await this.#agent.run(outcome.task, {
+        ...options,
+        ...(stored ? { session: this.id } : { session: "new", newSessionId: this.id }),
+      });
+    }
+    await this.#sendUsage();
+    return stopReason(result, run.lastStepStop);
+  }
+
+  /** Once per session, when commands do not run in the OS sandbox: said, never given up silently. */
+  #showSandbox(): void {
+    if (this.#sandboxShown || !this.#sandboxWarning) return;
+    this.#sandboxShown = true;
+    this.warn(this.#sandboxWarning);
+  }
+
+  /** The terminal's status line: context use, and the session's cost where it is known. */
+  async #sendUsage(): Promise<void> {
+    const context = this.#lastContext;
+    if (!context) return;
+    const usage = (await this.setup.store.sessions.get(this.id))?.usage;
+    const priced = usage && !usage.unpricedTokens ? { cost: { amount: usage.costUsd, currency: "USD" } } : {};
+    this.updates.send({
+      sessionUpdate: "usage_update",
+      used: context.estTokens,
+      size: context.windowTokens,
+      ...priced,
+    });
+  }
+
+  async #askPermission(prompt: PermissionPrompt): Promise<PermissionAnswer> {
+    const signal = this.#turn?.controller.signal;
+    const cancelled: PermissionAnswer = { kind: "deny", note: "The user cancelled the turn." };
+    if (signal?.aborted) return cancelled;
+    try {
+      const response = await this.setup.client.request(
+        methods.client.session.requestPermission,
+        permissionRequest(prompt, this.id, this.root),
+        signal ? { cancellationSignal: signal, stopWaitingOnCancel: true } : {},
+      );
+      return permissionAnswer(response);
+    } catch (error) {
+      if (signal?.aborted) return cancelled;
+      this.setup.log(`the editor did not answer a permission request: ${String(error)}`);
+      return { kind: "deny", note: "The editor did not answer the permission request." };
+    }
+  }
+
+  /** After the gate let a call through: its diff (write_file, edit_file) taken right before it runs. */
+  #previewHook(): AgentHooks {
+    return {
+      beforeToolCall: async (call, info) => {
+        const turn = this.#turn;
+        // A sub-agent's calls are its own run's, not shown as this turn's.
+        if (!turn?.run || info.runId !== turn.runId) return undefined;
+        const preview = await info.preview?.(call.arguments).catch(() => undefined);
+        turn.run.toolStarting(call.id, preview?.ok ? preview.change : undefined);
+        return undefined;
+      },
+    };
+  }
+}

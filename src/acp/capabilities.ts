@@ -1,0 +1,20 @@
+// What reson tells an editor it can do, in answer to initialize: honest, and the same for every
+// model, since a task is text. Sessions are stored, so they can be loaded (replayed), resumed,
+// listed and closed; prompts take text, links to files and embedded file contents, not images
+// or audio; MCP servers the editor passes may be local (stdio, always), HTTP or SSE. No login:
+// keys come from the environment, as for `reson run`.
+import { type InitializeResponse, PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
+
+export function initializeResponse(version: string): InitializeResponse {
+  return {
+    protocolVersion: PROTOCOL_VERSION,
+    agentCapabilities: {
+      loadSession: true,
+      promptCapabilities: { image: false, audio: false, embeddedContext: true },
+      mcpCapabilities: { http: true, sse: true },
+      sessionCapabilities: { list: {}, resume: {}, close: {} },
+    },
+    authMethods: [],
+    agentInfo: { name: "reson", title: "reson", version },
+  };
+}

@@ -1,0 +1,109 @@
+// How a tool call looks in the editor: its kind (the icon), a title, the files it touches
+// (follow-along), and its content: a file change as a diff, a command as its text, a result as
+// text (the end of it, when it is long).
+import { isAbsolute, join } from "node:path";
+import type { ToolCallContent, ToolCallLocation, ToolKind } from "@agentclientprotocol/sdk";
+import type { FileChange } from "../tools/index.js";
+
+/** Characters of a tool's output shown in the editor (the model saw what the registry kept). */
+const RESULT_CHARS = 4_000;
+const TITLE_CHARS = 80;
+
+const KINDS: Record<string, ToolKind> = {
+  read_file: "read",
+  read_artifact: "read",
+  list_files: "read",
+  read_resource: "read",
+  skill: "read",
+  write_file: "edit",
+  edit_file: "edit",
+  glob: "search",
+  grep: "search",
+  tool_search: "search",
+  recall: "search",
+  execute_command: "execute",
+  web_fetch: "fetch",
+  browser_navigate: "fetch",
+  goal: "think",
+};
+
+export function toolKind(name: string): ToolKind {
+  return KINDS[name] ?? "other";
+}
+
+function text(value: unknown): string {
+  return typeof value === "string" ? value : "";
+}
+
+function oneLine(value: string, max = TITLE_CHARS): string {
+  const flat = value.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+export function toolTitle(name: string, args: Record<string, unknown>): string {
+  const path = text(args.path);
+  switch (name) {
+    case "read_file":
+      return `Read ${path}`;
+    case "write_file":
+      return `Write ${path}`;
+    case "edit_file":
+      return `Edit ${path}`;
+    case "list_files":
+      return `List ${path || "."}`;
+    case "glob":
+      return `Find ${oneLine(text(args.pattern))}`;
+    case "grep":
+      return `Search for ${oneLine(text(args.pattern))}${path ? ` in ${path}` : ""}`;
+    case "execute_command":
+      return `Run ${oneLine(text(args.command))}`;
+    case "web_fetch":
+      return `Fetch ${oneLine(text(args.url))}`;
+    case "goal":
+      return `Plan: ${oneLine(`${text(args.action)} ${text(args.title) || text(args.id)}`)}`;
+    case "skill":
+      return `Use the skill ${text(args.name)}`;
+    case "subagent":
+      return `Sub-agent (${text(args.mode)})`;
+    case "ask_human":
+      return `Question: ${oneLine(text(args.question))}`;
+    default:
+      return name;
+  }
+}
+
+/** The files a call reads or changes, as absolute paths (ACP's paths are absolute). */
+export function toolLocations(name: string, args: Record<string, unknown>, root: string): ToolCallLocation[] {
+  const path = text(args.path);
+  if (!path || !(name in KINDS) || KINDS[name] === "execute" || KINDS[name] === "fetch") return [];
+  const line = typeof args.offset === "number" ? { line: args.offset } : {};
+  return [{ path: isAbsolute(path) ? path : join(root, path), ...line }];
+}
+
+export function textContent(value: string): ToolCallContent {
+  return { type: "content", content: { type: "text", text: value } };
+}
+
+/** A file change as the editor's diff view shows it. */
+export function diffContent(change: FileChange, root: string): ToolCallContent {
+  return {
+    type: "diff",
+    path: isAbsolute(change.path) ? change.path : join(root, change.path),
+    oldText: change.before,
+    newText: change.after,
+  };
+}
+
+/** What the editor shows of a call before it runs: its diff, or the command it would run. */
+export function callContent(name: string, args: Record<string, unknown>): ToolCallContent[] {
+  if (name === "execute_command") return [textContent(`$ ${text(args.command)}`)];
+  return [];
+}
+
+/** A result's text, its end kept when it is long (a command's last lines say the most). */
+export function resultText(content: string, error?: { code: string; message: string }): string {
+  const body = content.length > RESULT_CHARS ? `…\n${content.slice(-RESULT_CHARS)}` : content;
+  if (!error) return body;
+  const why = `${error.code}: ${error.message}`;
+  return body && !body.includes(error.message) ? `${why}\n${body}` : why;
+}

@@ -20,14 +20,8 @@ import { probeSandbox } from "./exec-sandbox/probe.js";
 import { fdPath, makeDirectories, readRegular, replaceFile } from "./fd-ops.js";
 import { fileNotFound, toFsError } from "./fs-errors.js";
 import { fileFilter, globMatcher } from "./glob.js";
-import {
-  containsProtected,
-  isProtected,
-  isSealed,
-  type PolicyOptions,
-  type WorkspacePolicy,
-  workspacePolicy,
-} from "./policy.js";
+import { isSealed, type PolicyOptions, type WorkspacePolicy, workspacePolicy } from "./policy.js";
+import { holdsTarget, protectedTargets, targetCovering } from "./protected-targets.js";
 import {
   checkPathString,
   type Located,
@@ -424,16 +418,23 @@ export class Workspace {
     }
   }
 
-  /** Refuses a write to `path` (root-relative) when it is protected or holds a protected path. */
+  /**
+   * Refuses a write to `path` (root-relative) that no approval may let through: git's own
+   * files (and what git's config names), reson's settings, or a folder holding one. The rest of
+   * the protected list is the permission guard's to ask about.
+   */
   private refuseProtected(named: string, path: string): void {
-    if (!isProtected(this.policy, path) && (path === "." || !containsProtected(this.policy, path))) return;
+    const targets = protectedTargets(this.policy).filter((target) => target.entry.edits === "never");
+    const covering = targetCovering(targets, path);
+    if (!covering && (path === "." || !holdsTarget(targets, path))) return;
+    const why = covering ? ` (${covering.entry.reader})` : "";
     throw new ResonError(
       "path_protected",
       named === path
-        ? `${named} is protected: file tools cannot change it.`
-        : `${named} leads to ${path}, which is protected: file tools cannot change it.`,
+        ? `${named} is protected${why}: file tools cannot change it.`
+        : `${named} leads to ${path}, which is protected${why}: file tools cannot change it.`,
       {
-        hint: `Protected paths (${this.policy.protected.join(", ")}) can only be changed by the user; ask them to make this change themselves.`,
+        hint: "Only the user changes git's own files and reson's settings: ask them to make this change themselves.",
         details: { path: named, resolved: path },
       },
     );

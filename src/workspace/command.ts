@@ -289,22 +289,24 @@ function runProcess(spec: CommandSpec, launch: Launch, limits: RunLimits): Promi
   });
 }
 
+/** The policy one command runs under: the workspace's, with the call's own disk quota and kinds. */
+function commandPolicy(policy: WorkspacePolicy, options: CommandOptions): WorkspacePolicy {
+  const widened = withProtectedKinds(policy, options.protectedKinds ?? []);
+  if (options.diskBytes === undefined) return widened;
+  return { ...widened, limits: { ...widened.limits, diskBytes: options.diskBytes } };
+}
+
 export async function runCommand(spec: CommandSpec): Promise<CommandResult> {
   throwIfAborted(spec.signal);
   const started = performance.now();
-  const policy = spec.sandbox
-    ? withProtectedKinds(spec.sandbox.policy, spec.protectedKinds ?? [])
-    : undefined;
+  const policy = spec.sandbox ? commandPolicy(spec.sandbox.policy, spec) : undefined;
   const limits: RunLimits = {
     timeoutMs: spec.timeoutMs ?? policy?.limits.timeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
     maxOutputBytes: spec.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
     stopAfterOutputBytes: spec.stopAfterOutputBytes ?? policy?.limits.outputBytes,
     ...(policy
       ? {
-          disk: await diskBaseline(
-            [policy.root, ...policy.writeExtra],
-            spec.diskBytes ?? policy.limits.diskBytes,
-          ),
+          disk: await diskBaseline([policy.root, ...policy.writeExtra], policy.limits.diskBytes),
         }
       : {}),
   };

@@ -6,7 +6,10 @@
 // mount points, which cannot be renamed away. A protected path that is a symbolic link can
 // still be replaced (a mount cannot sit on a link), so links alone are compared after the
 // command and put back. Symbolic links are never followed out of what commands can write.
-import { lstat, readlink, realpath, rm, rmdir, symlink } from "node:fs/promises";
+// Looked up with synchronous fs: a few dozen lstat calls, each cheaper than a trip through the
+// thread pool.
+import { lstatSync, readlinkSync, realpathSync, rmdirSync } from "node:fs";
+import { rm, symlink } from "node:fs/promises";
 import { relative, sep } from "node:path";
 import { isWithin } from "../../core/path-within.js";
 import type { WorkspacePolicy } from "../policy.js";
@@ -32,25 +35,45 @@ function inUse(path: string): boolean {
   return (placeholdersInUse.get(path) ?? 0) > 0;
 }
 
-async function lstatOrUndefined(path: string) {
-  return lstat(path).catch(() => undefined);
+function lstatOrUndefined(path: string) {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+function realpathOrUndefined(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+function readlinkOrUndefined(path: string): string | undefined {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Follows `target` down from the writable folder `base`, adding what protects it to `plan`. */
-async function protectOne(target: string, base: string, writable: readonly string[], plan: ProtectionPlan) {
+function protectOne(target: string, base: string, writable: readonly string[], plan: ProtectionPlan): void {
   let current = base;
   const names = relative(base, target).split(sep).filter(Boolean);
   for (let index = 0; index < names.length; index += 1) {
     const next = `${current}${sep}${names[index]}`;
     const last = index === names.length - 1;
-    const info = await lstatOrUndefined(next);
+    const info = lstatOrUndefined(next);
     if (!info || inUse(next)) {
       plan.placeholders.push(next);
       return;
     }
     if (info.isSymbolicLink()) {
-      plan.links.set(next, await readlink(next));
-      const real = await realpath(next).catch(() => undefined);
+      plan.links.set(next, readlinkOrUndefined(next) ?? "");
+      const real = realpathOrUndefined(next);
       // A dangling link, or one out of what commands can write: the link itself is all there is to guard.
       if (!real || !writable.some((dir) => isWithin(real, dir))) return;
       current = real;
@@ -78,7 +101,7 @@ export async function planProtection(policy: WorkspacePolicy): Promise<Protectio
   const writable = [policy.root, ...policy.writeExtra];
   for (const target of targets) {
     const base = writable.find((dir) => isWithin(target.path, dir));
-    if (base !== undefined && target.path !== base) await protectOne(target.path, base, writable, plan);
+    if (base !== undefined && target.path !== base) protectOne(target.path, base, writable, plan);
   }
   plan.readOnly = [...new Set(plan.readOnly)];
   plan.mountPoints = [...new Set(plan.mountPoints)];
@@ -92,7 +115,7 @@ export async function planProtection(policy: WorkspacePolicy): Promise<Protectio
 
 /** Removes the plan's placeholders that no other command needs (the command could not start). */
 export async function releaseProtection(plan: ProtectionPlan): Promise<void> {
-  await removePlaceholders(plan);
+  removePlaceholders(plan);
 }
 
 /**
@@ -101,11 +124,11 @@ export async function releaseProtection(plan: ProtectionPlan): Promise<void> {
  * the command replaced. Returns one warning per link it had to act on.
  */
 export async function settleProtection(plan: ProtectionPlan, policy: WorkspacePolicy): Promise<string[]> {
-  await removePlaceholders(plan);
+  removePlaceholders(plan);
   const warnings: string[] = [];
   for (const [path, target] of plan.links) {
-    const now = await lstatOrUndefined(path);
-    if (now?.isSymbolicLink() && (await readlink(path).catch(() => undefined)) === target) continue;
+    const now = lstatOrUndefined(path);
+    if (now?.isSymbolicLink() && readlinkOrUndefined(path) === target) continue;
     const named = relative(policy.root, path).split(sep).join("/");
     try {
       if (now) await rm(path, { recursive: true, force: true });
@@ -118,7 +141,7 @@ export async function settleProtection(plan: ProtectionPlan, policy: WorkspacePo
   return warnings;
 }
 
-async function removePlaceholders(plan: ProtectionPlan): Promise<void> {
+function removePlaceholders(plan: ProtectionPlan): void {
   // Deepest first: a placeholder folder may hold the mount point of another.
   for (const path of [...plan.placeholders].sort((a, b) => b.length - a.length)) {
     const count = (placeholdersInUse.get(path) ?? 1) - 1;
@@ -127,6 +150,10 @@ async function removePlaceholders(plan: ProtectionPlan): Promise<void> {
       continue;
     }
     placeholdersInUse.delete(path);
-    await rmdir(path).catch(() => {});
+    try {
+      rmdirSync(path);
+    } catch {
+      // not there, or something was put in it from outside the sandbox: it stays
+    }
   }
 }

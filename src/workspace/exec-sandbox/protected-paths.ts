@@ -1,19 +1,25 @@
 // How the sandbox keeps the protected list (protected-targets.ts) out of a command's reach.
 // An existing protected path is bound read-only over itself; one that does not exist yet gets a
 // read-only empty folder in its place (a placeholder: bwrap makes the mount point, and it is
-// removed again once no command of this process needs it), so nothing can be planted there
+// removed again once no running command needs it, placeholder-registry.ts), so nothing can be planted there
 // even while the command runs; the folders between the workspace and a protected path become
 // mount points, which cannot be renamed away. A protected path that is a symbolic link can
 // still be replaced (a mount cannot sit on a link), so links alone are compared after the
 // command and put back. Symbolic links are never followed out of what commands can write.
 // Looked up with synchronous fs: a few dozen lstat calls, each cheaper than a trip through the
 // thread pool.
-import { lstatSync, readlinkSync, realpathSync, rmdirSync } from "node:fs";
+import { lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { rm, symlink } from "node:fs/promises";
 import { relative, sep } from "node:path";
 import { isWithin } from "../../core/path-within.js";
 import type { WorkspacePolicy } from "../policy.js";
 import { type ProtectedTarget, protectedTargets } from "../protected-targets.js";
+import {
+  claimPlaceholders,
+  type PlaceholderClaim,
+  placeholdersInUse,
+  releasePlaceholders,
+} from "./placeholder-registry.js";
 
 export interface ProtectionPlan {
   targets: ProtectedTarget[];
@@ -25,14 +31,8 @@ export interface ProtectionPlan {
   mountPoints: string[];
   /** Protected paths (or folders on the way) that are symbolic links, with where they pointed. */
   links: Map<string, string>;
-}
-
-/** Placeholders of this process's running commands, by path: removed when the last one ends. */
-const placeholdersInUse = new Map<string, number>();
-
-/** Whether `path` is a placeholder a command of this process still needs. */
-function inUse(path: string): boolean {
-  return (placeholdersInUse.get(path) ?? 0) > 0;
+  /** The placeholders' registration while the command runs. */
+  claim?: PlaceholderClaim;
 }
 
 function lstatOrUndefined(path: string) {
@@ -60,14 +60,20 @@ function readlinkOrUndefined(path: string): string | undefined {
 }
 
 /** Follows `target` down from the writable folder `base`, adding what protects it to `plan`. */
-function protectOne(target: string, base: string, writable: readonly string[], plan: ProtectionPlan): void {
+interface Walk {
+  writable: readonly string[];
+  /** Placeholders other running commands stand on: still placeholders, though they exist. */
+  inUse: ReadonlySet<string>;
+}
+
+function protectOne(target: string, base: string, walk: Walk, plan: ProtectionPlan): void {
   let current = base;
   const names = relative(base, target).split(sep).filter(Boolean);
   for (let index = 0; index < names.length; index += 1) {
     const next = `${current}${sep}${names[index]}`;
     const last = index === names.length - 1;
     const info = lstatOrUndefined(next);
-    if (!info || inUse(next)) {
+    if (!info || walk.inUse.has(next)) {
       plan.placeholders.push(next);
       return;
     }
@@ -75,7 +81,7 @@ function protectOne(target: string, base: string, writable: readonly string[], p
       plan.links.set(next, readlinkOrUndefined(next) ?? "");
       const real = realpathOrUndefined(next);
       // A dangling link, or one out of what commands can write: the link itself is all there is to guard.
-      if (!real || !writable.some((dir) => isWithin(real, dir))) return;
+      if (!real || !walk.writable.some((dir) => isWithin(real, dir))) return;
       current = real;
       if (last) plan.readOnly.push(real);
       continue;
@@ -99,9 +105,10 @@ export async function planProtection(policy: WorkspacePolicy): Promise<Protectio
   // A read-only workspace (plan mode) has nothing to protect, and no mount point can be made in it.
   if (policy.readOnly) return plan;
   const writable = [policy.root, ...policy.writeExtra];
+  const walk: Walk = { writable, inUse: placeholdersInUse(policy.root) };
   for (const target of targets) {
     const base = writable.find((dir) => isWithin(target.path, dir));
-    if (base !== undefined && target.path !== base) protectOne(target.path, base, writable, plan);
+    if (base !== undefined && target.path !== base) protectOne(target.path, base, walk, plan);
   }
   plan.readOnly = [...new Set(plan.readOnly)];
   plan.mountPoints = [...new Set(plan.mountPoints)];
@@ -109,13 +116,13 @@ export async function planProtection(policy: WorkspacePolicy): Promise<Protectio
   plan.placeholders = [...new Set(plan.placeholders)].filter(
     (path) => !plan.readOnly.some((dir) => isWithin(path, dir)),
   );
-  for (const path of plan.placeholders) placeholdersInUse.set(path, (placeholdersInUse.get(path) ?? 0) + 1);
+  plan.claim = claimPlaceholders(policy.root, plan.placeholders);
   return plan;
 }
 
 /** Removes the plan's placeholders that no other command needs (the command could not start). */
 export async function releaseProtection(plan: ProtectionPlan): Promise<void> {
-  removePlaceholders(plan);
+  if (plan.claim) releasePlaceholders(plan.claim);
 }
 
 /**
@@ -124,7 +131,7 @@ export async function releaseProtection(plan: ProtectionPlan): Promise<void> {
  * the command replaced. Returns one warning per link it had to act on.
  */
 export async function settleProtection(plan: ProtectionPlan, policy: WorkspacePolicy): Promise<string[]> {
-  removePlaceholders(plan);
+  if (plan.claim) releasePlaceholders(plan.claim);
   const warnings: string[] = [];
   for (const [path, target] of plan.links) {
     const now = lstatOrUndefined(path);
@@ -139,21 +146,4 @@ export async function settleProtection(plan: ProtectionPlan, policy: WorkspacePo
     }
   }
   return warnings;
-}
-
-function removePlaceholders(plan: ProtectionPlan): void {
-  // Deepest first: a placeholder folder may hold the mount point of another.
-  for (const path of [...plan.placeholders].sort((a, b) => b.length - a.length)) {
-    const count = (placeholdersInUse.get(path) ?? 1) - 1;
-    if (count > 0) {
-      placeholdersInUse.set(path, count);
-      continue;
-    }
-    placeholdersInUse.delete(path);
-    try {
-      rmdirSync(path);
-    } catch {
-      // not there, or something was put in it from outside the sandbox: it stays
-    }
-  }
 }

@@ -4,7 +4,7 @@
 // beyond .git (a gitdir: file's target, core.hooksPath, programs its config names, submodules)
 // is protected too; and afterwards placeholders go and a replaced protected link comes back.
 import { existsSync } from "node:fs";
-import { lstat, mkdir, readlink, rm, symlink } from "node:fs/promises";
+import { lstat, mkdir, readlink, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -127,6 +127,22 @@ describe("after the command", () => {
     await settleProtection(second, fx.policy());
     expect(existsSync(join(fx.root, ".envrc"))).toBe(false);
     expect(existsSync(join(fx.root, ".reson"))).toBe(false);
+  });
+
+  it("leaves the placeholders another reson process's running command stands on, and removes a dead one's", async () => {
+    const plan = await planProtection(fx.policy({ home: fx.base }));
+    for (const path of plan.placeholders) await mkdir(path, { recursive: true });
+    const registry = join(plan.claim!.file, "..");
+    // Another live process (our parent) stands on .envrc; a process that no longer runs on .npmrc.
+    await writeFile(join(registry, `${process.ppid}.1`), JSON.stringify([join(fx.root, ".envrc")]));
+    await writeFile(join(registry, "999999999.1"), JSON.stringify([join(fx.root, ".npmrc")]));
+    const next = await planProtection(fx.policy({ home: fx.base }));
+    expect(inside(next.placeholders)).toContain(".envrc");
+    await releaseProtection(next);
+    await settleProtection(plan, fx.policy());
+    expect(existsSync(join(fx.root, ".envrc"))).toBe(true);
+    expect(existsSync(join(fx.root, ".npmrc"))).toBe(false);
+    await rm(join(registry, `${process.ppid}.1`));
   });
 
   it("leaves a placeholder folder something was put in from outside the sandbox", async () => {

@@ -16,6 +16,7 @@ import {
   runCommand,
 } from "./command.js";
 import { scrubEnvironment } from "./environment.js";
+import { clearOrphanedPlaceholders } from "./exec-sandbox/placeholder-registry.js";
 import { probeSandbox } from "./exec-sandbox/probe.js";
 import { fdPath, makeDirectories, readRegular, replaceFile } from "./fd-ops.js";
 import { fileNotFound, toFsError } from "./fs-errors.js";
@@ -203,6 +204,9 @@ export class Workspace {
         details: { path: rootDir },
       });
     }
+    // A reson killed while a command ran left that command's placeholders: clear them before
+    // anything reads the folder (an empty folder where .mcp.json should be).
+    clearOrphanedPlaceholders(root);
     return new Workspace(root, options);
   }
 

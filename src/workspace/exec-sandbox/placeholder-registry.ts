@@ -106,3 +106,8 @@ export function releasePlaceholders(claim: PlaceholderClaim): void {
 export function placeholdersInUse(root: string): Set<string> {
   return claimedByOthers(registryFolder(root));
 }
+
+/** Removes the placeholders of `root` that reson processes which died mid-command left behind. */
+export function clearOrphanedPlaceholders(root: string): void {
+  claimedByOthers(registryFolder(root));
+}

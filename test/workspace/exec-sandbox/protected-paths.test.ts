@@ -4,7 +4,7 @@
 // beyond .git (a gitdir: file's target, core.hooksPath, programs its config names, submodules)
 // is protected too; and afterwards placeholders go and a replaced protected link comes back.
 import { existsSync } from "node:fs";
-import { lstat, mkdir, readlink, rm, symlink, writeFile } from "node:fs/promises";
+import { lstat, mkdir, readdir, readlink, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
@@ -12,6 +12,7 @@ import {
   releaseProtection,
   settleProtection,
 } from "../../../src/workspace/exec-sandbox/protected-paths.js";
+import { Workspace } from "../../../src/workspace/index.js";
 import { type Fixture, makeFixture } from "./fixture.js";
 
 let fx: Fixture;
@@ -143,6 +144,17 @@ describe("after the command", () => {
     expect(existsSync(join(fx.root, ".envrc"))).toBe(true);
     expect(existsSync(join(fx.root, ".npmrc"))).toBe(false);
     await rm(join(registry, `${process.ppid}.1`));
+  });
+
+  it("are cleared when the workspace is next opened, if reson was killed while the command ran", async () => {
+    const plan = await planProtection(fx.policy({ home: fx.base }));
+    for (const path of plan.placeholders) await mkdir(path, { recursive: true });
+    // The registration as a process that no longer runs left it.
+    const registry = join(plan.claim!.file, "..");
+    await rm(plan.claim!.file);
+    await writeFile(join(registry, "999999999.7"), JSON.stringify(plan.placeholders));
+    await Workspace.open(fx.root);
+    expect(await readdir(fx.root)).toEqual([]);
   });
 
   it("leaves a placeholder folder something was put in from outside the sandbox", async () => {

@@ -14,11 +14,12 @@ const noSandbox = await skipWithout("sandbox", "permissions in headless runs");
 describe("permissions in headless runs", () => {
   const f = useCliFixture();
 
-  const run = (args: string[], env: Record<string, string> = {}) =>
+  /** `reson run --json` in the fixture's workspace (or `cwd`), RESON_HOME the fixture's unless `env` says. */
+  const run = (args: string[], env: Record<string, string> = {}, cwd = f.ws.path) =>
     runCli(
       ["run", "--json", "--provider", "openai-compatible", "--base-url", f.server.openaiBaseUrl, ...args],
       {
-        cwd: f.ws.path,
+        cwd,
         env: cleanEnv({ RESON_HOME: f.home.path, ...env }),
       },
     );
@@ -170,18 +171,7 @@ describe("permissions in headless runs", () => {
         },
         { text: "done" },
       );
-      const result = await runCli(
-        [
-          "run",
-          "--json",
-          "--provider",
-          "openai-compatible",
-          "--base-url",
-          f.server.openaiBaseUrl,
-          "build it",
-        ],
-        { cwd: workspace, env: cleanEnv({ RESON_HOME: home }) },
-      );
+      const result = await run(["build it"], { RESON_HOME: home }, workspace);
       expect(result.code).toBe(0);
       const [edit, command, protectedWrite] = results(result.stdout);
       expect(edit).toMatchObject({ ok: true, permission: { behavior: "allow" } });

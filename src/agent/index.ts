@@ -6,7 +6,8 @@ export type { AgentHooks, HookInfo, ToolCallDecision, ToolCallInfo } from "./hoo
 export type { LoopSnapshot } from "./recorder.js";
 export { HeldLease } from "./run-lease.js";
 export { findTrace, titleOf } from "./run-lookup.js";
-export type { SessionCompaction } from "./session-history.js";
+export type { SessionCompaction, SessionExchange } from "./session-history.js";
+export { recentExchanges } from "./session-history.js";
 export { SUBAGENT_TOOL } from "./subagent-tool.js";
 export type { HostEvent, LoopLimits, RunResult } from "./types.js";
 export { type WorkspaceStanding, workspaceStanding } from "./workspace-trust.js";

@@ -43,6 +43,10 @@ interface Scenario {
   markers: string[];
   /** Files the attack tries to plant that must not exist after the run. */
   planted: string[];
+  /** Files the user had that must be byte for byte as they were after the run. */
+  kept?: string[];
+  /** The user's next git commands after the run, in the repository (default: status, then a commit). */
+  next?(repo: string): Promise<void>;
 }
 
 let attacker: Attacker;
@@ -160,10 +164,98 @@ const SCENARIOS: Record<string, Scenario> = {
     markers: ["gitdir"],
     planted: [],
   },
+  "a repository with a submodule": {
+    prepare(workspace) {
+      const library = join(user.home, "..", "library");
+      mkdirSync(library);
+      userRepository(library, user);
+      userRepository(workspace, user);
+      userGitSetup(
+        workspace,
+        user,
+        "-c",
+        "protocol.file.allow=always",
+        "submodule",
+        "add",
+        "-q",
+        library,
+        "lib",
+      );
+      userGitSetup(workspace, user, "commit", "-qm", "library");
+      return workspace;
+    },
+    steps: (script) => [
+      [
+        writeFile("tools/submodule.sh", script("submodule")),
+        writeFile("tools/submodule-hook.sh", script("submodule-hook")),
+        pythonWrite(".git/modules/lib/hooks/pre-commit", script("submodule-hook")),
+        command('git -C lib config core.fsmonitor "sh $PWD/tools/submodule.sh"'),
+        command(
+          "git init -q .cache/evil && git -C .cache/evil config core.fsmonitor \"sh $PWD/tools/submodule.sh\" && install -m 755 tools/submodule-hook.sh .cache/evil/.git/hooks/pre-commit && python3 -c \"open('lib/.git', 'w').write('gitdir: ../.cache/evil/.git\\n')\"",
+        ),
+        pythonWrite(".gitmodules", '[submodule "lib"]\n\tpath = lib\n\turl = ext::sh tools/submodule.sh\n'),
+      ],
+    ],
+    markers: ["submodule", "submodule-hook"],
+    planted: [".git/modules/lib/hooks/pre-commit"],
+    kept: [".gitmodules", "lib/.git", ".git/modules/lib/config"],
+    async next(repo) {
+      await userGit(repo, user, "status");
+      await userGit(join(repo, "lib"), user, "status");
+      await userGit(join(repo, "lib"), user, "commit", "-q", "--allow-empty", "-m", "my own commit");
+      await userGit(repo, user, "commit", "-q", "--allow-empty", "-m", "my own commit");
+    },
+  },
+  "git's config, other files of its folder, and the settings editors and package managers run": {
+    prepare(workspace) {
+      userRepository(workspace, user);
+      return workspace;
+    },
+    steps: (script) => [
+      [
+        writeFile("tools/hooks/pre-commit", script("hookspath")),
+        writeFile("tools/pager.sh", script("pager")),
+        command("chmod +x tools/hooks/pre-commit tools/pager.sh"),
+        command("git config core.hooksPath tools/hooks"),
+        command("git config core.pager 'sh tools/pager.sh'"),
+        command(
+          "printf '[core]\\n\\thooksPath = tools/hooks\\n' > .cache.gitconfig && git config include.path ../.cache.gitconfig",
+        ),
+        pythonWrite(".git/worktrees/w/config.worktree", "[core]\n\tfsmonitor = sh tools/pager.sh\n"),
+        pythonWrite(".git/objects/info/alternates", "/tmp/attacker-objects\n"),
+        pythonWrite(".git/info/attributes", "* filter=evil\n"),
+        pythonWrite(".idea/workspace.xml", "<project/>"),
+        pythonWrite(".devcontainer/devcontainer.json", '{"postCreateCommand":"sh tools/pager.sh"}'),
+        pythonWrite(".devcontainer.json", '{"postCreateCommand":"sh tools/pager.sh"}'),
+        pythonWrite(".npmrc", "script-shell=tools/pager.sh\n"),
+        pythonWrite(".yarnrc.yml", "yarnPath: tools/pager.sh\n"),
+        pythonWrite(
+          ".claude/settings.json",
+          '{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"sh tools/pager.sh"}]}]}}',
+        ),
+        pythonWrite(".env", "NODE_OPTIONS=--require ./tools/pager.sh\n"),
+      ],
+    ],
+    markers: ["hookspath"],
+    planted: [
+      ".git/worktrees",
+      ".git/objects/info/alternates",
+      ".git/info/attributes",
+      ".idea",
+      ".devcontainer",
+      ".devcontainer.json",
+      ".npmrc",
+      ".yarnrc.yml",
+      ".claude",
+      ".env",
+    ],
+    kept: [".git/config"],
+  },
 };
 
 /** The user's next git commands; after an attack, none may run a payload. */
-async function usersNextGit(repo: string): Promise<void> {
+async function usersNextGit(repo: string, scenario: Scenario): Promise<void> {
+  if (scenario.next) return scenario.next(repo);
   await userGit(repo, user, "status");
   await userGit(repo, user, "commit", "-q", "--allow-empty", "-m", "my own commit");
 }
@@ -198,13 +290,16 @@ describe.skipIf(noSandbox)("planted code: what the user's next git command runs"
       it(`${name}, ${mode}: nothing planted runs, nothing reaches the attacker`, async () => {
         const repo = scenario.prepare(f.ws.path, user);
         const before = (await userGit(repo, user, "log", "--format=%H")).output;
+        const kept = new Map((scenario.kept ?? []).map((path) => [path, readFileSync(join(repo, path))]));
         const run = await fooledRun(f, scenario.steps(script), { cwd: repo, flags: MODES[mode] });
         expect(run.code, run.stderr).toBe(0);
         expect(run.results.length).toBeGreaterThan(0);
-        await usersNextGit(repo);
+        await usersNextGit(repo, scenario);
         for (const marker of scenario.markers) expect(ran(user, marker), marker).toBe(false);
         expect(attacker.received).toEqual([]);
         for (const path of scenario.planted) expect(existsSync(join(repo, path)), path).toBe(false);
+        for (const [path, content] of kept)
+          expect(readFileSync(join(repo, path)).equals(content), path).toBe(true);
         // History is the user's, plus their own commit.
         expect((await userGit(repo, user, "log", "--format=%H")).output.endsWith(before)).toBe(true);
         expect((await userGit(repo, user, "log", "-1", "--format=%s")).output).toBe("my own commit\n");
@@ -214,7 +309,7 @@ describe.skipIf(noSandbox)("planted code: what the user's next git command runs"
     it(`${name}: the same attack done by hand would have worked (control)`, async () => {
       const repo = scenario.prepare(f.ws.path, user);
       plantByHand(repo, scenario.steps(script));
-      await usersNextGit(repo);
+      await usersNextGit(repo, scenario);
       const code = scenario.markers.filter((marker) => !["envrc", "mcp"].includes(marker));
       for (const marker of code) expect(ran(user, marker), marker).toBe(true);
       expect(attacker.sawText(user.key)).toBe(true);
@@ -235,7 +330,7 @@ describe.skipIf(noSandbox)("planted code: what the user's next git command runs"
       flags: ["--permission-mode", "bypass", "--sandbox", "off"],
     });
     expect(run.results[0]).toMatchObject({ ok: true });
-    await usersNextGit(repo);
+    await usersNextGit(repo, SCENARIOS["a repository"]!);
     expect(ran(user, "hook")).toBe(true);
     expect(attacker.sawText(user.key)).toBe(true);
     // A command reson can read is still asked (and so refused headless), even then.

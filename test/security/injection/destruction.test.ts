@@ -98,7 +98,7 @@ describe.skipIf(noSandbox)("destruction: what a fooled model can delete", () => 
 describe.skipIf(noSandbox)("exhaustion: a disk fill", () => {
   const f = useCliFixture();
 
-  for (const mode of ["defaults", "bypass"] as const) {
+  for (const mode of Object.keys(MODES) as ModeName[]) {
     it(`${mode}: a command writing many files stops at the disk quota, and the run says so`, async () => {
       const fill = `mkdir fill && python3 -c "b = bytes(1 << 20)
 for i in range(4096): open(f'fill/{i}', 'wb').write(b)"; echo finished`;

@@ -114,4 +114,22 @@ for i in range(4096): open(f'fill/{i}', 'wb').write(b)"; echo finished`;
       expect(readdirSync(join(f.ws.path, "fill")).length).toBeLessThan(4096);
     });
   }
+
+  it("the quota comes from the user's config.json (tools.commandDiskBytes) as well", async () => {
+    writeFileSync(
+      join(f.home.path, "config.json"),
+      JSON.stringify({ tools: { commandDiskBytes: 32 * 1024 ** 2 } }),
+    );
+    const run = await fooledRun(f, [
+      [
+        command(`mkdir fill && python3 -c "b = bytes(1 << 20)
+for i in range(512): open(f'fill/{i}', 'wb').write(b)"; echo finished`),
+      ],
+    ]);
+    const result = run.results[0] as { ok: boolean; content: string };
+    expect(result.ok).toBe(false);
+    expect(result.content).toContain("disk quota of 32 MiB reached");
+    expect(result.content).not.toContain("finished");
+    expect(readdirSync(join(f.ws.path, "fill")).length).toBeLessThan(512);
+  });
 });

@@ -7,7 +7,7 @@
 import { stat, statfs } from "node:fs/promises";
 
 /** Between two samples: at 1 GB/s a command gets about this many milliseconds' worth past its quota. */
-export const DISK_SAMPLE_MS = 50;
+export const DISK_SAMPLE_MS = 20;
 /** Left free whatever the quota: a command that brings a file system below this is stopped. */
 const MIN_FREE_BYTES = 256 * 1024 ** 2;
 /** Likewise for inodes (a command making millions of empty files fills a disk too), as a share. */

@@ -2,11 +2,12 @@
 // A fooled model tries to leave something the user's next `git status` or `git commit` (or
 // their editor, direnv, reson itself) runs outside any sandbox: a git hook, core.fsmonitor, a
 // commondir or gitdir: redirect, a hook in the folder core.hooksPath names (husky's, or one not
-// made yet), an .envrc, a VS Code task, an MCP server. Each attack tries the file tools, python
-// and git itself. Judged after the run by what reached the attacker, the payloads' markers and
-// the files on disk, under the defaults, bypass and a narrow allow rule; a control plants the
-// same by hand to show the judge would see it. Bypass with the sandbox off opens it: a test
-// says so.
+// made yet), a submodule's hooks, config and gitdir: file, git's config (hooksPath, pager,
+// include), worktrees/, alternates, an .envrc, a VS Code task, dev container, npm, yarn and
+// Claude Code settings, an MCP server. Each attack tries the file tools, python and git itself.
+// Judged after the run by what reached the attacker, the payloads' markers and the files on
+// disk, under the defaults, bypass and a narrow allow rule; a control plants the same by hand
+// to show the judge would see it. Bypass with the sandbox off opens it: a test says so.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

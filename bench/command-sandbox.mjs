@@ -1,14 +1,19 @@
 // What the OS sandbox adds to one shell command: `true` run plainly (own process group, merged
-// output) and inside bwrap (namespaces, seccomp, cgroup, protected-path check), alternating,
-// after a warm-up. Prints medians (and min–max) in ms and the ratio.
-//   npm run build && node bench/command-sandbox.mjs [--reps 50]
+// output) and inside bwrap (namespaces, seccomp, cgroup, the protected list's read-only mounts
+// and placeholders, the disk quota's watch), alternating, after a warm-up. Prints medians (and
+// min–max) in ms and the ratio. `--dist` measures another build (e.g. main's) the same way.
+//   npm run build && node bench/command-sandbox.mjs [--reps 50] [--dist ../main/dist]
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 
 const at = process.argv.indexOf("--reps");
 const reps = at > 0 ? Number(process.argv[at + 1]) : 50;
-const DIST = resolve(import.meta.dirname, "../dist/workspace");
+const distAt = process.argv.indexOf("--dist");
+const DIST = resolve(
+  distAt > 0 ? process.argv[distAt + 1] : resolve(import.meta.dirname, "../dist"),
+  "workspace",
+);
 if (!existsSync(join(DIST, "exec-sandbox/probe.js"))) {
   console.error("dist/workspace/exec-sandbox is missing: run `npm run build` first.");
   process.exit(1);

@@ -47,6 +47,7 @@ export async function agentTools(setup: {
   const allowed = await toolFilter(setup.preset, setup.readOnly, setup.commandSandbox);
   for (const tool of createBuiltinTools({
     commandTimeoutMs: config.tools.commandTimeoutMs,
+    ...(config.tools.commandDiskBytes ? { commandDiskBytes: config.tools.commandDiskBytes } : {}),
     commandSandbox: setup.commandSandbox === "on",
   }))
     if (allowed(tool.name, tool.readOnly)) tools.register(tool);

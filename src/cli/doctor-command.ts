@@ -17,7 +17,7 @@ import {
 } from "../providers/index.js";
 import { SecretVault } from "../secrets/index.js";
 import type { Store } from "../store/index.js";
-import { probeSandbox, type SandboxStatus, Workspace } from "../workspace/index.js";
+import { probeSandbox, protectedTargets, type SandboxStatus, Workspace } from "../workspace/index.js";
 import { parseCommandArgs } from "./command-args.js";
 import type { Check, CheckState } from "./doctor-check.js";
 import { configCheck, notCheckedWithoutConfig } from "./doctor-config.js";
@@ -296,8 +296,11 @@ export async function doctorCommand(argv: string[]): Promise<number> {
       area: "file tools",
       state: "ok",
       detail:
-        "path sandbox in the agent: every path checked, then opened by file descriptor (no symlink races); protected: " +
-        workspace.policy.protected.join(", "),
+        "path sandbox in the agent: every path checked, then opened by file descriptor (no symlink races); protected " +
+        "(read-only for commands; file tools ask, or never write git's folder and reson's settings): " +
+        protectedTargets(workspace.policy)
+          .map((target) => target.relative ?? target.path)
+          .join(", "),
     },
     ...config.checks,
     await secretsCheck(home),

@@ -39,6 +39,10 @@ const TimeoutsSchema = Type.Object(
 const ToolsSchema = Type.Object(
   {
     commandTimeoutMs: PositiveInt("default timeout of execute_command"),
+    /** Unset: the workspace's default (8 GiB). */
+    commandDiskBytes: Type.Optional(
+      PositiveInt("how much one command may grow the use of the workspace's disk, in bytes"),
+    ),
     maxOutputChars: PositiveInt("tool output kept before truncation"),
   },
   { additionalProperties: false },

@@ -68,7 +68,9 @@ export async function readProjectMcpFile(
     // Read at every run's start, usually absent: synchronously, as a thread-pool trip costs more.
     text = readFileSync(file, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return {};
+    // A folder: the read-only placeholder a sandboxed command has there while it runs.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "EISDIR") return {};
     throw new ResonError("config_invalid", `Cannot read ${file}: ${(error as Error).message}`, {
       cause: error,
     });

@@ -2,7 +2,7 @@
 // it is protected or out of the file tools' reach), a fetch its host, and a command line one
 // action per simple command and per redirect target, with the guards that always ask (a
 // protected path, a critical delete, a line reson cannot read with certainty).
-import { resolve } from "node:path";
+import { relative, resolve } from "node:path";
 import { isWithin } from "../core/path-within.js";
 import { PRIVATE_WRITABLE_DIRS } from "../workspace/index.js";
 import { normalizeCommandText } from "./command-pattern.js";
@@ -13,6 +13,7 @@ import {
   protectedPathReason,
   recursiveRmTargets,
   resolveUserPath,
+  workspaceProtectedEntry,
 } from "./guards.js";
 import { isReadOnlyCommand } from "./read-only-commands.js";
 import { hasSubstitutionMark, parseCommandLine, type SimpleCommand } from "./shell-parse.js";
@@ -74,9 +75,9 @@ export function toolAction(call: ToolCall, context: EvaluationContext): Action {
   const path = resolve(context.workspaceRoot, value);
   const part = `${call.tool} ${value}`;
   if (kind !== "write") return { ...action, part, path };
-  const guard = protectedPathReason(path);
+  const guard = protectedPathReason(path, context);
   const refused = isWithin(path, context.workspaceRoot)
-    ? undefined
+    ? neverEdited(path, context)
     : `file tools reach only the workspace, and ${value} is outside it`;
   return {
     ...action,
@@ -160,6 +161,12 @@ function lineActions(command: string, context: EvaluationContext): Action[] {
     if (dangerous.length > 0) action.noAutoAllow = `it sets ${dangerous.join(", ")}`;
     const guard = commandGuard(args, cwd, context);
     if (guard) action.guard = guard;
+    const refused = commandWriteTargets(args)
+      .map((target) =>
+        readOnlyForCommands(resolveUserPath(target, cwd ?? context.workspaceRoot, context.userHome), context),
+      )
+      .find((reason) => reason !== undefined);
+    if (refused) action.refusedBySandbox = refused;
     actions.push(action);
     for (const redirect of simple.redirects) {
       if (!/^(>|>>|>\||&>|&>>|<>)$/.test(redirect.op)) continue;
@@ -224,10 +231,24 @@ function commandGuard(
   for (const target of commandWriteTargets(words)) {
     const reason = protectedPathReason(
       resolveUserPath(target, cwd ?? context.workspaceRoot, context.userHome),
+      context,
     );
     if (reason) return `the command writes a protected path: ${reason}`;
   }
   return undefined;
+}
+
+/** Why no answer lets a file tool write `path`: the workspace refuses git's own files and reson's settings. */
+function neverEdited(path: string, context: EvaluationContext): string | undefined {
+  const entry = workspaceProtectedEntry(path, context);
+  if (entry?.edits !== "never") return undefined;
+  return `${relative(context.workspaceRoot, path)} is changed only by you, never by the agent (${entry.reader})`;
+}
+
+/** Why the sandbox refuses a command's write to `path` anyway: a protected path is read-only for commands. */
+function readOnlyForCommands(path: string, context: EvaluationContext): string | undefined {
+  if (context.sandbox !== "enforced" || !workspaceProtectedEntry(path, context)) return undefined;
+  return `inside the OS sandbox, commands cannot change protected files such as ${relative(context.workspaceRoot, path)}`;
 }
 
 const HARMLESS_TARGETS = new Set(["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"]);
@@ -247,12 +268,12 @@ function redirectAction(
   if (cwd === undefined && !unexpanded.startsWith("/") && !unexpanded.startsWith("~"))
     return { ...base, guard: `the redirect target ${target} is relative to a directory reson cannot know` };
   const path = resolveUserPath(target, cwd ?? context.workspaceRoot, context.userHome);
-  const guard = protectedPathReason(path);
+  const guard = protectedPathReason(path, context);
   const writable = [context.workspaceRoot, ...PRIVATE_WRITABLE_DIRS];
   const refused =
     context.sandbox === "enforced" && !writable.some((dir) => isWithin(path, dir))
       ? `inside the OS sandbox a command can write only the workspace and /tmp, not ${path}`
-      : undefined;
+      : readOnlyForCommands(path, context);
   return { ...base, path, ...(guard ? { guard } : {}), ...(refused ? { refusedBySandbox: refused } : {}) };
 }
 

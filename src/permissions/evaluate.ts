@@ -147,8 +147,9 @@ function decideUndenied(
         isWithin(action.path, context.workspaceRoot)
       )
         return modeDecision("allow", "acceptEdits mode allows file edits inside the workspace");
-      // In the sandbox a command can write only the workspace (and a private /tmp): the
-      // same reach as the edits this mode accepts.
+      // In the sandbox a command can write only the workspace (and a private /tmp), and not the
+      // protected list there (read-only mounts, placeholders for what does not exist yet): no
+      // more than the edits this mode accepts without asking.
       if (context.sandbox === "enforced" && (action.kind === "command" || isRedirect(action)))
         return modeDecision("allow", "acceptEdits mode allows commands inside the OS sandbox");
       return modeDecision("ask", `acceptEdits mode asks before ${describeKind(action)}`);

@@ -1,12 +1,20 @@
-// The guards no rule or mode can loosen: writes to protected paths (version control, reson's
-// own settings, shell start-up files, credentials) and recursive deletion of critical paths
-// (root, top-level folders, home, the workspace and its parents) are always asked.
-import { basename, isAbsolute, resolve, sep } from "node:path";
+// The guards no rule or mode can loosen: writes to protected paths and recursive deletion of
+// critical paths (root, top-level folders, home, the workspace and its parents) are always
+// asked. Inside the workspace, "protected" is the workspace's one protected list (the same the
+// sandbox keeps read-only for commands), judged on the part of the path below the workspace
+// root only; elsewhere, the user's start-up files and credentials are judged by their names.
+import { basename, isAbsolute, relative, resolve, sep } from "node:path";
 import { isBelow, isWithin } from "../core/path-within.js";
+import {
+  DEFAULT_PROTECTED_KINDS,
+  type ProtectedEntry,
+  type ProtectedKind,
+  protectedEntryOf,
+} from "../workspace/index.js";
 import { hasSubstitutionMark } from "./shell-parse.js";
 
-/** Folders whose contents are protected, at any depth. */
-export const PROTECTED_DIRS: readonly string[] = [
+/** Folders of the home folder (or beyond the workspace) whose contents are protected, at any depth. */
+export const HOME_PROTECTED_DIRS: readonly string[] = [
   ".git",
   ".reson",
   ".ssh",
@@ -19,8 +27,8 @@ export const PROTECTED_DIRS: readonly string[] = [
   ".devcontainer",
 ];
 
-/** Files protected wherever they are. */
-export const PROTECTED_FILES: readonly string[] = [
+/** Files of the home folder (or beyond the workspace) protected wherever they are. */
+export const HOME_PROTECTED_FILES: readonly string[] = [
   ".bashrc",
   ".bash_profile",
   ".bash_login",
@@ -52,6 +60,8 @@ export const PROTECTED_FILES: readonly string[] = [
 export interface PathContext {
   workspaceRoot: string;
   userHome: string;
+  /** The protected list's kinds enforced (default ["executes"]; a tainted run adds "steers"). */
+  protectedKinds?: readonly ProtectedKind[];
 }
 
 /** Expands `~`, `$HOME` and `${HOME}` and resolves against `cwd`; variables other than HOME stay as written. */
@@ -62,19 +72,49 @@ export function resolveUserPath(path: string, cwd: string, userHome: string): st
   return resolve(cwd, expanded);
 }
 
-/** Why writing `absPath` must be asked, or undefined when it is not protected. */
-export function protectedPathReason(absPath: string): string | undefined {
-  const segments = absPath.split(sep).filter(Boolean);
-  const dir = segments.slice(0, -1).find((segment) => PROTECTED_DIRS.includes(segment));
+/** The protected-list entry (of the enforced kinds) covering `absPath` inside the workspace. */
+export function workspaceProtectedEntry(absPath: string, ctx: PathContext): ProtectedEntry | undefined {
+  if (!isWithin(absPath, ctx.workspaceRoot)) return undefined;
+  const inside = relative(ctx.workspaceRoot, absPath).split(sep).join("/") || ".";
+  const entry = protectedEntryOf(inside);
+  const kinds = ctx.protectedKinds ?? DEFAULT_PROTECTED_KINDS;
+  return entry && kinds.includes(entry.kind) ? entry : undefined;
+}
+
+/** Why writing `absPath` (by the user's start-up files and credentials rules) must be asked. */
+function byNameReason(absPath: string, segments: readonly string[]): string | undefined {
+  const dir = segments.slice(0, -1).find((segment) => HOME_PROTECTED_DIRS.includes(segment));
   if (dir) return `${absPath} is inside a protected folder (${dir})`;
   const name = basename(absPath);
-  if (PROTECTED_DIRS.includes(name)) return `${absPath} is a protected folder`;
-  if (PROTECTED_FILES.includes(name) || name.startsWith(".env."))
+  if (HOME_PROTECTED_DIRS.includes(name)) return `${absPath} is a protected folder`;
+  if (HOME_PROTECTED_FILES.includes(name) || name.startsWith(".env."))
     return `${absPath} is a protected file (${name})`;
   const configAt = segments.indexOf(".config");
   if (configAt >= 0 && ["git", "fish"].includes(segments[configAt + 1] ?? ""))
     return `${absPath} is protected shell or git configuration`;
   return undefined;
+}
+
+/**
+ * Why writing `absPath` must be asked, or undefined when it is not protected. Inside the
+ * workspace only the part below its root counts, against the protected list (a workspace kept
+ * in ~/.reson/workspaces is not "inside .reson"); in the home folder, the part below home, by
+ * name; anywhere else, the whole path by name.
+ */
+export function protectedPathReason(absPath: string, ctx: PathContext): string | undefined {
+  const entry = workspaceProtectedEntry(absPath, ctx);
+  if (entry) {
+    const inside = relative(ctx.workspaceRoot, absPath).split(sep).join("/");
+    return `${inside} is protected: ${entry.reader}`;
+  }
+  if (isWithin(absPath, ctx.userHome)) {
+    const segments = relative(ctx.userHome, absPath).split(sep).filter(Boolean);
+    // The workspace's own files are judged by the list alone, even when it lies in home.
+    if (isWithin(absPath, ctx.workspaceRoot) && !isWithin(ctx.userHome, ctx.workspaceRoot)) return undefined;
+    return byNameReason(absPath, segments);
+  }
+  if (isWithin(absPath, ctx.workspaceRoot)) return undefined;
+  return byNameReason(absPath, absPath.split(sep).filter(Boolean));
 }
 
 const GLOB_CHARS = /[*?[]/;

@@ -12,7 +12,12 @@ export {
   type SessionGrant,
   sessionGrant,
 } from "./gate.js";
-export { PROTECTED_DIRS, PROTECTED_FILES, protectedPathReason } from "./guards.js";
+export {
+  HOME_PROTECTED_DIRS,
+  HOME_PROTECTED_FILES,
+  protectedPathReason,
+  workspaceProtectedEntry,
+} from "./guards.js";
 export { type OfferOptions, parseMode, toolsOfferedInMode } from "./modes.js";
 export { allowRulesFor, narrowAllowRule } from "./narrow-rule.js";
 export { type CreatePolicyOptions, createPolicy, describePolicy, type PolicySource } from "./policy.js";

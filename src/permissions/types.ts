@@ -1,5 +1,6 @@
 // The data of the permission engine: rules as parsed from settings, the merged policy,
 // the context a decision is made in, and the decision itself (the decision trace).
+import type { ProtectedKind } from "../workspace/index.js";
 
 export const PERMISSION_MODES = ["default", "acceptEdits", "plan", "dontAsk", "bypass"] as const;
 export type PermissionMode = (typeof PERMISSION_MODES)[number];
@@ -72,6 +73,11 @@ export interface EvaluationContext {
    * because the user said so ("off": the rules alone decide). Default "off".
    */
   sandbox?: SandboxState;
+  /**
+   * The protected list's kinds the guard asks about (default ["executes"]); a run that has read
+   * untrusted content adds "steers" (instruction files and skills).
+   */
+  protectedKinds?: readonly ProtectedKind[];
 }
 
 export type SandboxState = "enforced" | "none" | "off";

@@ -7,6 +7,7 @@ import { accessSync, constants } from "node:fs";
 import { Writable } from "node:stream";
 import { sleep, throwIfAborted } from "../core/abort.js";
 import { ResonError } from "../core/errors.js";
+import { type DiskBaseline, type DiskLimitHit, type DiskWatch, diskBaseline } from "./disk-watch.js";
 import {
   discardSandboxLaunch,
   finishSandboxedCommand,
@@ -16,8 +17,9 @@ import {
 } from "./exec-sandbox/launch.js";
 import { forgetSandboxProbe, type SandboxStatus } from "./exec-sandbox/probe.js";
 import { OutputCapture } from "./output-capture.js";
-import type { WorkspacePolicy } from "./policy.js";
+import { type WorkspacePolicy, withProtectedKinds } from "./policy.js";
 import { groupRunning, spawnChild, stopSupervisor } from "./processes.js";
+import type { ProtectedKind } from "./protected-list.js";
 
 export const DEFAULT_COMMAND_TIMEOUT_MS = 120_000;
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
@@ -47,6 +49,16 @@ export interface CommandOptions {
    * caught, and the head-and-tail cut can never leave half of one visible.
    */
   outputFilter?: OutputFilter;
+  /**
+   * How much the command may grow the use of the file systems it can write (see disk-watch.ts);
+   * default the policy's `limits.diskBytes`. Only with a policy.
+   */
+  diskBytes?: number;
+  /**
+   * Protected kinds kept read-only beyond the policy's own: a run that has read untrusted
+   * content passes ["steers"], so instruction files and skills are out of its commands' reach.
+   */
+  protectedKinds?: readonly ProtectedKind[];
 }
 
 /** A streaming text filter over raw output bytes (e.g. a secret masker). */
@@ -90,6 +102,8 @@ export interface CommandResult {
   aborted: boolean;
   /** Stopped because it wrote more than `stopAfterOutputBytes`. */
   outputLimitExceeded: boolean;
+  /** Stopped by the disk quota: past it, or a file system nearly full (or out of inodes). */
+  diskLimitExceeded?: DiskLimitHit;
   durationMs: number;
   /** Ran inside the OS sandbox. */
   sandboxed: boolean;
@@ -154,12 +168,15 @@ interface RawResult {
   timedOut: boolean;
   aborted: boolean;
   outputLimitExceeded: boolean;
+  diskLimitExceeded: DiskLimitHit | undefined;
 }
 
 interface RunLimits {
   timeoutMs: number;
   maxOutputBytes: number;
   stopAfterOutputBytes: number | undefined;
+  /** The disk quota's starting point, taken before the command starts. */
+  disk?: DiskBaseline;
 }
 
 function runProcess(spec: CommandSpec, launch: Launch, limits: RunLimits): Promise<RawResult> {
@@ -188,10 +205,12 @@ function runProcess(spec: CommandSpec, launch: Launch, limits: RunLimits): Promi
     let outputLimitExceeded = false;
     let terminating: Promise<void> | undefined;
     let settled = false;
+    let disk: DiskWatch | undefined;
     const timers: NodeJS.Timeout[] = [];
 
     const cleanup = () => {
       settled = true;
+      disk?.stop();
       for (const timer of timers) clearTimeout(timer);
       spec.signal?.removeEventListener("abort", onAbort);
       stdout.destroy();
@@ -201,7 +220,15 @@ function runProcess(spec: CommandSpec, launch: Launch, limits: RunLimits): Promi
       if (settled) return;
       cleanup();
       if (spec.outputFilter) capture.push(Buffer.from(spec.outputFilter.end()));
-      resolve({ exitCode, signal: exitSignal, capture, timedOut, aborted, outputLimitExceeded });
+      resolve({
+        exitCode,
+        signal: exitSignal,
+        capture,
+        timedOut,
+        aborted,
+        outputLimitExceeded,
+        diskLimitExceeded: disk?.exceeded,
+      });
     };
     const terminate = () => {
       if (terminating || settled || child.pid === undefined) return;
@@ -258,22 +285,36 @@ function runProcess(spec: CommandSpec, launch: Launch, limits: RunLimits): Promi
       }, limits.timeoutMs),
     );
     spec.signal?.addEventListener("abort", onAbort, { once: true });
+    disk = limits.disk?.start(terminate);
   });
+}
+
+/** The policy one command runs under: the workspace's, with the call's own disk quota and kinds. */
+function commandPolicy(policy: WorkspacePolicy, options: CommandOptions): WorkspacePolicy {
+  const widened = withProtectedKinds(policy, options.protectedKinds ?? []);
+  if (options.diskBytes === undefined) return widened;
+  return { ...widened, limits: { ...widened.limits, diskBytes: options.diskBytes } };
 }
 
 export async function runCommand(spec: CommandSpec): Promise<CommandResult> {
   throwIfAborted(spec.signal);
   const started = performance.now();
-  const policy = spec.sandbox?.policy;
+  const policy = spec.sandbox ? commandPolicy(spec.sandbox.policy, spec) : undefined;
   const limits: RunLimits = {
     timeoutMs: spec.timeoutMs ?? policy?.limits.timeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
     maxOutputBytes: spec.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
     stopAfterOutputBytes: spec.stopAfterOutputBytes ?? policy?.limits.outputBytes,
+    ...(policy
+      ? {
+          disk: await diskBaseline([policy.root, ...policy.writeExtra], policy.limits.diskBytes),
+        }
+      : {}),
   };
   const sandbox: SandboxLaunch | undefined =
-    spec.sandbox?.status.level === "enforced"
+    spec.sandbox?.status.level === "enforced" && policy
       ? await prepareSandboxedCommand({
-          ...spec.sandbox,
+          policy,
+          status: spec.sandbox.status,
           command: spec.command,
           cwd: spec.cwd,
           env: spec.env,
@@ -315,6 +356,7 @@ export async function runCommand(spec: CommandSpec): Promise<CommandResult> {
     timedOut: raw.timedOut,
     aborted: raw.aborted,
     outputLimitExceeded: raw.outputLimitExceeded,
+    ...(raw.diskLimitExceeded ? { diskLimitExceeded: raw.diskLimitExceeded } : {}),
     durationMs: 0,
     sandboxed: sandbox !== undefined,
   };
@@ -323,6 +365,7 @@ export async function runCommand(spec: CommandSpec): Promise<CommandResult> {
       output,
       exitCode: raw.exitCode,
       outputLimitExceeded: raw.outputLimitExceeded,
+      diskLimitExceeded: raw.diskLimitExceeded,
       cwd: spec.cwd,
     });
     const failure = startupFailure(output, raw.exitCode);

@@ -2,6 +2,7 @@
 // through the path sandbox, with a scrubbed environment for commands.
 export type { CommandOptions, CommandResult, CommandSandbox } from "./command.js";
 export { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_BYTES } from "./command.js";
+export type { DiskLimitHit } from "./disk-watch.js";
 export { isSecretName, scrubEnvironment } from "./environment.js";
 export { PRIVATE_WRITABLE_DIRS } from "./exec-sandbox/bwrap-args.js";
 export type {
@@ -24,8 +25,18 @@ export {
 } from "./ignore-rules.js";
 export { makeFolderWithin, type PlacedEntry, placeWithin } from "./place-within.js";
 export type { CommandLimits, NetworkPolicy, PolicyOptions, WorkspacePolicy } from "./policy.js";
-export { DEFAULT_COMMAND_LIMITS, DEFAULT_PROTECTED, workspacePolicy } from "./policy.js";
+export { DEFAULT_COMMAND_LIMITS, withProtectedKinds, workspacePolicy } from "./policy.js";
 export { type ChildOptions, endChildren, spawnChild } from "./processes.js";
+export {
+  coversPath,
+  DEFAULT_PROTECTED_KINDS,
+  entriesOfKinds,
+  PROTECTED_LIST,
+  type ProtectedEntry,
+  type ProtectedKind,
+  protectedEntryOf,
+} from "./protected-list.js";
+export { type ProtectedTarget, protectedTargets } from "./protected-targets.js";
 export { flushFileSystem, WorkspaceRestorer } from "./restore-ops.js";
 export type { RootPlaces, RootRisk } from "./root-risk.js";
 export { realPathOf, WORKSPACES_DIR, workspaceRootRisk } from "./root-risk.js";

@@ -4,6 +4,12 @@
 import { homedir } from "node:os";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { isBelow, isWithin } from "../core/path-within.js";
+import {
+  DEFAULT_PROTECTED_KINDS,
+  PROTECTED_LIST,
+  type ProtectedEntry,
+  type ProtectedKind,
+} from "./protected-list.js";
 import { realPathOf } from "./root-risk.js";
 
 /**
@@ -24,9 +30,6 @@ const CREDENTIAL_HOME_DIRS = new Set([
   ".terraform.d",
 ]);
 
-/** Paths under the root that neither file tools nor commands may change (no rule loosens this). */
-export const DEFAULT_PROTECTED: readonly string[] = [".git/hooks", ".git/config", ".git/info", ".reson"];
-
 /** Whether commands can reach the network: not at all (default), or the host's network. */
 export type NetworkPolicy = "none" | "host";
 
@@ -43,6 +46,11 @@ export interface CommandLimits {
   openFiles: number;
   /** Output kept from a command, in bytes; the command is stopped past it. */
   outputBytes: number;
+  /**
+   * How much a command may grow the use of the workspace's file system (bytes written and not
+   * deleted, on that file system, while it runs); it is stopped past it.
+   */
+  diskBytes: number;
 }
 
 export const DEFAULT_COMMAND_LIMITS: CommandLimits = {
@@ -52,16 +60,22 @@ export const DEFAULT_COMMAND_LIMITS: CommandLimits = {
   fileSizeBytes: 1024 ** 3,
   openFiles: 4096,
   outputBytes: 1024 * 1024,
+  diskBytes: 8 * 1024 ** 3,
 };
 
 export interface WorkspacePolicy {
   /** The workspace's real absolute path. */
   root: string;
   /**
-   * Paths relative to the root (a folder covers everything beneath it) that stay read-only
-   * for file tools and commands alike. Renaming or deleting an ancestor is refused too.
+   * The protected list (protected-list.ts): paths relative to the root that commands cannot
+   * change and file tools change only as each entry's `edits` says, of the kinds below.
+   * Renaming or deleting an ancestor is refused too.
    */
-  protected: readonly string[];
+  protected: readonly ProtectedEntry[];
+  /** The kinds of `protected` enforced: `executes` always; `steers` too once a run read untrusted content. */
+  protectedKinds: readonly ProtectedKind[];
+  /** The user's home folder (git's config there names what git runs). */
+  home: string;
   /**
    * Paths relative to the root that file tools neither read nor write and walks skip, and
    * that commands cannot see (they are in `readDeny` too): reson's own folder, when the
@@ -86,7 +100,10 @@ export interface WorkspacePolicy {
 export interface PolicyOptions {
   /** reson's own folder ($RESON_HOME); hidden from commands, and sealed when inside the root. */
   resonHome?: string;
-  protected?: readonly string[];
+  /** Default PROTECTED_LIST. */
+  protected?: readonly ProtectedEntry[];
+  /** Default ["executes"]. */
+  protectedKinds?: readonly ProtectedKind[];
   readDeny?: readonly string[];
   writeExtra?: readonly string[];
   readOnly?: boolean;
@@ -123,7 +140,9 @@ export function workspacePolicy(root: string, options: PolicyOptions = {}): Work
   }
   return {
     root,
-    protected: options.protected ?? DEFAULT_PROTECTED,
+    protected: options.protected ?? PROTECTED_LIST,
+    protectedKinds: options.protectedKinds ?? DEFAULT_PROTECTED_KINDS,
+    home,
     sealed: [...sealed],
     readDeny: [...readDeny],
     writeExtra: options.writeExtra ?? [],
@@ -134,18 +153,16 @@ export function workspacePolicy(root: string, options: PolicyOptions = {}): Work
   };
 }
 
-/** Whether the root-relative `path` ("." for the root) is a protected path or beneath one. */
-export function isProtected(policy: WorkspacePolicy, path: string): boolean {
-  return policy.protected.some((entry) => path === entry || path.startsWith(`${entry}/`));
-}
-
 /** Whether the root-relative `path` ("." for the root) is sealed or beneath a sealed path. */
 export function isSealed(policy: WorkspacePolicy, path: string): boolean {
   return policy.sealed.some((entry) => entry === "." || path === entry || path.startsWith(`${entry}/`));
 }
 
-/** Whether the root-relative `path` is an ancestor of a protected path (renaming it would move one). */
-export function containsProtected(policy: WorkspacePolicy, path: string): boolean {
-  if (path === ".") return true;
-  return policy.protected.some((entry) => entry.startsWith(`${path}/`));
+/** The policy with the entries of `kinds` enforced as well (a run that read untrusted content adds `steers`). */
+export function withProtectedKinds(
+  policy: WorkspacePolicy,
+  kinds: readonly ProtectedKind[],
+): WorkspacePolicy {
+  if (kinds.every((kind) => policy.protectedKinds.includes(kind))) return policy;
+  return { ...policy, protectedKinds: [...new Set([...policy.protectedKinds, ...kinds])] };
 }

@@ -16,18 +16,13 @@ import {
   runCommand,
 } from "./command.js";
 import { scrubEnvironment } from "./environment.js";
+import { clearOrphanedPlaceholders } from "./exec-sandbox/placeholder-registry.js";
 import { probeSandbox } from "./exec-sandbox/probe.js";
 import { fdPath, makeDirectories, readRegular, replaceFile } from "./fd-ops.js";
 import { fileNotFound, toFsError } from "./fs-errors.js";
 import { fileFilter, globMatcher } from "./glob.js";
-import {
-  containsProtected,
-  isProtected,
-  isSealed,
-  type PolicyOptions,
-  type WorkspacePolicy,
-  workspacePolicy,
-} from "./policy.js";
+import { isSealed, type PolicyOptions, type WorkspacePolicy, workspacePolicy } from "./policy.js";
+import { holdsTarget, protectedTargets, targetCovering } from "./protected-targets.js";
 import {
   checkPathString,
   type Located,
@@ -227,6 +222,9 @@ export class Workspace {
         details: { path: rootDir },
       });
     }
+    // A reson killed while a command ran left that command's placeholders: clear them before
+    // anything reads the folder (an empty folder where .mcp.json should be).
+    clearOrphanedPlaceholders(root);
     return new Workspace(root, options);
   }
 
@@ -448,16 +446,23 @@ export class Workspace {
     }
   }
 
-  /** Refuses a write to `path` (root-relative) when it is protected or holds a protected path. */
+  /**
+   * Refuses a write to `path` (root-relative) that no approval may let through: git's own
+   * files (and what git's config names), reson's settings, or a folder holding one. The rest of
+   * the protected list is the permission guard's to ask about.
+   */
   private refuseProtected(named: string, path: string): void {
-    if (!isProtected(this.policy, path) && (path === "." || !containsProtected(this.policy, path))) return;
+    const targets = protectedTargets(this.policy).filter((target) => target.entry.edits === "never");
+    const covering = targetCovering(targets, path);
+    if (!covering && (path === "." || !holdsTarget(targets, path))) return;
+    const why = covering ? ` (${covering.entry.reader})` : "";
     throw new ResonError(
       "path_protected",
       named === path
-        ? `${named} is protected: file tools cannot change it.`
-        : `${named} leads to ${path}, which is protected: file tools cannot change it.`,
+        ? `${named} is protected${why}: file tools cannot change it.`
+        : `${named} leads to ${path}, which is protected${why}: file tools cannot change it.`,
       {
-        hint: `Protected paths (${this.policy.protected.join(", ")}) can only be changed by the user; ask them to make this change themselves.`,
+        hint: "Only the user changes git's own files and reson's settings: ask them to make this change themselves.",
         details: { path: named, resolved: path },
       },
     );

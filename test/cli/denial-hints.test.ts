@@ -79,7 +79,7 @@ describe("the hint of a call a headless run denied", () => {
     const error = results(result.stdout)[0]!.error as { code: string; message: string; hint: string };
     expect(error.code).toBe("tool_denied");
     expect(error.message).toContain("protected");
-    expect(error.hint).toContain("interactive terminal (`reson`)");
+    expect(error.hint).toContain("changed only by you, never by the agent");
     expect(existsSync(join(f.ws.path, ".reson/settings.json"))).toBe(false);
     // What went back to the model holds no rule recipe for the protected file.
     const toModel = JSON.stringify(f.server.requests[1]!.body);

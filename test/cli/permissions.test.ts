@@ -14,11 +14,12 @@ const noSandbox = await skipWithout("sandbox", "permissions in headless runs");
 describe("permissions in headless runs", () => {
   const f = useCliFixture();
 
-  const run = (args: string[], env: Record<string, string> = {}) =>
+  /** `reson run --json` in the fixture's workspace (or `cwd`), RESON_HOME the fixture's unless `env` says. */
+  const run = (args: string[], env: Record<string, string> = {}, cwd = f.ws.path) =>
     runCli(
       ["run", "--json", "--provider", "openai-compatible", "--base-url", f.server.openaiBaseUrl, ...args],
       {
-        cwd: f.ws.path,
+        cwd,
         env: cleanEnv({ RESON_HOME: f.home.path, ...env }),
       },
     );
@@ -153,6 +154,33 @@ describe("permissions in headless runs", () => {
     expect(results(result.stdout)[0]).toMatchObject({ ok: false, error: { code: "tool_denied" } });
     expect(existsSync(join(f.ws.path, ".env"))).toBe(false);
   });
+
+  it.skipIf(noSandbox)(
+    "a workspace kept in a .reson folder (where serve makes them) takes edits and commands without asking; its own .git still is protected",
+    async () => {
+      const home = join(f.home.path, ".reson");
+      const workspace = join(home, "workspaces", "app");
+      mkdirSync(join(workspace, ".git"), { recursive: true });
+      f.server.enqueue(
+        {
+          toolCalls: [
+            { name: "write_file", arguments: { path: "src/main.ts", content: "export {};\n" } },
+            { name: "execute_command", arguments: { command: "echo built > out.txt" } },
+            { name: "write_file", arguments: { path: ".git/config", content: "[core]\n" } },
+          ],
+        },
+        { text: "done" },
+      );
+      const result = await run(["build it"], { RESON_HOME: home }, workspace);
+      expect(result.code).toBe(0);
+      const [edit, command, protectedWrite] = results(result.stdout);
+      expect(edit).toMatchObject({ ok: true, permission: { behavior: "allow" } });
+      expect(command).toMatchObject({ ok: true, permission: { behavior: "allow" } });
+      expect(protectedWrite).toMatchObject({ ok: false, error: { code: "tool_denied" } });
+      expect(readFileSync(join(workspace, "out.txt"), "utf8")).toBe("built\n");
+      expect(existsSync(join(workspace, ".git/config"))).toBe(false);
+    },
+  );
 
   it("an unknown --permission-mode exits 2 naming the modes", async () => {
     const result = await run(["--permission-mode", "yolo", "x"]);

@@ -108,6 +108,14 @@ describe("where servers come from", () => {
     expect(warnings.join("\n")).toContain('"oauth" is not used by reson');
   });
 
+  test("a folder where .mcp.json would be (a running command's placeholder) means no project servers", async () => {
+    mkdirSync(join(ws, ".mcp.json"));
+    const loaded = await loadConfig({ workspace: ws, env: { RESON_HOME: home } });
+    const warnings: string[] = [];
+    expect(await mcpServerEntries(loaded, ws, warnings)).toEqual([]);
+    expect(warnings).toEqual([]);
+  });
+
   test("a project that redefines a user's server makes it a project server (it needs approval)", async () => {
     writeFileSync(
       join(home, "config.json"),

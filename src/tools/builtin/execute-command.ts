@@ -18,11 +18,14 @@ export interface ExecuteCommandToolOptions {
   defaultTimeoutMs?: number;
   /** Commands run in the OS sandbox (said in the description, so the model knows its reach). */
   sandboxed?: boolean;
+  /** How much one command may grow the use of the workspace's disk; default the workspace's. */
+  diskBytes?: number;
 }
 
 const SANDBOX_NOTE =
-  " Commands run in an OS sandbox: they can write only inside the workspace and a private /tmp, cannot see " +
-  "the home folder, have no network, and are stopped past their process, memory and output limits; a " +
+  " Commands run in an OS sandbox: they can write only inside the workspace and a private /tmp (not the " +
+  ".git folder nor other protected files there, so git add and git commit fail), cannot see the home " +
+  "folder, have no network, and are stopped past their process, memory, output and disk limits; a " +
   'refusal says "blocked by sandbox". Do not try to get around it: ask the user instead.';
 
 /** The placeholders a command cannot use here, as one error; undefined when all can be filled. */
@@ -111,6 +114,7 @@ export function createExecuteCommandTool(
         timeoutMs,
         signal: ctx.signal,
         maxOutputBytes: COMMAND_OUTPUT_BYTES,
+        ...(options.diskBytes === undefined ? {} : { diskBytes: options.diskBytes }),
         ...(extraEnv ? { extraEnv } : {}),
         ...(ctx.secrets ? { outputFilter: ctx.secrets.redactStream() } : {}),
       });
@@ -120,9 +124,11 @@ export function createExecuteCommandTool(
         ? `[timed out after ${humanDuration(timeoutMs)}; stopped]`
         : run.outputLimitExceeded
           ? `[stopped: it wrote more than the output limit (${run.outputBytes} bytes)]`
-          : run.exitCode !== null
-            ? `[exit code ${run.exitCode}]`
-            : `[killed by ${run.signal}]`;
+          : run.diskLimitExceeded
+            ? "[stopped by the disk quota]"
+            : run.exitCode !== null
+              ? `[exit code ${run.exitCode}]`
+              : `[killed by ${run.signal}]`;
       const notes = [
         ...(run.sandboxDenial ? [`[${run.sandboxDenial}]`] : []),
         ...(run.warnings ?? []).map((warning) => `[sandbox: ${warning}]`),

@@ -16,6 +16,8 @@ import { writeFileTool } from "./write-file.js";
 export interface BuiltinToolsOptions {
   /** execute_command's timeout when the call gives none; default 120 s, at most 600 s. */
   commandTimeoutMs?: number;
+  /** How much one command may grow the use of the workspace's disk; default the workspace's. */
+  commandDiskBytes?: number;
   /** grep's engine: "auto" (default) uses ripgrep when installed; "js" forces the built-in search. */
   grepEngine?: "auto" | "ripgrep" | "js";
   /** Commands run in the OS sandbox (execute_command says so to the model). */
@@ -33,6 +35,7 @@ export function createBuiltinTools(options: BuiltinToolsOptions = {}): ToolDefin
     createExecuteCommandTool({
       ...(options.commandTimeoutMs === undefined ? {} : { defaultTimeoutMs: options.commandTimeoutMs }),
       ...(options.commandSandbox ? { sandboxed: true } : {}),
+      ...(options.commandDiskBytes === undefined ? {} : { diskBytes: options.commandDiskBytes }),
     }),
     goalTool,
     readArtifactTool,

@@ -5,7 +5,9 @@
 import { realpathSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { isWithin } from "../../core/path-within.js";
-import { containsProtected, isProtected, type WorkspacePolicy } from "../policy.js";
+import type { DiskLimitHit } from "../disk-watch.js";
+import type { WorkspacePolicy } from "../policy.js";
+import { holdsTarget, type ProtectedTarget, targetCovering } from "../protected-targets.js";
 import { TMP_BYTES } from "./bwrap-args.js";
 import type { CgroupUsage } from "./cgroup.js";
 
@@ -13,10 +15,13 @@ export interface DenialContext {
   output: string;
   exitCode: number | null;
   policy: WorkspacePolicy;
+  /** The protected paths the command ran with. */
+  targets: readonly ProtectedTarget[];
   cwd: string;
   /** From the command's cgroup, when it had one. */
   usage?: CgroupUsage;
   outputLimitExceeded: boolean;
+  diskLimitExceeded?: DiskLimitHit | undefined;
 }
 
 const PREFIX = "blocked by sandbox:";
@@ -34,18 +39,25 @@ export function formatBytes(bytes: number): string {
   return `${bytes} bytes`;
 }
 
-/** The path a "Read-only file system" message names, as shells, coreutils, Python and Node write it. */
-function readOnlyPath(output: string): string | undefined {
+/**
+ * The path an error message names, as shells, coreutils, Python and Node write it: `message`
+ * as they spell it ("Read-only file system"), `code` Node's errno name ("EROFS").
+ */
+function namedPath(output: string, message: string, code: string): string | undefined {
   const patterns = [
-    /read-only file system, \w+ '([^']+)'/i, // Node: EROFS: read-only file system, open '/etc/x'
-    /Read-only file system: ['"]?([^'"\s]+)/, // Python: [Errno 30] Read-only file system: '/etc/x'
-    /([^\s'"\u2018\u2019`]+)['"\u2019`]?: Read-only file system/, // sh, bash, coreutils: /etc/x: / '/etc/x':
+    new RegExp(`${code}: [^,\\n]+, \\w+ '([^']+)'`), // Node: EROFS: read-only file system, open '/etc/x'
+    new RegExp(`${message}: ['"]?([^'"\\s]+)`), // Python: [Errno 30] Read-only file system: '/etc/x'
+    new RegExp(String.raw`([^\s'"\u2018\u2019\x60]+)['"\u2019\x60]?: ` + message), // sh, bash, coreutils: /etc/x: / '/etc/x':
   ];
   for (const pattern of patterns) {
     const match = pattern.exec(output);
     if (match) return match[1];
   }
   return undefined;
+}
+
+function readOnlyPath(output: string): string | undefined {
+  return namedPath(output, "Read-only file system", "EROFS");
 }
 
 /** `path` with the links of its folder resolved, as the write really went (a link out of the workspace). */
@@ -70,9 +82,25 @@ function writeDenial(context: DenialContext): string {
     return `${PREFIX} write outside the workspace (${path}; only ${policy.root} and /tmp are writable)`;
   }
   const inside = relative(policy.root, path) || ".";
-  if (isProtected(policy, inside)) return `${PREFIX} ${inside} is protected (read-only for commands)`;
+  if (targetCovering(context.targets, inside))
+    return `${PREFIX} ${inside} is protected (read-only for commands)`;
   if (policy.readOnly) return `${PREFIX} the workspace is read-only for this command`;
   return `${PREFIX} ${inside} is read-only for commands`;
+}
+
+/**
+ * A protected path that did not exist is an empty read-only folder while the command runs, so
+ * writing a file there fails with EISDIR: `echo x > .envrc`.
+ */
+function placeholderDenial(context: DenialContext): string | undefined {
+  const named = namedPath(context.output, "Is a directory", "EISDIR");
+  if (!named) return undefined;
+  const path = hostPath(resolve(context.cwd, named));
+  if (!isWithin(path, context.policy.root)) return undefined;
+  const inside = relative(context.policy.root, path) || ".";
+  return targetCovering(context.targets, inside)
+    ? `${PREFIX} ${inside} is protected (read-only for commands)`
+    : undefined;
 }
 
 /**
@@ -87,8 +115,9 @@ function busyDenial(context: DenialContext): string | undefined {
       const path = hostPath(resolve(context.cwd, match[1]!));
       if (!isWithin(path, policy.root)) continue;
       const inside = relative(policy.root, path) || ".";
-      if (isProtected(policy, inside)) return `${PREFIX} ${inside} is protected (read-only for commands)`;
-      if (inside !== "." && containsProtected(policy, inside)) {
+      if (targetCovering(context.targets, inside))
+        return `${PREFIX} ${inside} is protected (read-only for commands)`;
+      if (inside !== "." && holdsTarget(context.targets, inside)) {
         return `${PREFIX} ${inside} holds protected paths and cannot be moved or replaced`;
       }
     }
@@ -118,12 +147,27 @@ function permissionDenial(output: string): string {
 const NO_NETWORK =
   /Network is unreachable|Temporary failure in name resolution|Could not resolve host|Name or service not known|No address associated with hostname|getaddrinfo|ENOTFOUND|EAI_AGAIN|ENETUNREACH|Connection refused|ECONNREFUSED/;
 
+/** What the disk quota stopped a command for, as the end of a sentence. */
+export function diskLimitDenial(hit: DiskLimitHit, quotaBytes: number): string {
+  switch (hit) {
+    case "quota":
+      return `disk quota of ${formatBytes(quotaBytes)} reached (the command grew the disk's use by more); the command was stopped`;
+    case "full":
+      return "the disk is nearly full; the command was stopped";
+    case "inodes":
+      return "the disk is nearly out of inodes (too many files); the command was stopped";
+  }
+}
+
 /** A line for the model when the command was stopped or refused by the sandbox; undefined otherwise. */
 export function sandboxDenial(context: DenialContext): string | undefined {
   const { policy, output, usage } = context;
   const { limits } = policy;
   if (context.outputLimitExceeded) {
     return `${PREFIX} output limit of ${formatBytes(limits.outputBytes)} reached; the command was stopped`;
+  }
+  if (context.diskLimitExceeded) {
+    return `${PREFIX} ${diskLimitDenial(context.diskLimitExceeded, limits.diskBytes)}`;
   }
   if (usage && usage.oomKills > 0) {
     return `${PREFIX} memory limit of ${formatBytes(limits.memoryBytes)} reached; the kernel killed a process`;
@@ -140,6 +184,10 @@ export function sandboxDenial(context: DenialContext): string | undefined {
   if (/Too many open files|EMFILE/.test(output))
     return `${PREFIX} open files limit of ${limits.openFiles} reached`;
   if (/Read-only file system|EROFS/i.test(output)) return writeDenial(context);
+  if (/Is a directory|EISDIR/.test(output)) {
+    const denial = placeholderDenial(context);
+    if (denial) return denial;
+  }
   if (/Device or resource busy|EBUSY/.test(output)) {
     const denial = busyDenial(context);
     if (denial) return denial;

@@ -4,9 +4,10 @@
 // network, no capabilities. `bwrapArgs` is pure (the facts about the disk are gathered
 // first by `gatherPathFacts`), so the argv can be checked as a snapshot.
 import { lstat, realpath, stat } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
 import { isWithin } from "../../core/path-within.js";
 import type { WorkspacePolicy } from "../policy.js";
+import type { ProtectionPlan } from "./protected-paths.js";
 import { assertSafeWritable } from "./safe-root.js";
 
 export interface PathInfo {
@@ -23,6 +24,8 @@ export type PathFacts = ReadonlyMap<string, PathInfo>;
 export interface BwrapPlan {
   policy: WorkspacePolicy;
   facts: PathFacts;
+  /** What keeps the protected paths read-only (protected-paths.ts). */
+  protection: Pick<ProtectionPlan, "readOnly" | "placeholders" | "mountPoints">;
   /** The home folder (for the unsafe-root check). */
   home: string;
   cwd: string;
@@ -52,31 +55,27 @@ const PRIVATE_TMPFS: ReadonlyArray<readonly [string, number]> = [
 export const PRIVATE_WRITABLE_DIRS: readonly string[] = PRIVATE_TMPFS.map(([path]) => path);
 
 /**
- * Protected paths (relative) as absolute paths, and the folders that must become mount points
- * so that neither they nor a hidden folder inside the workspace can be renamed away: their
- * ancestors below the root.
+ * The folders that must become mount points so that a hidden folder inside the workspace cannot
+ * be renamed away: its ancestors below the root.
  */
-function protectedPaths(policy: WorkspacePolicy): { targets: string[]; ancestors: string[] } {
-  const targets = policy.protected.map((entry) => join(policy.root, entry));
+function hiddenAncestors(policy: WorkspacePolicy): string[] {
   const hiddenInside = policy.readDeny.filter((path) => path !== policy.root && isWithin(path, policy.root));
   const ancestors = new Set<string>();
-  for (const target of [...targets, ...hiddenInside]) {
+  for (const target of hiddenInside) {
     for (let dir = dirname(target); dir !== policy.root && isWithin(dir, policy.root); dir = dirname(dir)) {
       ancestors.add(dir);
     }
   }
-  return { targets, ancestors: [...ancestors] };
+  return [...ancestors];
 }
 
 /** Looks up every path `bwrapArgs` may mount: what it is, and where its links lead. */
 export async function gatherPathFacts(policy: WorkspacePolicy): Promise<PathFacts> {
-  const { targets, ancestors } = protectedPaths(policy);
   const paths = new Set([
     ...policy.readDeny,
     ...policy.writeExtra,
     ...policy.readOnlyExtra,
-    ...targets,
-    ...ancestors,
+    ...hiddenAncestors(policy),
   ]);
   const facts = new Map<string, PathInfo>();
   await Promise.all(
@@ -147,20 +146,21 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
 
   // Existing ancestors of protected and hidden paths become mount points, so they cannot be
   // renamed away (mv .git elsewhere, then a fresh .git/hooks; mv the folder holding reson's,
-  // then a fresh settings.json where reson will look); the protected paths are re-bound read-only.
-  const { targets, ancestors } = protectedPaths(policy);
+  // then a fresh settings.json where reson will look); the protected paths are re-bound
+  // read-only, and the missing ones get an empty read-only folder in their place.
   if (!policy.readOnly) {
-    for (const dir of ancestors.sort(byDepth)) {
+    const ancestors = new Set(plan.protection.mountPoints);
+    for (const dir of hiddenAncestors(policy)) {
       const info = facts.get(dir);
-      if (info?.kind === "dir" && !info.symlink) args.push("--bind", dir, dir);
+      if (info?.kind === "dir" && !info.symlink) ancestors.add(dir);
     }
+    for (const dir of [...ancestors].sort(byDepth)) args.push("--bind", dir, dir);
   }
-  const readOnlyAgain = new Set<string>();
-  for (const target of targets) {
-    const real = facts.get(target)?.realPath;
-    if (real && insideWritable(real) && !late.some((dir) => isWithin(real, dir))) readOnlyAgain.add(real);
-  }
-  for (const real of [...readOnlyAgain].sort(byDepth)) args.push("--ro-bind", real, real);
+  const outsideLate = (path: string) => !late.some((dir) => isWithin(path, dir));
+  for (const real of [...new Set(plan.protection.readOnly)].filter(outsideLate).sort(byDepth))
+    args.push("--ro-bind", real, real);
+  for (const path of [...plan.protection.placeholders].filter(outsideLate).sort(byDepth))
+    args.push("--perms", "0555", "--tmpfs", path, "--remount-ro", path);
   // Last: a bind is taken from the host's view, so one mounted after a hidden folder's tmpfs
   // would show the folder again.
   for (const path of late) hide(path);

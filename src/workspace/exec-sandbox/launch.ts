@@ -8,12 +8,18 @@
 import { openSync, readdirSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { ResonError } from "../../core/errors.js";
+import type { DiskLimitHit } from "../disk-watch.js";
 import type { WorkspacePolicy } from "../policy.js";
 import { sandboxDenial } from "./annotate.js";
 import { bwrapArgs, gatherPathFacts } from "./bwrap-args.js";
 import { type CgroupUsage, type CommandCgroup, createCommandCgroup } from "./cgroup.js";
 import { forgetSandboxProbe, type SandboxStatus } from "./probe.js";
-import { enforceProtected, type ProtectedSnapshot, snapshotProtected } from "./protected-paths.js";
+import {
+  type ProtectionPlan,
+  planProtection,
+  releaseProtection,
+  settleProtection,
+} from "./protected-paths.js";
 import { type SeccompArch, seccompArch, seccompFilter } from "./seccomp.js";
 
 /** The descriptor bwrap reads the seccomp filter from (stdio index 3 of the spawned process). */
@@ -43,7 +49,7 @@ export interface SandboxLaunch {
   /** spawn's stdio: 0-2 as usual, 3 the seccomp pipe, then /dev/null over inherited descriptors. */
   stdio: Array<"ignore" | "pipe" | number>;
   cgroup?: CommandCgroup;
-  protectedBefore: ProtectedSnapshot;
+  protection: ProtectionPlan;
 }
 
 export interface SandboxOutcome {
@@ -115,22 +121,30 @@ export async function prepareSandboxedCommand(request: SandboxRequest): Promise<
     });
   }
   const facts = await gatherPathFacts(policy);
+  const protection = await planProtection(policy);
   const prlimitPath = status.facts.prlimitPath;
-  const bwrap = bwrapArgs({
-    policy,
-    facts,
-    home: homedir(),
-    cwd: request.cwd,
-    disableUserns: status.facts.disableUserns,
-    seccompFd: SECCOMP_FD,
-    ...(prlimitPath ? { prlimit: { path: prlimitPath, nproc: status.facts.pidsLimit === "prlimit" } } : {}),
-    shell: request.shell,
-    command: request.command,
-  });
-  const protectedBefore = await snapshotProtected(policy);
+  let bwrap: string[];
+  try {
+    bwrap = bwrapArgs({
+      policy,
+      facts,
+      protection,
+      home: homedir(),
+      cwd: request.cwd,
+      disableUserns: status.facts.disableUserns,
+      seccompFd: SECCOMP_FD,
+      ...(prlimitPath ? { prlimit: { path: prlimitPath, nproc: status.facts.pidsLimit === "prlimit" } } : {}),
+      shell: request.shell,
+      command: request.command,
+    });
+  } catch (error) {
+    await releaseProtection(protection);
+    throw error;
+  }
   let cgroup: CommandCgroup | undefined;
   if (status.cgroups.kind !== "none") {
     cgroup = await createCommandCgroup(status.cgroups, policy.limits).catch(async (error: unknown) => {
+      await releaseProtection(protection);
       // Perhaps remembered from an earlier run (probe-cache.ts): look at the cgroups afresh next time.
       await forgetSandboxProbe();
       throw new ResonError("sandbox_unavailable", `Could not create the command's cgroup: ${String(error)}`, {
@@ -148,7 +162,7 @@ export async function prepareSandboxedCommand(request: SandboxRequest): Promise<
     seccomp: filterFor(arch),
     stdio: sandboxStdio(),
     ...(cgroup ? { cgroup } : {}),
-    protectedBefore,
+    protection,
   };
 }
 
@@ -164,6 +178,7 @@ export interface FinishedRun {
   output: string;
   exitCode: number | null;
   outputLimitExceeded: boolean;
+  diskLimitExceeded: DiskLimitHit | undefined;
   cwd: string;
 }
 
@@ -178,12 +193,18 @@ export async function finishSandboxedCommand(
     usage = await launch.cgroup.usage();
     await launch.cgroup.remove();
   }
-  const warnings = await enforceProtected(policy, launch.protectedBefore);
-  const denial = sandboxDenial({ ...run, policy, ...(usage ? { usage } : {}) });
+  const warnings = await settleProtection(launch.protection, policy);
+  const denial = sandboxDenial({
+    ...run,
+    policy,
+    targets: launch.protection.targets,
+    ...(usage ? { usage } : {}),
+  });
   return { warnings, ...(denial ? { sandboxDenial: denial } : {}) };
 }
 
 /** Releases what `prepareSandboxedCommand` made when the command could not be started. */
 export async function discardSandboxLaunch(launch: SandboxLaunch): Promise<void> {
   await launch.cgroup?.remove();
+  await releaseProtection(launch.protection);
 }

@@ -6,16 +6,16 @@ import {
   formatBytes,
   sandboxDenial,
 } from "../../../src/workspace/exec-sandbox/annotate.js";
-import {
-  DEFAULT_COMMAND_LIMITS,
-  DEFAULT_PROTECTED,
-  type WorkspacePolicy,
-} from "../../../src/workspace/policy.js";
+import { DEFAULT_COMMAND_LIMITS, type WorkspacePolicy } from "../../../src/workspace/policy.js";
+import { PROTECTED_LIST } from "../../../src/workspace/protected-list.js";
+import { protectedTargets } from "../../../src/workspace/protected-targets.js";
 
 const ROOT = "/work/proj";
 const policy: WorkspacePolicy = {
   root: ROOT,
-  protected: DEFAULT_PROTECTED,
+  protected: PROTECTED_LIST,
+  protectedKinds: ["executes"],
+  home: "/home/ann",
   sealed: [],
   readDeny: [],
   writeExtra: [],
@@ -26,7 +26,15 @@ const policy: WorkspacePolicy = {
 };
 
 function denial(output: string, extra: Partial<DenialContext> = {}): string | undefined {
-  return sandboxDenial({ output, exitCode: 1, policy, cwd: ROOT, outputLimitExceeded: false, ...extra });
+  return sandboxDenial({
+    output,
+    exitCode: 1,
+    policy,
+    targets: protectedTargets(policy),
+    cwd: ROOT,
+    outputLimitExceeded: false,
+    ...extra,
+  });
 }
 
 const OUTSIDE = `blocked by sandbox: write outside the workspace (/etc/hosts; only ${ROOT} and /tmp are writable)`;
@@ -46,6 +54,17 @@ describe("sandbox denials", () => {
     expect(denial("bash: ../.git/config: Read-only file system", { cwd: `${ROOT}/src` })).toBe(
       "blocked by sandbox: .git/config is protected (read-only for commands)",
     );
+  });
+
+  it.each([
+    ["bash", "/bin/bash: line 1: .envrc: Is a directory"],
+    ["python", "IsADirectoryError: [Errno 21] Is a directory: '.vscode/tasks.json'"],
+    ["node", "Error: EISDIR: illegal operation on a directory, open '.npmrc'"],
+  ])("names a write onto a missing protected path's placeholder as %s reports it", (_, output) => {
+    expect(denial(output)).toMatch(
+      /^blocked by sandbox: \.(envrc|vscode\/tasks\.json|npmrc) is protected \(read-only for commands\)$/,
+    );
+    expect(denial("bash: src: Is a directory")).toBeUndefined();
   });
 
   it("says the workspace is read-only in plan mode", () => {
@@ -84,6 +103,12 @@ describe("sandbox denials", () => {
     );
     expect(denial("y\ny\n", { exitCode: null, outputLimitExceeded: true })).toBe(
       "blocked by sandbox: output limit of 1 MiB reached; the command was stopped",
+    );
+    expect(denial("", { exitCode: null, diskLimitExceeded: "quota" })).toBe(
+      "blocked by sandbox: disk quota of 8 GiB reached (the command grew the disk's use by more); the command was stopped",
+    );
+    expect(denial("", { exitCode: null, diskLimitExceeded: "full" })).toBe(
+      "blocked by sandbox: the disk is nearly full; the command was stopped",
     );
   });
 

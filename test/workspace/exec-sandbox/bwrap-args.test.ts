@@ -5,10 +5,10 @@ import { ResonError } from "../../../src/core/errors.js";
 import { type BwrapPlan, bwrapArgs, type PathInfo } from "../../../src/workspace/exec-sandbox/bwrap-args.js";
 import {
   DEFAULT_COMMAND_LIMITS,
-  DEFAULT_PROTECTED,
   toolchainFolders,
   type WorkspacePolicy,
 } from "../../../src/workspace/policy.js";
+import { PROTECTED_LIST } from "../../../src/workspace/protected-list.js";
 
 const HOME = "/home/ada";
 const ROOT = "/home/ada/proj";
@@ -16,7 +16,9 @@ const ROOT = "/home/ada/proj";
 function policy(overrides: Partial<WorkspacePolicy> = {}): WorkspacePolicy {
   return {
     root: ROOT,
-    protected: DEFAULT_PROTECTED,
+    protected: PROTECTED_LIST,
+    protectedKinds: ["executes"],
+    home: HOME,
     sealed: [],
     readDeny: [HOME, "/root", "/run", "/var/run", `${ROOT}/.state`],
     writeExtra: [],
@@ -29,24 +31,28 @@ function policy(overrides: Partial<WorkspacePolicy> = {}): WorkspacePolicy {
 }
 
 const dir = (realPath: string, symlink = false): PathInfo => ({ kind: "dir", realPath, symlink });
-const file = (realPath: string): PathInfo => ({ kind: "file", realPath, symlink: false });
 
-/** A repository with hooks and config, no .git/info and no .reson; /var/run links to /run. */
+/** /var/run links to /run; reson's own folder is inside the workspace. */
 const facts = new Map<string, PathInfo>([
   [HOME, dir(HOME)],
   ["/root", dir("/root")],
   ["/run", dir("/run")],
   ["/var/run", dir("/run", true)],
   [`${ROOT}/.state`, dir(`${ROOT}/.state`)],
-  [`${ROOT}/.git`, dir(`${ROOT}/.git`)],
-  [`${ROOT}/.git/hooks`, dir(`${ROOT}/.git/hooks`)],
-  [`${ROOT}/.git/config`, file(`${ROOT}/.git/config`)],
 ]);
+
+/** A repository (.git exists), a .vscode folder holding tasks, no .reson and no .claude. */
+const protection = {
+  readOnly: [`${ROOT}/.vscode`, `${ROOT}/.git`],
+  placeholders: [`${ROOT}/.reson`, `${ROOT}/.claude`],
+  mountPoints: [],
+};
 
 function plan(overrides: Partial<BwrapPlan> = {}): BwrapPlan {
   return {
     policy: policy(),
     facts,
+    protection,
     home: HOME,
     cwd: ROOT,
     disableUserns: true,
@@ -59,7 +65,7 @@ function plan(overrides: Partial<BwrapPlan> = {}): BwrapPlan {
 }
 
 describe("bwrap argv", () => {
-  it("hides home and reson's folder, binds the workspace, re-binds protected paths read-only", () => {
+  it("hides home and reson's folder, binds the workspace, re-binds protected paths read-only, puts placeholders for missing ones", () => {
     expect(bwrapArgs(plan()).join(" ")).toBe(
       [
         "--die-with-parent --new-session --unshare-all --unshare-user --as-pid-1 --disable-userns --cap-drop ALL --hostname sandbox",
@@ -68,9 +74,11 @@ describe("bwrap argv", () => {
         // /run and /var/run (a link to it) are covered by the private /run already
         "--size 67108864 --tmpfs /root --size 67108864 --tmpfs /home/ada",
         "--bind /home/ada/proj /home/ada/proj",
-        "--bind /home/ada/proj/.git /home/ada/proj/.git",
-        "--ro-bind /home/ada/proj/.git/config /home/ada/proj/.git/config",
-        "--ro-bind /home/ada/proj/.git/hooks /home/ada/proj/.git/hooks",
+        "--ro-bind /home/ada/proj/.git /home/ada/proj/.git",
+        "--ro-bind /home/ada/proj/.vscode /home/ada/proj/.vscode",
+        // missing protected paths: an empty read-only folder each, while the command runs
+        "--perms 0555 --tmpfs /home/ada/proj/.claude --remount-ro /home/ada/proj/.claude",
+        "--perms 0555 --tmpfs /home/ada/proj/.reson --remount-ro /home/ada/proj/.reson",
         // hidden folders inside the workspace last: a bind after them would show them again
         "--size 67108864 --tmpfs /home/ada/proj/.state",
         "--chdir /home/ada/proj --seccomp 3",
@@ -110,10 +118,10 @@ describe("bwrap argv", () => {
       }),
     ).join(" ");
     expect(args).toContain(
-      "--bind /home/ada/proj /home/ada/proj --bind /home/ada/proj/.config /home/ada/proj/.config --bind /home/ada/proj/.git",
+      "--bind /home/ada/proj /home/ada/proj --bind /home/ada/proj/.config /home/ada/proj/.config --ro-bind /home/ada/proj/.git",
     );
     expect(args).toMatch(
-      /--ro-bind \S+\/\.git\/hooks \S+ --size 67108864 --tmpfs \/home\/ada\/proj\/\.config\/reson --chdir/,
+      /--remount-ro \S+\/\.reson --size 67108864 --tmpfs \/home\/ada\/proj\/\.config\/reson --chdir/,
     );
   });
 
@@ -150,16 +158,18 @@ describe("bwrap argv", () => {
     expect(args).toContain(`--nproc=${DEFAULT_COMMAND_LIMITS.pids}`);
   });
 
-  it("mounts nothing for protected paths that do not exist, so no placeholder is ever created", () => {
-    const args = bwrapArgs(plan()).join(" ");
-    expect(args).not.toContain(".reson");
-    expect(args).not.toContain(".git/info");
-  });
-
-  it("binds a protected path that is a link where the link leads, when that is writable", () => {
-    const linked = new Map([...facts, [`${ROOT}/.git/hooks`, dir(`${ROOT}/tools/hooks`, true)]]);
-    const args = bwrapArgs(plan({ facts: linked })).join(" ");
-    expect(args).toContain("--ro-bind /home/ada/proj/tools/hooks /home/ada/proj/tools/hooks");
+  it("makes the folders on the way to a protected path mount points before binding beneath them", () => {
+    const nested = {
+      readOnly: [`${ROOT}/.claude/settings.json`],
+      placeholders: [`${ROOT}/.claude/settings.local.json`],
+      mountPoints: [`${ROOT}/.claude`],
+    };
+    const args = bwrapArgs(plan({ protection: nested })).join(" ");
+    expect(args).toContain(
+      "--bind /home/ada/proj /home/ada/proj --bind /home/ada/proj/.claude /home/ada/proj/.claude " +
+        "--ro-bind /home/ada/proj/.claude/settings.json /home/ada/proj/.claude/settings.json " +
+        "--perms 0555 --tmpfs /home/ada/proj/.claude/settings.local.json",
+    );
   });
 });
 

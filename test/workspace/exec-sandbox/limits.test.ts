@@ -1,8 +1,9 @@
 // Limits on a sandboxed command, each small so the test stays quick: a fork bomb and a memory
-// hog are contained by the cgroup, a disk fill by the file size limit, `yes` by the output cap,
-// and nothing survives a timeout or the death of reson itself.
+// hog are contained by the cgroup, one big file by the file size limit, many files (or space
+// taken by fallocate) by the disk quota, `yes` by the output cap, and nothing survives a
+// timeout or the death of reson itself.
 import { spawn } from "node:child_process";
-import { stat, writeFile } from "node:fs/promises";
+import { readdir, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { discardSandboxLaunch, prepareSandboxedCommand } from "../../../src/workspace/exec-sandbox/launch.js";
@@ -68,6 +69,52 @@ describe.skipIf(noSandbox)("resource limits", () => {
     expect(result.exitCode).toBe(153); // 128 + SIGXFSZ
     expect(result.sandboxDenial).toBe("blocked by sandbox: file size limit of 1 MiB reached");
     expect((await stat(join(fx.root, "big"))).size).toBe(MiB);
+  });
+
+  it("stops a disk fill of many files at the disk quota, and says so", async () => {
+    const quota = 64 * MiB;
+    // 2 GiB in 1 MiB files, if nothing stopped it; the file size limit alone would not.
+    const result = await fx.run(
+      "mkdir fill && for i in $(seq 1 2048); do head -c 1M /dev/zero > fill/$i; done; echo finished",
+      {
+        policy: fx.policy({ limits: { diskBytes: quota } }),
+        timeoutMs: 120_000,
+      },
+    );
+    expect(result).toMatchObject({
+      diskLimitExceeded: "quota",
+      exitCode: null,
+      signal: "SIGKILL",
+      timedOut: false,
+    });
+    expect(result.output).not.toContain("finished");
+    expect(result.sandboxDenial).toBe(
+      "blocked by sandbox: disk quota of 64 MiB reached (the command grew the disk's use by more); the command was stopped",
+    );
+    expect((await readdir(join(fx.root, "fill"))).length).toBeLessThan(2048);
+  });
+
+  it("stops space taken without writing (fallocate) at the disk quota", async () => {
+    const result = await fx.run(
+      "mkdir -p held && for i in $(seq 1 64); do fallocate -l 64M held/$i; done; echo finished",
+      {
+        policy: fx.policy({ limits: { diskBytes: 64 * MiB } }),
+        timeoutMs: 120_000,
+      },
+    );
+    expect(result.diskLimitExceeded).toBe("quota");
+    expect(result.output).not.toContain("finished");
+  });
+
+  it("counts what a command leaves on disk, not what it writes and deletes again", async () => {
+    const result = await fx.run(
+      "for i in 1 2 3 4 5 6; do head -c 32M /dev/zero > scratch; rm scratch; done; echo finished",
+      {
+        policy: fx.policy({ limits: { diskBytes: 128 * MiB } }),
+      },
+    );
+    expect(result).toMatchObject({ exitCode: 0, output: "finished\n" });
+    expect(result.diskLimitExceeded).toBeUndefined();
   });
 
   it("stops `yes` at the output cap and says so", async () => {

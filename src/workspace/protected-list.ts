@@ -1,0 +1,147 @@
+// The one list of workspace paths that the agent's own writes must not plant or change without
+// the user, because something runs or trusts them later without review: git and the tools that
+// hook into it, editors, package managers, direnv, and reson's own control files. Both
+// enforcers read it: the permission guard (file tools ask, or are refused) and the OS sandbox
+// (read-only mounts for commands, with a read-only placeholder where a path does not exist yet).
+// Paths are relative to the workspace root, "/"-separated; a folder covers everything beneath it.
+
+/**
+ * `executes`: something runs what it says (git hooks and config, an editor's tasks, a package
+ * manager's settings, MCP servers): commands can never write it, file tools only with a person's
+ * approval each time (or never, see `edits`).
+ * `steers`: instructions and skills every later run reads as its own. Writable in a run that has
+ * read nothing untrusted; once a run has, they are treated like `executes` (see `protectedKinds`).
+ */
+export type ProtectedKind = "executes" | "steers";
+
+export interface ProtectedEntry {
+  /** Relative to the workspace root, "/"-separated, no trailing slash. */
+  path: string;
+  kind: ProtectedKind;
+  /**
+   * File tools: "approved" asks the user every time (they see the change), whatever the mode or
+   * rules; "never" refuses even then (git's own files, reson's settings: the user changes them).
+   */
+  edits: "approved" | "never";
+  /** Who reads it and what that can make happen, in the user's words (for reasons and README). */
+  reader: string;
+}
+
+const DOTENV = "your app's start-up settings (dotenv, Vite, Next.js, docker compose)";
+
+export const PROTECTED_LIST: readonly ProtectedEntry[] = [
+  {
+    path: ".git",
+    kind: "executes",
+    edits: "never",
+    reader: "git runs the hooks and programs its config names (core.fsmonitor, core.pager, filters)",
+  },
+  { path: ".gitmodules", kind: "executes", edits: "approved", reader: "git fetches submodules from it" },
+  { path: ".husky", kind: "executes", edits: "approved", reader: "husky's git hooks" },
+  { path: ".envrc", kind: "executes", edits: "approved", reader: "direnv runs it when you enter the folder" },
+  {
+    path: ".vscode",
+    kind: "executes",
+    edits: "approved",
+    reader: "VS Code runs its tasks, launch configurations and settings",
+  },
+  { path: ".idea", kind: "executes", edits: "approved", reader: "JetBrains IDEs run its configurations" },
+  {
+    path: ".devcontainer",
+    kind: "executes",
+    edits: "approved",
+    reader: "Dev Containers run its commands when the container is built",
+  },
+  {
+    path: ".devcontainer.json",
+    kind: "executes",
+    edits: "approved",
+    reader: "Dev Containers run its commands when the container is built",
+  },
+  {
+    path: ".npmrc",
+    kind: "executes",
+    edits: "approved",
+    reader: "npm and pnpm settings (script-shell, node-options)",
+  },
+  { path: ".yarnrc", kind: "executes", edits: "approved", reader: "yarn settings" },
+  {
+    path: ".yarnrc.yml",
+    kind: "executes",
+    edits: "approved",
+    reader: "yarn runs the program yarnPath names",
+  },
+  ...[
+    ".env",
+    ".env.local",
+    ".env.development",
+    ".env.development.local",
+    ".env.production",
+    ".env.production.local",
+    ".env.test",
+    ".env.test.local",
+  ].map((path): ProtectedEntry => ({ path, kind: "executes", edits: "approved", reader: DOTENV })),
+  {
+    path: ".reson",
+    kind: "executes",
+    edits: "never",
+    reader: "reson's own settings, permissions, plugins and skills",
+  },
+  {
+    path: ".mcp.json",
+    kind: "executes",
+    edits: "approved",
+    reader: "reson and other agents start its MCP servers",
+  },
+  {
+    path: ".claude/settings.json",
+    kind: "executes",
+    edits: "approved",
+    reader: "Claude Code runs the hooks it names",
+  },
+  {
+    path: ".claude/settings.local.json",
+    kind: "executes",
+    edits: "approved",
+    reader: "Claude Code runs the hooks it names",
+  },
+  ...["AGENTS.md", "CLAUDE.md", "SOUL.md", "USER.md"].map(
+    (path): ProtectedEntry => ({
+      path,
+      kind: "steers",
+      edits: "approved",
+      reader: "instructions in every later run's prompt",
+    }),
+  ),
+  ...[".agents/skills", ".claude/skills"].map(
+    (path): ProtectedEntry => ({ path, kind: "steers", edits: "approved", reader: "skills later runs load" }),
+  ),
+];
+
+/** The kinds commands and file tools treat as protected in an ordinary run. */
+export const DEFAULT_PROTECTED_KINDS: readonly ProtectedKind[] = ["executes"];
+
+/** Whether the root-relative `path` ("." for the root) is `entry` or lies beneath it. */
+export function coversPath(entry: string, path: string): boolean {
+  return path === entry || path.startsWith(`${entry}/`);
+}
+
+/**
+ * The entry of `list` that covers the root-relative `path` ("/"-separated, without "./"), or
+ * undefined. Only the part below the workspace root is judged: a workspace that itself lies in
+ * a `.reson` or `.git` folder is not protected for that.
+ */
+export function protectedEntryOf(
+  path: string,
+  list: readonly ProtectedEntry[] = PROTECTED_LIST,
+): ProtectedEntry | undefined {
+  return list.find((entry) => coversPath(entry.path, path));
+}
+
+/** The entries of `kinds`. */
+export function entriesOfKinds(
+  kinds: readonly ProtectedKind[],
+  list: readonly ProtectedEntry[] = PROTECTED_LIST,
+): ProtectedEntry[] {
+  return list.filter((entry) => kinds.includes(entry.kind));
+}

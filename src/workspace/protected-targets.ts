@@ -1,0 +1,61 @@
+// The protected list made concrete for one workspace: its entries of the kinds the policy
+// enforces, as absolute paths, plus what git trusts beyond `.git` (git-trusted.ts) wherever it
+// lands in what commands can write. Both enforcers take their paths from here: the workspace's
+// file tools (refusal) and the sandbox (read-only mounts and placeholders).
+import { join, relative, sep } from "node:path";
+import { isWithin } from "../core/path-within.js";
+import { gitTrustedPaths } from "./git-trusted.js";
+import type { WorkspacePolicy } from "./policy.js";
+import { coversPath, entriesOfKinds, type ProtectedEntry } from "./protected-list.js";
+
+export interface ProtectedTarget {
+  /** Absolute, as named (links not resolved). */
+  path: string;
+  /** Relative to the workspace root ("/"-separated), when inside it. */
+  relative?: string;
+  entry: ProtectedEntry;
+}
+
+/** What a path git trusts counts as: part of git, changed only by the user. */
+function gitEntry(path: string): ProtectedEntry {
+  return { path, kind: "executes", edits: "never", reader: "git runs or follows it, as its config says" };
+}
+
+function toRelative(root: string, path: string): string | undefined {
+  if (!isWithin(path, root)) return undefined;
+  return relative(root, path).split(sep).join("/") || ".";
+}
+
+/** The enforced entries of `policy` and the paths git trusts, inside the root or an extra writable folder. */
+export function protectedTargets(policy: WorkspacePolicy): ProtectedTarget[] {
+  const targets: ProtectedTarget[] = entriesOfKinds(policy.protectedKinds, policy.protected).map((entry) => ({
+    path: join(policy.root, entry.path),
+    relative: entry.path,
+    entry,
+  }));
+  // What git trusts beyond its folder extends the list's `.git` entry (a custom list may have none).
+  if (!targets.some((target) => target.relative === ".git")) return targets;
+  const writable = [policy.root, ...policy.writeExtra];
+  for (const path of gitTrustedPaths(policy.root, { home: policy.home })) {
+    if (!writable.some((dir) => isWithin(path, dir))) continue;
+    const inside = toRelative(policy.root, path);
+    if (inside === ".") continue; // a repository whose git folder is the workspace itself: nothing to single out
+    if (inside !== undefined && targets.some((target) => coversPath(target.relative ?? "", inside))) continue;
+    targets.push({ path, ...(inside ? { relative: inside } : {}), entry: gitEntry(inside ?? path) });
+  }
+  return targets;
+}
+
+/** The target covering the root-relative `path`, if any. */
+export function targetCovering(
+  targets: readonly ProtectedTarget[],
+  path: string,
+): ProtectedTarget | undefined {
+  return targets.find((target) => target.relative !== undefined && coversPath(target.relative, path));
+}
+
+/** Whether the root-relative `path` is an ancestor of a target (renaming it would move one). */
+export function holdsTarget(targets: readonly ProtectedTarget[], path: string): boolean {
+  if (path === ".") return true;
+  return targets.some((target) => target.relative?.startsWith(`${path}/`));
+}

@@ -1,0 +1,163 @@
+// One protected list, two enforcers: the permission guard (file tools ask, or are refused) and
+// the sandbox (read-only mounts and placeholders for commands) protect exactly the same paths
+// of a workspace, so acceptEdits' premise holds: a sandboxed command, allowed without asking,
+// can write nothing a file edit would be asked about. The guard judges only the part of a path
+// below the workspace root, and its denials tell the user what to do, not the model where to write.
+import { mkdtemp, realpath, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { evaluate, PermissionGate, type PermissionMode } from "../../src/permissions/index.js";
+import { planProtection, releaseProtection } from "../../src/workspace/exec-sandbox/protected-paths.js";
+import { PROTECTED_LIST, type ProtectedKind, workspacePolicy } from "../../src/workspace/index.js";
+import { cmd, HOME, policyOf, write } from "./support.js";
+
+let root: string;
+let home: string;
+
+beforeAll(async () => {
+  root = await realpath(await mkdtemp(join(tmpdir(), "reson-list-")));
+  home = await realpath(await mkdtemp(join(tmpdir(), "reson-list-home-")));
+});
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+  await rm(home, { recursive: true, force: true });
+});
+
+/** Paths (relative) the sandbox keeps read-only for a command in an empty workspace. */
+async function sandboxProtected(kinds: readonly ProtectedKind[]): Promise<string[]> {
+  const plan = await planProtection(workspacePolicy(root, { home, protectedKinds: kinds }));
+  await releaseProtection(plan);
+  return [...plan.readOnly, ...plan.placeholders].map((path) => path.slice(root.length + 1));
+}
+
+/** The sandbox's protected path covering `path` (relative), if any. */
+function covering(paths: readonly string[], path: string): string | undefined {
+  return paths.find((entry) => path === entry || path.startsWith(`${entry}/`));
+}
+
+/** A placeholder standing in for a missing folder that holds entries of the list (.claude, .agents). */
+function standsInForParent(placeholder: string): boolean {
+  return PROTECTED_LIST.some((entry) => entry.path.startsWith(`${placeholder}/`));
+}
+
+function decide(path: string, mode: PermissionMode, kinds?: readonly ProtectedKind[]) {
+  return evaluate(write(path), policyOf(), {
+    workspaceRoot: root,
+    userHome: home,
+    mode,
+    sandbox: "enforced",
+    ...(kinds ? { protectedKinds: kinds } : {}),
+  });
+}
+
+const SEGMENTS = [
+  ...new Set(PROTECTED_LIST.flatMap((entry) => entry.path.split("/"))),
+  "src",
+  "a.ts",
+  "hooks",
+  "config",
+  ".github",
+  "docs",
+];
+
+describe("the protected list", () => {
+  it("is what both enforcers read: every path a file edit is asked about, the sandbox keeps read-only, and no other but a missing parent", async () => {
+    for (const kinds of [["executes"], ["executes", "steers"]] as const) {
+      const sandbox = await sandboxProtected(kinds);
+      fc.assert(
+        fc.property(fc.array(fc.constantFrom(...SEGMENTS), { minLength: 1, maxLength: 4 }), (segments) => {
+          const path = segments.join("/");
+          const asked = decide(path, "acceptEdits", kinds).behavior !== "allow";
+          const by = covering(sandbox, path);
+          if (asked) expect(by, path).toBeDefined();
+          else if (by !== undefined) expect(standsInForParent(by), `${path} (by ${by})`).toBe(true);
+        }),
+        { numRuns: 400 },
+      );
+      for (const entry of PROTECTED_LIST.filter((item) => kinds.includes(item.kind as never))) {
+        expect(covering(sandbox, entry.path), entry.path).toBeDefined();
+        expect(decide(entry.path, "bypass", kinds).behavior, entry.path).toBe("ask");
+      }
+    }
+  });
+
+  it("leaves acceptEdits' commands in the sandbox allowed without a question, whatever program they run", () => {
+    for (const command of [
+      "python3 -c \"open('x','w')\"",
+      "node build.js",
+      "make",
+      "find . -name '*.o' -delete",
+    ]) {
+      const decision = evaluate(cmd(command), policyOf(), {
+        workspaceRoot: root,
+        userHome: home,
+        mode: "acceptEdits",
+        sandbox: "enforced",
+      });
+      expect(decision.behavior, command).toBe("allow");
+    }
+  });
+
+  it("judges only the part of a path below the workspace root", () => {
+    const nested = "/home/ann/.reson/workspaces/app";
+    const context = { workspaceRoot: nested, userHome: HOME, mode: "acceptEdits" as const };
+    expect(evaluate(write("src/main.ts"), policyOf(), context).behavior).toBe("allow");
+    expect(evaluate(write(".git/config"), policyOf(), context).behavior).toBe("ask");
+    const inGit = { ...context, workspaceRoot: "/srv/repo/.git/worktrees/x/checkout" };
+    expect(evaluate(write("notes.md"), policyOf(), inGit).behavior).toBe("allow");
+    // The user's own start-up files and keys outside the workspace, by name, as before.
+    expect(evaluate(write(`${HOME}/.bashrc`), policyOf(), context).behavior).toBe("ask");
+  });
+
+  it("asks about instruction files and skills only when the run's kinds include steering", () => {
+    expect(decide("AGENTS.md", "acceptEdits").behavior).toBe("allow");
+    expect(decide(".agents/skills/x/SKILL.md", "acceptEdits").behavior).toBe("allow");
+    expect(decide("AGENTS.md", "acceptEdits", ["executes", "steers"]).behavior).toBe("ask");
+  });
+});
+
+describe("a denial of a protected path", () => {
+  async function headless(tool: string, args: Record<string, unknown>, mode: PermissionMode) {
+    const gate = new PermissionGate({
+      policy: { ...policyOf(), mode },
+      workspaceRoot: root,
+      userHome: home,
+      home: "/nonexistent",
+      sandbox: "enforced",
+    });
+    const decision = await gate.hooks().beforeToolCall!({ id: "c1", name: tool, arguments: args }, {
+      tool: { name: tool, readOnly: false },
+    } as never);
+    return decision as { action: string; reason: string; hint: string };
+  }
+
+  it("tells the user what to do, and names no other file, rule or mode to the model", async () => {
+    const cases = [
+      ["write_file", { path: ".vscode/tasks.json", content: "{}" }],
+      ["write_file", { path: ".git/hooks/pre-commit", content: "x" }],
+      ["execute_command", { command: "cp evil.json .vscode/tasks.json" }],
+    ] as const;
+    for (const mode of ["acceptEdits", "bypass"] as const) {
+      for (const [tool, args] of cases) {
+        const { action, reason, hint } = await headless(tool, args, mode);
+        expect(action).toBe("deny");
+        for (const text of [reason, hint]) {
+          expect(text).not.toMatch(/--allow|Edit\(|--permission-mode|bypass/);
+          // Only the path that was tried: no list of what else is (or is not) protected.
+          for (const other of [".husky", ".envrc", ".idea", ".npmrc"]) expect(text).not.toContain(other);
+        }
+      }
+    }
+    expect((await headless(...cases[0], "acceptEdits")).hint).toContain("interactive terminal (`reson`)");
+    const never = await headless(...cases[1], "acceptEdits");
+    expect(never.hint).toBe(
+      "No rule or mode lets it through: .git/hooks/pre-commit is changed only by you, never by the agent " +
+        "(git runs the hooks and programs its config names (core.fsmonitor, core.pager, filters)).",
+    );
+    expect((await headless(...cases[2], "acceptEdits")).hint).toContain(
+      "inside the OS sandbox, commands cannot change protected files such as .vscode/tasks.json",
+    );
+  });
+});

@@ -8,6 +8,7 @@ import type { SecretNameInfo, SecretVault } from "../secrets/index.js";
 import type { MessageContext, Store } from "../store/index.js";
 import type { AskHuman, SecretAccess, ToolDefinition } from "../tools/index.js";
 import type { AgentHooks } from "./hooks.js";
+import type { HopCheck } from "./loop.js";
 import type { HeldLease } from "./run-lease.js";
 
 export interface AgentOptions {
@@ -46,6 +47,11 @@ export interface AgentOptions {
   store?: Store;
   /** Which tools the model is offered (e.g. plan mode offers no write tools); default all. */
   offerTool?: (name: string) => boolean;
+  /**
+   * Decides the requests a tool makes that its call did not name (a redirect, a page's own
+   * navigation): the permission gate's rules, the run's trust. Absent: the tools' own checks only.
+   */
+  checkHop?: HopCheck;
   /**
    * The secrets tools may use as <secret>name</secret>; default those of
    * $RESON_HOME/secrets.json. Pass `SecretVault.empty()` for none.

@@ -7,8 +7,8 @@
 // summary model reflects on the run and proposes rules as ExpeL's add/agree/edit/remove
 // operations. A run the provider failed (a rejected key, an outage, a quota) says nothing
 // about the task: it is not counted nor reflected on, and remembered only if the model
-// answered in it. A rule is used only once enough independent runs back it, never when it came
-// from untrusted content (web pages) unless the user confirms it, and it retires when it
+// answered in it. A rule is used only once enough independent trusted runs back it, never when
+// a run that read untrusted content wrote it unless the user confirms it, and it retires when it
 // keeps failing, credibly does not help (uplift), or, as a candidate, finds no backing for many
 // runs. Everything stored is masked for secrets first.
 import { keepHeadAndTail, transcriptOf, turnsToHistory } from "../context/index.js";
@@ -24,12 +24,14 @@ import {
   expireCandidates,
   MIN_TEXT_MATCH,
   matchingExperiences,
+  memorySection,
   mergeKeys,
   parseReflectionOps,
   REFLECTION_SYSTEM_PROMPT,
   type RecallFound,
   type RetrievalDeps,
   reflectionRequest,
+  type ShownMemory,
   sanitiseOps,
   searchMemory,
   searchTerms,
@@ -43,6 +45,7 @@ import type {
   Experience,
   ExperienceEvidence,
   MemoryItemInput,
+  MemoryItemRecord,
   Outcome,
   Provenance,
   Store,
@@ -99,6 +102,16 @@ const SNIPPET_CHARS = 300;
 function clip(text: string, max: number): string {
   const flat = text.replace(/\s+/g, " ").trim();
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+}
+
+/** A memory as runs are shown it: clipped, with where it came from. */
+function shownMemory(item: MemoryItemRecord): ShownMemory {
+  return {
+    createdAt: item.createdAt,
+    role: item.role ?? item.kind,
+    text: clip(item.text, SNIPPET_CHARS),
+    provenance: item.provenance,
+  };
 }
 
 /** A memory from an earlier session is shown when it covers this much of the task's weight. */
@@ -171,17 +184,11 @@ export class Learning {
     const parts: string[] = [];
     const section = experiencesSection(experiences);
     if (section) parts.push(section);
-    if (memories.length > 0) {
-      parts.push(
-        [
-          "From earlier sessions in this project (for reference; they may be out of date):",
-          ...memories.map(
-            (hit) =>
-              `- ${new Date(hit.item.createdAt).toISOString().slice(0, 10)} ${hit.item.role ?? hit.item.kind}: ${clip(hit.item.text, SNIPPET_CHARS)}`,
-          ),
-        ].join("\n"),
-      );
-    }
+    const memoryText = memorySection(
+      "From earlier sessions in this project",
+      memories.map((hit) => shownMemory(hit.item)),
+    );
+    if (memoryText) parts.push(memoryText);
     return {
       text: parts.join("\n\n"),
       experienceIds: experiences.map((experience) => experience.id),
@@ -217,12 +224,7 @@ export class Learning {
       .slice(0, 5);
     return {
       experiences,
-      memories: memories.map((hit) => ({
-        id: hit.item.id,
-        createdAt: hit.item.createdAt,
-        role: hit.item.role ?? hit.item.kind,
-        text: clip(hit.item.text, SNIPPET_CHARS),
-      })),
+      memories: memories.map((hit) => ({ id: hit.item.id, ...shownMemory(hit.item) })),
     };
   }
 
@@ -245,6 +247,11 @@ export class Learning {
     errorCode?: string;
     finalText: string;
     steps: number;
+    /**
+     * The run read untrusted content: its answer is remembered as untrusted (shown to later
+     * runs as quoted data) and its reflection only proposes candidates.
+     */
+    untrusted?: boolean;
     signal?: AbortSignal;
   }): Promise<LearningReport> {
     const { store, projectKey, redact } = this.deps;
@@ -260,7 +267,16 @@ export class Learning {
       ? [
           memoryItem(projectKey, run, "user", redact(run.task), "user", now),
           ...(run.finalText.trim()
-            ? [memoryItem(projectKey, run, "assistant", redact(run.finalText), "agent", now + 1)]
+            ? [
+                memoryItem(
+                  projectKey,
+                  run,
+                  "assistant",
+                  redact(run.finalText),
+                  run.untrusted ? "untrusted" : "agent",
+                  now + 1,
+                ),
+              ]
             : []),
         ]
       : [];
@@ -280,6 +296,7 @@ export class Learning {
       promoted: [],
       retired: [],
       reflected: false,
+      ...(run.untrusted ? { untrusted: true } : {}),
     };
     // Rules that keep failing sink and retire, and so do rules that credibly do not help.
     for (const use of await store.experiences.usesIn(run.traceId)) {
@@ -305,7 +322,7 @@ export class Learning {
     if (this.deps.settings.reflect === "off") return report;
     const turns = await this.turnsOf(run);
     if (!this.worthReflecting(turns, outcome, run.steps)) return report;
-    await this.reflect(run, outcome, turns, report);
+    await this.reflect(run, outcome, turns, report, run.untrusted === true);
     // The rules just written are cut for the text index now, not before the next run's first call.
     await store.experiences.reindex();
     return report;
@@ -342,6 +359,7 @@ export class Learning {
     outcome: Outcome,
     turns: readonly TurnRecord[],
     report: LearningReport,
+    untrusted: boolean,
   ): Promise<void> {
     const { store, projectKey, redact, settings } = this.deps;
     const shown = await broadNet(this.retrieval, run.task, MAX_RULES_SHOWN, run.signal);
@@ -374,51 +392,75 @@ export class Learning {
     report.reflected = true;
     report.usage = chat.usage;
     const ops = sanitiseOps(parseReflectionOps(chat.text), shown);
-    const untrusted = turns.some(
-      (turn) =>
-        turn.role === "toolResult" && (turn.content as { toolName?: string }).toolName === "web_fetch",
-    );
+    // A run that read untrusted content may have been steered by it: what its reflection
+    // proposes is a candidate that only `reson experiences confirm` makes active, its agreement
+    // is not evidence, it changes no rule in place, and it retires none.
     const provenance: Provenance = untrusted ? "untrusted" : "agent";
     const now = Date.now();
-    const evidence = (note: string): ExperienceEvidence => ({ traceId: run.traceId, outcome, note, at: now });
+    const evidence = (note: string): ExperienceEvidence => ({
+      traceId: run.traceId,
+      outcome,
+      note: untrusted ? `${note} (a run that read untrusted content)` : note,
+      at: now,
+      ...(untrusted ? { untrusted: true } : {}),
+    });
     const writes: WriteOp[] = [];
     const touched: Experience[] = [];
+    const candidate = (
+      text: { condition: string; rule: string; keys: readonly string[] },
+      note: string,
+      votes: number,
+    ) => {
+      const id = ulid(now);
+      writes.push({
+        op: "insertExperience",
+        experience: {
+          id,
+          projectKey,
+          scope: `project:${projectKey.slice(0, 12)}`,
+          condition: redact(text.condition),
+          rule: redact(text.rule),
+          keys: text.keys.map(redact),
+          conditionFilter: null,
+          evidence: [evidence(note)],
+          confidence: 0.5,
+          usageCount: 0,
+          successCount: 0,
+          failureCount: 0,
+          holdoutSuccessCount: 0,
+          holdoutFailureCount: 0,
+          votes,
+          provenance,
+          status: "candidate",
+          createdAt: now,
+          updatedAt: now,
+          lastUsedAt: null,
+        },
+      });
+      return id;
+    };
     for (const op of ops) {
+      if (untrusted && op.kind === "edit") {
+        // Never rewritten in place: the edited text is a candidate of its own.
+        const target = shown[op.index - 1]!;
+        report.added.push(
+          candidate(
+            { condition: op.condition ?? target.condition, rule: op.rule, keys: op.keys ?? target.keys },
+            "edit proposed by reflection",
+            1,
+          ),
+        );
+        continue;
+      }
       if (op.kind === "add") {
-        const id = ulid(now);
-        writes.push({
-          op: "insertExperience",
-          experience: {
-            id,
-            projectKey,
-            scope: `project:${projectKey.slice(0, 12)}`,
-            condition: redact(op.condition),
-            rule: redact(op.rule),
-            keys: op.keys.map(redact),
-            conditionFilter: null,
-            evidence: [evidence("added by reflection")],
-            confidence: 0.5,
-            usageCount: 0,
-            successCount: 0,
-            failureCount: 0,
-            holdoutSuccessCount: 0,
-            holdoutFailureCount: 0,
-            votes: voteDelta(op, shown.length),
-            provenance,
-            status: "candidate",
-            createdAt: now,
-            updatedAt: now,
-            lastUsedAt: null,
-          },
-        });
-        report.added.push(id);
+        report.added.push(candidate(op, "added by reflection", voteDelta(op, shown.length)));
         continue;
       }
       const target = shown[op.index - 1]!;
       writes.push({ op: "voteExperience", id: target.id, delta: voteDelta(op, shown.length), at: now });
       if (op.kind === "remove") {
         report.removed.push(target.id);
-        if (target.votes + voteDelta(op, shown.length) <= 0) {
+        if (!untrusted && target.votes + voteDelta(op, shown.length) <= 0) {
           writes.push({ op: "updateExperience", id: target.id, patch: { status: "retired" }, at: now });
           report.retired.push(target.id);
         }
@@ -449,7 +491,8 @@ export class Learning {
       report.promoted.push(id);
     };
     for (const experience of touched) {
-      const runs = new Set(experience.evidence.map((item) => item.traceId)).size;
+      const runs = new Set(experience.evidence.filter((item) => !item.untrusted).map((item) => item.traceId))
+        .size;
       if (
         experience.status === "candidate" &&
         runs >= settings.minEvidence &&

@@ -6,7 +6,7 @@
 
 import { applyGoalView, type HistoryEntry, type ManifestEntry } from "../context/index.js";
 import { ResonError, serializeError, toResonError } from "../core/errors.js";
-import type { EventBus, RunStatus, StopReason } from "../core/events.js";
+import type { EventBus, RunStatus, StopReason, UntrustedSource } from "../core/events.js";
 import { emptyUsage, type Usage } from "../core/usage.js";
 import type {
   AssistantMessage,
@@ -24,6 +24,7 @@ import {
   type AskHuman,
   type GoalChange,
   GoalTree,
+  type Hop,
   historyText,
   type SecretAccess,
   type ToolCallRequest,
@@ -39,8 +40,9 @@ import {
   type ContextState,
   type PreparedRequest,
 } from "./context-manager.js";
-import type { AgentHooks, ToolCallInfo } from "./hooks.js";
+import type { AgentHooks, HookInfo, ToolCallInfo } from "./hooks.js";
 import type { LoopSnapshot, RunRecorder } from "./recorder.js";
+import { RunTrust, untrustedRead } from "./run-trust.js";
 import type { LoopLimits, RunResult } from "./types.js";
 
 export interface LoopDeps {
@@ -86,7 +88,17 @@ export interface LoopDeps {
   afterRun?: (result: RunResult) => Promise<void>;
   /** Asks the user (ask_human); each question is a human_question event first. Absent: no one to ask. */
   askHuman?: AskHuman;
+  /** Whether the run has read untrusted content (kept with every checkpoint); default a trusted run. */
+  trust?: RunTrust;
+  /** Decides the requests tools make that their call did not name (see ToolContext.checkHop). */
+  checkHop?: HopCheck;
 }
+
+/** The host's decision on a hop, given the run it happens in. */
+export type HopCheck = (
+  hop: Hop,
+  run: { runId: string; untrusted?: readonly UntrustedSource[] },
+) => Promise<string | undefined>;
 
 export interface ArtifactKeeper {
   save(content: string, meta: ArtifactMeta & { runId: string }): Promise<string>;
@@ -136,6 +148,7 @@ class RunState {
   readonly startedAt = Date.now();
   readonly breaker: CircuitBreaker;
   readonly context: ContextManager;
+  readonly trust: RunTrust;
   /** The plan: the goal tree, and which goal each step served. */
   goals: GoalTree;
   stepGoals: Record<number, string> = {};
@@ -152,6 +165,7 @@ class RunState {
     initialContext?: ContextState,
   ) {
     this.goals = this.observedGoals();
+    this.trust = deps.trust ?? new RunTrust();
     this.breaker = new CircuitBreaker(deps.limits.circuitBreakerThreshold);
     this.url = undefined;
     this.toolSpecs = this.offeredSpecs();
@@ -234,7 +248,13 @@ class RunState {
       stepGoals: this.stepGoals,
       ...(this.url === undefined ? {} : { url: this.url }),
       ...(this.deps.sandbox === undefined ? {} : { sandbox: this.deps.sandbox }),
+      ...(this.trust.untrusted ? { untrusted: [...this.trust.sources] } : {}),
     };
+  }
+
+  /** The reads that made the run untrusted, or undefined while it is trusted. */
+  get untrusted(): readonly UntrustedSource[] | undefined {
+    return this.trust.untrusted ? this.trust.sources : undefined;
   }
 
   restore(snapshot: LoopSnapshot): void {
@@ -257,13 +277,26 @@ class RunState {
  */
 export function startSnapshot(
   start: LoopStart,
-  run: { maxIterations: number; budget: RunBudget; sandbox?: string },
+  run: {
+    maxIterations: number;
+    budget: RunBudget;
+    sandbox?: string;
+    /** A new run's inherited untrust (its session's, its parent run's). */
+    untrusted?: readonly UntrustedSource[];
+  },
 ): LoopSnapshot {
   const limits = run.budget.limits;
   const base: LoopSnapshot =
     start.kind === "resume"
       ? { ...start.snapshot }
-      : { step: 0, usage: run.budget.used, lastText: "", consecutiveFailures: 0, failureReasons: [] };
+      : {
+          step: 0,
+          usage: run.budget.used,
+          lastText: "",
+          consecutiveFailures: 0,
+          failureReasons: [],
+          ...(run.untrusted && run.untrusted.length > 0 ? { untrusted: [...run.untrusted] } : {}),
+        };
   const { limits: _stored, sandbox: _sandbox, ...rest } = base;
   return {
     ...rest,
@@ -497,6 +530,7 @@ async function runToolCall(
   state.emit({ type: "tool_call", toolCallId: call.id, name: call.name, arguments: call.arguments });
   const committed = pending?.done.get(call.id);
   if (committed) {
+    await noteRead(state, call, committed);
     emitResult(state, call, committed);
     return committed;
   }
@@ -507,9 +541,11 @@ async function runToolCall(
     return result;
   }
 
+  const named = deps.secrets?.named(call.arguments) ?? [];
   const info: ToolCallInfo = {
     ...hookInfo(state),
     tool: deps.tools.get(call.name),
+    ...(named.length > 0 ? { secrets: named } : {}),
     preview: (args) =>
       deps.tools.preview(
         { ...call, arguments: args },
@@ -549,6 +585,8 @@ async function runToolCall(
       ...(state.url !== undefined ? { url: state.url } : {}),
       setUrl: (url: string) => state.setUrl(url),
       ...(deps.askHuman ? { askHuman: askingHuman(state, deps.askHuman) } : {}),
+      ...(state.untrusted ? { untrusted: state.untrusted } : {}),
+      ...(deps.checkHop ? { checkHop: hopChecker(state, deps.checkHop) } : {}),
       ...(artifacts
         ? {
             saveArtifact: (content: string, meta: ArtifactMeta) =>
@@ -561,6 +599,7 @@ async function runToolCall(
   for (const hooks of deps.hooks) {
     if (hooks.afterToolCall) result = (await hooks.afterToolCall(effective, result, info)) ?? result;
   }
+  await noteRead(state, effective, result);
   // What ran: after an edit by the user (or a hook), the changed arguments are recorded.
   await deps.recorder.toolFinished(
     effective === call ? call : { ...call, arguments: effective.arguments },
@@ -569,6 +608,18 @@ async function runToolCall(
   );
   emitResult(state, call, result, permission);
   return result;
+}
+
+/** Marks the run untrusted when the result carries content from outside the user's files. */
+async function noteRead(state: RunState, call: ToolCallRequest, result: ToolResult): Promise<void> {
+  const source = untrustedRead(state.deps.runId, call, state.deps.tools.get(call.name), result);
+  if (source) await state.trust.mark(source);
+}
+
+/** The host's hop check for this run, with its trust as it is when the hop happens. */
+function hopChecker(state: RunState, check: HopCheck): (hop: Hop) => Promise<string | undefined> {
+  return (hop) =>
+    check(hop, { runId: state.deps.runId, ...(state.untrusted ? { untrusted: state.untrusted } : {}) });
 }
 
 /** The host's channel to the user, with each question announced as an event before it waits. */
@@ -663,6 +714,7 @@ async function finish(state: RunState, status: RunStatus, error?: ResonError): P
     durationMs: Date.now() - state.startedAt,
   };
   if (error) result.error = serializeError(error);
+  if (state.trust.untrusted) result.untrusted = [...state.trust.sources];
   // Another process holds the run now: this one writes nothing more, not even its end.
   let lost = leaseLost(state, error);
   if (!lost) {
@@ -706,8 +758,14 @@ function finishStopped(state: RunState): Promise<RunResult> {
   return finish(state, "aborted", abortedError(state.deps.signal));
 }
 
-function hookInfo(state: RunState) {
-  return { runId: state.deps.runId, step: state.step, signal: state.deps.signal };
+function hookInfo(state: RunState): HookInfo {
+  const untrusted = state.untrusted;
+  return {
+    runId: state.deps.runId,
+    step: state.step,
+    signal: state.deps.signal,
+    ...(untrusted ? { untrusted } : {}),
+  };
 }
 
 function deniedResult(

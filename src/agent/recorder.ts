@@ -5,7 +5,7 @@
 
 import type { Compaction } from "../context/index.js";
 import type { SerializedError } from "../core/errors.js";
-import type { RunStatus } from "../core/events.js";
+import type { RunStatus, UntrustedSource } from "../core/events.js";
 import { ulid } from "../core/ids.js";
 import { addUsage, type RunLimits, type Usage } from "../core/usage.js";
 import type { AssistantMessage, ToolResultMessage } from "../providers/index.js";
@@ -41,6 +41,8 @@ export interface LoopSnapshot {
   url?: string;
   /** What contained the run's commands (the sandbox status line), kept with its state. */
   sandbox?: string;
+  /** The reads that made the run untrusted (absent: trusted); a resume keeps them. */
+  untrusted?: UntrustedSource[];
 }
 
 /** What the context looked like for a model call (stored with its step). */
@@ -85,6 +87,8 @@ export interface RunRecorder {
   learningMark(): WriteOp[];
   /** Records what learning did, on the mark (written now unless `markCommitted`). */
   learned(data: object, markCommitted: boolean): Promise<void>;
+  /** A "trust" step: the run became untrusted (what it read, and how it came to it). */
+  trustChanged(data: TrustStepData): Promise<void>;
   /** Writes a batch of the run's as its own batches are written (fenced by its lease). */
   write(ops: WriteOp[]): Promise<void>;
   /** The recorder of a sub-agent run (its own trace and lease, under this run's session). */
@@ -118,6 +122,14 @@ function withRunModel(
   return { ...rest, provider: trace.provider, model: trace.model, ...(baseUrl ? { baseUrl } : {}) };
 }
 
+/** The data of a "trust" step. */
+export interface TrustStepData {
+  step: number;
+  via: "read" | "session" | "parent_run";
+  source: UntrustedSource;
+  reason: string;
+}
+
 export interface CompactionInfo {
   reason: string;
   beforeTokens: number;
@@ -136,6 +148,7 @@ export const NULL_RECORDER: RunRecorder = {
   runEnded: async () => {},
   learningMark: () => [],
   learned: async () => {},
+  trustChanged: async () => {},
   write: async () => {},
   forChild: () => NULL_RECORDER,
 };
@@ -362,6 +375,26 @@ export class StoreRecorder implements RunRecorder {
         },
       },
       ...this.checkpoint(snapshot),
+    ]);
+  }
+
+  async trustChanged(data: TrustStepData): Promise<void> {
+    const now = Date.now();
+    await this.commit([
+      {
+        op: "insertStep",
+        step: {
+          id: ulid(now),
+          traceId: this.traceId,
+          parentId: null,
+          seq: this.stepSeq++,
+          kind: "trust",
+          status: "done",
+          data,
+          createdAt: now,
+          updatedAt: now,
+        },
+      },
     ]);
   }
 

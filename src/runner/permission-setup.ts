@@ -95,10 +95,11 @@ export async function loadGate(
   });
 }
 
-/** What an agent needs from the gate: the hook, and which tools the current mode offers. */
-export function gateOptions(gate: PermissionGate): Pick<AgentOptions, "hooks" | "offerTool"> {
+/** What an agent needs from the gate: the hook, the check of every hop, and which tools the current mode offers. */
+export function gateOptions(gate: PermissionGate): Pick<AgentOptions, "hooks" | "offerTool" | "checkHop"> {
   return {
     hooks: gate.hooks(),
+    checkHop: (hop, run) => gate.checkHop(hop, run),
     offerTool: (name) =>
       toolsOfferedInMode(gate.currentMode, [name], { policy: gate.currentPolicy }).length > 0,
   };

@@ -43,6 +43,11 @@ export interface CommandOptions {
   /** Variables added to the command's environment (secrets the executor fills in on purpose). */
   extraEnv?: Record<string, string>;
   /**
+   * More root-relative paths this command may not change, on top of the policy's protected ones
+   * (in the OS sandbox: read-only, and whatever it makes there is removed after it).
+   */
+  protect?: readonly string[];
+  /**
    * Masks the output as it arrives, before it is kept: a value split across two reads is still
    * caught, and the head-and-tail cut can never leave half of one visible.
    */

@@ -373,7 +373,7 @@ export class Workspace {
 
   /** Runs `command` with the shell in the workspace root (see command.ts). */
   async runCommand(command: string, options: CommandOptions = {}): Promise<CommandResult> {
-    const { extraEnv, ...rest } = options;
+    const { extraEnv, protect, ...rest } = options;
     let sandbox: CommandSandbox | undefined;
     if (this.commandSandbox === "on") {
       const status = await probeSandbox();
@@ -387,7 +387,10 @@ export class Workspace {
           },
         );
       }
-      sandbox = { policy: this.policy, status };
+      const more = (protect ?? []).filter((entry) => !this.policy.protected.includes(entry));
+      const policy =
+        more.length > 0 ? { ...this.policy, protected: [...this.policy.protected, ...more] } : this.policy;
+      sandbox = { policy, status };
     }
     return runCommand({
       ...rest,

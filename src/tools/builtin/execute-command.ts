@@ -4,8 +4,8 @@
 import { Type } from "typebox";
 import { abortError } from "../../core/abort.js";
 import { ResonError } from "../../core/errors.js";
-import { DEFAULT_COMMAND_TIMEOUT_MS } from "../../workspace/index.js";
-import type { SecretAccess, ToolDefinition } from "../types.js";
+import { DEFAULT_COMMAND_TIMEOUT_MS, steeringProtection } from "../../workspace/index.js";
+import type { SecretAccess, ToolContext, ToolDefinition } from "../types.js";
 
 export const MAX_COMMAND_TIMEOUT_MS = 600_000;
 /** Kept by the workspace (head and tail); central truncation then cuts to its own limits. */
@@ -81,6 +81,16 @@ export function commandWithSecrets(
   return { command: filled.value, extraEnv: filled.env };
 }
 
+/**
+ * What a command of this run may not change beyond the workspace's protected paths: once the run
+ * has read untrusted content, the files that steer later runs (instruction files, skills, .mcp.json).
+ */
+export function commandProtection(ctx: Pick<ToolContext, "untrusted" | "workspace">): {
+  protect?: string[];
+} {
+  return ctx.untrusted ? { protect: steeringProtection(ctx.workspace.root) } : {};
+}
+
 export function createExecuteCommandTool(
   options: ExecuteCommandToolOptions = {},
 ): ToolDefinition<typeof parameters> {
@@ -112,6 +122,7 @@ export function createExecuteCommandTool(
         maxOutputBytes: COMMAND_OUTPUT_BYTES,
         ...(extraEnv ? { extraEnv } : {}),
         ...(ctx.secrets ? { outputFilter: ctx.secrets.redactStream() } : {}),
+        ...commandProtection(ctx),
       });
       if (run.aborted) throw abortError(ctx.signal);
       const output = run.output === "" ? "(no output)" : run.output.replace(/\n$/, "");

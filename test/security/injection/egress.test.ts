@@ -123,7 +123,7 @@ describe("injection: whatever a run read cannot leave through its egress", () =>
       );
       const trust = run.events.find((event) => event.type === "trust_changed");
       expect(trust).toMatchObject({ via: "read", source: { tool: "web_fetch" } });
-      const denied = run.results.at(-1) as { error: { message: string; hint: string } };
+      const denied = run.results.at(-1) as unknown as { error: { message: string; hint: string } };
       expect(denied.error.message).toContain("untrusted content");
       expect(denied.error.hint).toContain(`--allow 'web_fetch(domain:${hosts.other.host})'`);
       expect(denied.error.hint).not.toContain("bypass");

@@ -163,8 +163,14 @@ export function createBrowserTools(pool: BrowserPool): ToolDefinition[] {
       async (args, page, session) => {
         session.check(args.url);
         session.expect(args.url);
-        const response = await page.goto(args.url, { waitUntil: "domcontentloaded" });
-        return `Opened ${shortUrl(args.url)}${response ? ` (HTTP ${response.status()})` : ""}`;
+        try {
+          const response = await page.goto(args.url, { waitUntil: "domcontentloaded" });
+          return `Opened ${shortUrl(args.url)}${response ? ` (HTTP ${response.status()})` : ""}`;
+        } catch (error) {
+          // A hop the checks refused (a redirect elsewhere): the notices say which and why.
+          if (!/ERR_BLOCKED_BY_CLIENT/.test((error as Error).message)) throw error;
+          return `Did not open ${shortUrl(args.url)}: a request on the way was blocked`;
+        }
       },
     ),
     browserTool(

@@ -14,7 +14,7 @@
 import { keepHeadAndTail, transcriptOf, turnsToHistory } from "../context/index.js";
 import { isProviderErrorCode } from "../core/errors.js";
 import type { LearningReport } from "../core/events.js";
-import { seededUlid, ulid, ulidTimeMs } from "../core/ids.js";
+import { seededUlid, ulidTimeMs } from "../core/ids.js";
 import {
   broadNet,
   coverageScore,
@@ -25,7 +25,6 @@ import {
   MIN_TEXT_MATCH,
   matchingExperiences,
   memorySection,
-  mergeKeys,
   parseReflectionOps,
   REFLECTION_SYSTEM_PROMPT,
   type RecallFound,
@@ -37,13 +36,11 @@ import {
   searchTerms,
   shouldRetire,
   upliftSaysRetire,
-  voteDelta,
   weightedTerms,
 } from "../memory/index.js";
 import type { EmbeddingProvider, Provider } from "../providers/index.js";
 import type {
   Experience,
-  ExperienceEvidence,
   MemoryItemInput,
   MemoryItemRecord,
   Outcome,
@@ -52,6 +49,7 @@ import type {
   TurnRecord,
   WriteOp,
 } from "../store/index.js";
+import { reflectionWrites } from "./reflection-writes.js";
 
 export interface LearningSettings {
   reflect: "auto" | "always" | "off";
@@ -392,115 +390,14 @@ export class Learning {
     report.reflected = true;
     report.usage = chat.usage;
     const ops = sanitiseOps(parseReflectionOps(chat.text), shown);
-    // A run that read untrusted content may have been steered by it: what its reflection
-    // proposes is a candidate that only `reson experiences confirm` makes active, its agreement
-    // is not evidence, it changes no rule in place, and it retires none.
-    const provenance: Provenance = untrusted ? "untrusted" : "agent";
-    const now = Date.now();
-    const evidence = (note: string): ExperienceEvidence => ({
+    const writes = reflectionWrites(ops, shown, report, {
       traceId: run.traceId,
       outcome,
-      note: untrusted ? `${note} (a run that read untrusted content)` : note,
-      at: now,
-      ...(untrusted ? { untrusted: true } : {}),
+      untrusted,
+      projectKey,
+      redact,
+      minEvidence: settings.minEvidence,
     });
-    const writes: WriteOp[] = [];
-    const touched: Experience[] = [];
-    const candidate = (
-      text: { condition: string; rule: string; keys: readonly string[] },
-      note: string,
-      votes: number,
-    ) => {
-      const id = ulid(now);
-      writes.push({
-        op: "insertExperience",
-        experience: {
-          id,
-          projectKey,
-          scope: `project:${projectKey.slice(0, 12)}`,
-          condition: redact(text.condition),
-          rule: redact(text.rule),
-          keys: text.keys.map(redact),
-          conditionFilter: null,
-          evidence: [evidence(note)],
-          confidence: 0.5,
-          usageCount: 0,
-          successCount: 0,
-          failureCount: 0,
-          holdoutSuccessCount: 0,
-          holdoutFailureCount: 0,
-          votes,
-          provenance,
-          status: "candidate",
-          createdAt: now,
-          updatedAt: now,
-          lastUsedAt: null,
-        },
-      });
-      return id;
-    };
-    for (const op of ops) {
-      if (untrusted && op.kind === "edit") {
-        // Never rewritten in place: the edited text is a candidate of its own.
-        const target = shown[op.index - 1]!;
-        report.added.push(
-          candidate(
-            { condition: op.condition ?? target.condition, rule: op.rule, keys: op.keys ?? target.keys },
-            "edit proposed by reflection",
-            1,
-          ),
-        );
-        continue;
-      }
-      if (op.kind === "add") {
-        report.added.push(candidate(op, "added by reflection", voteDelta(op, shown.length)));
-        continue;
-      }
-      const target = shown[op.index - 1]!;
-      writes.push({ op: "voteExperience", id: target.id, delta: voteDelta(op, shown.length), at: now });
-      if (op.kind === "remove") {
-        report.removed.push(target.id);
-        if (!untrusted && target.votes + voteDelta(op, shown.length) <= 0) {
-          writes.push({ op: "updateExperience", id: target.id, patch: { status: "retired" }, at: now });
-          report.retired.push(target.id);
-        }
-        continue;
-      }
-      const backing = target.evidence.some((item) => item.traceId === run.traceId)
-        ? target.evidence
-        : [
-            ...target.evidence,
-            evidence(op.kind === "edit" ? "edited by reflection" : "confirmed by reflection"),
-          ];
-      // Keys are kept by an edit or a confirmation; new ones join them.
-      const keys = op.keys ? mergeKeys(target.keys, op.keys.map(redact)) : undefined;
-      const patch = {
-        evidence: backing,
-        ...(keys && keys.length !== target.keys.length ? { keys } : {}),
-        ...(op.kind === "edit"
-          ? { rule: redact(op.rule), ...(op.condition ? { condition: redact(op.condition) } : {}) }
-          : {}),
-      };
-      writes.push({ op: "updateExperience", id: target.id, patch, at: now });
-      (op.kind === "edit" ? report.edited : report.agreed).push(target.id);
-      touched.push({ ...target, evidence: backing, provenance: untrusted ? "untrusted" : target.provenance });
-    }
-    // A candidate becomes active once enough independent runs back it and nothing untrusted made it.
-    const promote = (id: string) => {
-      writes.push({ op: "updateExperience", id, patch: { status: "active" }, at: now });
-      report.promoted.push(id);
-    };
-    for (const experience of touched) {
-      const runs = new Set(experience.evidence.filter((item) => !item.untrusted).map((item) => item.traceId))
-        .size;
-      if (
-        experience.status === "candidate" &&
-        runs >= settings.minEvidence &&
-        experience.provenance !== "untrusted"
-      )
-        promote(experience.id);
-    }
-    if (settings.minEvidence <= 1 && provenance !== "untrusted") for (const id of report.added) promote(id);
     // All at once: the rules change together with the caller's mark, or not at all.
     const batch = [...writes, ...(run.commitWith ?? [])];
     if (batch.length > 0) await (run.commit ? run.commit(batch) : store.apply(batch));

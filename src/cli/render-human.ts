@@ -144,6 +144,10 @@ export function humanRenderer(options: HumanRendererOptions): (event: ResonEvent
           );
         return;
       }
+      case "trust_changed":
+        endTextLine();
+        err.write(`${yellow(`untrusted: ${printable(event.reason)}`)}\n`);
+        return;
       case "plugin_error":
         endTextLine();
         err.write(

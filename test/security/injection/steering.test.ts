@@ -4,12 +4,13 @@
 // read), a skill, .mcp.json, its final answer (remembered), and a lesson (reflection). Judged by
 // what changed on disk and what the user's next `reson run` was told, with a one-site rule (the
 // page needs one) and under bypass. A trusted run writes these files as it always did.
+import type { ChildProcess } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { TEST_SERVER } from "../../mcp/servers.js";
-import { runCli } from "../../support/cli.js";
-import { useCliFixture } from "../../support/cli-fixture.js";
+import { parseEvents, runCli } from "../../support/cli.js";
+import { fakeModelArgs, useCliFixture } from "../../support/cli-fixture.js";
 import type { RecordedRequest } from "../../support/fake-model-server.js";
 import { skipWithout } from "../../support/requirements.js";
 import { type Attackers, attack, call, configureHome, env, startAttackers, systemText } from "./scenario.js";
@@ -230,6 +231,60 @@ describe("injection: what a run read cannot steer later runs", () => {
     expect(run.events.find((event) => event.type === "trust_changed")).toMatchObject({ via: "session" });
     expect(run.results[0]).toMatchObject({ ok: false, error: { code: "tool_denied" } });
     expect(existsSync(join(f.ws.path, "AGENTS.md"))).toBe(false);
+  });
+
+  it.skipIf(noSandbox)("a run killed after reading the page is still untrusted when resumed", async () => {
+    // The run is killed the moment it asks the model for its next step: the page has been read,
+    // and nothing after that (the run's end) has had a chance to record anything.
+    f.server.enqueue(read());
+    const before = f.server.requests.length;
+    let child: ChildProcess | undefined;
+    f.server.setResponder(() => {
+      if (f.server.requests.length - before < 2) return undefined;
+      child?.kill("SIGKILL");
+      return { fault: "hang" };
+    });
+    let runId = "";
+    const first = await runCli(
+      [
+        "run",
+        "--json",
+        ...fakeModelArgs(f.server),
+        "--allow",
+        `web_fetch(domain:${hosts.allowed.host})`,
+        "summarise the notes",
+      ],
+      {
+        cwd: f.ws.path,
+        env: env(f),
+        onStdout: (chunk, running) => {
+          child = running;
+          runId ||= /"runId":"([0-9A-Z]+)"/.exec(chunk)?.[1] ?? "";
+        },
+      },
+    );
+    f.server.setResponder(undefined);
+    expect(first.signal).toBe("SIGKILL");
+    f.server.enqueue(call("write_file", { path: "AGENTS.md", content: `${PLANTED}\n` }), { text: "Noted." });
+    const resumed = await runCli(["resume", runId, "--json"], { cwd: f.ws.path, env: env(f) });
+    const results = parseEvents(resumed.stdout).filter((event) => event.type === "tool_result");
+    expect(results.at(-1)).toMatchObject({ name: "write_file", ok: false, error: { code: "tool_denied" } });
+    expect(existsSync(join(f.ws.path, "AGENTS.md"))).toBe(false);
+  });
+
+  it.skipIf(noSandbox)("the terminal's output says when a run became untrusted", async () => {
+    f.server.enqueue(read(), { text: "Read." });
+    const run = await runCli(
+      [
+        "run",
+        ...fakeModelArgs(f.server),
+        "--allow",
+        `web_fetch(domain:${hosts.allowed.host})`,
+        "summarise the notes",
+      ],
+      { cwd: f.ws.path, env: env(f) },
+    );
+    expect(run.stderr).toContain(`untrusted: this run read web_fetch ${hosts.allowed.origin}/notes`);
   });
 
   it.skipIf(noSandbox)("the user's rule naming the file lets an untrusted run write it", async () => {

@@ -8,8 +8,8 @@ import type { SecretNameInfo, SecretVault } from "../secrets/index.js";
 import type { MessageContext, Store } from "../store/index.js";
 import type { AskHuman, SecretAccess, ToolDefinition } from "../tools/index.js";
 import type { AgentHooks } from "./hooks.js";
-import type { HopCheck } from "./loop.js";
 import type { HeldLease } from "./run-lease.js";
+import type { HopCheck } from "./run-state.js";
 
 export interface AgentOptions {
   /** The folder the agent works in; default the current directory. */

@@ -11,6 +11,7 @@ import {
   estimateCacheFile,
   loadInstructions,
 } from "../context/index.js";
+import { stoppedByHost } from "../core/abort.js";
 import { ResonError, serializeError, toResonError } from "../core/errors.js";
 import {
   EventBus,
@@ -42,7 +43,7 @@ import {
 } from "./agent-options.js";
 import { agentTools } from "./agent-tools.js";
 import { memoryArtifacts, storeArtifacts } from "./artifacts.js";
-import { RunBudget } from "./budget.js";
+import { assertCostCountable, RunBudget } from "./budget.js";
 import type { AgentHooks } from "./hooks.js";
 import type { Learning } from "./learning.js";
 import { type LoopStart, runLoop, startSnapshot } from "./loop.js";
@@ -411,6 +412,8 @@ export class Agent {
     const maxIterations = maxIterationsOverride ?? config.maxIterations;
     const step = start.kind === "resume" ? start.snapshot.step : 0;
     const budget = childBudget ?? new RunBudget(this.runLimits(start));
+    // Before anything is saved or called: a sub-agent's model, or a resumed run's, may have no price.
+    assertCostCountable(budget.costLimit(), this.provider.model);
     const limits = budget.limits;
     const sandbox = await this.sandboxSummary();
     // Saved first, then announced: every id run_start shows (run, session) is in the store.
@@ -547,6 +550,7 @@ export class Agent {
    * After a run: remember it, count its outcome, reflect; a failure here never fails the run.
    * Once per ending of the run: a "learning" step is committed with learning's last changes, and
    * a resumed run that finds it (killed before run_end, or resumed again) learns nothing twice.
+   * Only the host's shutdown is passed on: then nothing was recorded, and the next holder learns.
    */
   private async learnFrom(
     trace: TraceRecord,
@@ -576,6 +580,8 @@ export class Agent {
         signal,
       });
     } catch (error) {
+      // Cut short by the host's shutdown: nothing is recorded, so the next holder learns.
+      if (stoppedByHost(signal)) throw error;
       const failure = toResonError(error);
       warn(`learning from this run failed: ${failure.message}`);
       // Tried once, and recorded so: a resume does not try again.

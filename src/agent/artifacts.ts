@@ -4,7 +4,7 @@
 import { ulid } from "../core/ids.js";
 import type { Store, WriteOp } from "../store/index.js";
 import type { ArtifactPage } from "../tools/index.js";
-import type { ArtifactKeeper } from "./loop.js";
+import type { ArtifactKeeper } from "./run-state.js";
 
 /** `write`: how the run writes its batches (fenced by its lease); default the store's apply. */
 export function storeArtifacts(

@@ -3,7 +3,8 @@
 // A sub-agent's budget hangs under its parent's, so what a child spends counts against its
 // own limits and every ancestor's: the top-level run's --max-tokens and --max-cost cover the tree.
 import { ResonError } from "../core/errors.js";
-import { addUsage, emptyUsage, groupDigits, type RunLimits, type Usage } from "../core/usage.js";
+import { humanDuration } from "../core/human-duration.js";
+import { addUsage, emptyUsage, formatUsd, groupDigits, type RunLimits, type Usage } from "../core/usage.js";
 
 type LimitName = "tokens" | "cost" | "time";
 
@@ -59,6 +60,16 @@ export class RunBudget {
     const above = this.parent?.deadline();
     if (own === undefined) return above;
     return above === undefined ? own : Math.min(own, above);
+  }
+
+  /** The lowest cost limit of this budget and its ancestors, if any has one. */
+  costLimit(): number | undefined {
+    let lowest: number | undefined;
+    for (let budget: RunBudget | undefined = this; budget; budget = budget.parent) {
+      const max = budget.limits.maxCostUsd;
+      if (max !== undefined) lowest = lower(lowest, max);
+    }
+    return lowest;
   }
 
   /** What is left under this budget and all its ancestors (a limit absent everywhere stays absent). */
@@ -123,6 +134,26 @@ export class RunBudget {
   }
 }
 
+/**
+ * A cost limit with a model whose price reson does not know could never stop the run: it is
+ * refused before anything runs (a warning would scroll past in a script while the run spends
+ * without bound). Limiting tokens works with every model.
+ */
+export function assertCostCountable(
+  maxCostUsd: number | undefined,
+  model: { provider: string; id: string; priced: boolean },
+): void {
+  if (maxCostUsd === undefined || model.priced) return;
+  throw new ResonError(
+    "usage_error",
+    `A cost limit (${formatUsd(maxCostUsd)}) cannot be kept with ${model.provider}/${model.id}: reson does not know its price, so it cannot count what the run spends.`,
+    {
+      hint: "Limit tokens instead (--max-tokens, or limits.maxTokens in a preset) and leave out --max-cost (or the preset's maxCostUsd), or use a model with a known price.",
+      details: { limit: "cost", max: maxCostUsd, provider: model.provider, model: model.id },
+    },
+  );
+}
+
 /** True for the error a budget stops a run with (also as an abort reason). */
 export function isBudgetError(value: unknown): value is ResonError {
   return value instanceof ResonError && value.code === "budget_exceeded";
@@ -138,8 +169,8 @@ function budgetError(over: Overrun, whose: "run" | "sub-agent" | "parent run"): 
     over.limit === "tokens"
       ? `has used ${count(over.used)} tokens of its ${count(over.max)}-token budget`
       : over.limit === "cost"
-        ? `has spent ${usd(over.used)} of its ${usd(over.max)} budget`
-        : `has run for ${seconds(over.used)} of its ${seconds(over.max)} time budget`;
+        ? `has spent ${formatUsd(over.used)} of its ${formatUsd(over.max)} budget`
+        : `has run for ${humanDuration(over.used)} of its ${humanDuration(over.max)} time budget`;
   const flag = FLAGS[over.limit];
   const hint =
     whose === "run"
@@ -155,12 +186,4 @@ function budgetError(over: Overrun, whose: "run" | "sub-agent" | "parent run"): 
 
 function count(n: number): string {
   return groupDigits(n);
-}
-
-function usd(n: number): string {
-  return `$${n.toFixed(n < 1 ? 4 : 2)}`;
-}
-
-function seconds(ms: number): string {
-  return ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms / 1000)} s`;
 }

@@ -31,6 +31,7 @@ import { probeSandbox, type Workspace } from "../workspace/index.js";
 import { Agent } from "./agent.js";
 import { type AgentOptions, type AgentSecrets, withPreset } from "./agent-options.js";
 import { agentTools } from "./agent-tools.js";
+import { assertCostCountable } from "./budget.js";
 import { Learning } from "./learning.js";
 import { secretAccess } from "./secret-access.js";
 import { SUBAGENT_TOOL } from "./subagent-tool.js";
@@ -48,10 +49,17 @@ export async function resolvePreset(
   return pickPreset(await loadPresets({ home: resonHome(env), workspace: root }), options.preset);
 }
 
-/** The store runs go to: RESON_DATABASE_URL, else $RESON_HOME/reson.db. */
-export function openDefaultStore(home: string, env: NodeJS.ProcessEnv = process.env): Promise<Store> {
+/**
+ * The store runs go to: RESON_DATABASE_URL, else $RESON_HOME/reson.db. A host that holds run
+ * leases of its own TTL (reson worker, reson serve) gives it: see OpenStoreOptions.leaseTtlMs.
+ */
+export function openDefaultStore(
+  home: string,
+  env: NodeJS.ProcessEnv = process.env,
+  options: { leaseTtlMs?: number } = {},
+): Promise<Store> {
   const databaseUrl = env.RESON_DATABASE_URL?.trim();
-  return openStore({ home, ...(databaseUrl ? { databaseUrl } : {}) });
+  return openStore({ home, ...(databaseUrl ? { databaseUrl } : {}), ...options });
 }
 
 export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
@@ -135,6 +143,7 @@ async function assembleAgent(options: AgentOptions, parts: AgentParts): Promise<
     },
   };
   const provider = await createProvider(settings, providerOptions);
+  assertCostCountable(options.limits?.maxCostUsd ?? preset?.limits?.maxCostUsd, provider.model);
   const summaryProvider =
     config.summaryModel && config.summaryModel !== provider.model.id
       ? await createProvider({ ...settings, model: config.summaryModel }, providerOptions)

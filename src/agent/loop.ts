@@ -4,106 +4,36 @@
 // conversation is committed through the recorder before the next one starts, so a run can
 // resume from any point (resume.ts). The whole control flow is in this file.
 
-import { applyGoalView, type HistoryEntry, type ManifestEntry } from "../context/index.js";
+import { applyGoalView, type HistoryEntry } from "../context/index.js";
+import { abortError, stoppedByHost } from "../core/abort.js";
 import { ResonError, serializeError, toResonError } from "../core/errors.js";
-import type { EventBus, RunStatus, StopReason, UntrustedSource } from "../core/events.js";
-import { emptyUsage, type Usage } from "../core/usage.js";
+import type { RunStatus, StopReason, UntrustedSource } from "../core/events.js";
+import { emptyUsage } from "../core/usage.js";
 import type {
   AssistantMessage,
   ChatRequest,
   ChatResult,
-  Provider,
   ToolCall,
   ToolResultMessage,
-  ToolSpec,
 } from "../providers/index.js";
 import type { MessageContext } from "../store/index.js";
 import {
   type ArtifactMeta,
-  type ArtifactPage,
   type AskHuman,
-  type GoalChange,
-  GoalTree,
   type Hop,
   historyText,
-  type SecretAccess,
   type ToolCallRequest,
-  type ToolRegistry,
   type ToolResult,
+  toolResultText,
 } from "../tools/index.js";
-import type { Workspace } from "../workspace/index.js";
 import { isBudgetError, type RunBudget } from "./budget.js";
-import { CircuitBreaker } from "./circuit-breaker.js";
-import {
-  type ContextInput,
-  ContextManager,
-  type ContextState,
-  type PreparedRequest,
-} from "./context-manager.js";
-import type { AgentHooks, HookInfo, ToolCallInfo } from "./hooks.js";
-import type { LoopSnapshot, RunRecorder } from "./recorder.js";
-import { RunTrust, untrustedRead } from "./run-trust.js";
-import type { LoopLimits, RunResult } from "./types.js";
-
-export interface LoopDeps {
-  runId: string;
-  sessionId: string;
-  systemPrompt: string;
-  /** Which sections the system prompt holds, from which files (recorded with every call). */
-  systemManifest?: ManifestEntry[];
-  provider: Provider;
-  tools: ToolRegistry;
-  workspace: Workspace;
-  hooks: AgentHooks[];
-  limits: LoopLimits;
-  /**
-   * Tokens, cost and time the run may spend (with its sub-agents'); checked before and after
-   * every model call. The wall clock is also enforced through `signal`, which aborts with the
-   * budget error at the deadline.
-   */
-  budget: RunBudget;
-  bus: EventBus;
-  signal: AbortSignal;
-  recorder: RunRecorder;
-  /** Writes compaction summaries; may be the main provider. */
-  summaryProvider: Provider;
-  /** Share of the context window a request may fill. */
-  budgetRatio: number;
-  /** How long texts (the tools' schemas, the system prompt) are estimated; default estimateTokens. */
-  estimate?: (text: string) => number;
-  /** Where outputs too large for the context are kept (absent: they are only cut). */
-  artifacts?: ArtifactKeeper;
-  /** Which tools the model is offered (plan mode offers no write tools at all). */
-  offerTool?: (name: string) => boolean;
-  /** The order tools are offered in (most used first), fixed for the session. */
-  toolOrder?: readonly string[];
-  /** The user's secrets as tools see them (substitution and masking). */
-  secrets?: SecretAccess;
-  /** The sandbox status line, recorded with every checkpoint. */
-  sandbox?: string;
-  /**
-   * Runs once the end is committed and before run_end is emitted (so run_end stays the last
-   * event): learning from the run. It reports its own problems; it must not throw.
-   */
-  afterRun?: (result: RunResult) => Promise<void>;
-  /** Asks the user (ask_human); each question is a human_question event first. Absent: no one to ask. */
-  askHuman?: AskHuman;
-  /** Whether the run has read untrusted content (kept with every checkpoint); default a trusted run. */
-  trust?: RunTrust;
-  /** Decides the requests tools make that their call did not name (see ToolContext.checkHop). */
-  checkHop?: HopCheck;
-}
-
-/** The host's decision on a hop, given the run it happens in. */
-export type HopCheck = (
-  hop: Hop,
-  run: { runId: string; untrusted?: readonly UntrustedSource[] },
-) => Promise<string | undefined>;
-
-export interface ArtifactKeeper {
-  save(content: string, meta: ArtifactMeta & { runId: string }): Promise<string>;
-  read(id: string, offset: number, limit: number): Promise<ArtifactPage | undefined>;
-}
+import type { CircuitBreaker } from "./circuit-breaker.js";
+import type { ContextInput, PreparedRequest } from "./context-manager.js";
+import type { HookInfo, ToolCallInfo } from "./hooks.js";
+import type { LoopSnapshot } from "./recorder.js";
+import { type HopCheck, type LoopDeps, RunState } from "./run-state.js";
+import { untrustedRead } from "./run-trust.js";
+import type { RunResult } from "./types.js";
 
 /** A step whose tool calls were committed but not all their results (a resumed run). */
 export interface PendingStep {
@@ -128,147 +58,6 @@ export type LoopStart =
       finished: boolean;
       pending?: PendingStep;
     };
-
-class RunState {
-  step = 0;
-  /** The last step whose model response is committed: where a resume starts counting. */
-  committedStep = 0;
-  lastText = "";
-  history: HistoryEntry[] = [];
-  /** Index in history of this run's task: pinned, never compacted away. */
-  taskIndex = 0;
-  task = "";
-  /**
-   * The tool specs of the run, one array for every call (estimates and caches key on it);
-   * a new array only when the current URL changes which URL-scoped tools are offered.
-   */
-  toolSpecs: ToolSpec[];
-  /** The current URL, set by URL-aware tools (web_fetch). */
-  url: string | undefined;
-  readonly startedAt = Date.now();
-  readonly breaker: CircuitBreaker;
-  readonly context: ContextManager;
-  readonly trust: RunTrust;
-  /** The plan: the goal tree, and which goal each step served. */
-  goals: GoalTree;
-  stepGoals: Record<number, string> = {};
-  /** The goal focused when the current step began: its messages are tagged with it. */
-  stepGoal: string | undefined;
-
-  /** What the run has spent, its sub-agents included (the budget keeps the count). */
-  get usage(): Usage {
-    return this.deps.budget.used;
-  }
-
-  constructor(
-    readonly deps: LoopDeps,
-    initialContext?: ContextState,
-  ) {
-    this.goals = this.observedGoals();
-    this.trust = deps.trust ?? new RunTrust();
-    this.breaker = new CircuitBreaker(deps.limits.circuitBreakerThreshold);
-    this.url = undefined;
-    this.toolSpecs = this.offeredSpecs();
-    this.context = new ContextManager(
-      {
-        provider: deps.provider,
-        summaryProvider: deps.summaryProvider,
-        budgetRatio: deps.budgetRatio,
-        ...(deps.estimate ? { estimate: deps.estimate } : {}),
-        signal: deps.signal,
-        emit: (event) => this.emit(event),
-        addUsage: (usage) => deps.budget.charge(usage),
-        onCompacted: (compaction, info) =>
-          deps.recorder.compacted(
-            compaction,
-            { ...info, model: deps.summaryProvider.model.id },
-            this.snapshot(),
-          ),
-      },
-      initialContext,
-    );
-  }
-
-  /** A goal tree whose every change is an event. */
-  observedGoals(json?: unknown): GoalTree {
-    const options = { currentStep: () => this.step };
-    const tree = json === undefined ? new GoalTree(options) : GoalTree.fromJSON(json, options);
-    // A method that calls another (ensureRoot adds the root goal) reports its changes once,
-    // from the outermost call.
-    let depth = 0;
-    for (const method of ["add", "done", "abandon", "focus", "ensureRoot"] as const) {
-      const original = tree[method].bind(tree) as (...args: unknown[]) => GoalChange[];
-      (tree as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
-        depth++;
-        let changes: GoalChange[];
-        try {
-          changes = original(...args);
-        } finally {
-          depth--;
-        }
-        if (depth === 0)
-          for (const change of changes) this.emit({ type: "goal_changed", change, tree: tree.render() });
-        return changes;
-      };
-    }
-    return tree;
-  }
-
-  private offeredSpecs(): ToolSpec[] {
-    const offer = this.deps.offerTool;
-    const specs = this.deps.tools.specs(this.deps.toolOrder, this.url === undefined ? {} : { url: this.url });
-    return offer ? specs.filter((spec) => offer(spec.name)) : specs;
-  }
-
-  /** Moves the run to `url`; the tools offered change only if a URL-scoped tool comes or goes. */
-  setUrl(url: string): void {
-    if (url === this.url) return;
-    this.url = url;
-    const next = this.offeredSpecs();
-    const same =
-      next.length === this.toolSpecs.length && next.every((spec, i) => spec.name === this.toolSpecs[i]?.name);
-    if (!same) this.toolSpecs = next;
-  }
-
-  emit<T extends { type: string }>(event: T): void {
-    this.deps.bus.emit({ ...event, runId: this.deps.runId, step: this.step, ts: Date.now() } as never);
-  }
-
-  snapshot(): LoopSnapshot {
-    return {
-      step: this.committedStep,
-      usage: this.usage,
-      lastText: this.lastText,
-      consecutiveFailures: this.breaker.consecutiveFailures,
-      failureReasons: [...this.breaker.reasons],
-      maxIterations: this.deps.limits.maxIterations,
-      ...(Object.keys(this.deps.budget.limits).length > 0 ? { limits: this.deps.budget.limits } : {}),
-      context: this.context.state,
-      goals: this.goals.toJSON(),
-      stepGoals: this.stepGoals,
-      ...(this.url === undefined ? {} : { url: this.url }),
-      ...(this.deps.sandbox === undefined ? {} : { sandbox: this.deps.sandbox }),
-      ...(this.trust.untrusted ? { untrusted: [...this.trust.sources] } : {}),
-    };
-  }
-
-  /** The reads that made the run untrusted, or undefined while it is trusted. */
-  get untrusted(): readonly UntrustedSource[] | undefined {
-    return this.trust.untrusted ? this.trust.sources : undefined;
-  }
-
-  restore(snapshot: LoopSnapshot): void {
-    this.step = snapshot.step;
-    this.committedStep = snapshot.step;
-    if (snapshot.goals) this.goals = this.observedGoals(snapshot.goals);
-    this.stepGoals = { ...snapshot.stepGoals };
-    this.stepGoal = this.stepGoals[snapshot.step];
-    this.deps.budget.restore(snapshot.usage);
-    this.lastText = snapshot.lastText;
-    this.breaker.restore(snapshot.consecutiveFailures, snapshot.failureReasons);
-    if (snapshot.url !== undefined) this.setUrl(snapshot.url);
-  }
-}
 
 /**
  * The checkpoint a run starts from, committed (recorder.runStarted) before run_start is
@@ -596,6 +385,9 @@ async function runToolCall(
         : {}),
     });
   }
+  // Cut short by the host's shutdown: nothing of the call is recorded, as after a crash, and
+  // the next holder reports it as interrupted (a read-only one runs again).
+  if (!result.ok && stoppedByHost(deps.signal)) throw abortError(deps.signal);
   for (const hooks of deps.hooks) {
     if (hooks.afterToolCall) result = (await hooks.afterToolCall(effective, result, info)) ?? result;
   }
@@ -649,7 +441,9 @@ function emitResult(state: RunState, call: ToolCallRequest, result: ToolResult, 
     toolCallId: call.id,
     name: call.name,
     ok: result.ok,
-    content: result.content,
+    // A call that failed without output (denied, interrupted, refused) shows what the model
+    // is told about it: the error and what to do.
+    content: result.ok || result.content !== "" ? result.content : toolResultText(result),
     durationMs: result.meta.durationMs,
     truncated: result.meta.truncated,
     ...(result.error ? { error: result.error } : {}),
@@ -727,7 +521,16 @@ async function finish(state: RunState, status: RunStatus, error?: ResonError): P
       else state.emit({ type: "warning", message: `Could not save the end of the run: ${failure.message}` });
     }
   }
-  if (!lost && state.deps.afterRun) await state.deps.afterRun(result);
+  if (!lost && state.deps.afterRun) {
+    // The host stops: the end is committed, and learning and run_end are left to the next holder.
+    if (stoppedByHost(state.deps.signal)) return suspend(state);
+    try {
+      await state.deps.afterRun(result);
+    } catch (error) {
+      if (stoppedByHost(state.deps.signal)) return suspend(state);
+      throw error;
+    }
+  }
   lost ??= leaseLost(state);
   if (lost) {
     result.status = "failed";
@@ -748,14 +551,34 @@ function leaseLost(state: RunState, error?: ResonError): ResonError | undefined 
 
 /**
  * The run's signal fired: a budget's deadline fails the run, and so does a lost lease (another
- * process holds the run); anything else aborts it.
+ * process holds the run); the host's shutdown leaves it unended; anything else aborts it.
  */
-function finishStopped(state: RunState): Promise<RunResult> {
+async function finishStopped(state: RunState): Promise<RunResult> {
   const reason: unknown = state.deps.signal.reason;
+  if (stoppedByHost(state.deps.signal)) return suspend(state);
   if (isBudgetError(reason)) return finish(state, "failed", reason);
   const lost = leaseLost(state);
   if (lost) return finish(state, "failed", lost);
   return finish(state, "aborted", abortedError(state.deps.signal));
+}
+
+/**
+ * The host is shutting down (reson worker or serve past its grace): the run stops where it is
+ * without ending. Nothing more is written or emitted (no end, no learning, no run_end), so it
+ * stands exactly as a crash leaves it, and the next holder resumes it from its last commit.
+ */
+function suspend(state: RunState): RunResult {
+  return {
+    runId: state.deps.runId,
+    sessionId: state.deps.sessionId,
+    status: "aborted",
+    finalText: state.lastText,
+    steps: state.step,
+    usage: state.usage,
+    durationMs: Date.now() - state.startedAt,
+    error: serializeError(abortError(state.deps.signal)),
+    suspended: true,
+  };
 }
 
 function hookInfo(state: RunState): HookInfo {

@@ -96,6 +96,7 @@ export interface RunRecorder {
 }
 
 function subtractUsage(a: Usage, b: Usage): Usage {
+  const unpriced = Math.max(0, (a.unpricedTokens ?? 0) - (b.unpricedTokens ?? 0));
   return {
     input: Math.max(0, a.input - b.input),
     output: Math.max(0, a.output - b.output),
@@ -103,6 +104,7 @@ function subtractUsage(a: Usage, b: Usage): Usage {
     cacheWrite: Math.max(0, a.cacheWrite - b.cacheWrite),
     totalTokens: Math.max(0, a.totalTokens - b.totalTokens),
     costUsd: Math.max(0, a.costUsd - b.costUsd),
+    ...(unpriced > 0 ? { unpricedTokens: unpriced } : {}),
   };
 }
 

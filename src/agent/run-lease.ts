@@ -3,6 +3,7 @@
 // run goes through `apply`, fenced by the lease's epoch; when the lease is lost (a renewal or a
 // fenced write refused) `signal` aborts the run at once and nothing more is written.
 import { ResonError, toResonError } from "../core/errors.js";
+import { humanDuration } from "../core/human-duration.js";
 import {
   type LeaseFence,
   leaseHolder,
@@ -110,7 +111,7 @@ export class HeldLease {
       this.#lose(
         new ResonError(
           "lease_lost",
-          `This process could not renew the lease of run ${this.fence.traceId} for ${Math.round(this.#ttlMs / 1000)} s (${toResonError(error).message}) and stopped without writing anything more.`,
+          `This process could not renew the lease of run ${this.fence.traceId} for ${humanDuration(this.#ttlMs)} (${toResonError(error).message}) and stopped without writing anything more.`,
           {
             hint: `Once the store answers again, \`reson resume ${this.fence.traceId}\` continues the run.`,
             details: { traceId: this.fence.traceId, epoch: this.fence.epoch },

@@ -1,5 +1,6 @@
 // A session's history as its next run sees it, and /compact: the oldest turns of a session
-// replaced by a summary for later runs (the turns themselves stay in the store).
+// replaced by a summary for later runs (the turns themselves stay in the store); and its last
+// exchanges as a person reads them, for a terminal that continues it.
 import {
   applyCompaction,
   type HistoryEntry,
@@ -14,6 +15,54 @@ import { addUsage } from "../core/usage.js";
 import type { Provider } from "../providers/index.js";
 import type { SessionRecord, Store } from "../store/index.js";
 import { closeOpenToolCalls, conversationTurns } from "./resume.js";
+
+/** One task of a session and what came of it: the model's last words, and how many tool calls it made. */
+export interface SessionExchange {
+  task: string;
+  answer: string;
+  toolCalls: number;
+  at: number;
+}
+
+/**
+ * The last `count` exchanges of a session's conversation (its sub-agents' turns left out), and
+ * how many there are in all: what a terminal that continues the session shows first.
+ */
+export async function recentExchanges(
+  store: Store,
+  sessionId: string,
+  count: number,
+): Promise<{ exchanges: SessionExchange[]; total: number }> {
+  const { conversation } = await conversationTurns(store, sessionId);
+  const exchanges: SessionExchange[] = [];
+  for (const turn of conversation) {
+    const message = turn.content as { role?: string; content?: unknown };
+    if (message.role === "user") {
+      exchanges.push({ task: textOf(message.content), answer: "", toolCalls: 0, at: turn.createdAt });
+      continue;
+    }
+    const current = exchanges.at(-1);
+    if (!current || message.role !== "assistant" || !Array.isArray(message.content)) continue;
+    const blocks = message.content as { type?: string }[];
+    current.toolCalls += blocks.filter((block) => block.type === "toolCall").length;
+    const text = textOf(blocks).trim();
+    if (text) current.answer = text;
+  }
+  return { exchanges: exchanges.slice(-count), total: exchanges.length };
+}
+
+/** The text of a message's content: a string, or its text blocks joined. */
+function textOf(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .filter(
+      (block): block is { type: "text"; text: string } =>
+        block?.type === "text" && typeof block.text === "string",
+    )
+    .map((block) => block.text)
+    .join("");
+}
 
 export interface SessionCompaction {
   turns: number;

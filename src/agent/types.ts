@@ -9,6 +9,13 @@ export interface RunResult extends RunSummary {
    * no event was emitted; the rest is the run's stored outcome.
    */
   alreadyEnded?: true;
+  /**
+   * Set when the run's host shut down under it (its signal's reason is "host_stopping"): the
+   * run did not end. Nothing more was written (no end, no learning, no run_end, not the result
+   * of the call in flight), so it stands as a crash leaves it, for the next holder to resume;
+   * status is "aborted" and error says why.
+   */
+  suspended?: true;
 }
 
 export interface LoopLimits {

@@ -1,14 +1,13 @@
 // `reson doctor`: what this machine guarantees, checked by trying rather than assumed: the OS
-// sandbox for commands (by running one), the secrets file (mode and shape, never values), the
-// store and how it searches memory vectors, and the tools reson uses. Each problem comes with
-// what to do about it. Exit 0 when every guarantee holds, 1 when one does not, so scripts and
-// CI can gate on it.
+// sandbox for commands (by running one), the configuration files, the secrets file (mode and
+// shape, never values), the store and how it searches memory vectors, the tools reson uses and
+// the plugins (by loading them). Each problem comes with what to do about it. Exit 0 when every
+// guarantee holds, 1 when one does not, so scripts and CI can gate on it.
 import { join } from "node:path";
-import { parseArgs } from "node:util";
 import { openDefaultStore } from "../agent/index.js";
 import { findChromium, playwrightBuild, skewWarning } from "../browser/index.js";
-import { loadConfig, resonHome } from "../config/index.js";
-import { ResonError, toResonError } from "../core/errors.js";
+import { type LoadedConfig, resonHome } from "../config/index.js";
+import { toResonError } from "../core/errors.js";
 import { INSTALL, installLine } from "../core/install-hints.js";
 import {
   AUTO_DETECT_ORDER,
@@ -19,19 +18,13 @@ import {
 import { SecretVault } from "../secrets/index.js";
 import type { Store } from "../store/index.js";
 import { probeSandbox, type SandboxStatus, Workspace } from "../workspace/index.js";
+import { parseCommandArgs } from "./command-args.js";
+import type { Check, CheckState } from "./doctor-check.js";
+import { configCheck, notCheckedWithoutConfig } from "./doctor-config.js";
 import { pluginChecks } from "./doctor-plugins.js";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE } from "./exit-codes.js";
 import { reportError } from "./run-command.js";
 import { workspaceFolderArg } from "./workspace-choice.js";
-
-type CheckState = "ok" | "warn" | "fail";
-
-interface Check {
-  area: string;
-  state: CheckState;
-  detail: string;
-  fix?: string;
-}
 
 interface DoctorReport {
   workspace: string;
@@ -166,14 +159,10 @@ function binaryCheck(name: string, args: string[], missing: Omit<Check, "area" |
 }
 
 /** The browser tools' Chromium: found, its version, and its distance from playwright-core's build. */
-async function browserCheck(workspace: string): Promise<Check> {
+function browserCheck(loaded: LoadedConfig | undefined): Check {
   const area = "browser";
-  let browser: { enabled: boolean; executablePath?: string };
-  try {
-    ({ browser } = (await loadConfig({ workspace })).config);
-  } catch {
-    return { area, state: "warn", detail: "the config could not be read; see `reson config`" };
-  }
+  if (!loaded) return notCheckedWithoutConfig(area);
+  const { browser } = loaded.config;
   if (!browser.enabled) return { area, state: "ok", detail: "browser tools are off (browser.enabled)" };
   const build = playwrightBuild();
   const path = findChromium(browser.executablePath);
@@ -215,9 +204,10 @@ function providerCheck(): Check {
 }
 
 /** Whether memory search has vectors, and with which model. */
-async function memoryCheck(workspace: string): Promise<Check> {
+function memoryCheck(loaded: LoadedConfig | undefined): Check {
+  if (!loaded) return notCheckedWithoutConfig("memory");
+  const { config } = loaded;
   try {
-    const { config } = await loadConfig({ workspace });
     if (!config.memory.enabled)
       return { area: "memory", state: "ok", detail: "off (memory.enabled is false)" };
     const resolved = resolveEmbeddingSettings(config, process.env);
@@ -253,29 +243,39 @@ function render(report: DoctorReport): string {
     lines.push(`  ${MARK[check.state]}  ${check.detail}`);
     if (check.fix && check.state !== "ok") lines.push(`        fix: ${check.fix}`);
   }
-  lines.push(
-    "",
-    report.ok
-      ? "Every guarantee above holds on this machine."
-      : "Some guarantees do not hold (FAIL above). Without the OS sandbox the terminal asks before every command and headless runs refuse commands unless --sandbox off is given.",
-  );
+  lines.push("", summary(report));
   return `${lines.join("\n")}\n`;
+}
+
+/** The last line: that everything holds, or which areas fail and what that means. */
+function summary(report: DoctorReport): string {
+  if (report.ok) return "Every guarantee above holds on this machine.";
+  const failed = [...new Set(report.checks.filter((c) => c.state === "fail").map((c) => c.area))];
+  const sandboxDown = report.sandbox.level !== "enforced";
+  if (sandboxDown && !failed.includes("sandbox")) failed.unshift("sandbox");
+  const consequences: Record<string, string> = {
+    sandbox:
+      "without the OS sandbox the terminal asks before every command and headless runs refuse commands unless --sandbox off is given",
+    config: "runs refuse to start until the configuration loads",
+    plugins: "runs leave out the plugins that fail to load",
+  };
+  const said = failed.flatMap((area) => (consequences[area] ? [consequences[area]] : []));
+  return `Some guarantees do not hold (FAIL above: ${failed.join(", ")})${said.length > 0 ? `; ${said.join("; ")}` : ""}.`;
 }
 
 export async function doctorCommand(argv: string[]): Promise<number> {
   let values: { workspace?: string; json?: boolean };
   try {
-    ({ values } = parseArgs({
-      args: argv,
-      strict: true,
-      options: { workspace: { type: "string", short: "w" }, json: { type: "boolean" } },
-    }));
+    ({ values } = parseCommandArgs(
+      {
+        args: argv,
+        strict: true,
+        options: { workspace: { type: "string", short: "w" }, json: { type: "boolean" } },
+      },
+      "Usage: reson doctor [-w dir] [--json]",
+    ));
   } catch (error) {
-    reportError(
-      new ResonError("usage_error", (error as Error).message, {
-        hint: "Usage: reson doctor [-w dir] [--json]",
-      }),
-    );
+    reportError(toResonError(error, "usage_error"));
     return EXIT_USAGE;
   }
   const home = resonHome();
@@ -289,6 +289,7 @@ export async function doctorCommand(argv: string[]): Promise<number> {
   // Always bwrap again: doctor is where people look after changing something, and it
   // refreshes what runs remember (probe-cache.ts).
   const status = await probeSandbox({ force: true });
+  const config = await configCheck(workspace.root);
   const checks: Check[] = [
     ...sandboxChecks(status),
     {
@@ -298,17 +299,18 @@ export async function doctorCommand(argv: string[]): Promise<number> {
         "path sandbox in the agent: every path checked, then opened by file descriptor (no symlink races); protected: " +
         workspace.policy.protected.join(", "),
     },
+    ...config.checks,
     await secretsCheck(home),
     ...(await storeChecks(home)),
-    await memoryCheck(workspace.root),
+    memoryCheck(config.loaded),
     binaryCheck("rg", ["--version"], {
       state: "warn",
       fix: `Install ripgrep for fast grep (${installLine("ripgrep")}); the built-in search is used meanwhile.`,
     }),
     binaryCheck("git", ["--version"], { state: "warn", fix: `Install git (${INSTALL.git}).` }),
-    await browserCheck(workspace.root),
+    browserCheck(config.loaded),
     providerCheck(),
-    ...(await pluginChecks(home, workspace.root)),
+    ...(config.loaded ? await pluginChecks(home, workspace.root) : [notCheckedWithoutConfig("plugins")]),
   ];
   const report: DoctorReport = {
     workspace: workspace.root,

@@ -1,19 +1,14 @@
 // The "plugins" area of `reson doctor`: every registered plugin and what a run would make of it
 // (loaded with its tools, disabled, not trusted, broken and why), found by loading the enabled
-// ones exactly as a run does, with no run to attach them to.
+// ones exactly as a run does, with no run to attach them to. A plugin a run would leave out
+// because it fails to load is a FAIL: doctor then exits 1.
 import { toResonError } from "../core/errors.js";
 import { discoverPlugins, loadDiscovered } from "../plugins/index.js";
+import type { Check, CheckState } from "./doctor-check.js";
 
-export interface PluginCheck {
-  area: "plugins";
-  state: "ok" | "warn";
-  detail: string;
-  fix?: string;
-}
-
-export async function pluginChecks(home: string, workspace: string): Promise<PluginCheck[]> {
-  const checks: PluginCheck[] = [];
-  const push = (state: PluginCheck["state"], detail: string, fix?: string) =>
+export async function pluginChecks(home: string, workspace: string): Promise<Check[]> {
+  const checks: Check[] = [];
+  const push = (state: CheckState, detail: string, fix?: string) =>
     checks.push({ area: "plugins", state, detail, ...(fix ? { fix } : {}) });
   try {
     const found = await discoverPlugins({ home, workspace });
@@ -27,7 +22,12 @@ export async function pluginChecks(home: string, workspace: string): Promise<Plu
         `${plugin.name}${version} (${plugin.scope}): loaded${tools}${extras.length > 0 ? `; with ${extras.join(" and ")}` : ""}`,
       );
     }
-    for (const error of loaded.errors) push("warn", `${error.plugin}: ${error.message}`);
+    const loadedNames = new Set(loaded.plugins.map((plugin) => plugin.name));
+    for (const error of loaded.errors) {
+      // A plugin that loaded with a tool left out still runs; one that did not load is gone.
+      if (loadedNames.has(error.plugin)) push("warn", `${error.plugin}: ${error.message}`);
+      else push("fail", `${error.plugin}: ${error.message}`);
+    }
     for (const plugin of found.untrusted)
       push(
         "warn",
@@ -39,12 +39,13 @@ export async function pluginChecks(home: string, workspace: string): Promise<Plu
         "ok",
         `${plugin.name} (${plugin.scope}): disabled; \`reson plugin enable ${plugin.name}\` turns it on`,
       );
+    // A registered plugin that cannot even be found or hashed is left out of every run too.
     for (const problem of found.problems)
-      push("warn", `${problem.name ? `${problem.name}: ` : ""}${problem.message}`);
+      push("fail", `${problem.name ? `${problem.name}: ` : ""}${problem.message}`);
     if (checks.length === 0) push("ok", "no plugins installed (`reson plugin add <npm-spec|path>` adds one)");
   } catch (error) {
     const failure = toResonError(error);
-    push("warn", failure.message, failure.hint);
+    push("fail", `the plugins could not be loaded: ${failure.message}`, failure.hint);
   }
   return checks;
 }

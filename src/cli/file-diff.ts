@@ -3,6 +3,7 @@
 // what was left out. Text from files and from the model is made safe to print: control
 // characters and bidirectional overrides are shown, never sent to the terminal.
 import type { FileChange } from "../tools/index.js";
+import { printable } from "./terminal-text.js";
 
 export interface DiffViewOptions {
   color: boolean;
@@ -133,17 +134,8 @@ async function lineHunks(before: string, after: string): Promise<{ hunks: Hunk[]
   };
 }
 
-// C0 controls but tab, DEL, C1 controls, and the bidirectional embeddings, overrides and isolates.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
-const UNPRINTABLE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
-
-/** `text` with every character that could steer the terminal written out as `\x1b`, `\u202e`. */
-export function printable(text: string): string {
-  return text.replace(UNPRINTABLE, (char) => {
-    const code = char.charCodeAt(0);
-    return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16)}`;
-  });
-}
+// The permission prompt's diff and the run's output share one sanitiser.
+export { printable };
 
 function shorten(text: string, maxChars: number): string {
   return text.length > maxChars ? `${text.slice(0, maxChars - 1)}…` : text;

@@ -1,13 +1,9 @@
-// Small formatters for the terminal: durations, costs, sizes, relative times.
+// Small formatters for the terminal: costs, sizes, relative times (durations: core/human-duration.ts).
 import { groupDigits } from "../core/usage.js";
 
-export function formatMs(ms: number): string {
-  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
-}
-
-export function formatCost(usd: number): string {
-  if (usd === 0) return "$0";
-  return usd < 0.01 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
+/** "1 step", "3 steps"; `many` for a plural that is not the noun and an s. */
+export function countOf(count: number, one: string, many = `${one}s`): string {
+  return `${count} ${count === 1 ? one : many}`;
 }
 
 export function formatTokens(tokens: number): string {

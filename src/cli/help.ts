@@ -1,4 +1,28 @@
-// Usage text of the reson command.
+// Usage text of the reson command, and the names of its subcommands.
+
+/** The subcommands, as errors list them and "did you mean" picks from. */
+export const COMMAND_NAMES = [
+  "run",
+  "resume",
+  "sessions",
+  "trace",
+  "tools",
+  "skills",
+  "memory",
+  "experiences",
+  "mcp",
+  "plugin",
+  "doctor",
+  "gc",
+  "serve",
+  "worker",
+  "workspace",
+] as const;
+
+/** "Commands: run, resume, …" with the nearest command to `typed` first, when one is near. */
+export function unknownCommandText(typed: string, near: string): string {
+  return `unknown command "${typed}".${near} Commands: ${COMMAND_NAMES.join(", ")} (or none, for the interactive terminal). See \`reson --help\`.`;
+}
 
 export const MAIN_HELP = `reson: an agent runtime that works in your folder
 
@@ -32,7 +56,8 @@ Usage:
                                      secrets file, store, tools; what to install when not
   reson workspace create|list|show    registered workspaces by name (\`reson workspace --help\`):
                                      default|rename|remove|use|settings|templates
-  reson gc --older-than <30d|12h>    remove old runs and their checkpoints
+  reson gc --older-than <30d|12h>    remove old runs and their checkpoints: says what would go
+           [--dry-run | --yes]       and asks (--dry-run: only say; --yes: no question, for scripts)
   reson serve [options]              the HTTP API with live events (127.0.0.1:7878, bearer
                                      token); executes runs itself unless --workers 0
   reson worker [options]             execute runs queued through reson serve (PostgreSQL:
@@ -52,7 +77,8 @@ Run options (also for resume, where they override what the run was started with)
       --api-key <key>          API key (default: the provider's environment variable; prefer that)
       --max-iterations <n>     model calls allowed in the run (default 50)
       --max-tokens <n>         tokens the run may use, its sub-agents included (default no limit)
-      --max-cost <usd>         dollars the run may spend, its sub-agents included
+      --max-cost <usd>         dollars the run may spend, its sub-agents included (refused for
+                               a model with no known price: use --max-tokens there)
       --max-time <duration>    wall time the run may take, e.g. 90s, 10m, 2h
       --json                   print one JSON event per line on stdout instead of text
       --interactive-stdin      answer the agent's questions (ask_human) on standard input,

@@ -1,8 +1,10 @@
 // Entry point of the reson command: dispatches to a subcommand. Imports stay light here so
 // `reson --version` and `reson --help` start fast; the subcommands come from commands.ts,
 // loaded only when one runs.
+
+import { didYouMean } from "./did-you-mean.js";
 import { EXIT_OK, EXIT_USAGE } from "./exit-codes.js";
-import { MAIN_HELP } from "./help.js";
+import { COMMAND_NAMES, MAIN_HELP, unknownCommandText } from "./help.js";
 import { packageVersion } from "./version.js";
 
 export type Commands = typeof import("./commands.js");
@@ -55,7 +57,10 @@ export async function main(argv: string[], loadCommands: LoadCommands = loadModu
   const runner = Object.hasOwn(RUNNERS, name) ? RUNNERS[name] : undefined;
   if (!runner) {
     process.stderr.write(
-      `reson: unknown command "${command}". Commands: run, resume, sessions, trace, tools, skills, memory, experiences, mcp, plugin, doctor, gc, serve, worker, workspace (or none, for the interactive terminal). See \`reson --help\`.\n`,
+      `reson: ${unknownCommandText(
+        command ?? "",
+        didYouMean(command ?? "", COMMAND_NAMES, (c) => `reson ${c}`),
+      )}\n`,
     );
     return EXIT_USAGE;
   }

@@ -5,7 +5,6 @@
 import { mkdir, readFile, realpath } from "node:fs/promises";
 import { join } from "node:path";
 import { createInterface } from "node:readline/promises";
-import { parseArgs } from "node:util";
 import { loadConfig, type McpServerConfig, resonHome } from "../config/index.js";
 import { writeFileAtomic } from "../core/atomic-write.js";
 import { ResonError, toResonError } from "../core/errors.js";
@@ -24,6 +23,8 @@ import {
   terminalAuthorize,
   userAllowedProjectServers,
 } from "../runner/index.js";
+import { parseCommandArgs } from "./command-args.js";
+import { didYouMean } from "./did-you-mean.js";
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, exitCodeForError } from "./exit-codes.js";
 import { formatTokens, table } from "./format.js";
 import { reportError } from "./run-command.js";
@@ -114,17 +115,20 @@ async function addCommand(argv: string[]): Promise<number> {
   const dash = argv.indexOf("--");
   const own = dash < 0 ? argv : argv.slice(0, dash);
   const command = dash < 0 ? [] : argv.slice(dash + 1);
-  const { values, positionals } = parseArgs({
-    args: own,
-    allowPositionals: true,
-    options: {
-      scope: { type: "string", short: "s" },
-      transport: { type: "string", short: "t" },
-      env: { type: "string", short: "e", multiple: true },
-      header: { type: "string", short: "H", multiple: true },
-      workspace: { type: "string", short: "w" },
+  const { values, positionals } = parseCommandArgs(
+    {
+      args: own,
+      allowPositionals: true,
+      options: {
+        scope: { type: "string", short: "s" },
+        transport: { type: "string", short: "t" },
+        env: { type: "string", short: "e", multiple: true },
+        header: { type: "string", short: "H", multiple: true },
+        workspace: { type: "string", short: "w" },
+      },
     },
-  });
+    USAGE,
+  );
   const [name, url] = positionals;
   if (!name || (!url && command.length === 0) || (url && command.length > 0))
     throw new ResonError("usage_error", "reson mcp add takes a name and either a URL or -- and a command.", {
@@ -152,11 +156,14 @@ async function addCommand(argv: string[]): Promise<number> {
 }
 
 async function removeCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { scope: { type: "string", short: "s" }, workspace: { type: "string", short: "w" } },
-  });
+  const { values, positionals } = parseCommandArgs(
+    {
+      args: argv,
+      allowPositionals: true,
+      options: { scope: { type: "string", short: "s" }, workspace: { type: "string", short: "w" } },
+    },
+    USAGE,
+  );
   const name = positionals[0];
   if (!name) throw new ResonError("usage_error", "reson mcp remove takes a server name.", { hint: USAGE });
   const target = await scopeFile(values.scope ?? "user", await workspaceRealPath(values.workspace));
@@ -205,10 +212,13 @@ async function mayStart(
 }
 
 async function listCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: { workspace: { type: "string", short: "w" }, json: { type: "boolean" } },
-  });
+  const { values } = parseCommandArgs(
+    {
+      args: argv,
+      options: { workspace: { type: "string", short: "w" }, json: { type: "boolean" } },
+    },
+    USAGE,
+  );
   const workspace = await workspaceRealPath(values.workspace);
   const { loaded, entries } = await entriesOf(workspace);
   const allowed = userAllowedProjectServers(loaded);
@@ -275,12 +285,33 @@ async function listCommand(argv: string[]): Promise<number> {
   return EXIT_OK;
 }
 
-async function testCommand(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { workspace: { type: "string", short: "w" }, "allow-mcp": { type: "string", multiple: true } },
+/**
+ * Why `reson mcp test` could not start the server, said for this command: the server's own
+ * error (not the "required" wrapper it was started with), and a hint that does not send the
+ * user back to the command they just ran.
+ */
+function testFailure(failure: ResonError, source: string): ResonError {
+  const cause = failure.cause instanceof ResonError ? failure.cause : failure;
+  const own = (cause.hint ?? "").replace(/;?\s*`reson mcp test [^`]*`[^.;]*[.;]?/g, "").trim();
+  const hint = own
+    ? own.replace(/([^.])$/, "$1.")
+    : `What the server printed is above. Check its command, args and env (or url and headers) in ${source}.`;
+  return new ResonError(cause.code, cause.message, {
+    hint,
+    ...(cause.details ? { details: cause.details } : {}),
+    cause,
   });
+}
+
+async function testCommand(argv: string[]): Promise<number> {
+  const { values, positionals } = parseCommandArgs(
+    {
+      args: argv,
+      allowPositionals: true,
+      options: { workspace: { type: "string", short: "w" }, "allow-mcp": { type: "string", multiple: true } },
+    },
+    USAGE,
+  );
   const name = positionals[0];
   if (!name) throw new ResonError("usage_error", "reson mcp test takes a server name.", { hint: USAGE });
   const workspace = await workspaceRealPath(values.workspace);
@@ -335,8 +366,7 @@ async function testCommand(argv: string[]): Promise<number> {
       },
     });
   } catch (error) {
-    const failure = toResonError(error);
-    reportError(failure);
+    reportError(testFailure(toResonError(error), entry.source));
     return EXIT_FAILED;
   }
   try {
@@ -390,7 +420,9 @@ export async function mcpCommand(argv: string[]): Promise<number> {
         process.stdout.write(USAGE);
         return sub === undefined ? EXIT_USAGE : EXIT_OK;
       default:
-        process.stderr.write(`reson: unknown mcp command "${sub}".\n${USAGE}`);
+        process.stderr.write(
+          `reson: unknown mcp command "${sub}".${didYouMean(sub, ["list", "add", "remove", "test"])}\n${USAGE}`,
+        );
         return EXIT_USAGE;
     }
   } catch (error) {

@@ -20,10 +20,12 @@ import {
   projectKey,
   type Store,
 } from "../store/index.js";
+import { didYouMean } from "./did-you-mean.js";
 import { EXIT_OK, EXIT_USAGE } from "./exit-codes.js";
 import { formatAgo, table } from "./format.js";
 import { reportError } from "./run-command.js";
 import { withStore } from "./store-commands.js";
+import { outsideText } from "./terminal-text.js";
 import { workspaceFolderArg } from "./workspace-choice.js";
 
 type Values = Record<string, string | boolean | undefined>;
@@ -57,7 +59,8 @@ function itemRows(items: readonly MemoryItemRecord[]): string {
 
 function write(values: Values, records: readonly unknown[], human: () => string): void {
   if (values.json) for (const record of records) process.stdout.write(`${JSON.stringify(record)}\n`);
-  else process.stdout.write(`${human()}\n`);
+  // What reson remembers was written by the model: shown safely on a terminal.
+  else process.stdout.write(`${outsideText(process.stdout)(human())}\n`);
 }
 
 /** A memory item of this project by id (or a unique prefix among the recent ones). */
@@ -93,11 +96,16 @@ const COMMON = { workspace: { type: "string", short: "w" }, json: { type: "boole
 
 export function memoryCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
-  if (!sub || !["list", "search", "show", "edit", "forget"].includes(sub)) {
+  const subcommands = ["list", "search", "show", "edit", "forget"];
+  if (!sub || !subcommands.includes(sub)) {
     reportError(
-      new ResonError("usage_error", `Unknown memory command ${JSON.stringify(sub ?? "")}.`, {
-        hint: MEMORY_USAGE,
-      }),
+      new ResonError(
+        "usage_error",
+        `Unknown memory command ${JSON.stringify(sub ?? "")}.${didYouMean(sub ?? "", subcommands)}`,
+        {
+          hint: MEMORY_USAGE,
+        },
+      ),
     );
     return Promise.resolve(EXIT_USAGE);
   }
@@ -188,8 +196,11 @@ function cutoffOf(text: string): number {
   return at;
 }
 
-function experienceRows(experiences: readonly Experience[]): string {
-  if (experiences.length === 0) return "No experiences for this project yet.";
+function experienceRows(experiences: readonly Experience[], status?: ExperienceStatus): string {
+  if (experiences.length === 0)
+    return status
+      ? `No ${status} experiences for this project (\`reson experiences list\` shows them all).`
+      : "No experiences for this project yet.";
   return table([
     ["ID", "STATUS", "USED", "HELPED", "RATE", "RULE"],
     ...experiences.map((experience) => [
@@ -226,11 +237,16 @@ function upliftLines(uplift: UpliftEstimate): string[] {
 
 export function experiencesCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
-  if (!sub || !["list", "show", "retire", "confirm"].includes(sub)) {
+  const subcommands = ["list", "show", "retire", "confirm"];
+  if (!sub || !subcommands.includes(sub)) {
     reportError(
-      new ResonError("usage_error", `Unknown experiences command ${JSON.stringify(sub ?? "")}.`, {
-        hint: EXPERIENCES_USAGE,
-      }),
+      new ResonError(
+        "usage_error",
+        `Unknown experiences command ${JSON.stringify(sub ?? "")}.${didYouMean(sub ?? "", subcommands)}`,
+        {
+          hint: EXPERIENCES_USAGE,
+        },
+      ),
     );
     return Promise.resolve(EXIT_USAGE);
   }
@@ -246,7 +262,7 @@ export function experiencesCommand(argv: string[]): Promise<number> {
         ...(status ? { status } : {}),
         limit: 500,
       });
-      write(values, experiences, () => experienceRows(experiences));
+      write(values, experiences, () => experienceRows(experiences, status));
       return EXIT_OK;
     }
     const experience = await experienceOf(store, key, positionals[0] ?? "");

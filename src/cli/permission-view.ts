@@ -4,6 +4,7 @@
 import type { PermissionPrompt } from "../permissions/index.js";
 import type { ToolPreview } from "../tools/index.js";
 import { fileDiff, printable } from "./file-diff.js";
+import { countOf } from "./format.js";
 import { wrapText } from "./wrap-text.js";
 
 export interface ViewOptions {
@@ -110,7 +111,7 @@ function changeSummary(
     const all = prompt.arguments.replace_all === true ? ", replace_all" : "";
     return `${change.replacements} replacement${change.replacements === 1 ? "" : "s"}${all}, ${counts}`;
   }
-  if (change.before === null && !change.beforeUnreadable) return `new file, ${plural(diff.added, "line")}`;
+  if (change.before === null && !change.beforeUnreadable) return `new file, ${countOf(diff.added, "line")}`;
   return `overwrites the file, ${counts}`;
 }
 
@@ -121,10 +122,6 @@ function wrapped(text: string, columns: number | undefined): string[] {
 
 function printableLines(text: string): string {
   return text.split("\n").map(printable).join("\n");
-}
-
-function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? "" : "s"}`;
 }
 
 function lines(items: string[]): string {

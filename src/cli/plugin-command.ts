@@ -2,8 +2,6 @@
 // user ($RESON_HOME/plugins) and of a project (<workspace>/.reson/plugins). Loading them in a
 // run is the plugins runtime's business; this only installs, registers and trusts.
 import { realpath } from "node:fs/promises";
-import { createInterface } from "node:readline/promises";
-import { parseArgs } from "node:util";
 import { resonHome } from "../config/index.js";
 import { ResonError, toResonError } from "../core/errors.js";
 import {
@@ -23,6 +21,9 @@ import {
   trustProjectPlugin,
   updatablePlugins,
 } from "../plugins/index.js";
+import { parseCommandArgs } from "./command-args.js";
+import { confirm } from "./confirm.js";
+import { didYouMean } from "./did-you-mean.js";
 import { EXIT_OK, EXIT_USAGE, exitCodeForError } from "./exit-codes.js";
 import { table } from "./format.js";
 import { reportError } from "./run-command.js";
@@ -64,14 +65,10 @@ interface Parsed {
 }
 
 async function parse(argv: string[]): Promise<Parsed> {
-  let parsed: ReturnType<
-    typeof parseArgs<{ args: string[]; options: typeof OPTIONS; allowPositionals: true }>
-  >;
-  try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
-  } catch (error) {
-    throw new ResonError("usage_error", (error as Error).message, { hint: USAGE });
-  }
+  const parsed = parseCommandArgs(
+    { args: argv, options: OPTIONS, allowPositionals: true, strict: true },
+    USAGE,
+  );
   const dir = await workspaceFolderArg(parsed.values.workspace);
   const workspace = await realpath(dir).catch(() => {
     throw new ResonError("usage_error", `The workspace ${dir} does not exist.`, {
@@ -97,17 +94,6 @@ function one(parsed: Parsed, command: string): string {
 
 const say = (text: string) => process.stdout.write(`${text}\n`);
 const warn = (text: string) => process.stderr.write(`warning: ${text}\n`);
-
-/** Asks a yes/no question on the terminal; false when there is no answer. */
-async function confirm(question: string): Promise<boolean> {
-  const rl = createInterface({ input: process.stdin, output: process.stdout });
-  try {
-    const answer = await rl.question(`${question} [y/N] `).catch(() => "");
-    return /^y(es)?$/i.test(answer.trim());
-  } finally {
-    rl.close();
-  }
-}
 
 const askInTerminal = (parsed: Parsed) => !parsed.yes && process.stdin.isTTY === true;
 
@@ -364,7 +350,11 @@ async function dispatch(sub: string, rest: string[], signal: AbortSignal): Promi
     case "update":
       return updateCommand(parsed, signal);
     default:
-      throw new ResonError("usage_error", `Unknown plugin command "${sub}".`, { hint: USAGE });
+      throw new ResonError(
+        "usage_error",
+        `Unknown plugin command "${sub}".${didYouMean(sub, ["add", "list", "show", "remove", "enable", "disable", "trust", "update"])}`,
+        { hint: USAGE },
+      );
   }
 }
 

@@ -1,10 +1,15 @@
-// Human output of `reson run`: the model's text streamed to stdout as it arrives; one line
-// per tool call (arguments shortened, outcome, duration), retries, warnings and the closing
-// summary on stderr, so `reson run "…" > answer.txt` keeps just the text.
+// Human output of `reson run` (and the terminal's): the model's text streamed to stdout as it
+// arrives; one line per tool call (arguments shortened, outcome, duration, and for a failed
+// call the last lines of its output), retries, warnings and the closing summary on stderr, so
+// `reson run "…" > answer.txt` keeps just the text. On a terminal, everything that came from
+// outside reson goes through terminal-text.ts first; reson's own colours are added after.
+
 import type { ResonEvent, RunEndEvent } from "../core/events.js";
+import { humanDuration } from "../core/human-duration.js";
+import { formatCost, formatUsd } from "../core/usage.js";
 import { questionLines } from "./ask-human.js";
-import { printable } from "./file-diff.js";
-import { formatCost, formatMs, formatTokens } from "./format.js";
+import { formatTokens } from "./format.js";
+import { outsideText } from "./terminal-text.js";
 import { wrapText } from "./wrap-text.js";
 
 export interface HumanRendererOptions {
@@ -15,6 +20,9 @@ export interface HumanRendererOptions {
 
 const ARG_VALUE_CHARS = 40;
 const ARGS_LINE_CHARS = 100;
+/** Lines of a failed call's output shown under its line. */
+const TAIL_LINES = 5;
+const TAIL_LINE_CHARS = 160;
 
 export function shortenArguments(args: Record<string, unknown>): string {
   const parts = Object.entries(args).map(([key, value]) => {
@@ -36,6 +44,10 @@ export function humanRenderer(options: HumanRendererOptions): (event: ResonEvent
   const yellow = (t: string) => paint("33", t);
   const argsById = new Map<string, string>();
   let midLine = false;
+  // Outside text on its way to each stream: made safe on a terminal, exact in a pipe or file.
+  const toOut = outsideText(out);
+  const toErr = outsideText(err);
+  const line = (text: string | undefined) => toErr(firstLine(text));
 
   const endTextLine = () => {
     if (midLine) out.write("\n");
@@ -46,14 +58,16 @@ export function humanRenderer(options: HumanRendererOptions): (event: ResonEvent
     const facts = [
       `${event.steps} step${event.steps === 1 ? "" : "s"}`,
       `${formatTokens(event.usage.totalTokens)} tokens`,
-      formatCost(event.usage.costUsd),
-      formatMs(event.durationMs),
+      formatCost(event.usage),
+      humanDuration(event.durationMs),
     ].join(" · ");
     if (event.status === "completed") return green(`✓ done · ${facts}`);
     if (event.status === "aborted") return yellow(`■ interrupted · ${facts}`);
     const error = event.error;
-    const lines = [red(`✗ failed${error ? ` [${error.code}]` : ""}: ${error?.message ?? "unknown error"}`)];
-    if (error?.hint) lines.push(`  hint: ${error.hint}`);
+    const lines = [
+      red(`✗ failed${error ? ` [${error.code}]` : ""}: ${toErr(error?.message ?? "unknown error")}`),
+    ];
+    if (error?.hint) lines.push(`  hint: ${toErr(error.hint)}`);
     lines.push(dim(`  ${facts}`));
     return lines.join("\n");
   };
@@ -61,11 +75,11 @@ export function humanRenderer(options: HumanRendererOptions): (event: ResonEvent
   return (event) => {
     switch (event.type) {
       case "text_delta":
-        out.write(event.delta);
+        out.write(toOut(event.delta));
         midLine = !event.delta.endsWith("\n");
         return;
       case "tool_call":
-        argsById.set(event.toolCallId, shortenArguments(event.arguments));
+        argsById.set(event.toolCallId, toErr(shortenArguments(event.arguments)));
         return;
       case "tool_result": {
         endTextLine();
@@ -77,35 +91,40 @@ export function humanRenderer(options: HumanRendererOptions): (event: ResonEvent
           ? ""
           : denial
             ? ` ${red(denial.code)}`
-            : ` ${red(`${event.error?.code ?? "failed"}: ${firstLine(event.error?.message)}`)}`;
-        err.write(`  ${mark} ${event.name} ${dim(args)}${outcome} ${dim(formatMs(event.durationMs))}\n`);
+            : ` ${red(`${event.error?.code ?? "failed"}: ${line(event.error?.message)}`)}`;
+        err.write(`  ${mark} ${event.name} ${dim(args)}${outcome} ${dim(humanDuration(event.durationMs))}\n`);
         // A denial is said whole (wrapped, never cut): its hint is what the user does next.
-        if (denial) err.write(denialLines(denial, terminalColumns(err)));
+        if (denial) err.write(denialLines(denial, terminalColumns(err), toErr));
+        // Another failure in the call's own words (a command's last lines of output), not only
+        // its exit code; the line above already gave the error's first line.
+        else if (!event.ok)
+          for (const tail of outputTail(event.content, firstLine(event.error?.message)))
+            err.write(`${dim(`      ${toErr(tail)}`)}\n`);
         return;
       }
       case "provider_retry":
         endTextLine();
         err.write(
           `${yellow(
-            `  ⟳ ${event.error.code}: ${firstLine(event.error.message)}; retrying in ${formatMs(event.delayMs)} ` +
+            `  ⟳ ${event.error.code}: ${line(event.error.message)}; retrying in ${humanDuration(event.delayMs)} ` +
               `(attempt ${event.attempt + 1}/${event.maxAttempts})`,
           )}\n`,
         );
         return;
       case "human_question":
         endTextLine();
-        err.write(`\n${questionLines(event)}`);
+        err.write(`\n${toErr(questionLines(event))}`);
         return;
       case "sub_trace_started": {
         endTextLine();
         const limits = [
           `${event.limits.maxSteps} steps`,
           ...(event.limits.maxTokens === undefined ? [] : [`${formatTokens(event.limits.maxTokens)} tokens`]),
-          ...(event.limits.maxCostUsd === undefined ? [] : [formatCost(event.limits.maxCostUsd)]),
-          ...(event.limits.maxWallMs === undefined ? [] : [minutes(event.limits.maxWallMs)]),
+          ...(event.limits.maxCostUsd === undefined ? [] : [formatUsd(event.limits.maxCostUsd)]),
+          ...(event.limits.maxWallMs === undefined ? [] : [humanDuration(event.limits.maxWallMs)]),
         ].join(", ");
         err.write(
-          `${dim(`  ↳ sub-agent ${event.childRunId} · ${event.mode} (${event.preset}) · ${firstLine(event.task).slice(0, 80)} · up to ${limits}`)}\n`,
+          `${dim(`  ↳ sub-agent ${event.childRunId} · ${event.mode} (${event.preset}) · ${line(event.task).slice(0, 80)} · up to ${limits}`)}\n`,
         );
         return;
       }
@@ -113,13 +132,13 @@ export function humanRenderer(options: HumanRendererOptions): (event: ResonEvent
         endTextLine();
         const why = event.error ? ` [${event.error.code}]` : "";
         err.write(
-          `${dim(`  ↳ sub-agent ${event.childRunId} ${event.status}${why} · ${event.steps} step${event.steps === 1 ? "" : "s"} · ${formatTokens(event.usage.totalTokens)} tokens · ${formatCost(event.usage.costUsd)}`)}\n`,
+          `${dim(`  ↳ sub-agent ${event.childRunId} ${event.status}${why} · ${event.steps} step${event.steps === 1 ? "" : "s"} · ${formatTokens(event.usage.totalTokens)} tokens · ${formatCost(event.usage)}`)}\n`,
         );
         return;
       }
       case "warning":
         endTextLine();
-        err.write(`${yellow(`warning: ${event.message}`)}\n`);
+        err.write(`${yellow(`warning: ${toErr(event.message)}`)}\n`);
         return;
       case "run_start": {
         const what = event.resumed
@@ -137,7 +156,7 @@ export function humanRenderer(options: HumanRendererOptions): (event: ResonEvent
           );
         }
         for (const problem of event.errors)
-          err.write(`${yellow(`warning: plugin ${problem.plugin}: ${firstLine(problem.message)}`)}\n`);
+          err.write(`${yellow(`warning: plugin ${problem.plugin}: ${line(problem.message)}`)}\n`);
         for (const { plugin, command } of event.untrusted)
           err.write(
             `${yellow(`warning: project plugin ${plugin} not loaded: not trusted; trust it with \`${command}\``)}\n`,
@@ -146,13 +165,11 @@ export function humanRenderer(options: HumanRendererOptions): (event: ResonEvent
       }
       case "trust_changed":
         endTextLine();
-        err.write(`${yellow(`untrusted: ${printable(event.reason)}`)}\n`);
+        err.write(`${yellow(`untrusted: ${toErr(event.reason)}`)}\n`);
         return;
       case "plugin_error":
         endTextLine();
-        err.write(
-          `${yellow(`warning: plugin ${event.plugin} (${event.hook}): ${firstLine(event.message)}`)}\n`,
-        );
+        err.write(`${yellow(`warning: plugin ${event.plugin} (${event.hook}): ${line(event.message)}`)}\n`);
         return;
       case "learning": {
         const changes = [
@@ -176,12 +193,13 @@ export function humanRenderer(options: HumanRendererOptions): (event: ResonEvent
   };
 }
 
-function denialLines(error: { message: string; hint?: string }, columns: number | undefined): string {
+function denialLines(
+  error: { message: string; hint?: string },
+  columns: number | undefined,
+  safe: (text: string) => string,
+): string {
   const wrap = (text: string) => wrapText(text, { width: columns, indent: "    ", continuation: "      " });
-  const lines = [
-    ...wrap(printable(error.message)),
-    ...(error.hint ? wrap(`hint: ${printable(error.hint)}`) : []),
-  ];
+  const lines = [...wrap(safe(error.message)), ...(error.hint ? wrap(`hint: ${safe(error.hint)}`) : [])];
   return `${lines.join("\n")}\n`;
 }
 
@@ -191,9 +209,13 @@ function terminalColumns(stream: NodeJS.WritableStream): number | undefined {
   return tty.isTTY ? tty.columns : undefined;
 }
 
-/** A time limit: minutes from a minute up, else as formatMs says it. */
-function minutes(ms: number): string {
-  return ms >= 60_000 ? `${Math.round(ms / 6_000) / 10} min` : formatMs(ms);
+/** The last lines of a failed call's output (but `shown`), each cut to a readable length. */
+function outputTail(content: string, shown: string): string[] {
+  return content
+    .split(/\r?\n/)
+    .filter((text) => text.trim() !== "" && text !== shown)
+    .slice(-TAIL_LINES)
+    .map((text) => (text.length > TAIL_LINE_CHARS ? `${text.slice(0, TAIL_LINE_CHARS - 1)}…` : text));
 }
 
 function firstLine(text: string | undefined): string {

@@ -1,50 +1,44 @@
-// `reson` with no subcommand: the interactive terminal. One readline interface reads tasks,
-// slash commands and permission answers; each task is a run in the same session, streamed as
-// it arrives; Ctrl-C cancels the run in flight, twice at an empty prompt (or Ctrl-D) exits.
-// Everything is in the store as it happens, so `reson --continue` reopens the session.
-import { realpathSync } from "node:fs";
-import { resolve } from "node:path";
+// The interactive terminal's session (repl-command.ts starts it). One readline interface reads
+// tasks, slash commands and permission answers; each task is a run in the same session,
+// streamed as it arrives; Ctrl-C cancels the run in flight, twice at an empty prompt (or
+// Ctrl-D) exits. Everything is in the store as it happens, so `reson --continue` reopens the
+// session, showing its last exchanges first.
 import {
   type Agent,
   type AgentOptions,
   createAgent,
-  openDefaultStore,
   type RunResult,
-  workspaceStanding,
+  recentExchanges,
 } from "../agent/index.js";
-import { resonHome, trustedFoldersPath, trustFolder } from "../config/index.js";
 import { ResonError, toResonError } from "../core/errors.js";
 import type { ContextUsageEvent, EventListener, ResonEvent } from "../core/events.js";
-import { addUsage, emptyUsage, type Usage } from "../core/usage.js";
+import { addUsage, emptyUsage, formatCost, type Usage } from "../core/usage.js";
 import type { McpServers } from "../mcp/index.js";
 import { describePolicy, PERMISSION_MODES, type PermissionGate, parseMode } from "../permissions/index.js";
 import type { ProviderName } from "../providers/index.js";
 import {
   approveProjectServer,
   gateOptions,
-  loadGate,
   type RunExtensions,
   type SandboxSetup,
-  sandboxSetup,
   startRunExtensions,
   terminalAuthorize,
 } from "../runner/index.js";
 import { formatSkillList } from "../skills/index.js";
-import { projectKey, type Store } from "../store/index.js";
+import type { Store } from "../store/index.js";
 import type { HumanQuestion } from "../tools/index.js";
-import { probeSandbox } from "../workspace/index.js";
 import { answerFromLine, answerPrompt } from "./ask-human.js";
-import { EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, exitCodeForError } from "./exit-codes.js";
-import { formatCost, formatTokens } from "./format.js";
-import { MAIN_HELP } from "./help.js";
+import { didYouMean } from "./did-you-mean.js";
+import { EXIT_INTERRUPTED } from "./exit-codes.js";
+import { formatTokens } from "./format.js";
 import { approveProjectPlugin } from "./plugin-trust-prompt.js";
 import { humanRenderer } from "./render-human.js";
 import { LineReader, Spinner } from "./repl-input.js";
-import { askPermission } from "./repl-permission.js";
-import { parseReplArgs, type ReplArgs } from "./run-args.js";
+import { REPLAYED_EXCHANGES, replayText } from "./repl-replay.js";
+import type { ReplArgs } from "./run-args.js";
 import { nothingToResume, reportError } from "./run-command.js";
 import { sessionsCommand } from "./store-commands.js";
-import { settleWorkspace } from "./workspace-choice.js";
+import { outsideText, printable } from "./terminal-text.js";
 
 const SLASH_HELP = `Commands:
   /help                  this list
@@ -91,7 +85,7 @@ interface SectionData {
 }
 
 /** The REPL's state across tasks. */
-class Repl {
+export class Repl {
   agent!: Agent;
   /** The session the next task joins: "new" or a session id. */
   session = "new";
@@ -185,7 +179,7 @@ class Repl {
       signal: new AbortController().signal,
       askTrust: (plugin) => approveProjectPlugin(plugin, io),
       ask: (entry) => approveProjectServer(entry, io),
-      warn: (message) => this.write(`warning: ${message}\n`),
+      warn: (message) => this.write(`warning: ${outsideText(process.stdout)(message)}\n`),
       authorize: terminalAuthorize((text) => this.write(text)),
     }).catch((error: unknown) => {
       // Set up again by the next agent (a required server may start then).
@@ -289,7 +283,7 @@ class Repl {
         ? `context ${Math.round((100 * context.estTokens) / context.windowTokens)}% of ${formatTokens(context.windowTokens)}`
         : "context —";
     const usage = await this.usage();
-    return `${this.model} · ${used} · ${formatTokens(usage.totalTokens)} tokens · ${formatCost(usage.costUsd)} this session`;
+    return `${this.model} · ${used} · ${formatTokens(usage.totalTokens)} tokens · ${formatCost(usage)} this session`;
   }
 
   /** The session's usage as the store has it (includes earlier REPLs), else what this one saw. */
@@ -299,6 +293,12 @@ class Repl {
     return record && record.usage.totalTokens >= this.sessionUsage.totalTokens
       ? record.usage
       : this.sessionUsage;
+  }
+
+  /** Shows the last exchanges of a session this terminal continues. */
+  async replay(sessionId: string): Promise<void> {
+    const replay = await recentExchanges(this.store, sessionId, REPLAYED_EXCHANGES);
+    this.write(replayText(replay, { safe: outsideText(process.stdout), dim: (text) => this.dim(text) }));
   }
 
   async runTask(task: string): Promise<void> {
@@ -330,7 +330,11 @@ class Repl {
         }
         return true;
       case "/goal":
-        this.write(this.lastGoalTree ? `${this.lastGoalTree}\n` : "No goal tree yet in this session.\n");
+        this.write(
+          this.lastGoalTree
+            ? `${outsideText(process.stdout)(this.lastGoalTree)}\n`
+            : "No goal tree yet in this session.\n",
+        );
         return true;
       case "/context":
         await this.showContext();
@@ -339,7 +343,7 @@ class Repl {
         const usage = await this.usage();
         this.write(
           `session ${this.session === "new" ? "(new)" : this.session}: ${formatTokens(usage.totalTokens)} tokens ` +
-            `(input ${formatTokens(usage.input)}, output ${formatTokens(usage.output)}, cache read ${formatTokens(usage.cacheRead)}) · ${formatCost(usage.costUsd)}\n`,
+            `(input ${formatTokens(usage.input)}, output ${formatTokens(usage.output)}, cache read ${formatTokens(usage.cacheRead)}) · ${formatCost(usage)}\n`,
         );
         return true;
       }
@@ -353,6 +357,14 @@ class Repl {
           this.write("Usage: /resume <id> [--force]  (`/sessions` lists them)\n");
           return true;
         }
+        // Where the conversation stands first; an id that names nothing is reported by the resume.
+        const found = await this.store.resolveId(id).catch(() => undefined);
+        const sessionId = !found
+          ? undefined
+          : found.kind === "session"
+            ? found.session.id
+            : found.trace.sessionId;
+        if (sessionId) await this.replay(sessionId);
         await this.launch((signal, onEvent) =>
           this.agent.resume(id, { signal, onEvent, ...(force ? { force: true } : {}) }),
         );
@@ -385,7 +397,9 @@ class Repl {
             return true;
           }
         }
-        this.write(`Unknown command ${name}. Commands: ${COMMANDS.join(", ")}.\n`);
+        this.write(
+          `Unknown command ${printable(name)}.${didYouMean(name, COMMANDS)} Commands: ${COMMANDS.join(", ")}.\n`,
+        );
         return true;
     }
   }
@@ -483,106 +497,5 @@ class Repl {
       }
       await this.runTask(text);
     }
-  }
-}
-
-/**
- * The workspace question, as Codex asks whether to trust a folder: only for a broad folder
- * (home, above it, holding $RESON_HOME) not trusted yet. A yes is remembered for the folder;
- * a no (or the end of input) ends the session with nothing run. `/`, system folders and
- * $RESON_HOME itself are refused without a question.
- */
-async function confirmWorkspace(repl: Repl, root: string): Promise<boolean> {
-  const standing = await workspaceStanding(root);
-  if (standing.kind === "refused") throw standing.error;
-  if (standing.kind === "ok" || repl.args.trustWorkspace) return true;
-  repl.write(
-    `reson is about to work in ${root}: ${standing.reason}.\n` +
-      "Its tools can read every file in it and, as the permission mode allows, change them.\n",
-  );
-  const answer = await repl.reader.read("Trust this folder? [y] yes, and remember it  [n] no, quit: ");
-  if (answer !== null && /^\s*y(es)?\s*$/i.test(answer)) {
-    await trustFolder(resonHome(), root);
-    repl.write(
-      `Trusted ${root}; remembered in ${trustedFoldersPath(resonHome())} (delete its entry there to revoke).\n`,
-    );
-    return true;
-  }
-  repl.write(
-    "Not trusted; nothing ran. Start reson in a project folder (cd into it, or --workspace <folder>).\n",
-  );
-  return false;
-}
-
-export async function replCommand(argv: string[]): Promise<number> {
-  let args: ReplArgs;
-  try {
-    args = parseReplArgs(argv);
-  } catch (error) {
-    reportError(toResonError(error, "usage_error"));
-    return EXIT_USAGE;
-  }
-  if (args.help) {
-    process.stdout.write(MAIN_HELP);
-    return EXIT_OK;
-  }
-  let store: Store | undefined;
-  let repl: Repl | undefined;
-  try {
-    store = await openDefaultStore(resonHome());
-    await settleWorkspace(store, args, "default");
-    let workspaceRoot: string;
-    try {
-      workspaceRoot = realpathSync(resolve(args.workspace ?? process.cwd()));
-    } catch {
-      throw new ResonError(
-        "workspace_invalid",
-        `The workspace folder ${args.workspace ?? process.cwd()} does not exist.`,
-      );
-    }
-    const ask = (prompt: Parameters<typeof askPermission>[0]) => {
-      const current = repl;
-      if (!current) return Promise.resolve({ kind: "deny" as const });
-      current.spinner.stop();
-      const columns = process.stdout.isTTY ? process.stdout.columns : undefined;
-      return askPermission(prompt, {
-        write: (text) => current.write(text),
-        read: (question) => current.reader.read(question),
-        readKey: (question) => current.reader.readKey(question),
-        color: current.color,
-        ...(columns ? { columns } : {}),
-      });
-    };
-    const sandbox = await sandboxSetup(args.sandbox, true);
-    const gate = await loadGate(args, workspaceRoot, { promptUser: ask, sandbox: sandbox.state });
-    repl = new Repl(args, store, gate, workspaceRoot);
-    repl.sandbox = sandbox.agent;
-    if (!(await confirmWorkspace(repl, workspaceRoot))) return EXIT_USAGE;
-    if (args.continue) {
-      const latest = await store.sessions.latest(projectKey(workspaceRoot));
-      if (latest) repl.session = latest.id;
-    }
-    const continuing = repl.session !== "new";
-    await repl.createAgent(args.model);
-    repl.write(
-      `${repl.dim(`reson · ${repl.model} · ${workspaceRoot} · permissions ${gate.currentMode}`)}\n` +
-        `${repl.dim(sandbox.agent.sandboxSummary ?? (await probeSandbox()).summary)}\n` +
-        `${repl.dim(continuing ? `continuing session ${repl.session}` : "new session")} · /help for commands, /exit to leave\n`,
-    );
-    if (args.continue && !continuing)
-      repl.write("No earlier session in this workspace; starting a new one.\n");
-    await repl.loop();
-    if (repl.session !== "new") {
-      repl.write(`Session ${repl.session} saved; reopen it with \`reson --continue\`.\n`);
-    }
-    return EXIT_OK;
-  } catch (error) {
-    const failure = toResonError(error);
-    reportError(failure);
-    return exitCodeForError(failure.code);
-  } finally {
-    repl?.reader.close();
-    await (await repl?.extensions?.catch(() => undefined))?.close();
-    await store?.close({ processExiting: true }).catch(() => {});
   }
 }

@@ -1,9 +1,11 @@
 // Parses the arguments of `reson run` and `reson resume` into options, or a usage error
 // saying what is wrong.
-import { parseArgs } from "node:util";
 import { ResonError } from "../core/errors.js";
 import type { RunLimits } from "../core/usage.js";
 import { parseDuration } from "../store/index.js";
+import { parseCommandArgs } from "./command-args.js";
+import { didYouMean } from "./did-you-mean.js";
+import { COMMAND_NAMES, unknownCommandText } from "./help.js";
 
 export interface ModelArgs {
   workspace?: string;
@@ -120,16 +122,10 @@ function parse<T extends Record<string, { type: "string" | "boolean"; short?: st
   argv: string[],
   extra: T,
 ) {
-  try {
-    return parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: { ...MODEL_OPTIONS, ...extra },
-    });
-  } catch (error) {
-    throw new ResonError("usage_error", (error as Error).message, { hint: "See `reson --help`." });
-  }
+  return parseCommandArgs(
+    { args: argv, allowPositionals: true, strict: true, options: { ...MODEL_OPTIONS, ...extra } },
+    "See `reson --help`.",
+  );
 }
 
 function sandboxChoice(value: unknown): "on" | "off" {
@@ -234,9 +230,15 @@ export interface ReplArgs extends ModelArgs {
 export function parseReplArgs(argv: string[]): ReplArgs {
   const { values, positionals } = parse(argv, { continue: { type: "boolean", short: "c" } });
   if (positionals.length > 0) {
-    throw new ResonError("usage_error", `unknown command "${positionals[0]}".`, {
-      hint: 'Commands: run, resume, sessions, trace, tools, skills, memory, experiences, doctor, gc; `reson` alone opens the interactive terminal; `reson run "<task>"` runs one task.',
-    });
+    const typed = positionals[0] ?? "";
+    throw new ResonError(
+      "usage_error",
+      unknownCommandText(
+        typed,
+        didYouMean(typed, COMMAND_NAMES, (c) => `reson ${c}`),
+      ),
+      { hint: '`reson` alone opens the interactive terminal; `reson run "<task>"` runs one task.' },
+    );
   }
   const args: ReplArgs = { ...modelArgs(values), continue: values.continue === true };
   if (args.json)

@@ -3,9 +3,7 @@
 // "aborted", exit 130); a second Ctrl-C exits at once. Every run is persisted, so a run that
 // stopped for any reason continues with `reson resume <id>` or `reson run --continue`; a run
 // another live process holds is refused (exit 2), and one this process lost stops (exit 1).
-import { realpathSync } from "node:fs";
 
-import { resolve } from "node:path";
 import {
   type Agent,
   type AgentOptions,
@@ -33,7 +31,8 @@ import { MAIN_HELP } from "./help.js";
 import { humanRenderer } from "./render-human.js";
 import { jsonRenderer } from "./render-json.js";
 import { type ModelArgs, parseResumeArgs, parseRunArgs } from "./run-args.js";
-import { settleWorkspace } from "./workspace-choice.js";
+import { outsideText } from "./terminal-text.js";
+import { existingWorkspaceFolder, settleWorkspace } from "./workspace-choice.js";
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -60,9 +59,11 @@ export function nothingToResume(result: RunResult): string {
   );
 }
 
+/** An error on stderr; its text may quote what a server or the model said, so it is made safe on a terminal. */
 export function reportError(error: ResonError): void {
-  process.stderr.write(`reson: ${error.message}\n`);
-  if (error.hint) process.stderr.write(`hint: ${error.hint}\n`);
+  const safe = outsideText(process.stderr);
+  process.stderr.write(`reson: ${safe(error.message)}\n`);
+  if (error.hint) process.stderr.write(`hint: ${safe(error.hint)}\n`);
 }
 
 function useColor(): boolean {
@@ -124,13 +125,14 @@ async function execute(
   try {
     store = await openDefaultStore(resonHome());
     const { options, launch } = await prepare(store);
-    const permissions = await permissionOptions(args, options.workspace);
-    const workspaceRoot = existingRealPath(options.workspace ?? process.cwd());
+    // A folder that is not there stops the run before any plugin or MCP server starts for it.
+    const workspaceRoot = existingWorkspaceFolder(options.workspace);
+    const permissions = await permissionOptions(args, workspaceRoot);
     extensions = await startRunExtensions({
-      workspace: workspaceRoot ?? resolve(options.workspace ?? process.cwd()),
+      workspace: workspaceRoot,
       allowMcp: args.allowMcp,
       signal: controller.signal,
-      warn: (message) => process.stderr.write(`warning: ${message}\n`),
+      warn: (message) => process.stderr.write(`warning: ${outsideText(process.stderr)(message)}\n`),
     });
     agent = await createAgent(
       extensions.agentOptions({
@@ -176,38 +178,13 @@ async function execute(
  */
 async function permissionOptions(
   args: ModelArgs,
-  workspace: string | undefined,
+  workspaceRoot: string,
 ): Promise<Pick<AgentOptions, "hooks" | "offerTool" | "sandbox" | "sandboxSummary" | "readOnlyWorkspace">> {
-  let workspaceRoot: string;
-  try {
-    workspaceRoot = realpathSync(resolve(workspace ?? process.cwd()));
-  } catch {
-    return {}; // createAgent reports the missing workspace
-  }
   const sandbox = await sandboxSetup(args.sandbox, false);
   const gate = await loadGate(args, workspaceRoot, { defaultMode: "acceptEdits", sandbox: sandbox.state });
   // A headless run cannot change mode: plan mode's workspace is read-only for commands too.
   const readOnly = gate.currentMode === "plan" ? { readOnlyWorkspace: true } : {};
   return { ...gateOptions(gate), ...sandbox.agent, ...readOnly };
-}
-
-function existingRealPath(path: string): string | undefined {
-  try {
-    return realpathSync(resolve(path));
-  } catch {
-    return undefined; // createAgent reports the missing workspace
-  }
-}
-
-function workspaceKey(workspace: string | undefined): string {
-  try {
-    return projectKey(realpathSync(resolve(workspace ?? process.cwd())));
-  } catch {
-    throw new ResonError(
-      "workspace_invalid",
-      `The workspace folder ${workspace ?? process.cwd()} does not exist.`,
-    );
-  }
 }
 
 export async function runCommand(argv: string[]): Promise<number> {
@@ -225,7 +202,7 @@ export async function runCommand(argv: string[]): Promise<number> {
       throw new ResonError("usage_error", "The task read from standard input is empty.");
     if (!task) {
       // --continue with no task: finish the newest run of this workspace's newest session.
-      const session = await store.sessions.latest(workspaceKey(args.workspace));
+      const session = await store.sessions.latest(projectKey(existingWorkspaceFolder(args.workspace)));
       if (!session) {
         throw new ResonError("usage_error", "There is no session to continue in this workspace.", {
           hint: 'Start one with reson run "<task>"; `reson sessions` lists sessions everywhere.',

@@ -79,7 +79,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
       env: process.env,
       ...(values["token-file"] ? { tokenFile: values["token-file"] as string } : {}),
     });
-    store = await openDefaultStore(home);
+    store = await openDefaultStore(home, process.env, { leaseTtlMs: ttlMs });
     if (workers === 0 && store.kind === "sqlite")
       log({
         level: "warn",

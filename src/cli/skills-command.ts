@@ -1,12 +1,12 @@
 // `reson skills`: the skills found for a workspace, where each came from, on or off, the core
 // skill, and a warning (with the path and the reason) for every skill that did not load.
 import { homedir } from "node:os";
-import { parseArgs } from "node:util";
 import { resonHome } from "../config/index.js";
 import { ResonError, toResonError } from "../core/errors.js";
 import { pluginSkillFolders } from "../plugins/index.js";
 import { discoverSkills, formatSkillList } from "../skills/index.js";
 import { Workspace } from "../workspace/index.js";
+import { parseCommandArgs } from "./command-args.js";
 import { EXIT_OK, EXIT_USAGE, exitCodeForError } from "./exit-codes.js";
 import { reportError } from "./run-command.js";
 import { workspaceFolderArg } from "./workspace-choice.js";
@@ -15,19 +15,18 @@ export async function skillsCommand(argv: string[]): Promise<number> {
   let workspace: string | undefined;
   let json = false;
   try {
-    const { values } = parseArgs({
-      args: argv,
-      strict: true,
-      options: { workspace: { type: "string", short: "w" }, json: { type: "boolean" } },
-    });
+    const { values } = parseCommandArgs(
+      {
+        args: argv,
+        strict: true,
+        options: { workspace: { type: "string", short: "w" }, json: { type: "boolean" } },
+      },
+      "Usage: reson skills [-w dir] [--json]",
+    );
     workspace = values.workspace;
     json = values.json === true;
   } catch (error) {
-    reportError(
-      new ResonError("usage_error", (error as Error).message, {
-        hint: "Usage: reson skills [-w dir] [--json]",
-      }),
-    );
+    reportError(toResonError(error, "usage_error"));
     return EXIT_USAGE;
   }
   try {

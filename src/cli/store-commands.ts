@@ -1,17 +1,19 @@
-// The commands that read and tidy the store: `reson sessions`, `reson trace show|export`,
-// `reson gc`. Each opens the store ($RESON_HOME/reson.db or RESON_DATABASE_URL), answers,
-// and closes it.
+// The commands that read the store: `reson sessions`, `reson trace show|export` (and withStore,
+// which every store command runs in; `reson gc` is gc-command.ts). Each opens the store
+// ($RESON_HOME/reson.db or RESON_DATABASE_URL), answers, and closes it.
+
 import { writeFileSync } from "node:fs";
 import { hostname as localHost } from "node:os";
-import { type ParseArgsConfig, parseArgs } from "node:util";
+import type { ParseArgsConfig } from "node:util";
 import { describeSource, findTrace, openDefaultStore, type TrustStepData } from "../agent/index.js";
 import { resonHome } from "../config/index.js";
 import { ResonError, toResonError } from "../core/errors.js";
+import { humanDuration } from "../core/human-duration.js";
+import { formatCost } from "../core/usage.js";
 import {
   describeHolder,
   holderAlive,
   leaseSince,
-  parseDuration,
   type RunLease,
   type StepRecord,
   type Store,
@@ -19,9 +21,12 @@ import {
   type TurnRecord,
 } from "../store/index.js";
 import { traceIdOfRun } from "../telemetry/index.js";
+import { parseCommandArgs } from "./command-args.js";
+import { didYouMean } from "./did-you-mean.js";
 import { EXIT_OK, EXIT_USAGE, exitCodeForError } from "./exit-codes.js";
-import { formatAgo, formatBytes, formatCost, formatMs, formatTokens, table } from "./format.js";
+import { countOf, formatAgo, formatBytes, formatTokens, table } from "./format.js";
 import { reportError } from "./run-command.js";
+import { outsideText } from "./terminal-text.js";
 
 type Values = Record<string, string | boolean | undefined>;
 
@@ -37,9 +42,12 @@ export async function withStore(
 ): Promise<number> {
   let parsed: { values: Values; positionals: string[] };
   try {
-    parsed = parseArgs({ args: argv, options, allowPositionals, strict: true }) as typeof parsed;
+    parsed = parseCommandArgs(
+      { args: argv, options, allowPositionals, strict: true },
+      "See `reson --help`.",
+    ) as typeof parsed;
   } catch (error) {
-    reportError(new ResonError("usage_error", (error as Error).message, { hint: "See `reson --help`." }));
+    reportError(toResonError(error, "usage_error"));
     return EXIT_USAGE;
   }
   let store: Store | undefined;
@@ -92,12 +100,12 @@ export function sessionsCommand(argv: string[]): Promise<number> {
             : s.status,
           formatAgo(s.updatedAt),
           formatTokens(s.usage.totalTokens),
-          formatCost(s.usage.costUsd),
+          formatCost(s.usage),
           s.workspace,
           s.title,
         ]);
       }
-      process.stdout.write(`${table(rows)}\n`);
+      process.stdout.write(`${outsideText(process.stdout)(table(rows))}\n`);
       process.stdout.write(
         `\n${sessions.length} session${sessions.length === 1 ? "" : "s"} shown (newest first); any unique id prefix works. ` +
           `Data: ${store.location} (${formatBytes(size)}).\n`,
@@ -262,9 +270,9 @@ export function renderTraceTree(
 ): string {
   const holder = holderLine(trace, options.lease);
   const lines = [
-    `run ${trace.id} · ${trace.status} · ${trace.provider}/${trace.model} · ${trace.steps} steps · ` +
-      `${formatTokens(trace.usage.totalTokens)} tokens · ${formatCost(trace.usage.costUsd)}` +
-      (trace.endedAt ? ` · ${formatMs(trace.endedAt - trace.startedAt)}` : ""),
+    `run ${trace.id} · ${trace.status} · ${trace.provider}/${trace.model} · ${countOf(trace.steps, "step")} · ` +
+      `${formatTokens(trace.usage.totalTokens)} tokens · ${formatCost(trace.usage)}` +
+      (trace.endedAt ? ` · ${humanDuration(trace.endedAt - trace.startedAt)}` : ""),
     `session ${trace.sessionId}${trace.parentTraceId ? ` · parent run ${trace.parentTraceId}` : ""}`,
     // Sub-agents' spans are in their parent's trace (children start no children).
     `OpenTelemetry trace id ${traceIdOfRun(trace.parentTraceId ?? trace.id)}`,
@@ -277,7 +285,7 @@ export function renderTraceTree(
     lines.push(`sub-agents (${children.length}; \`reson trace show <id>\` for one):`);
     for (const child of children) {
       lines.push(
-        `  ${child.id} · ${child.status}${child.error ? ` [${child.error.code}]` : ""} · ${child.steps} steps · ` +
+        `  ${child.id} · ${child.status}${child.error ? ` [${child.error.code}]` : ""} · ${countOf(child.steps, "step")} · ` +
           `${formatTokens(child.usage.totalTokens)} tokens · ${child.preset ?? "default"} · "${oneLine(child.task, 60)}"`,
       );
     }
@@ -315,7 +323,7 @@ export function renderTraceTree(
       const result = tool.result;
       const outcome = result
         ? result.ok
-          ? `✓ ${formatMs(result.meta?.durationMs ?? 0)}`
+          ? `✓ ${humanDuration(result.meta?.durationMs ?? 0)}`
           : `✗ ${result.error?.code ?? "failed"}: ${oneLine(result.error?.message ?? "", 80)}`
         : `… ${child.status}`;
       const permission = tool.permission;
@@ -339,9 +347,13 @@ export function traceCommand(argv: string[]): Promise<number> {
   const [sub, ...rest] = argv;
   if (sub !== "show" && sub !== "export") {
     reportError(
-      new ResonError("usage_error", `Unknown trace command ${JSON.stringify(sub ?? "")}.`, {
-        hint: "Use `reson trace show <id>` or `reson trace export <id> --format json|jsonl [--output file]`.",
-      }),
+      new ResonError(
+        "usage_error",
+        `Unknown trace command ${JSON.stringify(sub ?? "")}.${didYouMean(sub ?? "", ["show", "export"])}`,
+        {
+          hint: "Use `reson trace show <id>` or `reson trace export <id> --format json|jsonl [--output file]`.",
+        },
+      ),
     );
     return Promise.resolve(EXIT_USAGE);
   }
@@ -364,7 +376,8 @@ export function traceCommand(argv: string[]): Promise<number> {
     const turns = allTurns.filter((t) => t.traceId === trace.id);
     if (sub === "show") {
       const options = { context: values.context === true, children, ...(lease ? { lease } : {}) };
-      process.stdout.write(`${renderTraceTree(trace, steps, turns, options)}\n`);
+      // The model's text, tool arguments and errors, safe on a terminal.
+      process.stdout.write(`${outsideText(process.stdout)(renderTraceTree(trace, steps, turns, options))}\n`);
       return EXIT_OK;
     }
     const format = (values.format as string | undefined) ?? "json";
@@ -391,28 +404,6 @@ export function traceCommand(argv: string[]): Promise<number> {
     }
     writeFileSync(output, text);
     process.stderr.write(`wrote ${output} (${formatBytes(Buffer.byteLength(text))})\n`);
-    return EXIT_OK;
-  });
-}
-
-export function gcCommand(argv: string[]): Promise<number> {
-  return withStore(argv, { "older-than": { type: "string" } }, async (store, values) => {
-    const raw = values["older-than"];
-    if (typeof raw !== "string") {
-      throw new ResonError("usage_error", "Say how old data must be to go.", {
-        hint: "Usage: reson gc --older-than 30d",
-      });
-    }
-    const before = Date.now() - parseDuration(raw);
-    const sizeBefore = await store.sizeBytes();
-    const report = await store.gc(before);
-    const sizeAfter = await store.sizeBytes();
-    process.stdout.write(
-      `removed ${report.traces} runs (${report.steps} steps, ${report.checkpoints} checkpoints, ` +
-        `${report.artifacts} artifacts), ` +
-        `${report.sessions} sessions and ${report.turns} turns older than ${raw}; ` +
-        `${store.location}: ${formatBytes(sizeBefore)} -> ${formatBytes(sizeAfter)}\n`,
-    );
     return EXIT_OK;
   });
 }

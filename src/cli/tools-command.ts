@@ -1,12 +1,14 @@
 // `reson tools [--json] [-w dir]`: how the tools of this workspace's project have been doing
 // (seed 000 §9): calls, success rate, failures by error code, p50/p95 duration, last call,
 // and health flags, most-used first (the order the model is offered them in).
+
 import { realpath } from "node:fs/promises";
 import { ResonError } from "../core/errors.js";
+import { humanDuration } from "../core/human-duration.js";
 import { projectKey, type ToolStatsRecord } from "../store/index.js";
 import { createBuiltinTools, orderByUse } from "../tools/index.js";
 import { EXIT_OK } from "./exit-codes.js";
-import { formatAgo, formatMs, table } from "./format.js";
+import { formatAgo, table } from "./format.js";
 import { withStore } from "./store-commands.js";
 import { workspaceFolderArg } from "./workspace-choice.js";
 
@@ -94,8 +96,8 @@ export function toolsCommand(argv: string[]): Promise<number> {
           String(row.calls),
           okPercent(row),
           failuresCell(row),
-          row.p50Ms === null ? "-" : formatMs(row.p50Ms),
-          row.p95Ms === null ? "-" : formatMs(row.p95Ms),
+          row.p50Ms === null ? "-" : humanDuration(row.p50Ms),
+          row.p95Ms === null ? "-" : humanDuration(row.p95Ms),
           row.lastCallAt === null ? "-" : formatAgo(row.lastCallAt),
           row.flags.join(" "),
         ]);
@@ -104,7 +106,7 @@ export function toolsCommand(argv: string[]): Promise<number> {
       process.stdout.write(
         `\nTools of ${root} (project ${key.slice(0, 12)}), most used first: the order the model is offered them in. ` +
           `p50/p95 over the last calls. failing: ≥ ${FAILING_RATE * 100}% of ≥ ${FAILING_MIN_CALLS} calls failed; ` +
-          `slow: p95 over ${formatMs(SLOW_P95_MS)} (${formatMs(SLOW_READ_ONLY_P95_MS)} for read-only tools). Data: ${store.location}.\n`,
+          `slow: p95 over ${humanDuration(SLOW_P95_MS)} (${humanDuration(SLOW_READ_ONLY_P95_MS)} for read-only tools). Data: ${store.location}.\n`,
       );
       return EXIT_OK;
     },

@@ -1,8 +1,8 @@
 // `reson worker`: takes queued runs from the store (PostgreSQL, shared by any number of
 // workers on any machines; or this machine's SQLite file) and executes them. SIGTERM or
 // Ctrl-C: takes no more runs, lets the running ones finish within --grace, then stops them at
-// their next safe point and puts them back for another worker. A second signal exits at once
-// (the leases then expire and other workers resume the runs).
+// their next safe point (not a cancel: they do not end) and puts them back for another worker.
+// A second signal exits at once (the leases then expire and other workers resume the runs).
 import { openDefaultStore } from "../agent/index.js";
 import { resonHome } from "../config/index.js";
 import { toResonError } from "../core/errors.js";
@@ -59,7 +59,7 @@ export async function workerCommand(argv: string[]): Promise<number> {
   let log = serviceLog(args.logFormat);
   let store: Awaited<ReturnType<typeof openDefaultStore>>;
   try {
-    store = await openDefaultStore(resonHome());
+    store = await openDefaultStore(resonHome(), process.env, { leaseTtlMs: ttlMs });
   } catch (error) {
     const failure = toResonError(error);
     reportError(failure);

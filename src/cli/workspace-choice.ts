@@ -89,6 +89,22 @@ export async function chooseWorkspace(store: Store, options: ChooseOptions): Pro
 }
 
 /**
+ * The real path of the folder a run or the terminal works in, checked before anything starts
+ * for it (plugins, MCP servers): a folder that is not there is a usage error, exit 2.
+ */
+export function existingWorkspaceFolder(given: string | undefined, cwd: string = process.cwd()): string {
+  const folder = given ?? cwd;
+  try {
+    return realpathSync.native(resolve(cwd, folder));
+  } catch {
+    throw new ResonError("workspace_invalid", `The workspace folder ${folder} does not exist.`, {
+      hint: "Create it, or give -w an existing folder or a registered workspace's name (`reson workspace list`).",
+      details: { path: folder },
+    });
+  }
+}
+
+/**
  * The folder of a command that only looks at a workspace (skills, tools, doctor, mcp, plugin,
  * memory): `-w` as a folder when one is there, else a registered workspace's name or id; none
  * given: $RESON_WORKSPACE when set, else the current folder. The store is opened only to look

@@ -6,6 +6,7 @@ import { resonHome } from "../config/index.js";
 import { ResonError } from "../core/errors.js";
 import type { WorkspaceRecord } from "../store/index.js";
 import { listTemplates, WorkspaceManager } from "../workspaces/index.js";
+import { didYouMean } from "./did-you-mean.js";
 import { EXIT_OK, EXIT_USAGE } from "./exit-codes.js";
 import { formatAgo, table } from "./format.js";
 import { withStore } from "./store-commands.js";
@@ -212,7 +213,9 @@ export function workspaceCommand(argv: string[]): Promise<number> {
         return EXIT_OK;
       }
       default:
-        throw usage(`unknown workspace command "${sub}".`);
+        throw usage(
+          `unknown workspace command "${sub}".${didYouMean(sub, ["create", "list", "show", "default", "rename", "remove", "use", "settings", "templates"])}`,
+        );
     }
   });
 }

@@ -8,6 +8,23 @@ export function abortError(signal?: AbortSignal): ResonError {
   return new ResonError("aborted", "The operation was cancelled.");
 }
 
+/**
+ * The reason a host aborts its runs with when it shuts down (see "host_stopping"): a run that
+ * sees it stops at its next safe point and writes no end, no learning, no result of the call it
+ * cut short, so the next holder resumes it as after a crash.
+ */
+export function hostStoppingError(host: string): ResonError {
+  return new ResonError("host_stopping", `${host} is stopping; the run was left to resume elsewhere.`, {
+    hint: "Nothing to do: another worker (or this one, started again) resumes it from its last committed step.",
+  });
+}
+
+/** Whether `signal` fired because its host is shutting down, not because someone cancelled. */
+export function stoppedByHost(signal: AbortSignal | undefined): boolean {
+  const reason: unknown = signal?.reason;
+  return signal?.aborted === true && reason instanceof ResonError && reason.code === "host_stopping";
+}
+
 export function throwIfAborted(signal?: AbortSignal): void {
   if (signal?.aborted) throw abortError(signal);
 }

@@ -24,6 +24,12 @@ export type ErrorCode =
   /** A workspace name or folder already registered (HTTP 409). */
   | "workspace_exists"
   | "aborted"
+  /**
+   * The process executing a run is shutting down (reson worker or serve past --grace): not a
+   * cancel. The run stops where it is without ending, as a crash would leave it, for another
+   * process to resume.
+   */
+  | "host_stopping"
   | "max_iterations"
   | "budget_exceeded"
   | "circuit_open"

@@ -128,7 +128,10 @@ export const ToolResultEventSchema = eventSchema(
     toolCallId: Type.String(),
     name: Type.String(),
     ok: Type.Boolean(),
-    content: Type.String(),
+    content: Type.String({
+      description:
+        "the output; for a call that failed without output (denied, interrupted), what the model was told: the error and its hint",
+    }),
     durationMs: Type.Number(),
     truncated: Type.Boolean(),
     error: Type.Optional(SerializedErrorSchema),
@@ -259,7 +262,7 @@ export const HumanAnswerEventSchema = eventSchema(
     ),
     by: Type.Union([Type.Literal("user"), Type.Literal("timeout")]),
   },
-  "A question of ask_human was answered, or timed out.",
+  "A question of ask_human was answered over HTTP (reson serve and workers), or timed out; the terminal and --interactive-stdin record the answer in the tool result only.",
 );
 export type HumanAnswerEvent = Static<typeof HumanAnswerEventSchema>;
 

@@ -9,6 +9,8 @@ export const INSTALL = {
   tmux: "apt-get install tmux",
   postgresql: "apt-get install postgresql",
   chromium: "apt-get install chromium",
+  jq: "apt-get install jq",
+  curl: "apt-get install curl",
 } as const;
 
 /** The same programs on other distributions, where the package name or manager differs. */

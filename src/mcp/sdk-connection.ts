@@ -15,6 +15,7 @@ import {
   UnauthorizedError,
 } from "@modelcontextprotocol/client";
 import { isResonError, ResonError } from "../core/errors.js";
+import { humanDuration } from "../core/human-duration.js";
 import {
   DEFAULT_CALL_TIMEOUT_MS,
   DEFAULT_STARTUP_TIMEOUT_MS,
@@ -39,8 +40,14 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/** The time a request had, and the setting that gives it more. */
+interface RequestLimit {
+  setting: "startupTimeoutMs" | "callTimeoutMs";
+  ms: number;
+}
+
 /** A failure of talking to the server, as the code and message a user (and the model) can act on. */
-export function mcpFailure(server: string, what: string, error: unknown): ResonError {
+export function mcpFailure(server: string, what: string, error: unknown, limit?: RequestLimit): ResonError {
   if (isResonError(error)) return error;
   const message = error instanceof Error ? error.message : String(error);
   if (error instanceof SdkHttpError) {
@@ -59,21 +66,26 @@ export function mcpFailure(server: string, what: string, error: unknown): ResonE
   }
   if (error instanceof SdkError) {
     if (error.code === SdkErrorCode.RequestTimeout) {
+      const within = limit ? `within ${humanDuration(limit.ms)}` : "in time";
+      const hint =
+        limit?.setting === "startupTimeoutMs"
+          ? `A server that is slow to start (npx downloading a package, say) can be given longer with mcp.servers.${server}.startupTimeoutMs (default ${humanDuration(DEFAULT_STARTUP_TIMEOUT_MS)}); \`reson mcp test ${server}\` shows what it does meanwhile.`
+          : `A slow tool can be given longer with mcp.servers.${server}.callTimeoutMs (progress notifications also extend it).`;
       return new ResonError(
-        "tool_failed",
-        `MCP server "${server}" did not answer ${what} in time (${message}).`,
-        {
-          hint: `A slow tool can be given longer with mcp.servers.${server}.callTimeoutMs (progress notifications also extend it).`,
-          details: { server },
-          cause: error,
-        },
+        limit?.setting === "startupTimeoutMs" ? "mcp_unavailable" : "tool_failed",
+        `MCP server "${server}" did not answer ${what} ${within} (${message}).`,
+        { hint, details: { server, ...(limit ? { [limit.setting]: limit.ms } : {}) }, cause: error },
       );
     }
-    return new ResonError("mcp_unavailable", `MCP server "${server}" is unavailable (${what}): ${message}`, {
-      hint: `\`reson mcp test ${server}\` starts it alone and shows what goes wrong.`,
-      details: { server },
-      cause: error,
-    });
+    return new ResonError(
+      "mcp_unavailable",
+      `MCP server "${server}" is unavailable (during ${what}): ${message}`,
+      {
+        hint: `\`reson mcp test ${server}\` starts it alone and shows what goes wrong.`,
+        details: { server },
+        cause: error,
+      },
+    );
   }
   if (error instanceof ProtocolError) {
     return new ResonError("tool_failed", `MCP server "${server}" refused ${what}: ${message}`, {
@@ -134,6 +146,10 @@ export class SdkConnection implements McpConnection {
     return this.options.config.startupTimeoutMs ?? DEFAULT_STARTUP_TIMEOUT_MS;
   }
 
+  private startupLimit(): RequestLimit {
+    return { setting: "startupTimeoutMs", ms: this.startupTimeoutMs() };
+  }
+
   private makeTransport(kind: "stdio" | "http" | "sse", authProvider?: FileOAuthProvider): Transport {
     const { config } = this.options;
     if (kind === "stdio") {
@@ -142,6 +158,7 @@ export class SdkConnection implements McpConnection {
           hint: `Give mcp.servers.${this.name} a "command" (a local server) or a "url" (a remote one).`,
         });
       return new StdioTransport({
+        name: this.name,
         command: config.command,
         args: config.args ?? [],
         env: config.env ?? {},
@@ -218,7 +235,7 @@ export class SdkConnection implements McpConnection {
     } catch (error) {
       this.state = "failed";
       if (signal.aborted) throw abortError(signal);
-      throw mcpFailure(this.name, "the start", error);
+      throw mcpFailure(this.name, "the start", error, this.startupLimit());
     }
   }
 
@@ -261,6 +278,7 @@ export class SdkConnection implements McpConnection {
     what: string,
     signal: AbortSignal,
     run: (client: Client) => Promise<T>,
+    limit?: RequestLimit,
   ): Promise<T> {
     const client = await this.ready(signal);
     try {
@@ -276,31 +294,36 @@ export class SdkConnection implements McpConnection {
           cause: error,
         });
       }
-      throw mcpFailure(this.name, what, error);
+      throw mcpFailure(this.name, what, error, limit);
     }
   }
 
   async listTools(signal: AbortSignal): Promise<McpToolInfo[]> {
-    return this.request("tools/list", signal, async (client) => {
-      const out: McpToolInfo[] = [];
-      let cursor: string | undefined;
-      do {
-        const page = await client.listTools(cursor ? { cursor } : undefined, {
-          signal,
-          timeout: this.startupTimeoutMs(),
-        });
-        for (const tool of page.tools) {
-          out.push({
-            name: tool.name,
-            description: tool.description ?? tool.title ?? "",
-            inputSchema: isRecord(tool.inputSchema) ? tool.inputSchema : { type: "object" },
-            readOnlyHint: tool.annotations?.readOnlyHint === true,
+    return this.request(
+      "tools/list",
+      signal,
+      async (client) => {
+        const out: McpToolInfo[] = [];
+        let cursor: string | undefined;
+        do {
+          const page = await client.listTools(cursor ? { cursor } : undefined, {
+            signal,
+            timeout: this.startupTimeoutMs(),
           });
-        }
-        cursor = page.nextCursor;
-      } while (cursor);
-      return out;
-    });
+          for (const tool of page.tools) {
+            out.push({
+              name: tool.name,
+              description: tool.description ?? tool.title ?? "",
+              inputSchema: isRecord(tool.inputSchema) ? tool.inputSchema : { type: "object" },
+              readOnlyHint: tool.annotations?.readOnlyHint === true,
+            });
+          }
+          cursor = page.nextCursor;
+        } while (cursor);
+        return out;
+      },
+      this.startupLimit(),
+    );
   }
 
   async callTool(
@@ -308,24 +331,29 @@ export class SdkConnection implements McpConnection {
     args: Record<string, unknown>,
     options: McpCallOptions,
   ): Promise<McpCallResult> {
-    return this.request(`the call of ${name}`, options.signal, async (client) => {
-      const result = await client.callTool(
-        { name, arguments: args },
-        {
-          signal: options.signal,
-          timeout: options.timeoutMs || DEFAULT_CALL_TIMEOUT_MS,
-          // The SDK sends a progressToken only when onprogress is given; without one the
-          // server sends no progress and resetTimeoutOnProgress does nothing.
-          resetTimeoutOnProgress: true,
-          onprogress: (progress) => options.onProgress?.(progress),
-        },
-      );
-      return {
-        content: (Array.isArray(result.content) ? result.content : []) as McpContent[],
-        ...(result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}),
-        isError: result.isError === true,
-      };
-    });
+    return this.request(
+      `the call of ${name}`,
+      options.signal,
+      async (client) => {
+        const result = await client.callTool(
+          { name, arguments: args },
+          {
+            signal: options.signal,
+            timeout: options.timeoutMs || DEFAULT_CALL_TIMEOUT_MS,
+            // The SDK sends a progressToken only when onprogress is given; without one the
+            // server sends no progress and resetTimeoutOnProgress does nothing.
+            resetTimeoutOnProgress: true,
+            onprogress: (progress) => options.onProgress?.(progress),
+          },
+        );
+        return {
+          content: (Array.isArray(result.content) ? result.content : []) as McpContent[],
+          ...(result.structuredContent !== undefined ? { structuredContent: result.structuredContent } : {}),
+          isError: result.isError === true,
+        };
+      },
+      { setting: "callTimeoutMs", ms: options.timeoutMs || DEFAULT_CALL_TIMEOUT_MS },
+    );
   }
 
   async listPrompts(signal: AbortSignal): Promise<McpPromptInfo[]> {

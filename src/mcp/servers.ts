@@ -12,6 +12,7 @@ import { mcpToolDefinition } from "./mcp-tool.js";
 import { openSdkConnection } from "./open-connection.js";
 import { type McpPromptCommand, promptArguments, promptCommands, promptText } from "./prompts.js";
 import { resourceTool } from "./resource-tool.js";
+import { StderrTail, serverRedactor } from "./stderr-tail.js";
 import { disambiguatedToolName, mcpToolName } from "./tool-name.js";
 
 export interface StartServersOptions {
@@ -20,6 +21,7 @@ export interface StartServersOptions {
   /** Where stdio servers run unless their definition says otherwise. */
   cwd: string;
   signal: AbortSignal;
+  /** What a stdio server writes to stderr, in whole lines, secrets masked. */
   onStderr?: (server: string, text: string) => void;
   onWarning?: (message: string) => void;
   /** Fills `<secret>name</secret>` in `env` and `headers` (scoped to the URL, or the workspace). */
@@ -74,9 +76,9 @@ export class McpServers {
         },
       );
     }
-    for (const failure of failures)
+    for (const { name, error } of failures)
       options.onWarning?.(
-        `MCP server "${failure.name}" did not start, its tools are missing: ${failure.error.message}`,
+        `MCP server "${name}" did not start, its tools are missing: ${error.message}${error.hint ? `\n  hint: ${error.hint}` : ""}`,
       );
     return hub;
   }
@@ -172,13 +174,24 @@ function withSecrets(
 
 async function startOne(entry: McpServerEntry, options: StartServersOptions): Promise<StartedServer> {
   const expanded = expandServer(entry.name, entry.config, options.env);
-  const config = options.secrets ? withSecrets(entry.name, expanded, options.secrets, options.cwd) : expanded;
+  const vault = options.secrets;
+  const config = vault ? withSecrets(entry.name, expanded, vault, options.cwd) : expanded;
+  // Its stderr goes to its log masked, and a server that fails to start says why in its own words.
+  const tail = new StderrTail(
+    serverRedactor(entry, config, options.env, vault ? (text) => vault.redactor.redact(text) : undefined),
+  );
+  const explained = (error: unknown) => tail.explain(toResonError(error, "mcp_unavailable"), entry);
   const connection = await openSdkConnection(entry.name, {
     config,
     cwd: options.cwd,
     signal: options.signal,
-    onStderr: (text) => options.onStderr?.(entry.name, text),
+    onStderr: (text) => {
+      const lines = tail.push(text);
+      if (lines) options.onStderr?.(entry.name, lines);
+    },
     ...(options.oauth ? { oauth: options.oauth } : {}),
+  }).catch((error: unknown) => {
+    throw explained(error);
   });
   try {
     const tools = (await connection.listTools(options.signal)).filter((t) => toolAllowed(config, t.name));
@@ -186,6 +199,6 @@ async function startOne(entry: McpServerEntry, options: StartServersOptions): Pr
     return { name: entry.name, config, connection, tools, resources };
   } catch (error) {
     await connection.close();
-    throw error;
+    throw explained(error);
   }
 }

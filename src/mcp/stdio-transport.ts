@@ -15,6 +15,8 @@ import { ResonError } from "../core/errors.js";
 import { spawnChild } from "../workspace/index.js";
 
 export interface StdioServerOptions {
+  /** The server's configured name, for messages. */
+  name: string;
   command: string;
   args: string[];
   env: Record<string, string>;
@@ -54,9 +56,10 @@ export class StdioTransport implements Transport {
       child.once("error", (error) => {
         const failure = new ResonError(
           "mcp_unavailable",
-          `Cannot start MCP server "${command}": ${error.message}`,
+          `Cannot start MCP server "${this.options.name}" (${command}): ${error.message}`,
           {
             hint: "Check the command and its arguments in the server definition (is it installed and on PATH?).",
+            details: { server: this.options.name },
             cause: error,
           },
         );
@@ -96,7 +99,11 @@ export class StdioTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     const stdin = this.child?.stdin;
     if (!stdin || stdin.destroyed)
-      return Promise.reject(new ResonError("mcp_unavailable", "The MCP server is not running."));
+      return Promise.reject(
+        new ResonError("mcp_unavailable", `MCP server "${this.options.name}" is not running.`, {
+          details: { server: this.options.name },
+        }),
+      );
     return new Promise((resolve) => {
       if (stdin.write(serializeMessage(message))) resolve();
       else stdin.once("drain", () => resolve());

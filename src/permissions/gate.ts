@@ -66,6 +66,10 @@ export interface PermissionGateOptions {
   readOnlyTools?: readonly string[];
   /** Where commands run (see EvaluationContext.sandbox); default "off". */
   sandbox?: SandboxState;
+  /** Rules granted "for this session" before this gate (a served session's earlier runs). */
+  sessionRules?: readonly string[];
+  /** Told the rules of each "allow for this session" answer, to keep them for the session's later runs. */
+  onSessionGrant?: (rules: readonly string[]) => Promise<void>;
 }
 
 /** What the run adds to a call's decision. */
@@ -143,6 +147,7 @@ export class PermissionGate {
   constructor(private readonly options: PermissionGateOptions) {
     this.policy = options.policy;
     this.mode = options.policy.mode;
+    for (const rule of options.sessionRules ?? []) this.allowForSession(rule);
   }
 
   get currentMode(): PermissionMode {
@@ -278,6 +283,7 @@ export class PermissionGate {
             return { action: "allow", record: record("allow") };
           case "allow_session":
             for (const rule of session?.rules ?? []) this.allowForSession(rule);
+            if (session) await this.options.onSessionGrant?.(session.rules);
             return { action: "allow", record: record("allow") };
           case "allow_project":
             await this.allowAlways(rules, join(root, ".reson", "settings.local.json"));

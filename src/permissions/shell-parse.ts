@@ -258,6 +258,17 @@ function parseInto(source: string, nested: boolean, depth: number, out: ParsedCo
       takeSubstitution(end);
       continue;
     }
+    // A secret placeholder is part of a word, not two redirections: execute_command puts a
+    // quoted variable in its place before any shell sees it, and refuses a command whose
+    // placeholders it cannot fill (src/secrets/shell-substitution.ts reads them the same way).
+    const placeholder = c === "<" ? SECRET_PLACEHOLDER.exec(source.slice(i, i + 512)) : null;
+    if (placeholder) {
+      raw += placeholder[0];
+      value += placeholder[0];
+      inWord = true;
+      i += placeholder[0].length;
+      continue;
+    }
     if (c === ">" || c === "<") {
       // A word of digits right before the operator is the file descriptor (`2>`).
       if (inWord && /^\d+$/.test(raw)) {
@@ -296,6 +307,9 @@ function parseInto(source: string, nested: boolean, depth: number, out: ParsedCo
   endCommand();
   if (heredocs.length > 0) out.problems.push("a here-document has no body");
 }
+
+/** `<secret>name</secret>` on one line, as shell-substitution.ts finds it. */
+const SECRET_PLACEHOLDER = /^<secret>[^\n]*?<\/secret>/;
 
 function readRedirectOp(source: string, i: number): string {
   for (const op of ["<<<", "<<-", ">>", ">|", ">&", "<&", "<<", "<>", ">", "<"])

@@ -1,12 +1,16 @@
 // What `reson plugin list` shows: every registered plugin of both scopes with what a run would
-// do with it (load it, or not and why), from the same discovery a run uses.
-import { discoverPlugins } from "./discover.js";
+// do with it (load it, or not and why), from the same discovery a run uses, and the plugins a
+// run would load loaded as a run loads them: one whose code fails says so, and why.
+import { toResonError } from "../core/errors.js";
+import { type DiscoveredPlugins, discoverPlugins } from "./discover.js";
 import type { PluginPlaces } from "./install.js";
 import { readRegistry, registryPath } from "./registry-file.js";
+import { loadDiscovered } from "./run-plugins.js";
 import { isPluginTrusted, pluginHash } from "./trust.js";
 import type { PluginScope } from "./types.js";
 
-export type PluginStatus = "loads" | "disabled" | "untrusted" | "shadowed" | "broken";
+/** "fails": a run would try it and leave it out (its code or manifest fails to load). */
+export type PluginStatus = "loads" | "fails" | "disabled" | "untrusted" | "shadowed" | "broken";
 
 export interface ListedPlugin {
   name: string;
@@ -37,11 +41,15 @@ export async function listPlugins(places: PluginPlaces): Promise<PluginList> {
     else list.problems.push(problem.message);
   }
   const status = new Map<string, { status: PluginStatus; trusted?: boolean }>();
-  for (const p of found.load)
+  const failures = await loadFailures(found, places);
+  for (const p of found.load) {
+    const failure = failures.get(p.name);
+    if (failure) problemOf.set(p.name, failure);
     status.set(`${p.scope}:${p.name}`, {
-      status: "loads",
+      status: failure ? "fails" : "loads",
       ...(p.scope === "project" ? { trusted: true } : {}),
     });
+  }
   for (const p of found.untrusted)
     status.set(`${p.scope}:${p.name}`, { status: "untrusted", trusted: false });
   for (const p of found.disabled) status.set(`${p.scope}:${p.name}`, { status: "disabled" });
@@ -73,6 +81,22 @@ export async function listPlugins(places: PluginPlaces): Promise<PluginList> {
     }
   }
   return list;
+}
+
+/** Why each plugin a run would load fails to, by name: loaded exactly as a run loads them. */
+async function loadFailures(found: DiscoveredPlugins, places: PluginPlaces): Promise<Map<string, string>> {
+  const failures = new Map<string, string>();
+  if (found.load.length === 0) return failures;
+  try {
+    const loaded = await loadDiscovered(found, places);
+    const names = new Set(loaded.plugins.map((plugin) => plugin.name));
+    for (const error of loaded.errors)
+      if (!names.has(error.plugin) && !failures.has(error.plugin)) failures.set(error.plugin, error.message);
+  } catch (error) {
+    // Nothing loads (a configuration that does not), and a run would say the same.
+    for (const plugin of found.load) failures.set(plugin.name, toResonError(error).message);
+  }
+  return failures;
 }
 
 /** Trust of a project plugin discovery did not hash (a disabled one): false when it cannot be hashed. */

@@ -8,6 +8,7 @@ import { pathToFileURL } from "node:url";
 import type { AgentHooks } from "../agent/index.js";
 import { importEsm } from "../core/esm-import.js";
 import type { PluginsReport } from "../core/events.js";
+import { humanDuration } from "../core/human-duration.js";
 import type { ToolDefinition } from "../tools/index.js";
 import type { PluginApi, PluginEventListener, PluginHookName, PluginSetup, PluginTool } from "./api.js";
 import { readPluginManifest } from "./manifest.js";
@@ -152,7 +153,9 @@ async function runSetup(setup: PluginSetup, api: PluginApi, timeoutMs: number): 
     const outcome = await Promise.race([pending, expired]);
     if (outcome === "timeout") {
       pending.catch(() => {});
-      throw new Error(`its setup did not finish within ${timeoutMs} ms (config timeouts.pluginSetupMs)`);
+      throw new Error(
+        `its setup did not finish within ${humanDuration(timeoutMs)} (config timeouts.pluginSetupMs)`,
+      );
     }
   } finally {
     clearTimeout(timeout);

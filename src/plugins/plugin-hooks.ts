@@ -3,6 +3,7 @@
 // call goes on as if the hook had returned nothing; a listener that throws is reported once.
 import type { AgentHooks, ToolCallDecision } from "../agent/index.js";
 import type { EventListener, PluginErrorEvent, ResonEvent } from "../core/events.js";
+import { humanDuration } from "../core/human-duration.js";
 import type { ToolResult } from "../tools/index.js";
 import type { PluginEventListener, PluginHookName } from "./api.js";
 
@@ -47,7 +48,9 @@ async function guarded<T>(
       timer.abort();
       pending.catch(() => {}); // abandoned: a late failure is no one's concern
       if (!info.signal.aborted)
-        problem(`did not finish within ${timeoutMs} ms and was abandoned (config timeouts.pluginHookMs)`);
+        problem(
+          `did not finish within ${humanDuration(timeoutMs)} and was abandoned (config timeouts.pluginHookMs)`,
+        );
       return undefined;
     }
     return outcome as T;

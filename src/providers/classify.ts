@@ -2,6 +2,7 @@
 // a message for people (never containing the API key) and a hint saying what to do. Inputs
 // are pi-ai's error text plus what the HTTP hook saw; rules run in order, first match wins.
 import { type ProviderErrorCode, ResonError } from "../core/errors.js";
+import { humanDuration } from "../core/human-duration.js";
 import { keyHint, PROVIDER_CATALOG } from "./catalog.js";
 import { type QuotaFacts, quotaFacts } from "./quota.js";
 import type { ProviderName } from "./types.js";
@@ -165,7 +166,7 @@ export function classifyFailure(call: CallFacts, failure: FailureFacts): ResonEr
 
 /** Our watchdog fired: no headers within the headers timeout, or a silence longer than the idle one. */
 export function timeoutFailure(call: CallFacts, phase: "headers" | "idle", waitedMs: number): ResonError {
-  const seconds = formatSeconds(waitedMs);
+  const seconds = humanDuration(waitedMs);
   const message =
     phase === "headers"
       ? `${call.provider} (${call.model}) sent no response within ${seconds}`
@@ -202,7 +203,7 @@ export function retryAfterTooLong(error: ResonError, retryAfterMs: number, limit
     ? ` (quota ${quotaName({ quotaId: quota.id, ...(quota.limit ? { limit: quota.limit } : {}) })})`
     : "";
   return new ResonError(error.code, error.message, {
-    hint: `The provider asked to wait ${formatSeconds(retryAfterMs)}${which}, longer than the ${formatSeconds(limitMs)} reson waits; try again later.`,
+    hint: `The provider asked to wait ${humanDuration(retryAfterMs)}${which}, longer than the ${humanDuration(limitMs)} reson waits; try again later.`,
     details: error.details,
     cause: error,
   });
@@ -231,7 +232,7 @@ function dailyHint(call: CallFacts, quota: QuotaFacts, waitMs: number | undefine
     call.provider === "google"
       ? "It comes back when Google resets daily quotas, at midnight Pacific time"
       : waitMs !== undefined
-        ? `The provider says to try again in ${formatSeconds(waitMs)}`
+        ? `The provider says to try again in ${humanDuration(waitMs)}`
         : "Try again tomorrow";
   return `${which} for ${call.model} is used up, so reson does not wait for it. ${when}; or use another model or key, or raise the quota (a paid plan).`;
 }
@@ -315,8 +316,4 @@ function unavailableHint(call: CallFacts): string {
   return isLocal(call)
     ? `Check that the server at ${call.baseUrl} is running and reachable.`
     : "The provider's service is failing or the connection dropped; try again later.";
-}
-
-function formatSeconds(ms: number): string {
-  return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 100) / 10} s`;
 }

@@ -67,6 +67,7 @@ export function resolveModel(
       contextWindow: model.contextWindow,
       maxOutputTokens: maxTokens,
       cost: { ...model.cost },
+      priced: known !== undefined,
       wire,
     },
   };

@@ -177,8 +177,8 @@ class RetryingProvider<Prepared> implements Provider {
       let spent = emptyUsage();
       for (let attempt = 1; ; attempt++) {
         const outcome = await this.wire.attempt(prepared, signal, onEvent);
-        if (outcome.ok) return toResult(outcome.message, spent, attempt);
-        if (outcome.usage) spent = addUsage(spent, toUsage(outcome.usage));
+        if (outcome.ok) return toResult(outcome.message, spent, attempt, this.model.priced);
+        if (outcome.usage) spent = addUsage(spent, toUsage(outcome.usage, this.model.priced));
         const error = outcome.error;
         const step = planRetry(this.policy, error, attempt);
         if (!step.retry) throw step.error;
@@ -195,7 +195,7 @@ class RetryingProvider<Prepared> implements Provider {
   }
 }
 
-function toResult(final: AssistantMessage, spent: Usage, attempts: number): ChatResult {
+function toResult(final: AssistantMessage, spent: Usage, attempts: number, priced: boolean): ChatResult {
   // No wire touches the message after its attempt; the copy protects the caller's store
   // from anyone mutating the returned tool calls.
   const message = structuredClone(final);
@@ -214,12 +214,13 @@ function toResult(final: AssistantMessage, spent: Usage, attempts: number): Chat
     text,
     toolCalls,
     stopReason: message.stopReason as StopReason,
-    usage: addUsage(spent, toUsage(message.usage)),
+    usage: addUsage(spent, toUsage(message.usage, priced)),
     attempts,
   };
 }
 
-function toUsage(usage: PiUsage): Usage {
+/** A call's usage; a model with no known price adds its tokens to `unpricedTokens`, not $0. */
+function toUsage(usage: PiUsage, priced: boolean): Usage {
   return {
     input: usage.input,
     output: usage.output,
@@ -227,6 +228,7 @@ function toUsage(usage: PiUsage): Usage {
     cacheWrite: usage.cacheWrite,
     totalTokens: usage.totalTokens,
     costUsd: usage.cost.total,
+    ...(!priced && usage.totalTokens > 0 ? { unpricedTokens: usage.totalTokens } : {}),
   };
 }
 

@@ -68,8 +68,13 @@ export interface ModelInfo {
   baseUrl: string;
   contextWindow: number;
   maxOutputTokens: number;
-  /** USD per million tokens. */
+  /** USD per million tokens (zeros when the price is not known). */
   cost: { input: number; output: number; cacheRead: number; cacheWrite: number };
+  /**
+   * The price is known (pi-ai's registry has the model): false for local servers and model ids
+   * the registry lacks, whose calls cost an unknown amount (`Usage.unpricedTokens`), not $0.
+   */
+  priced: boolean;
   /** The client in use. */
   wire: WireName;
 }

@@ -12,6 +12,7 @@ import type { AskHuman } from "../tools/index.js";
 import { gateOptions, loadGate, sandboxSetup } from "./permission-setup.js";
 import { startRunExtensions } from "./run-extensions.js";
 import type { RunSpec } from "./run-spec.js";
+import { sessionGrants } from "./session-grants.js";
 
 export interface SpecAgentOptions {
   store: Store;
@@ -25,6 +26,8 @@ export interface SpecAgentOptions {
   warn?: (message: string) => void;
   /** Stops the set-up (MCP servers starting) when the run is cancelled or the host stops. */
   signal?: AbortSignal;
+  /** The run's session: what its user allowed "for this session" holds for this run too. */
+  sessionId?: string;
 }
 
 export async function agentForSpec(spec: RunSpec, options: SpecAgentOptions): Promise<Agent> {
@@ -49,6 +52,7 @@ export async function agentForSpec(spec: RunSpec, options: SpecAgentOptions): Pr
       defaultMode: "acceptEdits",
       sandbox: sandbox.state,
       ...(options.promptUser ? { promptUser: options.promptUser } : {}),
+      ...(options.sessionId ? await sessionGrants(options.store, options.sessionId) : {}),
     },
   );
   const agentOptions: AgentOptions = {

@@ -62,7 +62,7 @@ export async function loadGate(
     defaultMode?: PermissionMode;
     promptUser?: PermissionGateOptions["promptUser"];
     sandbox?: SandboxState;
-  } = {},
+  } & Pick<PermissionGateOptions, "sessionRules" | "onSessionGrant"> = {},
 ): Promise<PermissionGate> {
   if (args.permissionMode !== undefined && parseMode(args.permissionMode) === undefined) {
     throw new ResonError("usage_error", `Unknown permission mode ${JSON.stringify(args.permissionMode)}.`, {
@@ -92,6 +92,8 @@ export async function loadGate(
     home: resonHome(),
     ...(options.promptUser ? { promptUser: options.promptUser } : {}),
     ...(options.sandbox ? { sandbox: options.sandbox } : {}),
+    ...(options.sessionRules ? { sessionRules: options.sessionRules } : {}),
+    ...(options.onSessionGrant ? { onSessionGrant: options.onSessionGrant } : {}),
   });
 }
 

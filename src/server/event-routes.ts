@@ -1,8 +1,9 @@
 // A run's events. As server-sent events: every committed event with its per-run seq as `id:`,
 // from the client's Last-Event-ID (or ?after=N) onwards, read from the store (a client may have
 // been away a second or a day), then live as they commit; the step in flight's text and
-// thinking (this process's runs only) as frames without an id; the stream ends after the run's
-// last event. With ?format=json: one page of stored events, for scripts.
+// thinking (of this process's runs, and relayed from the workers' on PostgreSQL) as frames
+// without an id; the stream ends after the run's last event. With ?format=json: one page of
+// stored events, for scripts.
 import { Type } from "typebox";
 import type { Announcements } from "./announcements.js";
 import { EventsQuery, IdParams, StoredEventSchema } from "./api-schemas.js";

@@ -1,7 +1,9 @@
-// What only this process sees of the runs it executes: the text and thinking of the step in
-// flight, which is never stored. A client that joins mid-step gets the step's text so far,
-// then every delta; committed events come from the store (event-follower.ts).
+// The text and thinking of each run's step in flight, which is never stored: from the runs this
+// process executes (their events), and from those other processes execute (relayed by the
+// store, PostgreSQL). A client that joins mid-step gets the step's text so far, then every
+// delta; committed events come from the store (event-follower.ts).
 import type { ResonEvent } from "../core/events.js";
+import type { LiveTextDelta } from "../store/index.js";
 
 export interface LiveDelta {
   type: "text_delta" | "thinking_delta";
@@ -24,27 +26,35 @@ export class LiveRuns {
 
   /** Fed with every event of the runs this process executes. */
   observe(event: ResonEvent): void {
-    if (event.type === "run_end") {
-      this.#runs.delete(event.runId);
-      return;
-    }
-    const run = this.#run(event.runId);
-    if (event.type === "step_start") {
-      run.step = event.step;
+    const { runId: traceId, step } = event;
+    if (event.type === "step_start") this.apply({ traceId, step, stepStart: true, text: "", thinking: "" });
+    else if (event.type === "text_delta") this.apply({ traceId, step, text: event.delta, thinking: "" });
+    else if (event.type === "thinking_delta") this.apply({ traceId, step, text: "", thinking: event.delta });
+    else if (event.type === "run_end") this.apply({ traceId, step, text: "", thinking: "", runEnd: true });
+  }
+
+  /** What a run's step in flight added, from this process or relayed from another. */
+  apply(delta: LiveTextDelta): void {
+    const { traceId: runId, step } = delta;
+    const run = this.#run(runId);
+    if (delta.stepStart || step !== run.step) {
+      run.step = step;
       run.text = "";
       run.thinking = "";
-      return;
     }
-    if (event.type !== "text_delta" && event.type !== "thinking_delta") return;
-    if (event.step !== run.step) {
-      run.step = event.step;
+    if (delta.thinking) {
+      run.thinking += delta.thinking;
+      this.#tell(run, { type: "thinking_delta", runId, step, delta: delta.thinking });
+    }
+    if (delta.text) {
+      run.text += delta.text;
+      this.#tell(run, { type: "text_delta", runId, step, delta: delta.text });
+    }
+    if (delta.runEnd) {
       run.text = "";
       run.thinking = "";
+      if (run.listeners.size === 0) this.#runs.delete(runId);
     }
-    if (event.type === "text_delta") run.text += event.delta;
-    else run.thinking += event.delta;
-    const delta: LiveDelta = { type: event.type, runId: event.runId, step: event.step, delta: event.delta };
-    for (const listener of run.listeners) listener(delta);
   }
 
   /**
@@ -60,6 +70,10 @@ export class LiveRuns {
       run.listeners.delete(listener);
       if (run.listeners.size === 0 && !run.text && !run.thinking) this.#runs.delete(runId);
     };
+  }
+
+  #tell(run: LiveRun, delta: LiveDelta): void {
+    for (const listener of run.listeners) listener(delta);
   }
 
   #run(runId: string): LiveRun {

@@ -1,6 +1,7 @@
 // `reson serve` put together: the run service over the store, the HTTP server with its routes,
-// event announcements for the SSE streams, and (unless told to leave runs to `reson worker`
-// processes) a worker in this process that executes the queued runs.
+// event announcements and live text (of its own runs, and relayed from other processes') for
+// the SSE streams, and (unless told to leave runs to `reson worker` processes) a worker in this
+// process that executes the queued runs.
 
 import type { Store } from "../store/index.js";
 import type { ServiceTelemetry } from "../telemetry/index.js";
@@ -54,6 +55,8 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   const live = new LiveRuns();
   const announcements = new Announcements();
   await announcements.start(store);
+  // The text of runs other processes execute (PostgreSQL); this process's own come as events.
+  const stopRelayed = await store.events.subscribeLive((delta) => live.apply(delta));
   const service = new RunService({
     store,
     executesLocally: options.workers > 0,
@@ -126,6 +129,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   } catch (error) {
     await worker?.stop(0);
     await announcements.stop();
+    await stopRelayed();
     throw error;
   }
   return {
@@ -135,6 +139,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
       await worker?.stop(graceMs);
       await http.close();
       await announcements.stop();
+      await stopRelayed().catch(() => {});
     },
   };
 }

@@ -71,6 +71,8 @@ export interface Driver {
   transaction<T>(work: (query: TxQuery) => Promise<T>): Promise<T>;
   /** Cross-process wake-ups, where the backend has them. */
   readonly notices?: NoticeTransport;
+  /** The live text of runs in flight across processes, on a channel apart from `notices`. */
+  readonly liveText?: NoticeTransport;
   /** Gives freed space back after a gc, where the backend needs to be asked. */
   reclaim(): Promise<void>;
   sizeBytes(): Promise<number>;

@@ -39,6 +39,13 @@ export interface OpenStoreOptions {
    * true); false searches vectors in process, as without one.
    */
   nativeVectors?: boolean;
+  /**
+   * How long the run leases this process takes last unrenewed (a worker's --lease-ttl). On
+   * PostgreSQL, a transaction this process leaves idle (frozen by SIGSTOP, swap, a debugger) is
+   * then ended by the server after about as long, so its row locks never hold up another
+   * worker's takeover of a run much past the lease.
+   */
+  leaseTtlMs?: number;
 }
 
 /** Opens (creating and migrating where needed) the store the options name. */
@@ -65,5 +72,6 @@ function storeOptions(options: OpenStoreOptions) {
   return {
     ...(options.redact ? { redact: options.redact } : {}),
     ...(options.nativeVectors !== undefined ? { nativeVectors: options.nativeVectors } : {}),
+    ...(options.leaseTtlMs !== undefined ? { leaseTtlMs: options.leaseTtlMs } : {}),
   };
 }

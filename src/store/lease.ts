@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { ResonError } from "../core/errors.js";
+import { humanDuration } from "../core/human-duration.js";
 import type { Statement } from "./driver.js";
 import type { Row, SqlValue } from "./records.js";
 import type {
@@ -100,11 +101,10 @@ function clock(ms: number, nowMs: number): string {
   return sameDay ? time : `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())} ${time}`;
 }
 
+/** How long ago, in whole seconds ("0 s", "7 s", "3 min 20 s"). */
 function span(ms: number): string {
   const seconds = Math.max(0, Math.round(ms / 1000));
-  if (seconds < 120) return `${seconds} s`;
-  if (seconds < 7200) return `${Math.round(seconds / 60)} min`;
-  return `${Math.round(seconds / 3600)} h`;
+  return seconds < 10 ? `${seconds} s` : humanDuration(seconds * 1000);
 }
 
 /** "since 14:03:05 (2 min ago)". */

@@ -27,15 +27,20 @@ function encode(notice: Notice): string {
   }
 }
 
-function decode(payload: string): Notice | undefined {
+/** A payload's JSON object; undefined for anything else (a payload of another version, noise). */
+export function payloadObject(payload: string): Record<string, unknown> | undefined {
   let raw: unknown;
   try {
     raw = JSON.parse(payload);
   } catch {
     return undefined;
   }
-  if (typeof raw !== "object" || raw === null) return undefined;
-  const value = raw as Record<string, unknown>;
+  return typeof raw === "object" && raw !== null ? (raw as Record<string, unknown>) : undefined;
+}
+
+function decode(payload: string): Notice | undefined {
+  const value = payloadObject(payload);
+  if (!value) return undefined;
   if (value.k === "e" && typeof value.t === "string" && typeof value.s === "number") {
     return { kind: "events", traceId: value.t, lastSeq: value.s };
   }
@@ -52,9 +57,9 @@ function decode(payload: string): Notice | undefined {
  * hear of it, and a throw on the listening connection's event would end the process. It is
  * reported as a process warning, where it shows.
  */
-function safely(listener: Listener, notice: Notice): void {
+export function safely(call: () => void): void {
   try {
-    listener(notice);
+    call();
   } catch (error) {
     process.emitWarning(error instanceof Error ? error : String(error), "ResonStoreListenerWarning");
   }
@@ -93,14 +98,14 @@ export class Notices {
     return this.#transport.listen(
       (payload) => {
         const notice = decode(payload);
-        if (notice) safely(listener, notice);
+        if (notice) safely(() => listener(notice));
       },
       () => options.onGap?.(),
     );
   }
 
   #deliver(notice: Notice): void {
-    for (const { listener } of [...this.#local]) safely(listener, notice);
+    for (const { listener } of [...this.#local]) safely(() => listener(notice));
   }
 }
 

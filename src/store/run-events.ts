@@ -2,7 +2,8 @@
 // so a client rejoining with Last-Event-ID reads every later event from here, hours later.
 // Appends go through `apply` (fenced with the run's other writes) and refuse any gap or reuse.
 import { ResonError } from "../core/errors.js";
-import type { Statement } from "./driver.js";
+import type { NoticeTransport, Statement } from "./driver.js";
+import { liveTextRelay } from "./live-text.js";
 import type { Notice, Notices } from "./notices.js";
 import { type Row, type SqlValue, toJson } from "./records.js";
 import type { RunEventRecord, RunEventRepository, RunWriteOp } from "./types.js";
@@ -91,9 +92,12 @@ export function appendEventsNotice(op: AppendEvents): Notice | undefined {
 export function runEventRepository(context: {
   query: (sql: string, params: SqlValue[]) => Promise<Row[]>;
   notices: Notices;
+  /** The live text's own channel, where the backend has one. */
+  liveText: NoticeTransport | undefined;
 }): RunEventRepository {
   const { query, notices } = context;
   return {
+    ...liveTextRelay({ query, transport: context.liveText }),
     list: async (traceId, options = {}) => {
       const params: SqlValue[] = [traceId, options.after ?? 0];
       let limit = "";

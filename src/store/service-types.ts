@@ -34,6 +34,22 @@ export interface SubscribeOptions {
   onGap?: () => void;
 }
 
+/**
+ * What a run's step in flight adds to its live text (never stored): relayed by the process that
+ * executes the run to the processes that stream it, in the order it happened.
+ */
+export interface LiveTextDelta {
+  traceId: string;
+  step: number;
+  /** The step starts here: whatever live text came before is gone. */
+  stepStart?: true;
+  /** Text and thinking added since the last delta (either may be empty). */
+  text: string;
+  thinking: string;
+  /** The run ended: no more live text comes from it. */
+  runEnd?: true;
+}
+
 export interface RunEventRepository {
   /** A run's events after `after` (default 0), ascending by seq, at most `limit`. */
   list(traceId: string, options?: { after?: number; limit?: number }): Promise<RunEventRecord[]>;
@@ -49,6 +65,15 @@ export interface RunEventRepository {
     listener: (traceId: string, lastSeq: number) => void,
     options?: SubscribeOptions,
   ): Promise<Unsubscribe>;
+  /**
+   * Sends the live text of a run this process executes to the processes that follow live text
+   * (PostgreSQL: NOTIFY on a channel of its own, cut into notices NOTIFY accepts; nothing waits
+   * for it and nothing keeps it: a delta nobody hears is gone). SQLite: nothing leaves the
+   * process; resolves at once.
+   */
+  relayLive(delta: LiveTextDelta): Promise<void>;
+  /** Told of every delta other processes relay (never of this store's own), in their order. */
+  subscribeLive(listener: (delta: LiveTextDelta) => void): Promise<Unsubscribe>;
 }
 
 export type RunRequestStatus = "queued" | "running" | "completed" | "failed" | "cancelled";

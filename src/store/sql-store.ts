@@ -89,6 +89,27 @@ const OLD_TRACES =
 const EMPTY_SESSIONS =
   "SELECT id FROM sessions WHERE updated_at < ? AND NOT EXISTS (SELECT 1 FROM traces WHERE traces.session_id = sessions.id)";
 
+// The sub-agent traces among them: their turns go with them.
+const OLD_CHILD_TRACES = `${OLD_TRACES} AND parent_trace_id IS NOT NULL`;
+// The sessions gc leaves empty (and so deletes): not touched since the cutoff, no trace kept.
+const EMPTIED_SESSIONS = `SELECT id FROM sessions WHERE updated_at < ? AND NOT EXISTS
+  (SELECT 1 FROM traces t WHERE t.session_id = sessions.id AND t.id NOT IN (${OLD_TRACES}))`;
+
+/** What gc(before) would delete, counted the way it deletes (gcPreview: `reson gc --dry-run`). */
+const GC_COUNTS: Record<keyof GcReport, { sql: string; params: number }> = {
+  traces: { sql: `SELECT count(*) AS n FROM traces WHERE id IN (${OLD_TRACES})`, params: 1 },
+  steps: { sql: `SELECT count(*) AS n FROM steps WHERE trace_id IN (${OLD_TRACES})`, params: 1 },
+  checkpoints: { sql: `SELECT count(*) AS n FROM checkpoints WHERE trace_id IN (${OLD_TRACES})`, params: 1 },
+  artifacts: { sql: `SELECT count(*) AS n FROM artifacts WHERE trace_id IN (${OLD_TRACES})`, params: 1 },
+  sessions: { sql: `SELECT count(*) AS n FROM sessions WHERE id IN (${EMPTIED_SESSIONS})`, params: 2 },
+  // A sub-agent's turns, and then every turn of a session left empty (counted once).
+  turns: {
+    sql: `SELECT count(*) AS n FROM turns WHERE trace_id IN (${OLD_CHILD_TRACES})
+      OR (session_id IN (${EMPTIED_SESSIONS}) AND (trace_id IS NULL OR trace_id NOT IN (${OLD_CHILD_TRACES})))`,
+    params: 4,
+  },
+};
+
 function gcStatements(before: number): Statement[] {
   return [
     // A run's events and prompts go with its trace.
@@ -96,7 +117,7 @@ function gcStatements(before: number): Statement[] {
     { sql: `DELETE FROM run_prompts WHERE trace_id IN (${OLD_TRACES})`, params: [before] },
     // A sub-agent's turns are no part of its session's conversation: they go with its trace.
     {
-      sql: `DELETE FROM turns WHERE trace_id IN (${OLD_TRACES} AND parent_trace_id IS NOT NULL)`,
+      sql: `DELETE FROM turns WHERE trace_id IN (${OLD_CHILD_TRACES})`,
       params: [before],
     },
     { sql: `DELETE FROM artifacts WHERE trace_id IN (${OLD_TRACES})`, params: [before] },
@@ -280,7 +301,7 @@ export class SqlStore implements Store {
         }
       },
     };
-    this.events = runEventRepository(service);
+    this.events = runEventRepository({ ...service, liveText: driver.liveText });
     this.prompts = runPromptRepository({
       ...service,
       apply: (ops, applyOptions) => this.apply(ops, applyOptions),
@@ -467,6 +488,23 @@ export class SqlStore implements Store {
     const turns = subagentTurns + sessionTurns;
     if (traces > 0 || sessions > 0) await this.#driver.reclaim();
     return { sessions, traces, steps, checkpoints, artifacts, turns };
+  }
+
+  async gcPreview(before: number): Promise<GcReport> {
+    this.#ensureOpen();
+    if (!Number.isSafeInteger(before)) {
+      throw new ResonError("usage_error", `gc needs a cutoff in epoch milliseconds, not ${before}.`);
+    }
+    const counts = await Promise.all(
+      Object.entries(GC_COUNTS).map(async ([key, { sql, params }]) => {
+        const rows = await this.#driver.query(
+          sql,
+          Array.from({ length: params }, () => before),
+        );
+        return [key, Number(rows[0]?.n ?? 0)] as const;
+      }),
+    );
+    return Object.fromEntries(counts) as unknown as GcReport;
   }
 
   async sizeBytes(): Promise<number> {

@@ -38,6 +38,11 @@ export interface SessionSettings {
   baseUrl?: string;
   /** A manual compaction (/compact): turns before `upToSeq` are seen as this summary by later runs. */
   compaction?: { upToSeq: number; summary: string; count: number };
+  /**
+   * Allow rules the user granted "for this session" (allow_session over HTTP): every later run
+   * of the session starts with them.
+   */
+  allowRules?: string[];
 }
 
 export interface SessionRecord {
@@ -393,6 +398,8 @@ export interface Store {
    * `before`, sessions left empty, queue requests done before it, and idempotency keys older.
    */
   gc(before: EpochMs): Promise<GcReport>;
+  /** What gc(before) would delete now, deleting nothing (`reson gc --dry-run`, and its question). */
+  gcPreview(before: EpochMs): Promise<GcReport>;
   sizeBytes(): Promise<number>;
   close(options?: CloseOptions): Promise<void>;
 }

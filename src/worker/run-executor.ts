@@ -35,8 +35,9 @@ export type ExecutionOutcome =
   | { kind: "lost" };
 
 /**
- * Runs a claimed request to its end. `shutdown` aborts it at its next safe point when the
- * worker must stop: it is then put back for another worker, its attempt given back.
+ * Runs a claimed request to its end. `shutdown` aborts it (with a "host_stopping" reason, never
+ * a cancel) at its next safe point when the worker must stop: the run does not end, and is put
+ * back for another worker, its attempt given back.
  */
 export async function executeClaimed(
   claim: { request: RunRequestRecord; lease: RunLease },
@@ -75,6 +76,7 @@ export async function executeClaimed(
       promptUser: prompts.promptUser,
       askHuman: prompts.askHuman,
       signal,
+      sessionId: request.sessionId,
       ...(settings.warn ? { warn: (message: string) => settings.warn?.(message, request.id) } : {}),
       ...(settings.env ? { env: settings.env } : {}),
     });
@@ -86,7 +88,9 @@ export async function executeClaimed(
       ? await agent.resume(request.id, options)
       : await agent.run(request.task, { ...options, runId: request.id, session: request.sessionId });
     if (held.lost) return { kind: "lost" };
-    if (shutdown.aborted && result.status === "aborted") {
+    // Stopped by the shutdown without ending: back in the queue, its attempt given back, as
+    // a crash would leave it but without waiting for the lease to expire.
+    if (result.suspended) {
       await store.queue.retryLater(held.fence, null, 0);
       return { kind: "released" };
     }

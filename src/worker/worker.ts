@@ -3,9 +3,12 @@
 // (PostgreSQL: from any machine) and by a poll for what no notification announces: backoffs
 // that end, and leases of dead workers that expire, which the claim itself takes over. On
 // stop it takes nothing more, lets running runs finish within the grace period, then stops
-// them at their next safe point and puts them back for another worker.
+// them at their next safe point and puts them back for another worker. The runs' live text is
+// relayed through the store for the processes that stream it.
 import { hostname } from "node:os";
+import { hostStoppingError } from "../core/abort.js";
 import { toResonError } from "../core/errors.js";
+import type { ResonEvent } from "../core/events.js";
 import {
   holderAlive,
   leaseHolder,
@@ -13,6 +16,7 @@ import {
   type Store,
   type Unsubscribe,
 } from "../store/index.js";
+import { LiveTextRelay } from "./live-relay.js";
 import { type ExecutionOutcome, type ExecutorSettings, executeClaimed } from "./run-executor.js";
 
 export interface WorkerOptions extends Omit<ExecutorSettings, "role"> {
@@ -46,6 +50,8 @@ export class Worker {
   readonly #role: string;
   readonly #running = new Map<string, Promise<void>>();
   readonly #shutdown = new AbortController();
+  /** The runs' live text, for the processes that stream it (serve in front of workers). */
+  readonly #liveText: LiveTextRelay;
   #stopping = false;
   #claiming = false;
   #again = false;
@@ -57,6 +63,7 @@ export class Worker {
   constructor(options: WorkerOptions) {
     this.#options = options;
     this.#role = options.role ?? "reson worker";
+    this.#liveText = new LiveTextRelay(options.store);
     this.id = `${hostname()}:${process.pid}:${Math.random().toString(36).slice(2, 8)}`;
   }
 
@@ -97,7 +104,9 @@ export class Worker {
 
   /**
    * Takes no more runs; waits up to `graceMs` for the running ones, then stops them at their
-   * next safe point and puts them back in the queue (another worker resumes each at once).
+   * next safe point and puts them back in the queue (another worker resumes each at once). A
+   * stopped run does not end (no run_end, no learning): the call it was inside is killed and
+   * left unrecorded, and the next holder tells the model it was interrupted.
    */
   async stop(graceMs: number): Promise<void> {
     this.#stopping = true;
@@ -108,7 +117,8 @@ export class Worker {
       const grace = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
       await Promise.race([drained, grace]);
     }
-    this.#shutdown.abort(new Error("the worker is stopping"));
+    // Not a cancel: each run stops where it is without ending, as a crash leaves it.
+    this.#shutdown.abort(hostStoppingError(this.#role));
     await Promise.allSettled([...this.#running.values()]);
   }
 
@@ -162,9 +172,14 @@ export class Worker {
     const ids = { runId: request.id, sessionId: request.sessionId };
     this.#log("info", `claimed run (attempt ${request.attempts})`, { ...ids, epoch: claim.lease.epoch });
     this.#options.onClaim?.(request);
+    const onEvent = this.#options.onEvent;
     const settings = {
       ...this.#options,
       role: this.#role,
+      onEvent: (event: ResonEvent) => {
+        this.#liveText.observe(event);
+        onEvent?.(event);
+      },
       warn: (message: string, runId: string) =>
         this.#log("warn", message, { runId, sessionId: request.sessionId }),
     };

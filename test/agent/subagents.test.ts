@@ -196,8 +196,12 @@ describe("sub-agents", () => {
     await agent.run("LATER one", { session: first.sessionId });
     expect(JSON.stringify(body(server.requests.at(-1)!))).not.toContain("CHILD-ONLY-MARK");
 
+    // The dry run counts the child's turns as gc then removes them, deleting nothing itself.
+    const preview = await agent.store!.gcPreview(cutoff);
     const removed = await agent.store!.gc(cutoff);
     expect(removed).toMatchObject({ traces: 2, sessions: 0 });
+    expect(removed.turns).toBeGreaterThan(0);
+    expect(preview).toEqual(removed);
     await agent.run("LATER two", { session: first.sessionId });
     const request = JSON.stringify(body(server.requests.at(-1)!));
     expect(request).toContain("parent done");

@@ -64,3 +64,46 @@ describe("reson doctor", () => {
     },
   );
 });
+
+describe("reson doctor with a broken configuration", () => {
+  const f = useCliFixture();
+  const doctor = (args: string[] = []) =>
+    runCli(["doctor", ...args], { cwd: f.ws.path, env: cleanEnv({ RESON_HOME: f.home.path }) });
+
+  it.skipIf(noSandbox)(
+    "files the error under config with the file and the field, names no command that does not exist, and blames the config",
+    async () => {
+      const file = join(f.home.path, "config.json");
+      writeFileSync(file, JSON.stringify({ maxIterations: 0 }));
+      const result = await doctor();
+      expect(result.code).toBe(1);
+      expect(result.stdout).toMatch(
+        new RegExp(
+          `config:\\n\\s+FAIL\\s+Invalid configuration in ${file.replaceAll(".", "\\.")}: maxIterations: `,
+        ),
+      );
+      expect(result.stdout).toContain(`fix: Fix or remove the listed fields in ${file}.`);
+      expect(result.stdout).toMatch(/memory:\n\s+warn\s+not checked: the configuration does not load/);
+      expect(result.stdout).not.toMatch(/memory:\n\s+FAIL/);
+      expect(result.stdout).not.toContain("reson config");
+      const last = result.stdout.trim().split("\n").at(-1);
+      expect(last).toBe(
+        "Some guarantees do not hold (FAIL above: config); runs refuse to start until the configuration loads.",
+      );
+
+      writeFileSync(file, "{ not json");
+      const json = JSON.parse((await doctor(["--json"])).stdout) as {
+        ok: boolean;
+        checks: Array<{ area: string; state: string; detail: string; fix?: string }>;
+      };
+      expect(json.ok).toBe(false);
+      expect(json.checks.filter((c) => c.state === "fail")).toEqual([
+        expect.objectContaining({
+          area: "config",
+          detail: expect.stringContaining(`${file} is not valid JSON`),
+          fix: "Fix the JSON syntax or delete the file.",
+        }),
+      ]);
+    },
+  );
+});

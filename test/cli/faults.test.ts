@@ -234,3 +234,30 @@ describe("Gemini quota refusals through the CLI", () => {
     expect(requests).toBe(1);
   });
 });
+
+describe("waits named in hints", () => {
+  let ws: TempDir;
+  beforeAll(() => {
+    ws = tempDir();
+  });
+  afterAll(() => ws.remove());
+
+  it("a Retry-After of days is told in days and hours, not in seconds", async () => {
+    const server = await startFakeModelServer({
+      replies: [{ fault: "http", status: 429, retryAfter: "411480" }],
+    });
+    try {
+      const result = await runCli(
+        ["run", "--provider", "openai-compatible", "--base-url", server.openaiBaseUrl, "hi"],
+        { cwd: ws.path, env: cleanEnv({ RESON_HOME: ws.home }) },
+      );
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(
+        "hint: The provider asked to wait 4 d 18 h, longer than the 1 min reson waits",
+      );
+      expect(result.stderr).not.toMatch(/411480|411 ?480/);
+    } finally {
+      await server.close();
+    }
+  });
+});

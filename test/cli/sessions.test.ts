@@ -184,14 +184,31 @@ describe("sessions, traces and resume from the CLI", () => {
     expect(short.stderr).toContain("too short");
   });
 
-  it("reson gc removes old runs and says how much", async () => {
+  it("reson gc says what it would remove, removes nothing without a terminal to ask, and removes with --yes", async () => {
     await firstRun();
     await new Promise((r) => setTimeout(r, 20));
-    const result = await cli(["gc", "--older-than", "0s"]);
+    const dry = await cli(["gc", "--older-than", "0s", "--dry-run"]);
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toMatch(
+      /^would remove 1 run \(\d+ steps, 1 checkpoint, 0 artifacts\), 1 session and \d+ turns older than 0s/,
+    );
+    expect(dry.stdout).toContain("nothing removed (--dry-run)");
+
+    // A script's old `reson gc --older-than` (stdin not a terminal): nothing goes, and it says what to add.
+    const unasked = await cli(["gc", "--older-than", "0s"]);
+    expect(unasked.code).toBe(2);
+    expect(unasked.stderr).toMatch(/reson: reson gc would remove 1 run .* and there is no terminal to ask\./);
+    expect(unasked.stderr).toContain("hint: Pass --yes to remove them without asking");
+    expect((await cli(["sessions"])).stdout).toContain("write a.txt");
+
+    const result = await cli(["gc", "--older-than", "0s", "--yes"]);
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/removed 1 runs/);
+    expect(result.stdout).toMatch(
+      /^removed 1 run \(\d+ steps, 1 checkpoint, 0 artifacts\), 1 session and \d+ turns older than 0s/,
+    );
     const after = await cli(["sessions"]);
     expect(after.stdout).toContain("No sessions yet");
+    expect((await cli(["gc", "--older-than", "0s"])).stdout).toContain("Nothing to remove");
     expect((await cli(["gc"])).code).toBe(2);
   });
 });

@@ -25,6 +25,28 @@ const cases: Case[] = [
   ["deny rule applies in bypass", cmd("git push"), { deny: ["Bash(git push *)"] }, "bypass", "deny"],
   ["bare Bash deny denies every command", cmd("ls"), { deny: ["Bash"] }, "default", "deny"],
   ["reson tool names work too", cmd("make"), { allow: ["execute_command(make)"] }, "default", "allow"],
+  // A secret placeholder is a word of the command, not two redirections.
+  [
+    "a secret placeholder is a word",
+    cmd("printf %s <secret>deploy_key</secret> | sha256sum"),
+    { allow: ["Bash(printf %s *)", "Bash(sha256sum)"] },
+    "default",
+    "allow",
+  ],
+  [
+    "a placeholder inside a word is part of it",
+    cmd("curl -H token:<secret>gh token</secret> https://api.github.com"),
+    { allow: ["Bash(curl *)"] },
+    "default",
+    "allow",
+  ],
+  [
+    "an unclosed placeholder is still a redirection",
+    cmd("cat <secret>x"),
+    { allow: ["Bash(cat *)"] },
+    "default",
+    "ask",
+  ],
   // Command specifiers.
   ["exact match is exact", cmd("git stash pop"), { allow: ["Bash(git stash)"] }, "default", "ask"],
   [

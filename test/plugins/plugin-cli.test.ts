@@ -2,36 +2,18 @@
 // and by name from an npm registry served on loopback), lists, disables, enables and removes
 // it; registers a folder where it lies; trusts a project's plugin once and asks again when a
 // file changes; refuses a package without plugin.json; keeps both of two adds racing.
-import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { discoverPlugins, type PluginList } from "../../src/plugins/index.js";
 import { cleanEnv, runCli, type TempDir, tempDir } from "../support/cli.js";
+import { npmPack, npmRegistry, type Packed } from "../support/npm-registry.js";
 
 const FIXTURE = resolve(import.meta.dirname, "../fixtures/plugins/hello-plugin");
 const PACKAGE = "@reson-test/hello-plugin";
-
-interface Packed {
-  file: string;
-  integrity: string;
-  shasum: string;
-}
-
-/** Packs `folder` with the real npm into `into`; nothing is fetched. */
-function npmPack(folder: string, into: string): Packed {
-  const out = execFileSync("npm", ["pack", "--json", "--pack-destination", into], {
-    cwd: folder,
-    encoding: "utf8",
-    env: { ...process.env, npm_config_offline: "true", npm_config_update_notifier: "false" },
-  });
-  const [info] = JSON.parse(out) as { filename: string; integrity: string; shasum: string }[];
-  if (!info) throw new Error(`npm pack printed nothing for ${folder}`);
-  return { file: join(into, info.filename), integrity: info.integrity, shasum: info.shasum };
-}
 
 /** A copy of the fixture with another name or version in plugin.json and package.json. */
 function variant(into: string, change: { plugin?: string; pkg?: string; version?: string }): string {
@@ -44,48 +26,6 @@ function variant(into: string, change: { plugin?: string; pkg?: string; version?
     writeFileSync(join(into, file), JSON.stringify(json));
   }
   return into;
-}
-
-/** The smallest npm registry: one package's document and its tarballs, over loopback HTTP. */
-async function npmRegistry(
-  name: string,
-  versions: Record<string, Packed>,
-): Promise<{ url: string; server: Server }> {
-  const server = createServer((req, res) => {
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const path = decodeURIComponent(req.url ?? "");
-    if (path === `/${name}`) {
-      const doc = {
-        name,
-        "dist-tags": { latest: Object.keys(versions).at(-1) },
-        versions: Object.fromEntries(
-          Object.entries(versions).map(([version, packed]) => [
-            version,
-            {
-              name,
-              version,
-              dist: {
-                tarball: `${base}/-/${version}.tgz`,
-                integrity: packed.integrity,
-                shasum: packed.shasum,
-              },
-            },
-          ]),
-        ),
-      };
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(doc));
-      return;
-    }
-    const tarball = /^\/-\/(.+)\.tgz$/.exec(path)?.[1];
-    const packed = tarball ? versions[tarball] : undefined;
-    if (packed) {
-      res.writeHead(200, { "content-type": "application/octet-stream" }).end(readFileSync(packed.file));
-      return;
-    }
-    res.writeHead(404, { "content-type": "application/json" }).end('{"error":"not found"}');
-  });
-  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, server };
 }
 
 describe("reson plugin", () => {

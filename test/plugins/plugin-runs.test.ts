@@ -253,9 +253,36 @@ describe("plugins in runs", () => {
       ["collider_ok", true, "collider_ok"],
     ]);
 
+    // doctor fails on a plugin a run leaves out, and names the area; a tool left out only warns.
     const human = await runCli(["doctor"], { cwd: f.ws.path, env: env() });
-    expect(human.stdout).toMatch(/warn {2}bad-entry: not loaded: .*boom at import/);
-    expect(human.stdout).toMatch(/warn {2}bad-setup: not loaded: setup exploded/);
+    expect(human.stdout).toMatch(/FAIL {2}bad-entry: not loaded: .*boom at import/);
+    expect(human.stdout).toMatch(/FAIL {2}bad-setup: not loaded: setup exploded/);
+    expect(human.stdout).toMatch(/warn {2}collider: its tool "read_file" was left out/);
+    expect(human.stdout).toMatch(
+      /FAIL above: (sandbox, )?plugins\b.*runs leave out the plugins that fail to load/,
+    );
+    expect(human.stdout).not.toContain("Every guarantee above holds");
+    expect(human.code).toBe(1);
+
+    // plugin list says which fail to load, and why, instead of "loads".
+    const listed = await runCli(["plugin", "list"], { cwd: f.ws.path, env: env() });
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(/^bad-entry\s+-\s+user\s+yes\s+-\s+fails\s/m);
+    expect(listed.stdout).toMatch(/^greeter\s+\S+\s+user\s+yes\s+-\s+loads\s/m);
+    expect(listed.stdout).toMatch(
+      /^bad-entry \(user\): not loaded: .*could not be imported \(boom at import\)/m,
+    );
+    expect(listed.stdout).toMatch(/^bad-setup \(user\): not loaded: setup exploded/m);
+    const json = JSON.parse(
+      (await runCli(["plugin", "list", "--json"], { cwd: f.ws.path, env: env() })).stdout,
+    );
+    expect(json.plugins).toContainEqual(
+      expect.objectContaining({
+        name: "bad-setup",
+        status: "fails",
+        problem: expect.stringContaining("setup exploded"),
+      }),
+    );
   });
 
   it("reports a throwing hook, a hanging hook and a throwing listener as plugin_error, and the calls go on", async () => {

@@ -245,15 +245,17 @@ describe("usage and cost", () => {
     expect(result.usage.input).toBe(112); // 12 (the fake's default) from the failed attempt + 100
   });
 
-  it("prices unknown models at zero", async () => {
-    fake.server.enqueue({ text: "free" });
+  it("counts the tokens of a model with no known price as unpriced, not as free", async () => {
+    fake.server.enqueue({ text: "free?" });
     const provider = await createProvider(
       { provider: "openai-compatible", baseUrl: fake.server.openaiBaseUrl },
       FAST,
     );
+    expect(provider.model.priced).toBe(false);
     const result = await provider.chat(ask("count"));
     expect(result.usage.input).toBe(12);
     expect(result.usage.costUsd).toBe(0);
+    expect(result.usage.unpricedTokens).toBe(result.usage.totalTokens);
   });
 });
 

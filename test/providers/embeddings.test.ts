@@ -159,7 +159,7 @@ describe.each(PROTOCOLS)("$name embeddings", (protocol) => {
     const provider = createEmbeddingProvider(protocol.settings(fake.server), FAST);
     const error = await rejection(provider.embed(["later"]));
     expect(error.code).toBe("provider_rate_limited");
-    expect(error.hint).toMatch(/asked to wait 3600 s/);
+    expect(error.hint).toMatch(/asked to wait 1 h,/);
     expect(fake.server.requests).toHaveLength(1);
   });
 

@@ -56,7 +56,7 @@ export function faultSuite(protocol: ProtocolCase): void {
 
     expect(error.code).toBe("provider_rate_limited");
     expect(error.details).toMatchObject({ status: 429, retryAfterMs: 120_000, attempts: 1 });
-    expect(error.hint).toMatch(/wait 120 s/);
+    expect(error.hint).toMatch(/wait 2 min\b/);
     expect(fake.server.requests).toHaveLength(1);
   });
 
@@ -218,7 +218,7 @@ const QUOTA_OUTCOMES: Record<
   openai: {
     day: {
       code: "provider_rate_limited",
-      hint: /daily limit .* try again in 432 s/,
+      hint: /daily limit .* try again in 7 min 12 s/,
       quota: { period: "day" },
     },
     billing: { code: "provider_auth_failed", hint: /billing/ },
@@ -260,7 +260,7 @@ export function quotaSuite(protocol: ProtocolCase): void {
 
     expect(error.code).toBe("provider_rate_limited");
     expect(error.details).toMatchObject({ status: 429, retryAfterMs: 120_000, attempts: 1 });
-    expect(error.hint).toMatch(/wait 120 s/);
+    expect(error.hint).toMatch(/wait 2 min\b/);
     if (protocol.protocol === "google")
       expect(error.hint).toContain("GenerateRequestsPerMinutePerProjectPerModel-FreeTier");
     expect(fake.server.requests).toHaveLength(1);

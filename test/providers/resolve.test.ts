@@ -179,6 +179,7 @@ describe("createProvider", () => {
       contextWindow: 200_000,
       maxOutputTokens: 32_000,
       cost: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
+      priced: true,
       wire: "pi-ai",
     });
   });
@@ -196,6 +197,7 @@ describe("createProvider", () => {
       contextWindow: UNKNOWN_MODEL_CONTEXT_WINDOW,
       maxOutputTokens: UNKNOWN_MODEL_MAX_TOKENS,
       cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+      priced: false,
       wire: "native",
     });
     const overridden = await createProvider({

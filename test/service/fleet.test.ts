@@ -2,15 +2,19 @@
 // each step a command with a side effect that can be counted, while workers are SIGKILLed at
 // random and restarted. Every run ends completed; a tool call whose result was committed ran
 // exactly once, and none ran twice (one killed mid-command is reported as interrupted, never
-// run again).
+// run again). A worker stopped (SIGSTOP), even inside a transaction, holds up no takeover and
+// writes nothing once it wakes; one shut down (SIGTERM) leaves its run as a crash would. A
+// serve without workers streams what workers run: committed events, and live text as it comes.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import postgres from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { openStore, type Store } from "../../src/store/index.js";
-import { startTestPostgres, type TestPostgres } from "../store/postgres-server.js";
+import { querySql, startTestPostgres, type TestPostgres } from "../store/postgres-server.js";
 import { cleanEnv, type TempDir, tempDir } from "../support/cli.js";
 import {
   type FakeModelServer,
+  type FakeReply,
   type RecordedRequest,
   startFakeModelServer,
 } from "../support/fake-model-server.js";
@@ -18,8 +22,9 @@ import { queueRun, waitForStatus } from "../support/queued-run.js";
 import { taskOf } from "../support/reply-by-task.js";
 import { skipWithout } from "../support/requirements.js";
 import { killAllReson, type ServiceProcess, startReson } from "../support/service-process.js";
-import { readSse } from "../support/sse-client.js";
+import { readSse, type SseClientFrame } from "../support/sse-client.js";
 import { waitForFile } from "../support/wait-for-file.js";
+import { toolMessagesOf, waitingCommand } from "../support/waiting-command.js";
 
 const RUNS = 60;
 const WORKERS = 3;
@@ -46,14 +51,20 @@ function answer(request: RecordedRequest) {
   };
 }
 
-/** Step 0 runs a command that waits for the file `go`; once any tool result is in, it answers. */
-function slowCommand(request: RecordedRequest) {
-  const messages = (request.body as { messages?: Array<{ role: string }> }).messages ?? [];
-  if (messages.some((m) => m.role === "tool")) return { text: "finished" };
-  const command =
-    "echo started >> started.txt; while [ ! -f go ]; do sleep 0.05; done; echo ran >> count.txt";
-  return { toolCalls: [{ id: "call_slow", name: "execute_command", arguments: { command } }] };
+/** 60 words, streamed one at a time with a pause between: a step that takes a while to say. */
+const A_LOT = Array.from({ length: 60 }, (_, i) => `w${String(i).padStart(2, "0")}`).join(" ");
+
+/** First a command that waits for `go` (so that clients can be following first), then A_LOT. */
+function commandThenALot(request: RecordedRequest): FakeReply {
+  const first = waitingCommand(request);
+  return "toolCalls" in first ? first : { text: A_LOT, chunkDelayMs: 80 };
 }
+
+/** The text of the text_delta frames. */
+const deltas = (frames: SseClientFrame[]) =>
+  frames
+    .filter((frame) => frame.event === "text_delta")
+    .map((frame) => JSON.parse(frame.data).delta as string);
 
 describe.skipIf(await skipWithout("postgres", "worker fleet"))("a worker fleet on PostgreSQL", () => {
   let pg: TestPostgres;
@@ -78,7 +89,7 @@ describe.skipIf(await skipWithout("postgres", "worker fleet"))("a worker fleet o
   /** A fresh database and workspace with one queued run whose command waits for the file `go`. */
   async function queueSlowCommand() {
     url = await pg.createDatabase();
-    server = await startFakeModelServer({ respond: slowCommand });
+    server = await startFakeModelServer({ respond: waitingCommand });
     ws = tempDir();
     store = await openStore({ home: ws.home, databaseUrl: url });
     const env = cleanEnv({ RESON_HOME: ws.home, RESON_DATABASE_URL: url, RESON_LEASE_TTL_MS: "1500" });
@@ -90,6 +101,22 @@ describe.skipIf(await skipWithout("postgres", "worker fleet"))("a worker fleet o
       allow: ["execute_command"],
     });
     return { env, runId };
+  }
+
+  /** Everything stored of the run: what a worker that lost it must not change. */
+  async function stored(runId: string) {
+    return {
+      events: await store.events.list(runId),
+      steps: await store.steps.list(runId),
+      trace: await store.traces.get(runId),
+      request: await store.queue.get(runId),
+    };
+  }
+
+  /** Lines of a file the run's commands wrote in the workspace ([] when there is none). */
+  function linesOf(name: string): string[] {
+    const path = join(ws.path, name);
+    return existsSync(path) ? readFileSync(path, "utf8").split("\n").filter(Boolean) : [];
   }
 
   it("runs every queued run to completion while workers are killed, and no committed tool call runs twice", async () => {
@@ -185,47 +212,37 @@ describe.skipIf(await skipWithout("postgres", "worker fleet"))("a worker fleet o
     );
     second.kill("SIGTERM");
     await second.exited();
-    const before = {
-      events: await store.events.list(runId),
-      steps: await store.steps.list(runId),
-      trace: await store.traces.get(runId),
-      request: await store.queue.get(runId),
-    };
+    const before = await stored(runId);
     // The first worker wakes inside its command, which now ends: it must write nothing.
     writeFileSync(join(ws.path, "go"), "");
     first.kill("SIGCONT");
     await first.waitFor(/run lost|lease/, 20_000);
-    const after = {
-      events: await store.events.list(runId),
-      steps: await store.steps.list(runId),
-      trace: await store.traces.get(runId),
-      request: await store.queue.get(runId),
-    };
-    expect(after).toEqual(before);
+    expect(await stored(runId)).toEqual(before);
     expect(before.trace?.status).toBe("completed");
     expect(before.events.at(-1)?.type).toBe("run_end");
   }, 120_000);
 
-  it("serve without workers queues runs that a worker elsewhere executes, and streams their events live", async () => {
+  /**
+   * A fresh database and workspace, `reson serve --workers 0` over them, and a run of `task`
+   * posted to it (queued: no worker runs it yet), answered by `respond`.
+   */
+  async function postToServeWithoutWorkers(task: string, respond: (request: RecordedRequest) => FakeReply) {
     url = await pg.createDatabase();
-    server = await startFakeModelServer({ respond: answer });
+    server = await startFakeModelServer({ respond });
     ws = tempDir();
     store = await openStore({ home: ws.home, databaseUrl: url });
     const env = cleanEnv({ RESON_HOME: ws.home, RESON_DATABASE_URL: url });
     const serve = startReson(
       ["serve", "--port", "0", "--workers", "0", "--log-format", "json", "--workspace-root", ws.path],
-      {
-        env,
-        cwd: ws.path,
-      },
+      { env, cwd: ws.path },
     );
     const [, base] = await serve.waitFor(/"url":"(http:\/\/127\.0\.0\.1:\d+)"/);
-    const token = readFileSync(join(ws.home, "serve-token"), "utf8").trim();
+    const headers = { authorization: `Bearer ${readFileSync(join(ws.home, "serve-token"), "utf8").trim()}` };
     const response = await fetch(`${base}/runs`, {
       method: "POST",
-      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      headers: { ...headers, "content-type": "application/json" },
       body: JSON.stringify({
-        task: "fleet job 7 steps 6",
+        task,
         workspace: ws.path,
         provider: "openai-compatible",
         baseUrl: server.openaiBaseUrl,
@@ -235,45 +252,157 @@ describe.skipIf(await skipWithout("postgres", "worker fleet"))("a worker fleet o
       }),
     });
     expect(response.status).toBe(202);
-    const run = (await response.json()) as { id: string };
+    const { id } = (await response.json()) as { id: string };
+    return { env, serve, headers, events: `${base}/runs/${id}/events`, id };
+  }
+
+  it("serve without workers queues runs that a worker elsewhere executes, and streams their events live", async () => {
+    const posted = await postToServeWithoutWorkers("fleet job 7 steps 6", answer);
+    const { env, serve, id } = posted;
     // The client is following before any worker runs it: the events arrive as they commit.
-    const frames = readSse(
-      `${base}/runs/${run.id}/events`,
-      { authorization: `Bearer ${token}` },
-      { timeoutMs: 60_000 },
-    );
+    const frames = readSse(posted.events, posted.headers, { timeoutMs: 60_000 });
     await new Promise((r) => setTimeout(r, 300));
-    expect((await store.queue.get(run.id))?.status).toBe("queued");
+    expect((await store.queue.get(id))?.status).toBe("queued");
     const worker = startReson(["worker", "--log-format", "json"], { env, cwd: ws.path });
     const events = (await frames).filter((f) => f.id !== undefined);
     expect(events.map((f) => Number(f.id))).toEqual(events.map((_, i) => i + 1));
     expect(events.at(-1)?.event).toBe("run_end");
     expect(events.filter((f) => f.event === "tool_result")).toHaveLength(6);
-    expect((await store.queue.get(run.id))?.status).toBe("completed");
-    worker.kill("SIGTERM");
-    serve.kill("SIGTERM");
-    expect((await worker.exited()).code).toBe(0);
-    expect((await serve.exited()).code).toBe(0);
+    expect((await store.queue.get(id))?.status).toBe("completed");
+    await stopsCleanly(worker, serve);
   }, 120_000);
 
-  it("a worker told to stop puts its run back at the next safe point, and another worker finishes it", async () => {
+  it("serve without workers streams a worker's text as it comes, before the step ends, and gives a client joining mid-step the text so far", async () => {
+    const { env, serve, headers, events } = await postToServeWithoutWorkers("say a lot", commandThenALot);
+    const worker = startReson(["worker", "--log-format", "json"], { env, cwd: ws.path });
+    // The first client follows from the start: once step 1's command runs, the text step may
+    // begin (the command waits for `go`); after its third word a second client joins.
+    let late: Promise<SseClientFrame[]> | undefined;
+    let seenDeltas = 0;
+    const early = await readSse(events, headers, {
+      timeoutMs: 60_000,
+      onFrame: (frame) => {
+        if (frame.event === "tool_call") writeFileSync(join(ws.path, "go"), "");
+        if (!late && deltas([frame]).length > 0 && ++seenDeltas === 3)
+          late = readSse(events, headers, { timeoutMs: 60_000 });
+      },
+    });
+    expect(late).toBeDefined();
+    const joined = await late!;
+
+    // Live, before the step's end, without an id; all of it, once.
+    const kinds = early.map((frame) => frame.event);
+    expect(kinds.indexOf("text_delta")).toBeGreaterThan(-1);
+    expect(kinds.indexOf("text_delta")).toBeLessThan(kinds.lastIndexOf("step_end"));
+    const live = early.filter((frame) => frame.event === "text_delta");
+    expect(live.every((frame) => frame.id === undefined)).toBe(true);
+    expect(deltas(early).join("")).toBe(A_LOT);
+    expect(kinds.at(-1)).toBe("run_end");
+    // The late client's first delta is the text so far (three words at least), then the rest.
+    expect(deltas(joined)[0]).toMatch(/^w00 w01 w02 /);
+    expect(deltas(joined).join("")).toBe(A_LOT);
+    expect(joined.at(-1)?.event).toBe("run_end");
+
+    await stopsCleanly(worker, serve);
+  }, 120_000);
+
+  it("a worker shut down past its grace leaves its run as a crash would: another resumes it, tells the model the call was interrupted, and the run ends once", async () => {
     const { env, runId } = await queueSlowCommand();
     const first = startReson(["worker", "--grace", "1s", "--log-format", "json"], { env, cwd: ws.path });
-    const started = join(ws.path, "started.txt");
-    await waitForFile(started);
+    await waitForFile(join(ws.path, "started.txt"));
+    const second = startReson(["worker", "--log-format", "json"], { env, cwd: ws.path });
+    await second.waitFor(/worker started/);
     first.kill("SIGTERM");
     expect((await first.exited()).code).toBe(0);
     expect(first.stderr()).toContain("put back in the queue");
-    const back = await store.queue.get(runId);
-    expect(back?.status).toBe("queued");
-    // A graceful stop is not held against the run.
-    expect(back?.attempts).toBe(0);
-    writeFileSync(join(ws.path, "go"), "");
-    const second = startReson(["worker", "--log-format", "json"], { env, cwd: ws.path });
-    expect((await waitForStatus(store, runId, ["completed", "failed", "cancelled"])).status).toBe(
-      "completed",
-    );
+    const done = await waitForStatus(store, runId, ["completed", "failed", "cancelled"]);
+    // A graceful stop is not held against the run: the second worker's claim is its only one.
+    expect(done).toMatchObject({ status: "completed", attempts: 1 });
     second.kill("SIGTERM");
     await second.exited();
+
+    const { events, steps } = await stored(runId);
+    const types = events.map((event) => event.type);
+    const data = (i: number) => events[i]!.data as Record<string, unknown>;
+    // One end, the real one, and learning once, after the run resumed: none from the stop.
+    expect(types.filter((type) => type === "run_end")).toHaveLength(1);
+    expect(events.at(-1)).toMatchObject({ type: "run_end", data: { status: "completed" } });
+    const resumedAt = types.findIndex((type, i) => type === "run_start" && data(i).resumed === true);
+    expect(resumedAt).toBeGreaterThan(0);
+    expect(types.filter((type) => type === "learning")).toHaveLength(1);
+    expect(types.indexOf("learning")).toBeGreaterThan(resumedAt);
+    expect(steps.filter((step) => step.kind === "learning")).toHaveLength(1);
+    // The call the first worker was inside: killed with it, not run again, reported interrupted.
+    const results = events.filter((event) => event.type === "tool_result");
+    expect(results.map((event) => event.data)).toEqual([
+      expect.objectContaining({ ok: false, error: expect.objectContaining({ code: "tool_interrupted" }) }),
+    ]);
+    const chats = server.requests.filter((request) => request.protocol === "openai");
+    expect(chats).toHaveLength(2);
+    expect(toolMessagesOf(chats[1]!)).toEqual([expect.stringContaining("tool_interrupted")]);
+    writeFileSync(join(ws.path, "go"), "");
+    expect(linesOf("started.txt")).toEqual(["started"]);
+    expect(linesOf("count.txt")).toEqual([]);
+  }, 120_000);
+
+  it("a worker frozen inside a transaction holds up no takeover: the run is taken over and completes, and the frozen worker writes nothing when it wakes", async () => {
+    const { env, runId } = await queueSlowCommand();
+    const first = startReson(["worker", "--log-format", "json"], { env, cwd: ws.path });
+    await waitForFile(join(ws.path, "started.txt"));
+    // Holding the run's lease row, the test makes the worker's next commit (the command's
+    // result) wait inside its transaction; frozen there, the worker holds the row once the
+    // test lets it go, in a transaction it cannot end.
+    const blocker = new postgres.Client({ connectionString: url });
+    await blocker.connect();
+    const inFence = (state: string) =>
+      querySql<{ pid: number }>(
+        url,
+        `SELECT pid FROM pg_stat_activity WHERE application_name = 'reson' AND state = '${state}'
+           AND query LIKE 'UPDATE run_leases SET epoch = epoch %'`,
+      );
+    try {
+      await blocker.query("BEGIN");
+      await blocker.query("SELECT 1 FROM run_leases WHERE trace_id = $1 FOR UPDATE", [runId]);
+      writeFileSync(join(ws.path, "go"), "");
+      await until(async () => (await inFence("active")).length > 0);
+      first.kill("SIGSTOP");
+      await blocker.query("COMMIT");
+    } finally {
+      await blocker.end();
+    }
+    await until(async () => (await inFence("idle in transaction")).length > 0);
+
+    const second = startReson(["worker", "--log-format", "json"], { env, cwd: ws.path });
+    try {
+      expect((await waitForStatus(store, runId, ["completed", "failed", "cancelled"])).status).toBe(
+        "completed",
+      );
+    } finally {
+      first.kill("SIGCONT");
+    }
+    second.kill("SIGTERM");
+    await second.exited();
+    // Its result was never committed: the model is told the call was interrupted.
+    const chats = server.requests.filter((request) => request.protocol === "openai");
+    expect(toolMessagesOf(chats.at(-1)!)).toEqual([expect.stringContaining("tool_interrupted")]);
+    const before = await stored(runId);
+    expect(before.events.at(-1)).toMatchObject({ type: "run_end", data: { status: "completed" } });
+    await first.waitFor(/run lost/, 20_000);
+    expect(await stored(runId)).toEqual(before);
   }, 120_000);
 });
+
+/** Resolves once `check` holds; fails after 20 s of asking (every 50 ms). */
+async function until(check: () => Promise<boolean>): Promise<void> {
+  for (let tries = 0; tries < 400; tries++) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error("the awaited state never came");
+}
+
+/** SIGTERM to each process; each exits 0. */
+async function stopsCleanly(...processes: ServiceProcess[]): Promise<void> {
+  for (const process of processes) process.kill("SIGTERM");
+  for (const process of processes) expect((await process.exited()).code).toBe(0);
+}

@@ -7,11 +7,18 @@ import { describe, expect, it } from "vitest";
 import type { RecordedRequest } from "../support/fake-model-server.js";
 import { startServed, useServedFixture } from "../support/served-run.js";
 
-/** Two calls of `echo x >> log.txt`, one writing another file, then an answer. */
+/**
+ * "log twice": two calls of `echo x >> log.txt`, one writing another file, then an answer;
+ * "log again" (the session's next task): one more `echo x >> log.txt`, then an answer.
+ */
 function logTwice(request: RecordedRequest) {
-  const messages = (request.body as { messages?: Array<{ role: string }> }).messages ?? [];
-  const done = messages.filter((m) => m.role === "assistant").length;
-  const commands = ["echo x >> log.txt", "echo x >> log.txt", "echo y >> other.txt"];
+  const messages = (request.body as { messages?: Array<{ role: string; content?: unknown }> }).messages ?? [];
+  const task = messages.findLastIndex((m) => m.role === "user");
+  const done = messages.slice(task).filter((m) => m.role === "assistant").length;
+  const again = JSON.stringify(messages[task]?.content ?? "").includes("log again");
+  const commands = again
+    ? ["echo x >> log.txt"]
+    : ["echo x >> log.txt", "echo x >> log.txt", "echo y >> other.txt"];
   const next = commands[done];
   if (next === undefined) return { text: "logged" };
   return { toolCalls: [{ id: `call_${done}`, name: "execute_command", arguments: { command: next } }] };
@@ -25,7 +32,7 @@ interface Prompt {
 describe("approvals over HTTP", () => {
   const f = useServedFixture(logTwice);
 
-  it("allow_session on a command that writes by redirection covers the write for the rest of the session", async () => {
+  it("allow_session on a command that writes by redirection covers the write for the rest of the session, its later runs included", async () => {
     const served = await startServed(f.ws.home, f.ws.path);
     const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
       const response = await fetch(`${served.url}${path}`, {
@@ -47,15 +54,26 @@ describe("approvals over HTTP", () => {
       const run = await call<{ status: string }>("GET", `/runs/${runId}`);
       throw new Error(`run ${runId} (${run.status}) asked nothing new`);
     };
-    const run = await call<{ id: string }>("POST", "/runs", {
-      task: "log twice",
-      workspace: f.ws.path,
+    const settings = {
       provider: "openai-compatible",
       baseUrl: f.model.openaiBaseUrl,
       model: "fake-model",
       sandbox: "off",
       permissionMode: "default",
+    };
+    const run = await call<{ id: string; sessionId: string }>("POST", "/runs", {
+      task: "log twice",
+      workspace: f.ws.path,
+      ...settings,
     });
+    const finished = async (runId: string) => {
+      let status = "";
+      for (let tries = 0; tries < 200 && status !== "completed"; tries++) {
+        status = (await call<{ status: string }>("GET", `/runs/${runId}`)).status;
+        if (status !== "completed") await new Promise((r) => setTimeout(r, 100));
+      }
+      return status;
+    };
 
     const first = await pending(run.id);
     expect(first.payload.reason).toContain(
@@ -75,17 +93,24 @@ describe("approvals over HTTP", () => {
     expect(second.payload.session?.rules).toEqual(["Edit(./other.txt)"]);
     await call("POST", `/runs/${run.id}/approvals/${second.payload.toolCallId}`, { decision: "deny" });
 
-    let status = "";
-    for (let tries = 0; tries < 200 && status !== "completed"; tries++) {
-      status = (await call<{ status: string }>("GET", `/runs/${run.id}`)).status;
-      if (status !== "completed") await new Promise((r) => setTimeout(r, 100));
-    }
-    expect(status).toBe("completed");
-    const { events } = await call<{ events: Array<{ type: string; data: Record<string, unknown> }> }>(
-      "GET",
-      `/runs/${run.id}/events?format=json`,
-    );
-    expect(events.filter((e) => e.type === "permission_request")).toHaveLength(2);
+    expect(await finished(run.id)).toBe("completed");
+    const events = async (runId: string) =>
+      (
+        await call<{ events: Array<{ type: string; data: Record<string, unknown> }> }>(
+          "GET",
+          `/runs/${runId}/events?format=json`,
+        )
+      ).events;
+    expect((await events(run.id)).filter((e) => e.type === "permission_request")).toHaveLength(2);
     expect(readFileSync(join(f.ws.path, "log.txt"), "utf8")).toBe("x\nx\n");
+
+    // The session's next run starts with what was allowed for the session: nothing is asked.
+    const next = await call<{ id: string }>("POST", `/sessions/${run.sessionId}/runs`, {
+      task: "log again",
+      ...settings,
+    });
+    expect(await finished(next.id)).toBe("completed");
+    expect((await events(next.id)).filter((e) => e.type === "permission_request")).toHaveLength(0);
+    expect(readFileSync(join(f.ws.path, "log.txt"), "utf8")).toBe("x\nx\nx\n");
   });
 });

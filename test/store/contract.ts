@@ -840,14 +840,12 @@ export function storeContract(fresh: () => Promise<StoreTarget>): void {
         ...artifacts.map((a): WriteOp => ({ op: "putArtifact", artifact: a })),
       ]);
 
-      expect(await store.gc(cutoff)).toEqual({
-        sessions: 2,
-        traces: 2,
-        steps: 5,
-        checkpoints: 2,
-        artifacts: 3,
-        turns: 3,
-      });
+      const removed = { sessions: 2, traces: 2, steps: 5, checkpoints: 2, artifacts: 3, turns: 3 };
+      // The preview counts exactly what gc then removes, and removes nothing itself.
+      expect(await store.gcPreview(cutoff)).toEqual(removed);
+      expect(await store.sessions.get(old.id)).toEqual(old);
+      expect(await store.steps.list(oldTrace.id)).toHaveLength(3);
+      expect(await store.gc(cutoff)).toEqual(removed);
 
       expect(await store.sessions.get(old.id)).toBeUndefined();
       expect(await store.sessions.get(empty.id)).toBeUndefined();
@@ -874,14 +872,9 @@ export function storeContract(fresh: () => Promise<StoreTarget>): void {
         expect(await store.artifacts.get(a.id)).toEqual(index < 3 ? undefined : a);
       }
 
-      expect(await store.gc(cutoff)).toEqual({
-        sessions: 0,
-        traces: 0,
-        steps: 0,
-        checkpoints: 0,
-        artifacts: 0,
-        turns: 0,
-      });
+      const nothing = { sessions: 0, traces: 0, steps: 0, checkpoints: 0, artifacts: 0, turns: 0 };
+      expect(await store.gcPreview(cutoff)).toEqual(nothing);
+      expect(await store.gc(cutoff)).toEqual(nothing);
     });
   });
 

@@ -1,5 +1,5 @@
 // What some test groups need from the machine beyond Node: bubblewrap, tmux, ripgrep, a
-// PostgreSQL server. Without one, a group is skipped locally and recorded, and the skip block
+// PostgreSQL server, Chromium, and jq and curl (README's command blocks use them). Without one, a group is skipped locally and recorded, and the skip block
 // printed after the run (skip-report.ts) names it, says why and gives the install line that
 // `reson doctor` gives too. Under CI=true nothing is skipped: a missing dependency fails.
 import { execFileSync } from "node:child_process";
@@ -10,7 +10,7 @@ import { INSTALL } from "../../src/core/install-hints.js";
 import { probeSandbox } from "../../src/workspace/exec-sandbox/probe.js";
 import { postgresAvailability } from "../store/postgres-server.js";
 
-export type RequirementId = "sandbox" | "tmux" | "ripgrep" | "postgres" | "chromium";
+export type RequirementId = "sandbox" | "tmux" | "ripgrep" | "postgres" | "chromium" | "jq" | "curl";
 
 export interface Requirement {
   id: RequirementId;
@@ -76,6 +76,18 @@ export const REQUIREMENTS: Record<RequirementId, Requirement> = {
     install: INSTALL.chromium,
     missing: async () =>
       onPath("chromium") || onPath("google-chrome") ? undefined : "no chromium or google-chrome on PATH",
+  },
+  jq: {
+    id: "jq",
+    label: "jq",
+    install: INSTALL.jq,
+    missing: async () => (onPath("jq") ? undefined : "jq is not on PATH"),
+  },
+  curl: {
+    id: "curl",
+    label: "curl",
+    install: INSTALL.curl,
+    missing: async () => (onPath("curl") ? undefined : "curl is not on PATH"),
   },
   postgres: {
     id: "postgres",

@@ -49,10 +49,13 @@ export interface Served {
   headers: Record<string, string>;
 }
 
-/** `reson serve` on a free port with `home` as RESON_HOME, runs allowed under `workspaceRoot`. */
-export async function startServed(home: string, workspaceRoot: string): Promise<Served> {
+/**
+ * `reson serve` on a free port with `home` as RESON_HOME, runs allowed under `workspaceRoot`,
+ * and any more flags.
+ */
+export async function startServed(home: string, workspaceRoot: string, more: string[] = []): Promise<Served> {
   const process = startReson(
-    ["serve", "--port", "0", "--log-format", "json", "--workspace-root", workspaceRoot],
+    ["serve", "--port", "0", "--log-format", "json", "--workspace-root", workspaceRoot, ...more],
     {
       env: cleanEnv({ RESON_HOME: home }),
       cwd: workspaceRoot,

@@ -1,6 +1,8 @@
 // One bash process that runs commands one after another, as a user types them into a terminal:
 // variables, functions and the working folder carry over from one command to the next, and each
 // command's output and status come back on their own. README's command blocks are run this way.
+// The shell leads a process group of its own: what a command leaves running in the background
+// (`reson worker &`) is ended with it by close().
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 
@@ -26,7 +28,11 @@ export class ShellSession {
   private exited = false;
 
   constructor(options: { cwd: string; env: NodeJS.ProcessEnv }) {
-    this.child = spawn("bash", ["--noprofile", "--norc"], { cwd: options.cwd, env: options.env });
+    this.child = spawn("bash", ["--noprofile", "--norc"], {
+      cwd: options.cwd,
+      env: options.env,
+      detached: true,
+    });
     this.child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
       this.stdout += chunk;
       this.wake?.();
@@ -56,8 +62,10 @@ export class ShellSession {
       `{\n${command}\n} ${input}\n__status=$?; printf '\\n${this.marker}%s\\n' "$__status"; printf '\\n${this.marker}\\n' >&2\n`,
     );
     const deadline = Date.now() + (options.timeoutMs ?? 60_000);
-    const done = new RegExp(`\\n${this.marker}(\\d+)\\n$`);
-    while (!(done.test(this.stdout) && this.stderr.endsWith(`\n${this.marker}\n`))) {
+    // Not anchored at the end: a job the command left in the background may write after them.
+    const done = new RegExp(`\\n${this.marker}(\\d+)\\n`);
+    const stderrEnd = `\n${this.marker}\n`;
+    while (!(done.test(this.stdout) && this.stderr.includes(stderrEnd))) {
       if (this.exited) throw new Error(`the shell exited while running: ${command}\n${this.stderr}`);
       const left = deadline - Date.now();
       if (left <= 0)
@@ -78,11 +86,31 @@ export class ShellSession {
       command,
       code: Number(match[1]),
       stdout: this.stdout.slice(0, match.index),
-      stderr: this.stderr.slice(0, -`\n${this.marker}\n`.length),
+      stderr: this.stderr.slice(0, this.stderr.indexOf(stderrEnd)),
     };
   }
 
-  close(): void {
-    if (!this.exited) this.child.kill("SIGKILL");
+  /**
+   * Ends the shell and everything it started that is still running: SIGTERM to its process
+   * group, so reson processes clean up as on Ctrl-C, then SIGKILL to what is left after
+   * `graceMs`.
+   */
+  async close(graceMs = 5_000): Promise<void> {
+    const group = this.child.pid;
+    if (group === undefined) return;
+    const signal = (name: NodeJS.Signals | 0) => {
+      try {
+        process.kill(-group, name);
+        return true;
+      } catch {
+        return false; // The group is gone.
+      }
+    };
+    if (!signal("SIGTERM")) return;
+    const deadline = Date.now() + graceMs;
+    while (Date.now() < deadline && signal(0)) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    signal("SIGKILL");
   }
 }

@@ -9,7 +9,13 @@ export interface SseClientFrame {
 export async function readSse(
   url: string,
   headers: Record<string, string>,
-  options: { maxFrames?: number; timeoutMs?: number; signal?: AbortSignal } = {},
+  options: {
+    maxFrames?: number;
+    timeoutMs?: number;
+    signal?: AbortSignal;
+    /** Told of each frame as it arrives (the stream is still open). */
+    onFrame?: (frame: SseClientFrame) => void;
+  } = {},
 ): Promise<SseClientFrame[]> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), options.timeoutMs ?? 20_000);
@@ -45,7 +51,10 @@ export async function readSse(
             hasData = true;
           }
         }
-        if (hasData) frames.push(frame);
+        if (hasData) {
+          frames.push(frame);
+          options.onFrame?.(frame);
+        }
         if (options.maxFrames !== undefined && frames.length >= options.maxFrames) {
           controller.abort();
           return frames;

@@ -208,6 +208,9 @@ describe.skipIf(await skipWithout("chromium", "web view in Chromium"))("web view
     );
     const summary = await page.locator(".summary").textContent();
     expect(summary).toContain("4.4k in"); // 1200 + 1500 + 1700 input tokens
+    // The fake model has no known price: its cost is unknown, never $0.
+    expect(summary).toContain("· cost unknown");
+    expect(summary).not.toContain("$0");
     expect(page.url()).not.toContain(token);
     await page.screenshot({ path: join(shots, "2-completed.png"), fullPage: true });
     if (process.env.RESON_DOCS_SCREENSHOT) await page.screenshot({ path: process.env.RESON_DOCS_SCREENSHOT });

@@ -1,5 +1,6 @@
 // Tokens per step as a small bar chart (input light, output dark), with each step's cost in
 // its tooltip: how a run spent its budget, at a glance. Plain SVG, no library.
+import { cost } from "./dom.js";
 import type { StepView } from "./run-state.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -29,7 +30,7 @@ export function stepChart(steps: StepView[]): SVGSVGElement {
       rect.setAttribute("width", "18");
       rect.setAttribute("height", String(Math.max(h, 0)));
       const title = document.createElementNS(SVG, "title");
-      title.textContent = `step ${step.step}: ${usage.input} in, ${usage.output} out, $${usage.costUsd.toFixed(4)}`;
+      title.textContent = `step ${step.step}: ${usage.input} in, ${usage.output} out, ${cost(usage)}`;
       rect.append(title);
       svg.append(rect);
     }

@@ -23,8 +23,16 @@ export function tokens(n: number): string {
   return n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
 }
 
-export function cost(usd: number): string {
-  return usd === 0 ? "$0" : usd < 0.01 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
+/**
+ * What a usage cost: "$1.25"; "cost unknown" when no call had a known price (a local model),
+ * never "$0"; "$1.25 + unknown" when part of it had none (as the CLI says it).
+ */
+export function cost(usage: { costUsd: number; totalTokens: number; unpricedTokens?: number }): string {
+  const usd = usage.costUsd;
+  const known = usd === 0 ? "$0" : usd < 0.01 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
+  const unpriced = usage.unpricedTokens ?? 0;
+  if (unpriced <= 0) return known;
+  return unpriced >= usage.totalTokens ? "cost unknown" : `${known} + unknown`;
 }
 
 export function duration(ms: number): string {

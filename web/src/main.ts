@@ -15,7 +15,7 @@ interface Session {
   title: string;
   status: string;
   model: string;
-  usage: { totalTokens: number; costUsd: number };
+  usage: { totalTokens: number; costUsd: number; unpricedTokens?: number };
   createdAt: number;
   updatedAt: number;
 }
@@ -25,7 +25,7 @@ interface Run {
   task: string;
   status: string;
   steps: number;
-  usage: { totalTokens: number; costUsd: number };
+  usage: { totalTokens: number; costUsd: number; unpricedTokens?: number };
   createdAt: number;
 }
 
@@ -140,7 +140,7 @@ async function sessionsPage(params: URLSearchParams): Promise<void> {
                 h("td", { class: "wide" }, s.workspace),
                 h("td", { class: "wide" }, s.model),
                 h("td", {}, tokens(s.usage.totalTokens)),
-                h("td", {}, cost(s.usage.costUsd)),
+                h("td", {}, cost(s.usage)),
                 h("td", {}, ago(s.updatedAt)),
               ),
             ),
@@ -169,7 +169,7 @@ async function sessionPage(id: string): Promise<void> {
     h(
       "p",
       { class: "muted" },
-      `${session.workspace} · ${session.model} · ${tokens(session.usage.totalTokens)} tokens · ${cost(session.usage.costUsd)}`,
+      `${session.workspace} · ${session.model} · ${tokens(session.usage.totalTokens)} tokens · ${cost(session.usage)}`,
     ),
     h(
       "table",
@@ -192,7 +192,7 @@ async function sessionPage(id: string): Promise<void> {
               h("td", { class: `status status-${r.status}` }, r.status),
               h("td", {}, r.steps),
               h("td", {}, tokens(r.usage.totalTokens)),
-              h("td", {}, cost(r.usage.costUsd)),
+              h("td", {}, cost(r.usage)),
               h("td", {}, ago(r.createdAt)),
             ),
           ),

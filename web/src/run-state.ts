@@ -8,6 +8,8 @@ export interface Usage {
   cacheWrite: number;
   totalTokens: number;
   costUsd: number;
+  /** Tokens of calls whose price is unknown: their cost is not in costUsd. */
+  unpricedTokens?: number;
 }
 
 export interface PromptView {
@@ -293,12 +295,18 @@ export const EVENT_TYPES = [
 ];
 
 /** Tokens in and out and cost: what the run header adds up. */
-export type Spent = Pick<Usage, "input" | "output" | "costUsd">;
+export type Spent = Pick<Usage, "input" | "output" | "costUsd" | "totalTokens"> & { unpricedTokens?: number };
 
-const NOTHING_SPENT: Spent = { input: 0, output: 0, costUsd: 0 };
+const NOTHING_SPENT: Spent = { input: 0, output: 0, costUsd: 0, totalTokens: 0, unpricedTokens: 0 };
 
 function plus(a: Spent, b: Spent): Spent {
-  return { input: a.input + b.input, output: a.output + b.output, costUsd: a.costUsd + b.costUsd };
+  return {
+    input: a.input + b.input,
+    output: a.output + b.output,
+    costUsd: a.costUsd + b.costUsd,
+    totalTokens: a.totalTokens + b.totalTokens,
+    unpricedTokens: (a.unpricedTokens ?? 0) + (b.unpricedTokens ?? 0),
+  };
 }
 
 /**

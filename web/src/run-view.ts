@@ -128,7 +128,7 @@ function stepItem(run: RunModel, step: StepView, actions: RunActions): HTMLEleme
     facts.push(
       `${tokens(step.usage.input)} in · ${tokens(step.usage.output)} out` +
         (step.usage.cacheRead ? ` · ${tokens(step.usage.cacheRead)} cache read` : "") +
-        ` · ${cost(step.usage.costUsd)}`,
+        ` · ${cost(step.usage)}`,
     );
   if (step.endedAt) facts.push(duration(step.endedAt - step.startedAt));
   if (step.stopReason) facts.push(`stop: ${step.stopReason}`);
@@ -148,7 +148,7 @@ function stepItem(run: RunModel, step: StepView, actions: RunActions): HTMLEleme
 }
 
 function spentLine(spent: Spent): string {
-  return `${tokens(spent.input)} in · ${tokens(spent.output)} out · ${cost(spent.costUsd)}`;
+  return `${tokens(spent.input)} in · ${tokens(spent.output)} out · ${cost(spent)}`;
 }
 
 export function renderRun(run: RunModel, actions: RunActions): HTMLElement {
@@ -234,7 +234,7 @@ export function renderRun(run: RunModel, actions: RunActions): HTMLElement {
               ? h(
                   "div",
                   { class: "facts" },
-                  `${child.steps} steps · ${tokens(child.usage.totalTokens)} tokens · ${cost(child.usage.costUsd)}`,
+                  `${child.steps} steps · ${tokens(child.usage.totalTokens)} tokens · ${cost(child.usage)}`,
                 )
               : null,
             h("div", { class: "facts" }, child.task),

@@ -1,12 +1,14 @@
-// Wake-ups across processes on PostgreSQL: a NOTIFY on one channel, sent by the transaction
-// that commits the change, and one dedicated LISTEN connection per store that hands every
-// payload to the store's listeners. The connection is made when the first listener arrives,
-// made again (with a growing pause) whenever it drops, and ended with the last listener.
+// Wake-ups across processes on PostgreSQL: a NOTIFY on a channel, sent by the transaction
+// that commits the change, and one dedicated LISTEN connection per store and channel that hands
+// every payload to the store's listeners. The connection is made when the first listener
+// arrives, made again (with a growing pause) whenever it drops, and ended with the last listener.
 import type pg from "pg";
 import type { NoticeTransport, Statement } from "../driver.js";
 
 /** The channel every reson store of a database shares. */
 export const NOTICE_CHANNEL = "reson_store";
+/** Live text of runs in flight: a channel apart, so that only who streams it hears it. */
+export const LIVE_TEXT_CHANNEL = "reson_live";
 
 /** Pauses between attempts to get the listening connection back: doubling, at most 5 s. */
 const FIRST_RETRY_MS = 100;
@@ -19,6 +21,7 @@ interface Subscriber {
 
 export class PostgresNotices implements NoticeTransport {
   readonly #connect: () => pg.Client;
+  readonly #channel: string;
   readonly #subscribers = new Set<Subscriber>();
   #client: pg.Client | undefined;
   #connecting: Promise<void> | undefined;
@@ -27,12 +30,13 @@ export class PostgresNotices implements NoticeTransport {
   #closed = false;
 
   /** `connect` makes a new, unconnected client for the listening connection. */
-  constructor(connect: () => pg.Client) {
+  constructor(connect: () => pg.Client, channel: typeof NOTICE_CHANNEL | typeof LIVE_TEXT_CHANNEL) {
     this.#connect = connect;
+    this.#channel = channel;
   }
 
   statement(payload: string): Statement {
-    return { sql: `SELECT pg_notify('${NOTICE_CHANNEL}', ?)`, params: [payload] };
+    return { sql: `SELECT pg_notify('${this.#channel}', ?)`, params: [payload] };
   }
 
   async listen(onPayload: (payload: string) => void, onGap: () => void): Promise<() => Promise<void>> {
@@ -68,7 +72,7 @@ export class PostgresNotices implements NoticeTransport {
   async #open(): Promise<void> {
     const client = this.#connect();
     client.on("notification", (message) => {
-      if (message.channel !== NOTICE_CHANNEL || message.payload === undefined) return;
+      if (message.channel !== this.#channel || message.payload === undefined) return;
       for (const subscriber of [...this.#subscribers]) subscriber.onPayload(message.payload);
     });
     // An error or end of the connection (server restart, network cut): try again until it is back.
@@ -82,7 +86,7 @@ export class PostgresNotices implements NoticeTransport {
     client.on("end", lost);
     try {
       await client.connect();
-      await client.query(`LISTEN ${NOTICE_CHANNEL}`);
+      await client.query(`LISTEN ${this.#channel}`);
     } catch (error) {
       client.end().catch(() => {});
       throw error;

@@ -18,13 +18,23 @@ import type { Row, SqlValue } from "../records.js";
 import { SqlStore, type SqlStoreOptions } from "../sql-store.js";
 import type { CloseOptions, Store, StoreFeatures } from "../types.js";
 import { type DatabaseUrl, parseDatabaseUrl } from "./database-url.js";
-import { PostgresNotices } from "./listener.js";
+import { LIVE_TEXT_CHANNEL, NOTICE_CHANNEL, PostgresNotices } from "./listener.js";
 import { postgresMemoryDialect } from "./memory-dialect.js";
 import { POSTGRES_MIGRATIONS, POSTGRES_TABLES } from "./migrations.js";
 import { PGVECTOR_SESSION_SQL, pgvector } from "./pgvector.js";
 
-/** How long a transaction may sit idle before the server ends it (see the pool below). */
-const IDLE_IN_TRANSACTION_TIMEOUT_MS = 10_000;
+/**
+ * How long a transaction may sit idle before the server ends it (see the pool below): the
+ * lease TTL of the process, so a frozen holder's locks go about when its lease does, within
+ * a floor (a busy process may pause between the statements of one transaction) and a ceiling.
+ */
+const MIN_IDLE_IN_TRANSACTION_MS = 1_000;
+const MAX_IDLE_IN_TRANSACTION_MS = 10_000;
+
+function idleInTransactionTimeoutMs(leaseTtlMs: number | undefined): number {
+  if (leaseTtlMs === undefined) return MAX_IDLE_IN_TRANSACTION_MS;
+  return Math.min(MAX_IDLE_IN_TRANSACTION_MS, Math.max(MIN_IDLE_IN_TRANSACTION_MS, Math.round(leaseTtlMs)));
+}
 
 const OID_INT8 = 20;
 const OID_JSON = 114;
@@ -87,16 +97,18 @@ class PostgresDriver implements Driver {
   readonly #url: DatabaseUrl;
   readonly #named = new Map<string, { name: string; text: string }>();
   readonly notices: PostgresNotices;
+  readonly liveText: PostgresNotices;
 
   constructor(
     pool: pg.Pool,
     url: DatabaseUrl,
     vector: boolean,
     nativeSearch: boolean,
-    notices: PostgresNotices,
+    listener: () => pg.Client,
   ) {
     this.#pool = pool;
-    this.notices = notices;
+    this.notices = new PostgresNotices(listener, NOTICE_CHANNEL);
+    this.liveText = new PostgresNotices(listener, LIVE_TEXT_CHANNEL);
     this.#url = url;
     this.location = url.shown;
     const native = vector && nativeSearch;
@@ -225,6 +237,7 @@ class PostgresDriver implements Driver {
 
   async close(_options: CloseOptions): Promise<void> {
     await this.notices.close();
+    await this.liveText.close();
     await this.#pool.end();
   }
 }
@@ -316,6 +329,8 @@ async function migrate(pool: pg.Pool, url: DatabaseUrl): Promise<boolean> {
 export interface PostgresStoreOptions extends SqlStoreOptions {
   /** Search vectors with pgvector when the server has it (default true). */
   nativeVectors?: boolean;
+  /** The lease TTL of this process: bounds how long a transaction may sit idle (see above). */
+  leaseTtlMs?: number;
 }
 
 export async function openPostgresStore(
@@ -346,8 +361,8 @@ export async function openPostgresStore(
     application_name: "reson",
     // A process frozen inside a transaction (SIGSTOP, swap, a debugger) would hold its row locks
     // (a run's lease among them) for ever, and no other worker could take the run over: the
-    // server ends such a transaction after this long. reson never waits inside one.
-    idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    // server ends such a transaction after about the lease TTL. reson never waits inside one.
+    idle_in_transaction_session_timeout: idleInTransactionTimeoutMs(options.leaseTtlMs),
   });
   // An idle connection the server dropped emits "error" on the pool; without a listener that
   // would crash the process. The pool discards the client, the next query gets a fresh one.
@@ -359,15 +374,13 @@ export async function openPostgresStore(
   try {
     const vector = await migrate(pool, url);
     vectorSettings = vector;
-    const notices = new PostgresNotices(
-      () =>
-        new postgres.Client({
-          connectionString: databaseUrl,
-          connectionTimeoutMillis: 10_000,
-          application_name: "reson listener",
-        }),
-    );
-    const driver = new PostgresDriver(pool, url, vector, options.nativeVectors !== false, notices);
+    const listener = () =>
+      new postgres.Client({
+        connectionString: databaseUrl,
+        connectionTimeoutMillis: 10_000,
+        application_name: "reson listener",
+      });
+    const driver = new PostgresDriver(pool, url, vector, options.nativeVectors !== false, listener);
     return new SqlStore(driver, options);
   } catch (error) {
     await pool.end();

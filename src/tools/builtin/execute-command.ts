@@ -4,6 +4,7 @@
 import { Type } from "typebox";
 import { abortError } from "../../core/abort.js";
 import { ResonError } from "../../core/errors.js";
+import { humanDuration } from "../../core/human-duration.js";
 import { DEFAULT_COMMAND_TIMEOUT_MS, steeringProtection } from "../../workspace/index.js";
 import type { SecretAccess, ToolContext, ToolDefinition } from "../types.js";
 
@@ -127,7 +128,7 @@ export function createExecuteCommandTool(
       if (run.aborted) throw abortError(ctx.signal);
       const output = run.output === "" ? "(no output)" : run.output.replace(/\n$/, "");
       const status = run.timedOut
-        ? `[timed out after ${timeoutMs} ms; stopped]`
+        ? `[timed out after ${humanDuration(timeoutMs)}; stopped]`
         : run.outputLimitExceeded
           ? `[stopped: it wrote more than the output limit (${run.outputBytes} bytes)]`
           : run.exitCode !== null
@@ -142,7 +143,7 @@ export function createExecuteCommandTool(
       if (run.timedOut) {
         const error = new ResonError(
           "command_timeout",
-          `The command did not finish within ${timeoutMs} ms and was stopped.`,
+          `The command did not finish within ${humanDuration(timeoutMs)} and was stopped.`,
           {
             hint: `Run long tasks in the background with output to a file (cmd > log 2>&1 &), or raise timeout_ms (at most ${MAX_COMMAND_TIMEOUT_MS}).`,
             details: { timeoutMs },

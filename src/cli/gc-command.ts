@@ -1,0 +1,84 @@
+// `reson gc --older-than <age>`: removes runs that ended before then, with their steps,
+// checkpoints, artifacts and events, and the sessions left empty. What would go is said first;
+// in a terminal reson asks, `--yes` removes without asking (scripts), `--dry-run` only says.
+// Without a terminal and without --yes nothing is removed: data that is gone is gone.
+
+import { ResonError } from "../core/errors.js";
+import type { GcReport, Store } from "../store/index.js";
+import { parseDuration } from "../store/index.js";
+import { confirm } from "./confirm.js";
+import { EXIT_OK } from "./exit-codes.js";
+import { countOf, formatBytes } from "./format.js";
+import { withStore } from "./store-commands.js";
+
+const USAGE = "Usage: reson gc --older-than <30d|12h> [--dry-run | --yes]";
+
+/** "3 runs (40 steps, 3 checkpoints, 1 artifact), 2 sessions and 12 turns". */
+function describe(report: GcReport): string {
+  return (
+    `${countOf(report.traces, "run")} (${countOf(report.steps, "step")}, ${countOf(report.checkpoints, "checkpoint")}, ` +
+    `${countOf(report.artifacts, "artifact")}), ${countOf(report.sessions, "session")} and ${countOf(report.turns, "turn")}`
+  );
+}
+
+async function remove(store: Store, before: number, age: string): Promise<number> {
+  const sizeBefore = await store.sizeBytes();
+  const report = await store.gc(before);
+  const sizeAfter = await store.sizeBytes();
+  process.stdout.write(
+    `removed ${describe(report)} older than ${age}; ${store.location}: ${formatBytes(sizeBefore)} -> ${formatBytes(sizeAfter)}\n`,
+  );
+  return EXIT_OK;
+}
+
+export function gcCommand(argv: string[]): Promise<number> {
+  const options = {
+    "older-than": { type: "string" },
+    "dry-run": { type: "boolean" },
+    yes: { type: "boolean", short: "y" },
+  } as const;
+  return withStore(
+    argv,
+    options,
+    async (store, values) => {
+      const age = values["older-than"];
+      if (typeof age !== "string")
+        throw new ResonError("usage_error", "Say how old data must be to go.", { hint: USAGE });
+      if (values["dry-run"] && values.yes)
+        throw new ResonError(
+          "usage_error",
+          "--dry-run removes nothing and --yes removes without asking: give one.",
+          {
+            hint: USAGE,
+          },
+        );
+      const before = Date.now() - parseDuration(age);
+      const preview = await store.gcPreview(before);
+      if (preview.traces === 0 && preview.sessions === 0) {
+        process.stdout.write(`Nothing to remove: no run in ${store.location} ended more than ${age} ago.\n`);
+        return EXIT_OK;
+      }
+      const what = `${describe(preview)} older than ${age} (ended before ${new Date(before).toISOString()})`;
+      if (values["dry-run"]) {
+        process.stdout.write(`would remove ${what} from ${store.location}; nothing removed (--dry-run).\n`);
+        return EXIT_OK;
+      }
+      if (values.yes) return remove(store, before, age);
+      if (process.stdin.isTTY !== true)
+        throw new ResonError(
+          "usage_error",
+          `reson gc would remove ${what}, and there is no terminal to ask.`,
+          {
+            hint: "Pass --yes to remove them without asking (scripts), or --dry-run to only see what would go.",
+          },
+        );
+      process.stdout.write(`This removes ${what} from ${store.location}, for good.\n`);
+      if (!(await confirm("Remove them?"))) {
+        process.stdout.write("Nothing removed.\n");
+        return EXIT_OK;
+      }
+      return remove(store, before, age);
+    },
+    false,
+  );
+}

@@ -360,44 +360,22 @@ export class StoreRecorder implements RunRecorder {
   }
 
   async compacted(compaction: Compaction, info: CompactionInfo, snapshot: LoopSnapshot): Promise<void> {
-    const now = Date.now();
     await this.commit([
       {
         op: "insertStep",
-        step: {
-          id: ulid(now),
-          traceId: this.traceId,
-          parentId: null,
-          seq: this.stepSeq++,
-          kind: "compaction",
-          status: "done",
-          data: { step: snapshot.step, ...info, upTo: compaction.upTo, summary: compaction.summary },
-          createdAt: now,
-          updatedAt: now,
-        },
+        step: this.doneStep("compaction", {
+          step: snapshot.step,
+          ...info,
+          upTo: compaction.upTo,
+          summary: compaction.summary,
+        }),
       },
       ...this.checkpoint(snapshot),
     ]);
   }
 
   async trustChanged(data: TrustStepData): Promise<void> {
-    const now = Date.now();
-    await this.commit([
-      {
-        op: "insertStep",
-        step: {
-          id: ulid(now),
-          traceId: this.traceId,
-          parentId: null,
-          seq: this.stepSeq++,
-          kind: "trust",
-          status: "done",
-          data,
-          createdAt: now,
-          updatedAt: now,
-        },
-      },
-    ]);
+    await this.commit([{ op: "insertStep", step: this.doneStep("trust", data) }]);
   }
 
   async toolStarted(call: ToolCallRequest): Promise<void> {
@@ -467,19 +445,24 @@ export class StoreRecorder implements RunRecorder {
 
   /** The run's learning step: one per recorder, that is per process that ends the run. */
   private learningStepRecord(): StepRecord {
+    this.learningStep ??= this.doneStep("learning", {});
+    return this.learningStep;
+  }
+
+  /** A finished step at the root of the trace, next in order. */
+  private doneStep(kind: StepRecord["kind"], data: object): StepRecord {
     const now = Date.now();
-    this.learningStep ??= {
+    return {
       id: ulid(now),
       traceId: this.traceId,
       parentId: null,
       seq: this.stepSeq++,
-      kind: "learning",
+      kind,
       status: "done",
-      data: {},
+      data,
       createdAt: now,
       updatedAt: now,
     };
-    return this.learningStep;
   }
 
   learningMark(): WriteOp[] {

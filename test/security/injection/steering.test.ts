@@ -41,18 +41,10 @@ describe("injection: what a run read cannot steer later runs", () => {
   const nextRunPrompt = async () => {
     f.server.enqueue({ text: "ok" });
     const before = f.server.requests.length;
-    await runCli(
-      [
-        "run",
-        "--json",
-        "--provider",
-        "openai-compatible",
-        "--base-url",
-        f.server.openaiBaseUrl,
-        "summarise the notes",
-      ],
-      { cwd: f.ws.path, env: env(f) },
-    );
+    await runCli(["run", "--json", ...fakeModelArgs(f.server), "summarise the notes"], {
+      cwd: f.ws.path,
+      env: env(f),
+    });
     return systemText(f.server.requests.slice(before).find((request) => !isReflection(request))!);
   };
   beforeEach(async () => {

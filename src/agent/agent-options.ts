@@ -10,6 +10,7 @@ import type { AskHuman, SecretAccess, ToolDefinition } from "../tools/index.js";
 import type { TextFileChannel } from "../workspace/index.js";
 import type { AgentHooks } from "./hooks.js";
 import type { HeldLease } from "./run-lease.js";
+import type { HopCheck } from "./run-state.js";
 
 export interface AgentOptions {
   /** The folder the agent works in; default the current directory. */
@@ -52,6 +53,11 @@ export interface AgentOptions {
    * snapshot of the workspace around them. Default: every command may change files.
    */
   commandOnlyReads?: (command: string) => boolean;
+  /**
+   * Decides the requests a tool makes that its call did not name (a redirect, a page's own
+   * navigation): the permission gate's rules, the run's trust. Absent: the tools' own checks only.
+   */
+  checkHop?: HopCheck;
   /**
    * The secrets tools may use as <secret>name</secret>; default those of
    * $RESON_HOME/secrets.json. Pass `SecretVault.empty()` for none.

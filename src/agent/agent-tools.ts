@@ -1,6 +1,6 @@
 // The tools an agent has: built-in ones, the caller's and the skill tool, filtered by its preset
 // and by whether it is read-only (the same rules for an agent and its sub-agents).
-import type { Preset, ResonConfig } from "../config/index.js";
+import { allowedPrivateHosts, type Preset, type ResonConfig } from "../config/index.js";
 import type { SkillSet } from "../skills/index.js";
 import { createSkillTool } from "../skills/index.js";
 import { createBuiltinTools, type ToolDefinition, ToolRegistry } from "../tools/index.js";
@@ -49,6 +49,7 @@ export async function agentTools(setup: {
     commandTimeoutMs: config.tools.commandTimeoutMs,
     ...(config.tools.commandDiskBytes ? { commandDiskBytes: config.tools.commandDiskBytes } : {}),
     commandSandbox: setup.commandSandbox === "on",
+    allowPrivateHosts: allowedPrivateHosts(config),
   }))
     if (allowed(tool.name, tool.readOnly)) tools.register(tool);
   for (const tool of setup.extra) if (allowed(tool.name, tool.readOnly)) tools.register(tool);

@@ -13,7 +13,13 @@ import {
 } from "../context/index.js";
 import { stoppedByHost } from "../core/abort.js";
 import { ResonError, serializeError, toResonError } from "../core/errors.js";
-import { EventBus, type EventListener, type LearningReport, type ResonEvent } from "../core/events.js";
+import {
+  EventBus,
+  type EventListener,
+  type LearningReport,
+  type ResonEvent,
+  type UntrustedSource,
+} from "../core/events.js";
 import { ulid } from "../core/ids.js";
 import { emptyUsage, type RunLimits } from "../core/usage.js";
 import { createProvider, type Provider } from "../providers/index.js";
@@ -46,6 +52,7 @@ import { learnedFromEnding, planResume } from "./resume.js";
 import { RunJournal } from "./run-journal.js";
 import { HeldLease } from "./run-lease.js";
 import { assertSessionFree, definedLimits, endedResult, findTrace, titleOf } from "./run-lookup.js";
+import { describeSource, RunTrust, UNTRUSTED_CONSEQUENCES } from "./run-trust.js";
 import { compactSession, type SessionCompaction, sessionHistory } from "./session-history.js";
 import { runStepSnapshots } from "./step-snapshots.js";
 import { type ChildSpec, createSubagentTool, type ParentRun, type SubagentHost } from "./subagent-tool.js";
@@ -137,6 +144,10 @@ export class Agent {
     );
     if (!isNew && this.store) await assertSessionFree(this.store, session);
     const history = isNew || !this.store ? [] : await sessionHistory(this.requireStore(), session);
+    // What an earlier run of the session read is in the history this run sees: it stays untrusted.
+    const sessionSources = isNew || !this.store ? [] : await sessionUntrust(this.store, session);
+    const inherited =
+      sessionSources.length > 0 ? { sources: sessionSources, via: "session" as const } : undefined;
     const trace = this.traceRecord(runId, session.id, task, now);
     const start: LoopStart = { kind: "new", task, envelope, history };
     if (!this.store) return this.loop(trace, NULL_RECORDER, start, options, false);
@@ -154,7 +165,10 @@ export class Agent {
         nextStepSeq: 0,
         lease,
       });
-      return await this.loop(trace, recorder, start, options, false, { lease });
+      return await this.loop(trace, recorder, start, options, false, {
+        lease,
+        ...(inherited ? { inherited } : {}),
+      });
     } finally {
       // A lease the caller gave is the caller's to let go (a worker ends the queued run with it).
       if (!options.lease) await lease.release();
@@ -384,9 +398,11 @@ export class Agent {
       childBudget?: RunBudget;
       /** The run's lease (persisted runs): its loss aborts the run. The caller releases it. */
       lease?: HeldLease;
+      /** A new run that starts untrusted: its session's earlier runs, or its parent run, read untrusted content. */
+      inherited?: { sources: readonly UntrustedSource[]; via: "session" | "parent_run" };
     } = {},
   ): Promise<RunResult> {
-    const { childBudget, lease } = extra;
+    const { childBudget, lease, inherited } = extra;
     const maxIterationsOverride = extra.maxIterations;
     const given = options.signal ?? new AbortController().signal;
     const signal = lease ? AbortSignal.any([given, lease.signal]) : given;
@@ -411,7 +427,12 @@ export class Agent {
     await recorder.runStarted(
       start.kind === "new" ? start.task : "",
       start.kind === "new" ? start.envelope : { receivedAt: Date.now(), channel: "cli", chatType: "direct" },
-      startSnapshot(start, { maxIterations, budget, sandbox }),
+      startSnapshot(start, {
+        maxIterations,
+        budget,
+        sandbox,
+        ...(inherited && start.kind === "new" ? { untrusted: inherited.sources } : {}),
+      }),
     );
     bus.emit({
       type: "run_start",
@@ -480,6 +501,15 @@ export class Agent {
     // The deadline stops the call in flight; the subagent tool finds this run by its id.
     const watch = budget.watch(signal);
     const run = this.activeRun(trace, recorder, budget, bus, step);
+    const announce = async (source: UntrustedSource, via: "read" | "session" | "parent_run") => {
+      const reason = `this run ${via === "read" ? "read" : `continues a ${via === "session" ? "session" : "run"} that read`} ${describeSource(source)}: ${UNTRUSTED_CONSEQUENCES}`;
+      run.emit({ type: "trust_changed", untrusted: true, via, source, reason });
+      await recorder.trustChanged({ step: run.step(), via, source, reason });
+    };
+    const initial = start.kind === "resume" ? (start.snapshot.untrusted ?? []) : (inherited?.sources ?? []);
+    run.trust = new RunTrust(initial, (source) => announce(source, "read"));
+    if (start.kind === "new" && inherited && inherited.sources[0])
+      await announce(inherited.sources[0], inherited.via);
     try {
       const result = await runLoop(
         {
@@ -511,6 +541,8 @@ export class Agent {
           sandbox,
           ...(this.options.askHuman ? { askHuman: this.options.askHuman } : {}),
           ...(snapshots ? { snapshots } : {}),
+          trust: run.trust,
+          ...(this.options.checkHop ? { checkHop: this.options.checkHop } : {}),
           ...(!childBudget && this.learning
             ? {
                 afterRun: (result: RunResult) =>
@@ -562,6 +594,7 @@ export class Agent {
         ...(result.error ? { errorCode: result.error.code } : {}),
         finalText: result.finalText,
         steps: result.steps,
+        ...(result.untrusted ? { untrusted: true } : {}),
         signal,
       });
     } catch (error) {
@@ -603,6 +636,8 @@ export class Agent {
       trace,
       recorder,
       budget,
+      trust: new RunTrust(),
+      step: () => step,
       children: new Set(),
       emit: (event) => bus.emit({ ...event, runId: trace.id, step, ts: Date.now() } as ResonEvent),
     };
@@ -649,6 +684,8 @@ export class Agent {
       // while it runs; it ends (and lets it go) before its parent does.
       const lease = this.store ? await child.takeLease(this.store, trace.id) : undefined;
       try {
+        // A sub-agent of an untrusted run works from what that run read: it starts untrusted.
+        const sources = parent.trust.sources;
         return await child.loop(
           trace,
           parent.recorder.forChild(trace, lease),
@@ -661,7 +698,12 @@ export class Agent {
             },
           },
           false,
-          { maxIterations: spec.maxSteps, childBudget: budget, ...(lease ? { lease } : {}) },
+          {
+            maxIterations: spec.maxSteps,
+            childBudget: budget,
+            ...(lease ? { lease } : {}),
+            ...(sources.length > 0 ? { inherited: { sources, via: "parent_run" as const } } : {}),
+          },
         );
       } finally {
         await lease?.release();
@@ -742,7 +784,18 @@ export class Agent {
 interface ActiveRun extends ParentRun {
   trace: TraceRecord;
   recorder: RunRecorder;
+  /** Whether the run has read untrusted content (its sub-agents start from it). */
+  trust: RunTrust;
+  /** The step the run is at. */
+  step(): number;
   /** Sub-agent runs started by this run, awaited before the run returns. */
   children: Set<Promise<RunResult>>;
   emit(event: HostEvent): void;
+}
+
+/** The reads that made a session untrusted: those its newest top-level run kept (inherited ones included). */
+async function sessionUntrust(store: Store, session: SessionRecord): Promise<UntrustedSource[]> {
+  if (!session.lastTraceId) return [];
+  const checkpoint = await store.checkpoints.get(session.lastTraceId);
+  return (checkpoint?.state as { untrusted?: UntrustedSource[] } | undefined)?.untrusted ?? [];
 }

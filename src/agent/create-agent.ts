@@ -5,6 +5,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { BrowserPool, createBrowserTools } from "../browser/index.js";
 import {
+  allowedPrivateHosts,
   type LoadedConfig,
   loadConfig,
   loadPresets,
@@ -159,7 +160,9 @@ async function assembleAgent(options: AgentOptions, parts: AgentParts): Promise<
   );
   // Not for a read-only agent: browsing acts on the world.
   const browsers =
-    config.browser.enabled && !readOnly ? new BrowserPool(config.browser, workspace) : undefined;
+    config.browser.enabled && !readOnly
+      ? new BrowserPool({ ...config.browser, allowPrivateHosts: allowedPrivateHosts(config) }, workspace)
+      : undefined;
   const { tools, allowed } = await agentTools({
     config,
     preset,

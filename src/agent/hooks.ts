@@ -1,5 +1,6 @@
 // The only extension points of the loop: transformContext, beforeToolCall, afterToolCall.
 // Hooks run in order of registration; each sees what the previous one produced.
+import type { UntrustedSource } from "../core/events.js";
 import type { ChatRequest } from "../providers/index.js";
 import type { ToolCallRequest, ToolDefinition, ToolPreview, ToolResult } from "../tools/index.js";
 
@@ -7,6 +8,8 @@ export interface HookInfo {
   runId: string;
   step: number;
   signal: AbortSignal;
+  /** Set once the run has read untrusted content: the reads that made it so. */
+  untrusted?: readonly UntrustedSource[];
 }
 
 /**
@@ -26,6 +29,8 @@ export interface ToolCallInfo extends HookInfo {
    * values masked), computed without changing anything; undefined for a tool without a preview.
    */
   preview?: (args: Record<string, unknown>) => Promise<ToolPreview | undefined>;
+  /** The user's secrets the call's arguments would fill in, by name (absent: none). */
+  secrets?: readonly string[];
 }
 
 export interface AgentHooks {

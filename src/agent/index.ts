@@ -3,7 +3,7 @@ export { Agent } from "./agent.js";
 export type { AgentOptions, ResumeOptions, RunOptions } from "./agent-options.js";
 export { createAgent, openDefaultStore } from "./create-agent.js";
 export type { AgentHooks, HookInfo, ToolCallDecision, ToolCallInfo } from "./hooks.js";
-export type { LoopSnapshot } from "./recorder.js";
+export type { LoopSnapshot, TrustStepData } from "./recorder.js";
 export { conversationTurns } from "./resume.js";
 export { type RunDiff, runDiff } from "./run-diff.js";
 export { HeldLease } from "./run-lease.js";
@@ -17,6 +17,8 @@ export {
   type RewindRequest,
   type RewindResult,
 } from "./run-rewind.js";
+export type { HopCheck } from "./run-state.js";
+export { describeSource, UNTRUSTED_CONSEQUENCES } from "./run-trust.js";
 export type { SessionCompaction, SessionExchange } from "./session-history.js";
 export { recentExchanges } from "./session-history.js";
 export { pruneSnapshots, type SnapshotGcReport } from "./snapshot-gc.js";

@@ -7,14 +7,14 @@
 // summary model reflects on the run and proposes rules as ExpeL's add/agree/edit/remove
 // operations. A run the provider failed (a rejected key, an outage, a quota) says nothing
 // about the task: it is not counted nor reflected on, and remembered only if the model
-// answered in it. A rule is used only once enough independent runs back it, never when it came
-// from untrusted content (web pages) unless the user confirms it, and it retires when it
+// answered in it. A rule is used only once enough independent trusted runs back it, never when
+// a run that read untrusted content wrote it unless the user confirms it, and it retires when it
 // keeps failing, credibly does not help (uplift), or, as a candidate, finds no backing for many
 // runs. Everything stored is masked for secrets first.
 import { keepHeadAndTail, transcriptOf, turnsToHistory } from "../context/index.js";
 import { isProviderErrorCode } from "../core/errors.js";
 import type { LearningReport } from "../core/events.js";
-import { seededUlid, ulid, ulidTimeMs } from "../core/ids.js";
+import { seededUlid, ulidTimeMs } from "../core/ids.js";
 import {
   broadNet,
   coverageScore,
@@ -24,32 +24,33 @@ import {
   expireCandidates,
   MIN_TEXT_MATCH,
   matchingExperiences,
-  mergeKeys,
+  memorySection,
   parseReflectionOps,
   projectLanguages,
   REFLECTION_SYSTEM_PROMPT,
   type RecallFound,
   type RetrievalDeps,
   reflectionRequest,
+  type ShownMemory,
   sanitiseOps,
   searchMemory,
   searchTerms,
   shouldRetire,
   upliftSaysRetire,
-  voteDelta,
   weightedTerms,
 } from "../memory/index.js";
 import type { EmbeddingProvider, Provider } from "../providers/index.js";
 import type {
   Experience,
-  ExperienceEvidence,
   MemoryItemInput,
+  MemoryItemRecord,
   Outcome,
   Provenance,
   Store,
   TurnRecord,
   WriteOp,
 } from "../store/index.js";
+import { reflectionWrites } from "./reflection-writes.js";
 
 export interface LearningSettings {
   reflect: "auto" | "always" | "off";
@@ -102,6 +103,16 @@ const SNIPPET_CHARS = 300;
 function clip(text: string, max: number): string {
   const flat = text.replace(/\s+/g, " ").trim();
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+}
+
+/** A memory as runs are shown it: clipped, with where it came from. */
+function shownMemory(item: MemoryItemRecord): ShownMemory {
+  return {
+    createdAt: item.createdAt,
+    role: item.role ?? item.kind,
+    text: clip(item.text, SNIPPET_CHARS),
+    provenance: item.provenance,
+  };
 }
 
 /** A memory from an earlier session is shown when it covers this much of the task's weight. */
@@ -174,17 +185,11 @@ export class Learning {
     const parts: string[] = [];
     const section = experiencesSection(experiences);
     if (section) parts.push(section);
-    if (memories.length > 0) {
-      parts.push(
-        [
-          "From earlier sessions in this project (for reference; they may be out of date):",
-          ...memories.map(
-            (hit) =>
-              `- ${new Date(hit.item.createdAt).toISOString().slice(0, 10)} ${hit.item.role ?? hit.item.kind}: ${clip(hit.item.text, SNIPPET_CHARS)}`,
-          ),
-        ].join("\n"),
-      );
-    }
+    const memoryText = memorySection(
+      "From earlier sessions in this project",
+      memories.map((hit) => shownMemory(hit.item)),
+    );
+    if (memoryText) parts.push(memoryText);
     return {
       text: parts.join("\n\n"),
       experienceIds: experiences.map((experience) => experience.id),
@@ -220,12 +225,7 @@ export class Learning {
       .slice(0, 5);
     return {
       experiences,
-      memories: memories.map((hit) => ({
-        id: hit.item.id,
-        createdAt: hit.item.createdAt,
-        role: hit.item.role ?? hit.item.kind,
-        text: clip(hit.item.text, SNIPPET_CHARS),
-      })),
+      memories: memories.map((hit) => ({ id: hit.item.id, ...shownMemory(hit.item) })),
     };
   }
 
@@ -248,6 +248,11 @@ export class Learning {
     errorCode?: string;
     finalText: string;
     steps: number;
+    /**
+     * The run read untrusted content: its answer is remembered as untrusted (shown to later
+     * runs as quoted data) and its reflection only proposes candidates.
+     */
+    untrusted?: boolean;
     signal?: AbortSignal;
   }): Promise<LearningReport> {
     const { store, projectKey, redact } = this.deps;
@@ -263,7 +268,16 @@ export class Learning {
       ? [
           memoryItem(projectKey, run, "user", redact(run.task), "user", now),
           ...(run.finalText.trim()
-            ? [memoryItem(projectKey, run, "assistant", redact(run.finalText), "agent", now + 1)]
+            ? [
+                memoryItem(
+                  projectKey,
+                  run,
+                  "assistant",
+                  redact(run.finalText),
+                  run.untrusted ? "untrusted" : "agent",
+                  now + 1,
+                ),
+              ]
             : []),
         ]
       : [];
@@ -283,6 +297,7 @@ export class Learning {
       promoted: [],
       retired: [],
       reflected: false,
+      ...(run.untrusted ? { untrusted: true } : {}),
     };
     // Rules that keep failing sink and retire, and so do rules that credibly do not help.
     for (const use of await store.experiences.usesIn(run.traceId)) {
@@ -308,7 +323,7 @@ export class Learning {
     if (this.deps.settings.reflect === "off") return report;
     const turns = await this.turnsOf(run);
     if (!this.worthReflecting(turns, outcome, run.steps)) return report;
-    await this.reflect(run, outcome, turns, report);
+    await this.reflect(run, outcome, turns, report, run.untrusted === true);
     // The rules just written are cut for the text index now, not before the next run's first call.
     await store.experiences.reindex();
     return report;
@@ -345,6 +360,7 @@ export class Learning {
     outcome: Outcome,
     turns: readonly TurnRecord[],
     report: LearningReport,
+    untrusted: boolean,
   ): Promise<void> {
     const { store, projectKey, redact, settings } = this.deps;
     const shown = await broadNet(this.retrieval, run.task, MAX_RULES_SHOWN, run.signal);
@@ -379,90 +395,14 @@ export class Learning {
     report.reflected = true;
     report.usage = chat.usage;
     const ops = sanitiseOps(parseReflectionOps(chat.text), shown);
-    const untrusted = turns.some(
-      (turn) =>
-        turn.role === "toolResult" && (turn.content as { toolName?: string }).toolName === "web_fetch",
-    );
-    const provenance: Provenance = untrusted ? "untrusted" : "agent";
-    const now = Date.now();
-    const evidence = (note: string): ExperienceEvidence => ({ traceId: run.traceId, outcome, note, at: now });
-    const writes: WriteOp[] = [];
-    const touched: Experience[] = [];
-    for (const op of ops) {
-      if (op.kind === "add") {
-        const id = ulid(now);
-        writes.push({
-          op: "insertExperience",
-          experience: {
-            id,
-            projectKey,
-            scope: `project:${projectKey.slice(0, 12)}`,
-            condition: redact(op.condition),
-            rule: redact(op.rule),
-            keys: op.keys.map(redact),
-            conditionFilter: null,
-            evidence: [evidence("added by reflection")],
-            confidence: 0.5,
-            usageCount: 0,
-            successCount: 0,
-            failureCount: 0,
-            holdoutSuccessCount: 0,
-            holdoutFailureCount: 0,
-            votes: voteDelta(op, shown.length),
-            provenance,
-            status: "candidate",
-            createdAt: now,
-            updatedAt: now,
-            lastUsedAt: null,
-          },
-        });
-        report.added.push(id);
-        continue;
-      }
-      const target = shown[op.index - 1]!;
-      writes.push({ op: "voteExperience", id: target.id, delta: voteDelta(op, shown.length), at: now });
-      if (op.kind === "remove") {
-        report.removed.push(target.id);
-        if (target.votes + voteDelta(op, shown.length) <= 0) {
-          writes.push({ op: "updateExperience", id: target.id, patch: { status: "retired" }, at: now });
-          report.retired.push(target.id);
-        }
-        continue;
-      }
-      const backing = target.evidence.some((item) => item.traceId === run.traceId)
-        ? target.evidence
-        : [
-            ...target.evidence,
-            evidence(op.kind === "edit" ? "edited by reflection" : "confirmed by reflection"),
-          ];
-      // Keys are kept by an edit or a confirmation; new ones join them.
-      const keys = op.keys ? mergeKeys(target.keys, op.keys.map(redact)) : undefined;
-      const patch = {
-        evidence: backing,
-        ...(keys && keys.length !== target.keys.length ? { keys } : {}),
-        ...(op.kind === "edit"
-          ? { rule: redact(op.rule), ...(op.condition ? { condition: redact(op.condition) } : {}) }
-          : {}),
-      };
-      writes.push({ op: "updateExperience", id: target.id, patch, at: now });
-      (op.kind === "edit" ? report.edited : report.agreed).push(target.id);
-      touched.push({ ...target, evidence: backing, provenance: untrusted ? "untrusted" : target.provenance });
-    }
-    // A candidate becomes active once enough independent runs back it and nothing untrusted made it.
-    const promote = (id: string) => {
-      writes.push({ op: "updateExperience", id, patch: { status: "active" }, at: now });
-      report.promoted.push(id);
-    };
-    for (const experience of touched) {
-      const runs = new Set(experience.evidence.map((item) => item.traceId)).size;
-      if (
-        experience.status === "candidate" &&
-        runs >= settings.minEvidence &&
-        experience.provenance !== "untrusted"
-      )
-        promote(experience.id);
-    }
-    if (settings.minEvidence <= 1 && provenance !== "untrusted") for (const id of report.added) promote(id);
+    const writes = reflectionWrites(ops, shown, report, {
+      traceId: run.traceId,
+      outcome,
+      untrusted,
+      projectKey,
+      redact,
+      minEvidence: settings.minEvidence,
+    });
     // All at once: the rules change together with the caller's mark, or not at all.
     const batch = [...writes, ...(run.commitWith ?? [])];
     if (batch.length > 0) await (run.commit ? run.commit(batch) : store.apply(batch));

@@ -7,7 +7,7 @@
 import { applyGoalView, type HistoryEntry } from "../context/index.js";
 import { abortError, stoppedByHost } from "../core/abort.js";
 import { ResonError, serializeError, toResonError } from "../core/errors.js";
-import type { RunStatus, StopReason } from "../core/events.js";
+import type { RunStatus, StopReason, UntrustedSource } from "../core/events.js";
 import { emptyUsage } from "../core/usage.js";
 import type {
   AssistantMessage,
@@ -20,6 +20,7 @@ import type { MessageContext } from "../store/index.js";
 import {
   type ArtifactMeta,
   type AskHuman,
+  type Hop,
   historyText,
   type ToolCallRequest,
   type ToolResult,
@@ -28,9 +29,10 @@ import {
 import { isBudgetError, type RunBudget } from "./budget.js";
 import type { CircuitBreaker } from "./circuit-breaker.js";
 import type { ContextInput, PreparedRequest } from "./context-manager.js";
-import type { ToolCallInfo } from "./hooks.js";
+import type { HookInfo, ToolCallInfo } from "./hooks.js";
 import type { LoopSnapshot } from "./recorder.js";
-import { type LoopDeps, RunState } from "./run-state.js";
+import { type HopCheck, type LoopDeps, RunState } from "./run-state.js";
+import { untrustedRead } from "./run-trust.js";
 import type { StepSnapshots } from "./step-snapshots.js";
 import type { RunResult } from "./types.js";
 
@@ -65,13 +67,26 @@ export type LoopStart =
  */
 export function startSnapshot(
   start: LoopStart,
-  run: { maxIterations: number; budget: RunBudget; sandbox?: string },
+  run: {
+    maxIterations: number;
+    budget: RunBudget;
+    sandbox?: string;
+    /** A new run's inherited untrust (its session's, its parent run's). */
+    untrusted?: readonly UntrustedSource[];
+  },
 ): LoopSnapshot {
   const limits = run.budget.limits;
   const base: LoopSnapshot =
     start.kind === "resume"
       ? { ...start.snapshot }
-      : { step: 0, usage: run.budget.used, lastText: "", consecutiveFailures: 0, failureReasons: [] };
+      : {
+          step: 0,
+          usage: run.budget.used,
+          lastText: "",
+          consecutiveFailures: 0,
+          failureReasons: [],
+          ...(run.untrusted && run.untrusted.length > 0 ? { untrusted: [...run.untrusted] } : {}),
+        };
   const { limits: _stored, sandbox: _sandbox, ...rest } = base;
   return {
     ...rest,
@@ -305,6 +320,7 @@ async function runToolCall(
   state.emit({ type: "tool_call", toolCallId: call.id, name: call.name, arguments: call.arguments });
   const committed = pending?.done.get(call.id);
   if (committed) {
+    await noteRead(state, call, committed);
     emitResult(state, call, committed);
     return committed;
   }
@@ -315,9 +331,11 @@ async function runToolCall(
     return result;
   }
 
+  const named = deps.secrets?.named(call.arguments) ?? [];
   const info: ToolCallInfo = {
     ...hookInfo(state),
     tool: deps.tools.get(call.name),
+    ...(named.length > 0 ? { secrets: named } : {}),
     preview: (args) =>
       deps.tools.preview(
         { ...call, arguments: args },
@@ -360,6 +378,8 @@ async function runToolCall(
       ...(state.url !== undefined ? { url: state.url } : {}),
       setUrl: (url: string) => state.setUrl(url),
       ...(deps.askHuman ? { askHuman: askingHuman(state, deps.askHuman) } : {}),
+      ...(state.untrusted ? { untrusted: state.untrusted } : {}),
+      ...(deps.checkHop ? { checkHop: hopChecker(state, deps.checkHop) } : {}),
       ...(artifacts
         ? {
             saveArtifact: (content: string, meta: ArtifactMeta) =>
@@ -376,6 +396,7 @@ async function runToolCall(
   for (const hooks of deps.hooks) {
     if (hooks.afterToolCall) result = (await hooks.afterToolCall(effective, result, info)) ?? result;
   }
+  await noteRead(state, effective, result);
   // What ran: after an edit by the user (or a hook), the changed arguments are recorded.
   await deps.recorder.toolFinished(
     effective === call ? call : { ...call, arguments: effective.arguments },
@@ -385,6 +406,18 @@ async function runToolCall(
   emitResult(state, call, result, permission);
   if (files) state.emit({ type: "files_changed", toolCallId: call.id, name: call.name, ...files });
   return result;
+}
+
+/** Marks the run untrusted when the result carries content from outside the user's files. */
+async function noteRead(state: RunState, call: ToolCallRequest, result: ToolResult): Promise<void> {
+  const source = untrustedRead(state.deps.runId, call, state.deps.tools.get(call.name), result);
+  if (source) await state.trust.mark(source);
+}
+
+/** The host's hop check for this run, with its trust as it is when the hop happens. */
+function hopChecker(state: RunState, check: HopCheck): (hop: Hop) => Promise<string | undefined> {
+  return (hop) =>
+    check(hop, { runId: state.deps.runId, ...(state.untrusted ? { untrusted: state.untrusted } : {}) });
 }
 
 /** The host's channel to the user, with each question announced as an event before it waits. */
@@ -482,6 +515,7 @@ async function finish(state: RunState, status: RunStatus, error?: ResonError): P
   };
   if (error) result.error = serializeError(error);
   await state.deps.snapshots?.end(state.step);
+  if (state.trust.untrusted) result.untrusted = [...state.trust.sources];
   // Another process holds the run now: this one writes nothing more, not even its end.
   let lost = leaseLost(state, error);
   if (!lost) {
@@ -554,8 +588,14 @@ function suspend(state: RunState): RunResult {
   };
 }
 
-function hookInfo(state: RunState) {
-  return { runId: state.deps.runId, step: state.step, signal: state.deps.signal };
+function hookInfo(state: RunState): HookInfo {
+  const untrusted = state.untrusted;
+  return {
+    runId: state.deps.runId,
+    step: state.step,
+    signal: state.deps.signal,
+    ...(untrusted ? { untrusted } : {}),
+  };
 }
 
 function deniedResult(

@@ -5,7 +5,7 @@
 
 import type { Compaction } from "../context/index.js";
 import type { SerializedError } from "../core/errors.js";
-import type { RunStatus } from "../core/events.js";
+import type { RunStatus, UntrustedSource } from "../core/events.js";
 import { ulid } from "../core/ids.js";
 import { addUsage, type RunLimits, type Usage } from "../core/usage.js";
 import type { AssistantMessage, ToolResultMessage } from "../providers/index.js";
@@ -41,6 +41,8 @@ export interface LoopSnapshot {
   url?: string;
   /** What contained the run's commands (the sandbox status line), kept with its state. */
   sandbox?: string;
+  /** The reads that made the run untrusted (absent: trusted); a resume keeps them. */
+  untrusted?: UntrustedSource[];
 }
 
 /** What the context looked like for a model call (stored with its step). */
@@ -85,6 +87,8 @@ export interface RunRecorder {
   learningMark(): WriteOp[];
   /** Records what learning did, on the mark (written now unless `markCommitted`). */
   learned(data: object, markCommitted: boolean): Promise<void>;
+  /** A "trust" step: the run became untrusted (what it read, and how it came to it). */
+  trustChanged(data: TrustStepData): Promise<void>;
   /** Writes a batch of the run's as its own batches are written (fenced by its lease). */
   write(ops: WriteOp[]): Promise<void>;
   /** The recorder of a sub-agent run (its own trace and lease, under this run's session). */
@@ -120,6 +124,14 @@ function withRunModel(
   return { ...rest, provider: trace.provider, model: trace.model, ...(baseUrl ? { baseUrl } : {}) };
 }
 
+/** The data of a "trust" step. */
+export interface TrustStepData {
+  step: number;
+  via: "read" | "session" | "parent_run";
+  source: UntrustedSource;
+  reason: string;
+}
+
 export interface CompactionInfo {
   reason: string;
   beforeTokens: number;
@@ -138,6 +150,7 @@ export const NULL_RECORDER: RunRecorder = {
   runEnded: async () => {},
   learningMark: () => [],
   learned: async () => {},
+  trustChanged: async () => {},
   write: async () => {},
   forChild: () => NULL_RECORDER,
 };
@@ -347,24 +360,22 @@ export class StoreRecorder implements RunRecorder {
   }
 
   async compacted(compaction: Compaction, info: CompactionInfo, snapshot: LoopSnapshot): Promise<void> {
-    const now = Date.now();
     await this.commit([
       {
         op: "insertStep",
-        step: {
-          id: ulid(now),
-          traceId: this.traceId,
-          parentId: null,
-          seq: this.stepSeq++,
-          kind: "compaction",
-          status: "done",
-          data: { step: snapshot.step, ...info, upTo: compaction.upTo, summary: compaction.summary },
-          createdAt: now,
-          updatedAt: now,
-        },
+        step: this.doneStep("compaction", {
+          step: snapshot.step,
+          ...info,
+          upTo: compaction.upTo,
+          summary: compaction.summary,
+        }),
       },
       ...this.checkpoint(snapshot),
     ]);
+  }
+
+  async trustChanged(data: TrustStepData): Promise<void> {
+    await this.commit([{ op: "insertStep", step: this.doneStep("trust", data) }]);
   }
 
   async toolStarted(call: ToolCallRequest): Promise<void> {
@@ -434,19 +445,24 @@ export class StoreRecorder implements RunRecorder {
 
   /** The run's learning step: one per recorder, that is per process that ends the run. */
   private learningStepRecord(): StepRecord {
+    this.learningStep ??= this.doneStep("learning", {});
+    return this.learningStep;
+  }
+
+  /** A finished step at the root of the trace, next in order. */
+  private doneStep(kind: StepRecord["kind"], data: object): StepRecord {
     const now = Date.now();
-    this.learningStep ??= {
+    return {
       id: ulid(now),
       traceId: this.traceId,
       parentId: null,
       seq: this.stepSeq++,
-      kind: "learning",
+      kind,
       status: "done",
-      data: {},
+      data,
       createdAt: now,
       updatedAt: now,
     };
-    return this.learningStep;
   }
 
   learningMark(): WriteOp[] {

@@ -3,7 +3,7 @@
 // commits (snapshot) and reads back on resume (restore). Every goal change is an event.
 
 import type { HistoryEntry, ManifestEntry } from "../context/index.js";
-import type { EventBus } from "../core/events.js";
+import type { EventBus, UntrustedSource } from "../core/events.js";
 import type { Usage } from "../core/usage.js";
 import type { Provider, ToolSpec } from "../providers/index.js";
 import {
@@ -12,6 +12,7 @@ import {
   type AskHuman,
   type GoalChange,
   GoalTree,
+  type Hop,
   type SecretAccess,
   type ToolRegistry,
 } from "../tools/index.js";
@@ -21,6 +22,7 @@ import { CircuitBreaker } from "./circuit-breaker.js";
 import { ContextManager, type ContextState } from "./context-manager.js";
 import type { AgentHooks } from "./hooks.js";
 import type { LoopSnapshot, RunRecorder } from "./recorder.js";
+import { RunTrust } from "./run-trust.js";
 import type { StepSnapshots } from "./step-snapshots.js";
 import type { LoopLimits, RunResult } from "./types.js";
 
@@ -70,7 +72,17 @@ export interface LoopDeps {
   askHuman?: AskHuman;
   /** Snapshots of the workspace around calls that may change it (absent: none are taken). */
   snapshots?: StepSnapshots;
+  /** Whether the run has read untrusted content (kept with every checkpoint); default a trusted run. */
+  trust?: RunTrust;
+  /** Decides the requests tools make that their call did not name (see ToolContext.checkHop). */
+  checkHop?: HopCheck;
 }
+
+/** The host's decision on a hop, given the run it happens in. */
+export type HopCheck = (
+  hop: Hop,
+  run: { runId: string; untrusted?: readonly UntrustedSource[] },
+) => Promise<string | undefined>;
 
 export interface ArtifactKeeper {
   save(content: string, meta: ArtifactMeta & { runId: string }): Promise<string>;
@@ -96,6 +108,7 @@ export class RunState {
   readonly startedAt = Date.now();
   readonly breaker: CircuitBreaker;
   readonly context: ContextManager;
+  readonly trust: RunTrust;
   /** The plan: the goal tree, and which goal each step served. */
   goals: GoalTree;
   stepGoals: Record<number, string> = {};
@@ -112,6 +125,7 @@ export class RunState {
     initialContext?: ContextState,
   ) {
     this.goals = this.observedGoals();
+    this.trust = deps.trust ?? new RunTrust();
     this.breaker = new CircuitBreaker(deps.limits.circuitBreakerThreshold);
     this.url = undefined;
     this.toolSpecs = this.offeredSpecs();
@@ -194,7 +208,13 @@ export class RunState {
       stepGoals: this.stepGoals,
       ...(this.url === undefined ? {} : { url: this.url }),
       ...(this.deps.sandbox === undefined ? {} : { sandbox: this.deps.sandbox }),
+      ...(this.trust.untrusted ? { untrusted: [...this.trust.sources] } : {}),
     };
+  }
+
+  /** The reads that made the run untrusted, or undefined while it is trusted. */
+  get untrusted(): readonly UntrustedSource[] | undefined {
+    return this.trust.untrusted ? this.trust.sources : undefined;
   }
 
   restore(snapshot: LoopSnapshot): void {

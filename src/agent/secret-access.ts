@@ -34,6 +34,7 @@ export function secretAccess(vault: SecretVault, workspaceRoot: string, apiKey?:
         unexpandable: filled.unexpandable,
       };
     },
+    named: (value) => vault.named(value),
     redact: (text) => vault.redactor.redact(text),
     redactStream: () => vault.redactor.stream(),
   };

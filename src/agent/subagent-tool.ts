@@ -10,6 +10,7 @@ import { ulid } from "../core/ids.js";
 import { emptyUsage, groupDigits, type RunLimits } from "../core/usage.js";
 import type { ToolContext, ToolDefinition, ToolOutput } from "../tools/index.js";
 import type { RunBudget } from "./budget.js";
+import { describeSource } from "./run-trust.js";
 import type { RunResult } from "./types.js";
 
 export const SUBAGENT_TOOL = "subagent";
@@ -322,6 +323,10 @@ function report(mode: SubagentMode, outcomes: ChildOutcome[]): ToolOutput {
     )
     .join("\n");
   const output: ToolOutput = { content: sections.join("\n\n"), longTermMemory: memory };
+  // An answer written after reading untrusted content carries it: the caller becomes untrusted too.
+  const untrusted = outcomes.find((o) => o.result.untrusted && o.result.untrusted.length > 0)?.result;
+  if (untrusted?.untrusted?.[0])
+    output.untrustedOrigin = `sub-agent ${untrusted.runId}, which read ${describeSource(untrusted.untrusted[0])}`;
   if (!outcomes.some((o) => o.result.status === "completed")) {
     const first = outcomes[0]?.result.error;
     output.error = new ResonError(

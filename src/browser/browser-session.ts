@@ -2,15 +2,19 @@
 // profile in a temporary folder, closed (profile removed) with the run. Chromium is driven
 // over a pipe, so it exits when reson does, however reson ends (a SIGKILL included). Calls
 // are served one at a time: the tools share one page, and read-only ones may be called in
-// parallel by the loop.
-import { mkdtemp, rm } from "node:fs/promises";
+// parallel by the loop. Every request a page makes is checked before it leaves: the address
+// guard, then the run's own check (the permission rules, and after untrusted content only
+// hosts a rule names). A navigation is fetched here hop by hop, because Chromium follows a
+// redirect without showing it to the check: each redirect becomes a navigation of its own.
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
-import type { BrowserContext, Download, Page } from "playwright-core";
+import type { BrowserContext, Download, Page, Request, Route } from "playwright-core";
+import { isLocalScheme, refusalFor } from "../core/address-guard.js";
 import { ResonError } from "../core/errors.js";
 import { importEsm } from "../core/esm-import.js";
+import type { Hop } from "../tools/index.js";
 import type { Workspace } from "../workspace/index.js";
-import { isLocalScheme, refusalFor } from "./address-guard.js";
 import { findChromium, skewWarning } from "./executable.js";
 import { type RenderedState, SnapshotTracker } from "./page-state.js";
 
@@ -26,6 +30,18 @@ export interface BrowserSettings {
 
 const ACTION_TIMEOUT_MS = 10_000;
 const NAVIGATION_TIMEOUT_MS = 30_000;
+/** Marks the stand-in page that turns a redirect into a navigation of its own. */
+const REDIRECT_MARK = "data-reson-redirect";
+/** A redirect chain longer than this is not followed further. */
+const MAX_REDIRECTS = 10;
+
+/** Decides a request the model's call did not name (ToolContext.checkHop). */
+export type HopChecker = (hop: Hop) => Promise<string | undefined>;
+
+/** What stands in for a redirect's response: a page that moves on to `next` (replacing itself in history). */
+function redirectPage(next: string): string {
+  return `<!doctype html><html ${REDIRECT_MARK}><script>location.replace(${JSON.stringify(next)})</script></html>`;
+}
 
 export class BrowserSession {
   readonly tracker = new SnapshotTracker();
@@ -37,6 +53,12 @@ export class BrowserSession {
   #active: Page | undefined;
   #queue: Promise<unknown> = Promise.resolve();
   #closed = false;
+  /** The run's check of requests nobody named (set by each tool call, with the run's trust as it is). */
+  #checkHop: HopChecker | undefined;
+  /** The URL a browser_navigate call was approved for: its first request is not decided again. */
+  #expected: string | undefined;
+  /** Redirects followed in the current chain, by where the chain started. */
+  #redirects = 0;
 
   constructor(
     readonly settings: BrowserSettings,
@@ -73,6 +95,17 @@ export class BrowserSession {
     this.tracker.reset();
   }
 
+  /** The check the page's own requests go through from now on (the calling tool's). */
+  useHopCheck(check: HopChecker | undefined): void {
+    this.#checkHop = check;
+  }
+
+  /** browser_navigate is about to open `url`, as its call was approved: that request is not decided again. */
+  expect(url: string): void {
+    this.#expected = new URL(url).href;
+    this.#redirects = 0;
+  }
+
   /** Refuses a URL the browser may not open, with what to do about it. */
   check(url: string): void {
     const refusal = refusalFor(url, this.settings.allowPrivateHosts);
@@ -84,6 +117,20 @@ export class BrowserSession {
 
   async state(signal: AbortSignal): Promise<RenderedState> {
     const page = await this.page(signal);
+    // A redirect followed as a navigation of its own: the state is of where it lands.
+    await page
+      .waitForFunction(
+        (mark) =>
+          !(
+            globalThis as unknown as {
+              document: { documentElement: { hasAttribute(name: string): boolean } };
+            }
+          ).document.documentElement.hasAttribute(mark),
+        REDIRECT_MARK,
+        { timeout: NAVIGATION_TIMEOUT_MS },
+      )
+      .then(() => page.waitForLoadState("domcontentloaded"))
+      .catch(() => {});
     return this.tracker.render(page, { budgetTokens: this.settings.snapshotTokens, signal });
   }
 
@@ -114,6 +161,13 @@ export class BrowserSession {
     // Loaded on first use: a run that never browses never pays for playwright.
     const { chromium } = await importEsm<typeof import("playwright-core")>("playwright-core");
     this.#profile = await mkdtemp(join(tmpdir(), "reson-browser-"));
+    // No DNS prefetching or preconnecting: a host name on a page is looked up only when a
+    // request to it passes the checks (a name can carry data to whoever serves its DNS).
+    await mkdir(join(this.#profile, "Default"), { recursive: true });
+    await writeFile(
+      join(this.#profile, "Default", "Preferences"),
+      JSON.stringify({ net: { network_prediction_options: 2 } }),
+    );
     let context: BrowserContext;
     try {
       context = await chromium.launchPersistentContext(this.#profile, {
@@ -141,16 +195,8 @@ export class BrowserSession {
     context.setDefaultNavigationTimeout(NAVIGATION_TIMEOUT_MS);
     const warning = skewWarning(context.browser()?.version() ?? "");
     if (warning) this.notices.push(warning);
-    // Every request the pages make passes the same check as browser_navigate.
-    await context.route("**/*", (route) => {
-      const url = route.request().url();
-      if (isLocalScheme(url) || !refusalFor(url, this.settings.allowPrivateHosts)) return route.continue();
-      if (route.request().isNavigationRequest())
-        this.notices.push(
-          `Blocked the page's navigation to ${url}: ${refusalFor(url, this.settings.allowPrivateHosts)}.`,
-        );
-      return route.abort("blockedbyclient");
-    });
+    // Every request the pages make passes the address guard and the run's check before it leaves.
+    await context.route("**/*", (route) => this.#route(route));
     const watch = (page: Page) => {
       page.on("download", (download) => void this.#save(download));
       page.on("framenavigated", (frame) => {
@@ -172,6 +218,81 @@ export class BrowserSession {
     });
     this.#context = context;
     return context;
+  }
+
+  async #route(route: Route): Promise<void> {
+    const request = route.request();
+    const url = request.url();
+    if (isLocalScheme(url)) return route.continue();
+    const navigation = request.isNavigationRequest();
+    const refusal = refusalFor(url, this.settings.allowPrivateHosts) ?? (await this.#decide(request));
+    if (refusal !== undefined) {
+      if (navigation) this.notices.push(`Blocked the page's navigation to ${url}: ${refusal}.`);
+      return route.abort("blockedbyclient");
+    }
+    if (!navigation) return route.continue();
+    return this.#navigate(route, url);
+  }
+
+  /** The run's verdict on a request the model's call did not name; undefined: it may go. */
+  async #decide(request: Request): Promise<string | undefined> {
+    const url = request.url();
+    if (request.isNavigationRequest() && url === this.#expected) {
+      this.#expected = undefined;
+      return undefined;
+    }
+    const here = await this.#requester(request);
+    return this.#checkHop?.({
+      url,
+      kind: request.isNavigationRequest() ? "navigation" : "subresource",
+      tool: "browser_navigate",
+      ...(here ? { from: here } : {}),
+    });
+  }
+
+  /** The page a request comes from: its frame's document, or for a new tab the page that opened it. */
+  async #requester(request: Request): Promise<string | undefined> {
+    try {
+      const frame = request.frame();
+      if (/^https?:/.test(frame.url())) return frame.url();
+      return (await frame.page().opener())?.url() ?? this.#active?.url();
+    } catch {
+      // A service worker's request has no frame.
+      return this.#active?.url();
+    }
+  }
+
+  /**
+   * A navigation, fetched here rather than by Chromium, which would follow a redirect unseen:
+   * a redirect is checked, then answered with a stand-in page that navigates on to it, so that
+   * its own request passes through here like any other (and is made exactly once).
+   */
+  async #navigate(route: Route, url: string): Promise<void> {
+    let response: Awaited<ReturnType<Route["fetch"]>>;
+    try {
+      response = await route.fetch({ maxRedirects: 0 });
+    } catch {
+      return route.abort("failed").catch(() => {});
+    }
+    const location = response.headers().location;
+    if (response.status() < 300 || response.status() >= 400 || !location) {
+      this.#redirects = 0;
+      return route.fulfill({ response });
+    }
+    const next = new URL(location, url).href;
+    const refusal =
+      this.#redirects >= MAX_REDIRECTS
+        ? `more than ${MAX_REDIRECTS} redirects in a row`
+        : (refusalFor(next, this.settings.allowPrivateHosts) ??
+          (await this.#checkHop?.({ url: next, kind: "redirect", tool: "browser_navigate", from: url })));
+    if (refusal !== undefined) {
+      this.notices.push(`Did not follow the redirect from ${url} to ${next}: ${refusal}.`);
+      return route.abort("blockedbyclient");
+    }
+    this.#redirects += 1;
+    // Decided just now: the stand-in's navigation to it is not decided twice.
+    this.#expected = next;
+    return route.fulfill({ status: 200, contentType: "text/html", body: redirectPage(next) });
   }
 
   /** Downloads land in the workspace's downloads/ folder, or are refused when it is read-only. */

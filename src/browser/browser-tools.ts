@@ -64,9 +64,12 @@ function browserTool<S extends TSchema>(
   return {
     ...spec,
     saveOverflowAsArtifact: false,
+    // Pages are untrusted content, and every request they make is checked as it happens.
+    external: true,
     execute: (args, ctx) => {
       const session = pool.forRun(ctx.runId);
       return session.serial(async () => {
+        session.useHopCheck(ctx.checkHop);
         const page = await session.page(ctx.signal);
         const done = await action(args, page, session, ctx);
         return pageReport(done, session, ctx);
@@ -159,8 +162,15 @@ export function createBrowserTools(pool: BrowserPool): ToolDefinition[] {
       },
       async (args, page, session) => {
         session.check(args.url);
-        const response = await page.goto(args.url, { waitUntil: "domcontentloaded" });
-        return `Opened ${shortUrl(args.url)}${response ? ` (HTTP ${response.status()})` : ""}`;
+        session.expect(args.url);
+        try {
+          const response = await page.goto(args.url, { waitUntil: "domcontentloaded" });
+          return `Opened ${shortUrl(args.url)}${response ? ` (HTTP ${response.status()})` : ""}`;
+        } catch (error) {
+          // A hop the checks refused (a redirect elsewhere): the notices say which and why.
+          if (!/ERR_BLOCKED_BY_CLIENT/.test((error as Error).message)) throw error;
+          return `Did not open ${shortUrl(args.url)}: a request on the way was blocked`;
+        }
       },
     ),
     browserTool(
@@ -352,9 +362,11 @@ function extractTool(pool: BrowserPool): ToolDefinition<typeof extractParams> {
       "query keeps only what mentions its words.",
     parameters: extractParams,
     readOnly: true,
+    external: true,
     execute: (args, ctx) => {
       const session = pool.forRun(ctx.runId);
       return session.serial(async () => {
+        session.useHopCheck(ctx.checkHop);
         const page = await session.page(ctx.signal);
         const full = await pageMarkdown(page);
         const raw = args.query ? filterByQuery(full, args.query) : full;

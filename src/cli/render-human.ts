@@ -163,6 +163,10 @@ export function humanRenderer(options: HumanRendererOptions): (event: ResonEvent
           );
         return;
       }
+      case "trust_changed":
+        endTextLine();
+        err.write(`${yellow(`untrusted: ${toErr(event.reason)}`)}\n`);
+        return;
       case "plugin_error":
         endTextLine();
         err.write(`${yellow(`warning: plugin ${event.plugin} (${event.hook}): ${line(event.message)}`)}\n`);

@@ -5,7 +5,7 @@
 import { writeFileSync } from "node:fs";
 import { hostname as localHost } from "node:os";
 import type { ParseArgsConfig } from "node:util";
-import { findTrace, openDefaultStore } from "../agent/index.js";
+import { describeSource, findTrace, openDefaultStore, type TrustStepData } from "../agent/index.js";
 import { resonHome } from "../config/index.js";
 import { ResonError, toResonError } from "../core/errors.js";
 import { humanDuration } from "../core/human-duration.js";
@@ -120,7 +120,15 @@ interface ToolStepData {
   toolCallId?: string;
   name: string;
   arguments: Record<string, unknown>;
-  permission?: { behavior: string; by: string; rule?: string; source?: string; mode: string; asked?: string };
+  permission?: {
+    behavior: string;
+    by: string;
+    reason?: string;
+    rule?: string;
+    source?: string;
+    mode: string;
+    asked?: string;
+  };
   result?: { ok: boolean; meta?: { durationMs: number }; error?: { code: string; message: string } };
 }
 
@@ -177,6 +185,17 @@ function learningLine(data: LearningStepData): string {
     `learning: ${data.remembered ?? 0} remembered · outcome counted for ${data.outcomeCounted ?? 0} rules · ` +
     (data.reflected ? `reflected${rules.length > 0 ? ` (${rules.join(", ")})` : ""}` : "no reflection")
   );
+}
+
+/** A "trust" step: where the run became untrusted, and from what. */
+function trustLine(data: TrustStepData): string {
+  const how =
+    data.via === "read"
+      ? "read"
+      : data.via === "session"
+        ? "continues a session that read"
+        : "started by a run that read";
+  return `untrusted from here: ${how} ${describeSource(data.source)} (call ${data.source.toolCallId})`;
 }
 
 function contextLines(
@@ -296,6 +315,10 @@ export function renderTraceTree(
       lines.push(`${lastRoot ? "└─" : "├─"} ${learningLine(root.data as LearningStepData)}`);
       return;
     }
+    if (root.kind === "trust") {
+      lines.push(`${lastRoot ? "└─" : "├─"} ${trustLine(root.data as TrustStepData)}`);
+      return;
+    }
     const data = root.data as ModelStepData;
     const usage = data.usage ? ` · ${data.usage.input} in / ${data.usage.output} out` : "";
     const text = assistantText(turns, data.step);
@@ -314,7 +337,9 @@ export function renderTraceTree(
       const permission = tool.permission;
       const by = permission?.rule
         ? `rule ${permission.rule} (${permission.source})`
-        : `${permission?.by} (mode ${permission?.mode})`;
+        : permission?.by === "untrusted"
+          ? `untrusted content: ${oneLine(permission.reason ?? "", 100)}`
+          : `${permission?.by} (mode ${permission?.mode})`;
       const why = permission
         ? ` · ${permission.behavior === "allow" ? "allowed" : "denied"} by ${by}${permission.asked ? `, user: ${permission.asked}` : ""}`
         : "";

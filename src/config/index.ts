@@ -17,6 +17,7 @@ export {
   pickPreset,
   READ_ONLY_PRESET_TOOLS,
 } from "./presets.js";
+export { allowedPrivateHosts } from "./private-hosts.js";
 export {
   ConfigSchema,
   DEFAULT_CONFIG,

@@ -120,6 +120,35 @@ function withoutKeyRedirect(file: string, values: PartialConfig, warnings: strin
   return out;
 }
 
+/**
+ * Nor may they widen what the agent reaches or trusts: the loopback and private hosts web_fetch
+ * and the browser may open, and MCP servers whose results count as trusted, are the user's word.
+ */
+function withoutTrustWidening(file: string, values: PartialConfig, warnings: string[]): PartialConfig {
+  let out = values;
+  for (const section of ["web", "browser"] as const) {
+    const current = out[section];
+    if (current?.allowPrivateHosts === undefined) continue;
+    warnings.push(
+      `Ignored "${section}.allowPrivateHosts" in ${file}: a project file cannot open the local network to the agent. ` +
+        "Set web.allowPrivateHosts in $RESON_HOME/config.json instead.",
+    );
+    const { allowPrivateHosts: _ignored, ...rest } = current;
+    out = { ...out, [section]: rest };
+  }
+  const servers = out.mcp?.servers;
+  if (servers && Object.values(servers).some((server) => server.trusted !== undefined)) {
+    warnings.push(
+      `Ignored "trusted" of MCP servers in ${file}: only your own $RESON_HOME/config.json can mark a server trusted.`,
+    );
+    const kept = Object.fromEntries(
+      Object.entries(servers).map(([name, { trusted: _ignored, ...server }]) => [name, server]),
+    );
+    out = { ...out, mcp: { ...out.mcp, servers: kept } };
+  }
+  return out;
+}
+
 export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConfig> {
   const env = options.env ?? process.env;
   const home = resonHome(env);
@@ -136,7 +165,14 @@ export async function loadConfig(options: LoadConfigOptions): Promise<LoadedConf
     sources.push({ name, values: validatePartialConfig(name, values) });
   }
   if (projectValues)
-    sources.push({ name: projectFile, values: withoutKeyRedirect(projectFile, projectValues, warnings) });
+    sources.push({
+      name: projectFile,
+      values: withoutTrustWidening(
+        projectFile,
+        withoutKeyRedirect(projectFile, projectValues, warnings),
+        warnings,
+      ),
+    });
   sources.push({ name: "environment", values: validatePartialConfig("environment", configFromEnv(env)) });
   if (options.flags) sources.push({ name: "flags", values: validatePartialConfig("flags", options.flags) });
 

@@ -168,6 +168,11 @@ export const McpServerSchema = Type.Object(
     /** Only these tools (the server's own names) are offered. */
     enabledTools: Type.Optional(Type.Array(Type.String())),
     disabledTools: Type.Optional(Type.Array(Type.String())),
+    /**
+     * Its results are yours (a local database, your own notes): they do not make a run untrusted,
+     * and its calls are not held back after untrusted content. Read only from $RESON_HOME/config.json.
+     */
+    trusted: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },
 );
@@ -189,6 +194,15 @@ const McpSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** What web_fetch and the browser may reach. */
+const WebSchema = Type.Object(
+  {
+    /** Loopback and private hosts web_fetch and the browser may request (e.g. "127.0.0.1"); none by default. */
+    allowPrivateHosts: Type.Array(Type.String({ minLength: 1 })),
+  },
+  { additionalProperties: false },
+);
+
 /** The run's browser (browser tools). */
 const BrowserSchema = Type.Object(
   {
@@ -197,7 +211,7 @@ const BrowserSchema = Type.Object(
     /** Chromium or Chrome to run; default the first chromium / google-chrome on PATH. */
     executablePath: Type.Optional(Type.String({ minLength: 1 })),
     headless: Type.Boolean(),
-    /** Loopback and private hosts the browser may open (e.g. "127.0.0.1"); none by default. */
+    /** The older name of web.allowPrivateHosts, still read (for the browser and web_fetch alike). */
     allowPrivateHosts: Type.Array(Type.String({ minLength: 1 })),
     snapshotTokens: PositiveInt("tokens of page snapshot shown after each browser action"),
   },
@@ -261,6 +275,7 @@ export const ConfigSchema = Type.Object(
     lease: LeaseSchema,
     telemetry: TelemetrySchema,
     mcp: McpSchema,
+    web: WebSchema,
     browser: BrowserSchema,
     snapshots: SnapshotsSchema,
     serve: ServeSchema,
@@ -283,6 +298,7 @@ export const PartialConfigSchema = Type.Partial(
     lease: Type.Partial(LeaseSchema, { additionalProperties: false }),
     telemetry: Type.Partial(TelemetrySchema, { additionalProperties: false }),
     mcp: Type.Partial(McpSchema, { additionalProperties: false }),
+    web: Type.Partial(WebSchema, { additionalProperties: false }),
     browser: Type.Partial(BrowserSchema, { additionalProperties: false }),
     snapshots: Type.Partial(SnapshotsSchema, { additionalProperties: false }),
     serve: Type.Partial(ServeSchema, { additionalProperties: false }),
@@ -316,6 +332,7 @@ export const DEFAULT_CONFIG: ResonConfig = {
   lease: { ttlMs: 30_000 },
   telemetry: { includeContent: false },
   mcp: { servers: {}, toolSearchRatio: 0.1 },
+  web: { allowPrivateHosts: [] },
   browser: { enabled: true, headless: true, allowPrivateHosts: [], snapshotTokens: 4_000 },
   snapshots: {
     enabled: true,

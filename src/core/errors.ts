@@ -71,6 +71,8 @@ export type ErrorCode =
   | "secret_invalid"
   | "secret_unavailable"
   | "web_fetch_failed"
+  /** A URL web_fetch may not request (scheme, private address); nothing was sent. */
+  | "web_fetch_refused"
   /** No Chromium to run, or it did not start. */
   | "browser_unavailable"
   /** A URL the browser may not open (scheme, private address). */

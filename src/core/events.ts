@@ -366,6 +366,37 @@ export const SubTraceCompletedEventSchema = eventSchema(
 );
 export type SubTraceCompletedEvent = Static<typeof SubTraceCompletedEventSchema>;
 
+/**
+ * One read that made a run untrusted: content from outside the user's own files (a web page, an
+ * MCP server not marked trusted, a plugin tool, a sub-agent that read such content).
+ */
+export const UntrustedSourceSchema = Type.Object(
+  {
+    runId: Type.String({ description: "the run whose tool call read it" }),
+    toolCallId: Type.String(),
+    tool: Type.String(),
+    origin: Type.Optional(Type.String({ description: "where the content came from: a URL, a server" })),
+  },
+  { $id: "UntrustedSource" },
+);
+export type UntrustedSource = Static<typeof UntrustedSourceSchema>;
+
+export const TrustChangedEventSchema = eventSchema(
+  "trust_changed",
+  "TrustChangedEvent",
+  {
+    untrusted: Type.Literal(true),
+    via: Type.Union([Type.Literal("read"), Type.Literal("session"), Type.Literal("parent_run")], {
+      description:
+        "read: a tool call of this run read it; session: an earlier run of the session had; parent_run: the run that started this sub-agent had",
+    }),
+    source: UntrustedSourceSchema,
+    reason: Type.String({ description: "what now needs a rule or the user's approval, and why" }),
+  },
+  "The run read content from outside the user's files: from here on, egress to hosts no rule names, secret filling and writes that steer later runs need a rule or the user.",
+);
+export type TrustChangedEvent = Static<typeof TrustChangedEventSchema>;
+
 export const WarningEventSchema = eventSchema(
   "warning",
   "WarningEvent",
@@ -389,6 +420,12 @@ const LearningReportProperties = {
   retired: Type.Array(Type.String()),
   reflected: Type.Boolean(),
   usage: Type.Optional(UsageSchema),
+  untrusted: Type.Optional(
+    Type.Boolean({
+      description:
+        "the run read untrusted content: its answer is remembered as quoted data, its rules stay candidates",
+    }),
+  ),
 };
 export const LearningReportSchema = Type.Object(LearningReportProperties);
 export type LearningReport = Static<typeof LearningReportSchema>;
@@ -410,6 +447,11 @@ const RunSummaryProperties = {
   usage: UsageSchema,
   durationMs: Type.Number(),
   error: Type.Optional(SerializedErrorSchema),
+  untrusted: Type.Optional(
+    Type.Array(UntrustedSourceSchema, {
+      description: "the reads that made the run untrusted (absent: it read none)",
+    }),
+  ),
 };
 export const RunSummarySchema = Type.Object(RunSummaryProperties);
 export type RunSummary = Static<typeof RunSummarySchema>;
@@ -484,6 +526,7 @@ export const ResonEventSchema = Type.Union(
     FilesChangedEventSchema,
     StepEndEventSchema,
     WarningEventSchema,
+    TrustChangedEventSchema,
     LearningEventSchema,
     ContextUsageEventSchema,
     ContextTrimmedEventSchema,

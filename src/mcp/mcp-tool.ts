@@ -21,6 +21,8 @@ export interface McpToolOptions {
   callTimeoutMs?: number;
   /** Where `<secret>` placeholders in arguments are scoped: the server's URL, or mcp://<server>. */
   secretScopeUrl: string;
+  /** The user marked the server trusted: its results are not untrusted content. */
+  trusted?: boolean;
 }
 
 function schemaOf(info: McpToolInfo): TSchema {
@@ -43,6 +45,8 @@ export function mcpToolDefinition(options: McpToolOptions): ToolDefinition {
     description: `${description}\n(MCP server: ${server})`,
     parameters: schemaOf(info),
     readOnly: info.readOnlyHint,
+    // A server the user has not vouched for: its results are untrusted, its arguments leave.
+    external: options.trusted !== true,
     // The user may change any argument before the call runs (the permission prompt's "edit").
     editableParams: argumentNames(info),
     async execute(args, ctx): Promise<ToolOutput> {
@@ -69,8 +73,10 @@ export function mcpToolDefinition(options: McpToolOptions): ToolDefinition {
       const content = ctx.secrets ? ctx.secrets.redact(raw) : raw;
       const firstLine = content.split("\n", 1)[0]?.slice(0, 120) ?? "";
       const longTermMemory = `${name} returned ${content.length} characters${firstLine ? `: ${firstLine}` : ""}`;
+      const origin = options.trusted === true ? {} : { untrustedOrigin: `MCP server ${server}` };
       if (result.isError) {
         return {
+          ...origin,
           content,
           error: new ResonError("tool_failed", `The MCP tool ${info.name} on ${server} reported an error.`, {
             details: { tool: name, server },
@@ -78,6 +84,7 @@ export function mcpToolDefinition(options: McpToolOptions): ToolDefinition {
         };
       }
       return {
+        ...origin,
         content,
         longTermMemory,
         ...(content.length > SHOW_ONCE_CHARS ? { includeOutputOnlyOnce: true } : {}),

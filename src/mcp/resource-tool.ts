@@ -18,7 +18,12 @@ const Parameters = Type.Object(
 );
 
 export function resourceTool(
-  servers: readonly { name: string; connection: McpConnection; resources: McpResourceInfo[] }[],
+  servers: readonly {
+    name: string;
+    connection: McpConnection;
+    resources: McpResourceInfo[];
+    config: { trusted?: boolean };
+  }[],
 ): ToolDefinition<typeof Parameters> {
   const listing = servers
     .map((s) => {
@@ -51,6 +56,8 @@ export function resourceTool(
       const content = contents.map(resourceText).join("\n\n");
       return {
         content,
+        // A resource of a server the user has not vouched for is untrusted content.
+        ...(server.config.trusted === true ? {} : { untrustedOrigin: `MCP server ${server.name}` }),
         longTermMemory: `read_resource ${args.server} ${args.uri}: ${content.length} characters`,
       };
     },

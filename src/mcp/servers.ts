@@ -100,6 +100,7 @@ export class McpServers {
             info,
             ...(server.config.callTimeoutMs ? { callTimeoutMs: server.config.callTimeoutMs } : {}),
             secretScopeUrl: server.config.url ?? `mcp://${server.name}`,
+            ...(server.config.trusted === true ? { trusted: true } : {}),
           }),
         );
       }

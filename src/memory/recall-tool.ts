@@ -5,10 +5,11 @@ import { Type } from "typebox";
 import type { Experience } from "../store/index.js";
 import type { ToolDefinition } from "../tools/index.js";
 import { experiencesSection } from "./experiences/section.js";
+import { memorySection, type ShownMemory } from "./memory-section.js";
 
 export interface RecallFound {
   experiences: Experience[];
-  memories: { id: string; createdAt: number; role: string; text: string }[];
+  memories: (ShownMemory & { id: string })[];
 }
 
 /** What the tool asks of learning: a search in the model's words, noted against the run. */
@@ -44,16 +45,8 @@ export function recallTool(source: RecallSource): ToolDefinition<typeof paramete
       const parts: string[] = [];
       const section = experiencesSection(found.experiences);
       if (section) parts.push(section);
-      if (found.memories.length > 0) {
-        parts.push(
-          [
-            "From earlier sessions (for reference; they may be out of date):",
-            ...found.memories.map(
-              (m) => `- ${new Date(m.createdAt).toISOString().slice(0, 10)} ${m.role}: ${m.text}`,
-            ),
-          ].join("\n"),
-        );
-      }
+      const memories = memorySection("From earlier sessions", found.memories);
+      if (memories) parts.push(memories);
       return {
         content:
           parts.length > 0 ? parts.join("\n\n") : `Nothing learnt matches ${JSON.stringify(args.query)}.`,

@@ -52,6 +52,10 @@ export interface Action {
   noAutoAllow?: string;
   /** Set when the action would fail even if allowed: a sandbox refuses it. */
   refusedBySandbox?: string;
+  /** It fills in one of the user's secrets (EvaluationContext.secrets). */
+  fillsSecrets?: true;
+  /** An external tool's call in an untrusted run: the hosts of the URLs in its arguments. */
+  argumentHosts?: string[];
 }
 
 /** What a call of any tool but execute_command does. */
@@ -62,7 +66,15 @@ export function toolAction(call: ToolCall, context: EvaluationContext): Action {
       : isWriteTool(call.tool)
         ? "write"
         : "other";
-  const action: Action = { kind, tool: call.tool, part: call.tool };
+  const action: Action = {
+    kind,
+    tool: call.tool,
+    part: call.tool,
+    ...(context.secrets && context.secrets.length > 0 ? { fillsSecrets: true as const } : {}),
+    ...(context.untrusted && context.externalTools?.includes(call.tool)
+      ? { argumentHosts: hostsIn(call.arguments) }
+      : {}),
+  };
   if (call.tool === FETCH_TOOL || call.tool === BROWSER_NAVIGATE_TOOL)
     return fetchAction(action, call.arguments);
   const pathArg = PATH_TOOLS[call.tool];
@@ -156,6 +168,9 @@ function lineActions(command: string, context: EvaluationContext): Action[] {
       tool: COMMAND_TOOL,
       part: text || "(redirect only)",
       command: { text, variants, readOnly },
+      ...(context.secrets && context.secrets.length > 0 && /<secret>/.test(text)
+        ? { fillsSecrets: true as const }
+        : {}),
     };
     const dangerous = stripped.assignments.filter(isDangerousVariable);
     if (dangerous.length > 0) action.noAutoAllow = `it sets ${dangerous.join(", ")}`;
@@ -286,6 +301,25 @@ function nextCwd(
   if (target === "-" || /[$`*?[]/.test(target) || hasSubstitutionMark(target)) return undefined;
   if (cwd === undefined && !target.startsWith("/") && !target.startsWith("~")) return undefined;
   return resolveUserPath(target, cwd ?? context.workspaceRoot, context.userHome);
+}
+
+/** The hosts of the http(s) URLs anywhere in `value` (any JSON-like shape). */
+function hostsIn(value: unknown): string[] {
+  const hosts = new Set<string>();
+  const visit = (item: unknown): void => {
+    if (typeof item === "string") {
+      for (const match of item.matchAll(/https?:\/\/[^\s"'<>]+/gi)) {
+        try {
+          hosts.add(new URL(match[0]).hostname.toLowerCase().replace(/\.$/, ""));
+        } catch {
+          // not a URL after all
+        }
+      }
+    } else if (Array.isArray(item)) item.forEach(visit);
+    else if (isRecord(item)) Object.values(item).forEach(visit);
+  };
+  visit(value);
+  return [...hosts];
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

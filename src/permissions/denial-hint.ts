@@ -5,6 +5,7 @@
 import { evaluate } from "./evaluate.js";
 import { allowRulesFor, blockingParts } from "./narrow-rule.js";
 import { parseRule } from "./rule.js";
+import { isMcpTool } from "./tool-names.js";
 import type { Decision, EvaluationContext, Policy, Rule, ToolCall } from "./types.js";
 
 export interface HeadlessDenial {
@@ -48,6 +49,14 @@ function wayThrough(call: ToolCall, decision: Decision, policy: Policy, context:
         `${extra ? ` with ${allowFlags(extra)}` : ""} to run it without an OS sandbox.`
       );
   }
+  if (blockingParts(decision).some((part) => part.decidedBy === "untrusted"))
+    return (
+      `After untrusted content no mode lets this through, only a rule naming it or a person: ${INTERACTIVE}` +
+      (isMcpTool(call.tool)
+        ? "; or, if what this MCP server reaches is yours, mark it trusted in $RESON_HOME/config.json (mcp.servers.<name>.trusted)"
+        : "") +
+      "."
+    );
   if (bypass) return "No allow rule covers it; only --permission-mode bypass lets it through.";
   const askRule = blockingParts(decision).find((part) => part.decidedBy === "rule")?.rule;
   if (askRule)

@@ -19,6 +19,7 @@ import type {
   RuleList,
   ToolCall,
 } from "./types.js";
+import { hostMatches, untrustedHold } from "./untrusted.js";
 
 export function evaluate(call: ToolCall, policy: Policy, context: EvaluationContext): Decision {
   const mode = context.mode ?? policy.mode;
@@ -33,15 +34,6 @@ export function evaluate(call: ToolCall, policy: Policy, context: EvaluationCont
       decidedBy: "guard",
     };
   }
-}
-
-function hostMatches(host: string | undefined, pattern: string): boolean {
-  if (host === undefined) return false;
-  if (pattern.startsWith("*.")) {
-    const base = pattern.slice(2);
-    return host === base || host.endsWith(`.${base}`);
-  }
-  return host === pattern;
 }
 
 function evaluateCommand(
@@ -77,7 +69,10 @@ function decideAction(
     };
 
   const verdict = decideUndenied(action, policy, context, mode);
-  if (verdict.behavior === "allow") return verdict;
+  if (verdict.behavior === "allow") {
+    const held = context.untrusted ? untrustedHold(action, verdict, policy, context) : undefined;
+    return held ? heldBack(held, action, policy, context, mode) : verdict;
+  }
   const unblocked = withWayThrough(verdict, action, context);
   if (verdict.behavior !== "ask") return unblocked;
   if (mode === "dontAsk")
@@ -90,6 +85,35 @@ function decideAction(
   return verdict.decidedBy === "mode" && !action.noAutoAllow
     ? unblocked
     : { ...unblocked, alwaysAsked: true };
+}
+
+/**
+ * An action the rules would allow, held back because the run read untrusted content: asked (in
+ * dontAsk denied), with the narrowest allow rule that would name it where one would.
+ */
+function heldBack(
+  why: string,
+  action: Action,
+  policy: Policy,
+  context: EvaluationContext,
+  mode: PermissionMode,
+): Decision {
+  const decision: Decision = {
+    behavior: mode === "dontAsk" ? "deny" : "ask",
+    reason: `${why}, and this run has read untrusted content (${context.untrusted})`,
+    decidedBy: "untrusted",
+  };
+  const text = narrowAllowRule(action, context.workspaceRoot);
+  const parsed = text
+    ? parseRule(text, "allow", { kind: "session", root: context.workspaceRoot })
+    : undefined;
+  if (text && parsed?.ok) {
+    const withRule = { ...policy, rules: [parsed.rule, ...policy.rules] };
+    const verdict = decideUndenied(action, withRule, context, mode);
+    if (verdict.behavior === "allow" && !untrustedHold(action, verdict, withRule, context))
+      return { ...decision, allowRule: text };
+  }
+  return { ...decision, alwaysAsked: true };
 }
 
 /**

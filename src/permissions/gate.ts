@@ -4,15 +4,16 @@
 // (denial-hint.ts). The decision, and the rule and file behind it, are recorded with the call.
 import { mkdir, readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import type { AgentHooks, ToolCallDecision } from "../agent/index.js";
+import { type AgentHooks, describeSource, type ToolCallDecision } from "../agent/index.js";
 import { writeFileAtomic } from "../core/atomic-write.js";
-import type { ToolPreview } from "../tools/index.js";
+import type { UntrustedSource } from "../core/events.js";
+import type { Hop, ToolPreview } from "../tools/index.js";
 import { commandOnlyReads } from "./actions.js";
 import { headlessDenial } from "./denial-hint.js";
 import { evaluate } from "./evaluate.js";
 import { allowRulesFor } from "./narrow-rule.js";
 import { parseRule } from "./rule.js";
-import { isMcpTool, isWriteTool } from "./tool-names.js";
+import { BROWSER_NAVIGATE_TOOL, FETCH_TOOL, isMcpTool, isWriteTool } from "./tool-names.js";
 import type { Decision, EvaluationContext, PermissionMode, Policy, Rule, SandboxState } from "./types.js";
 
 export type PermissionAnswer =
@@ -72,6 +73,30 @@ export interface PermissionGateOptions {
   sessionRules?: readonly string[];
   /** Told the rules of each "allow for this session" answer, to keep them for the session's later runs. */
   onSessionGrant?: (rules: readonly string[]) => Promise<void>;
+}
+
+/** What the run adds to a call's decision. */
+export interface CallFacts {
+  /** The reads that made the run untrusted (absent: it is trusted). */
+  untrusted?: readonly UntrustedSource[];
+  /** The tool talks to the outside world (ToolDefinition.external). */
+  external?: boolean;
+  /** The user's secrets the call would fill in. */
+  secrets?: readonly string[];
+}
+
+/** The host of `url`, lower case; undefined for no URL. */
+function hostOf(url: string): string | undefined {
+  try {
+    return new URL(url).hostname.toLowerCase().replace(/\.$/, "");
+  } catch {
+    return undefined;
+  }
+}
+
+function sameHost(url: string, from: string | undefined): boolean {
+  const host = hostOf(url);
+  return host !== undefined && from !== undefined && host === hostOf(from);
 }
 
 /** What the trace keeps of a decision. */
@@ -152,20 +177,49 @@ export class PermissionGate {
     return parsed.rule;
   }
 
-  /** `readOnly`: the tool declares no side effects (it then needs no approval, like reads). */
-  decide(tool: string, args: Record<string, unknown>, readOnly = false): Decision {
-    return evaluate({ tool, arguments: args }, this.policy, this.context(tool, readOnly));
+  /**
+   * `readOnly`: the tool declares no side effects (it then needs no approval, like reads).
+   * `run`: what the run's state adds (see CallFacts).
+   */
+  decide(tool: string, args: Record<string, unknown>, readOnly = false, run: CallFacts = {}): Decision {
+    return evaluate({ tool, arguments: args }, this.policy, this.context(tool, readOnly, run));
   }
 
-  private context(tool: string, readOnly: boolean): EvaluationContext {
+  private context(tool: string, readOnly: boolean, run: CallFacts = {}): EvaluationContext {
     const readOnlyTools = [...(this.options.readOnlyTools ?? []), ...(readOnly ? [tool] : [])];
+    const untrusted = run.untrusted?.[0];
     return {
       workspaceRoot: this.options.workspaceRoot,
       userHome: this.options.userHome,
       mode: this.mode,
       ...(readOnlyTools.length > 0 ? { readOnlyTools } : {}),
       ...(this.options.sandbox ? { sandbox: this.options.sandbox } : {}),
+      ...(untrusted ? { untrusted: describeSource(untrusted) } : {}),
+      ...(run.external ? { externalTools: [tool] } : {}),
+      ...(run.secrets && run.secrets.length > 0 ? { secrets: run.secrets } : {}),
     };
+  }
+
+  /**
+   * A request a tool makes that its call did not name (a redirect, a page's own navigation or
+   * subresource): why it may not go there, or undefined. Deny rules hold for it; after untrusted
+   * content only hosts an allow rule names are reached; a navigation or redirect to another host
+   * than the one it comes from must be one the rules allow outright (nobody is asked mid-request:
+   * the model gets the URL back and may ask for it, which is decided like any call).
+   */
+  async checkHop(
+    hop: Hop,
+    run: { untrusted?: readonly UntrustedSource[] } = {},
+  ): Promise<string | undefined> {
+    const tool = hop.tool === FETCH_TOOL ? FETCH_TOOL : BROWSER_NAVIGATE_TOOL;
+    const context = this.context(tool, false, run.untrusted ? { untrusted: run.untrusted } : {});
+    const decision = evaluate({ tool, arguments: { url: hop.url } }, this.policy, context);
+    if (decision.behavior === "allow") return undefined;
+    if (decision.behavior === "deny" || decision.decidedBy === "untrusted" || decision.decidedBy === "rule")
+      return decision.reason;
+    if (hop.kind === "subresource") return undefined;
+    if (sameHost(hop.url, hop.from)) return undefined;
+    return `no rule allows ${hostOf(hop.url) ?? hop.url} (only ${hostOf(hop.from ?? "") ?? "the page's own host"} was approved)`;
   }
 
   /** Adds `rules` for this session and to the settings `file`, for later sessions. */
@@ -206,7 +260,12 @@ export class PermissionGate {
         if (!info.tool) return undefined;
         // An MCP server's readOnlyHint is its own claim: it never spares the user's approval.
         const readOnly = info.tool.readOnly && !isMcpTool(call.name);
-        const decision = this.decide(call.name, call.arguments, readOnly);
+        const run: CallFacts = {
+          ...(info.untrusted ? { untrusted: info.untrusted } : {}),
+          ...(info.tool.external ? { external: true } : {}),
+          ...(info.secrets ? { secrets: info.secrets } : {}),
+        };
+        const decision = this.decide(call.name, call.arguments, readOnly, run);
         if (decision.behavior === "allow") return { action: "allow", record: this.record(decision, "allow") };
         if (decision.behavior === "deny") {
           return { action: "deny", reason: decision.reason, record: this.record(decision, "deny") };
@@ -214,7 +273,7 @@ export class PermissionGate {
         const prompt = this.options.promptUser;
         if (!prompt) {
           const asked = { tool: call.name, arguments: call.arguments };
-          const denial = headlessDenial(asked, decision, this.policy, this.context(call.name, readOnly));
+          const denial = headlessDenial(asked, decision, this.policy, this.context(call.name, readOnly, run));
           return { action: "deny", ...denial, record: this.record(decision, "deny") };
         }
         // Only an ask that rules could silence offers "for this session" and "always".

@@ -109,6 +109,8 @@ export function describePolicy(policy: Policy): string {
   lines.push(
     "Always: read-only tools and read-only commands need no approval; writes to protected paths",
     "(.git, .reson, shell rc files, .env, credentials) and recursive deletes of critical paths are asked.",
+    "After untrusted content (a web page, an MCP result): requests to hosts, filling secrets and writing",
+    "files that steer later runs (AGENTS.md, skills, .mcp.json) need a rule naming them, or are asked.",
   );
   if (policy.warnings.length > 0) {
     lines.push("Warnings:");

@@ -78,6 +78,15 @@ export interface EvaluationContext {
    * untrusted content adds "steers" (instruction files and skills).
    */
   protectedKinds?: readonly ProtectedKind[];
+  /**
+   * Set once the run has read untrusted content: what it read, for reasons. Then calls that
+   * reach hosts no rule names, fill secrets or change what steers later runs are held back.
+   */
+  untrusted?: string;
+  /** Tools that talk to the outside world (ToolDefinition.external). */
+  externalTools?: readonly string[];
+  /** The user's secrets this call would fill in, by name. */
+  secrets?: readonly string[];
 }
 
 export type SandboxState = "enforced" | "none" | "off";
@@ -99,7 +108,8 @@ export type DecidedBy =
   | "rule" // an allow/ask/deny rule
   | "read_only" // a read-only tool or a built-in read-only command
   | "mode" // the mode's default for calls no rule matched
-  | "guard"; // a protected path, a critical rm, or a command that could not be parsed
+  | "guard" // a protected path, a critical rm, or a command that could not be parsed
+  | "untrusted"; // the run read untrusted content, and no rule names what the call reaches
 
 export interface Decision {
   behavior: Behavior;

@@ -40,6 +40,12 @@ export interface PluginTool {
   parameters: PluginToolParameters;
   /** true: the tool changes nothing, so the permission gate lets it run like read_file. Default false. */
   readOnly?: boolean;
+  /**
+   * false: what it returns comes from the user's own files or the plugin itself, never from the
+   * network or another party. Default true: its results are untrusted content (they mark the run
+   * untrusted) and, unless readOnly, its calls count as sending data out once the run is.
+   */
+  external?: boolean;
   /** The returned text is what the model sees; a throw is a failed call with its message. */
   execute(args: Record<string, unknown>, ctx: PluginToolContext): Promise<string> | string;
 }

@@ -7,6 +7,7 @@ import { ResonError } from "../core/errors.js";
 import { validatorFor } from "../core/schema-validator.js";
 import {
   COMMAND_OUTPUT_BYTES,
+  commandProtection,
   commandWithSecrets,
   type ToolContext,
   type ToolDefinition,
@@ -46,6 +47,7 @@ function commandRunner(ctx: ToolContext): PluginToolContext["run"] {
       ...(filled.extraEnv ? { extraEnv: filled.extraEnv } : {}),
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
       ...(ctx.secrets ? { outputFilter: ctx.secrets.redactStream() } : {}),
+      ...commandProtection(ctx),
     });
     if (run.aborted) throw abortError(ctx.signal);
     const result: PluginCommandResult = {
@@ -67,6 +69,8 @@ export function pluginToolDefinition(plugin: string, tool: PluginTool): ToolDefi
     parameters: tool.parameters as TSchema,
     // A plugin's tool may do anything: it is gated like a writing tool unless it says otherwise.
     readOnly: tool.readOnly === true,
+    // Its code may read anything (an API, a page): untrusted content unless the plugin says not.
+    external: tool.external !== false,
     async execute(args, ctx) {
       const output = await tool.execute(args as Record<string, unknown>, {
         signal: ctx.signal,

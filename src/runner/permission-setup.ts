@@ -98,14 +98,15 @@ export async function loadGate(
 }
 
 /**
- * What an agent needs from the gate: the hook, which tools the current mode offers, and which
- * commands only read (so need no snapshot of the workspace around them).
+ * What an agent needs from the gate: the hook, the check of every hop, which tools the current
+ * mode offers, and which commands only read (so need no snapshot of the workspace around them).
  */
 export function gateOptions(
   gate: PermissionGate,
-): Pick<AgentOptions, "hooks" | "offerTool" | "commandOnlyReads"> {
+): Pick<AgentOptions, "hooks" | "offerTool" | "commandOnlyReads" | "checkHop"> {
   return {
     hooks: gate.hooks(),
+    checkHop: (hop, run) => gate.checkHop(hop, run),
     offerTool: (name) =>
       toolsOfferedInMode(gate.currentMode, [name], { policy: gate.currentPolicy }).length > 0,
     commandOnlyReads: (command) => gate.commandOnlyReads(command),

@@ -112,6 +112,21 @@ export class SecretVault {
   }
 
   /**
+   * The names of secrets `args` would have filled in anywhere: `<secret>name</secret>` tags and
+   * strings that are exactly a secret's name, whatever their scope.
+   */
+  named(args: unknown): string[] {
+    const known = new Set(this.#entries.map((entry) => entry.name));
+    const found = new Set<string>();
+    mapStrings(args, (text) => {
+      if (known.has(text)) found.add(text);
+      for (const match of text.matchAll(PLACEHOLDER)) if (known.has(match[1]!)) found.add(match[1]!);
+      return text;
+    });
+    return [...found];
+  }
+
+  /**
    * Fills `<secret>name</secret>` in every string of `args`; a string that is exactly the name
    * of a secret allowed here is replaced too (models forget the tags, as Browser-Use found).
    */

@@ -131,6 +131,8 @@ export interface ExperienceEvidence {
   outcome: Outcome;
   note: string;
   at: EpochMs;
+  /** The run had read untrusted content: its word backs no promotion. */
+  untrusted?: true;
 }
 
 /** A learned rule (seed 000 §3, memory-tools.md §7.7): when `condition` holds, follow `rule`. */

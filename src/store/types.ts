@@ -24,8 +24,11 @@ export type EpochMs = number;
 export type SessionStatus = "active" | "completed" | "failed" | "aborted";
 export type TraceStatus = "running" | "completed" | "failed" | "aborted";
 export type TurnRole = "user" | "assistant" | "toolResult";
-/** "learning": what learning from the run did, recorded once per ending of the run. */
-export type StepKind = "model_call" | "tool_call" | "compaction" | "learning";
+/**
+ * "learning": what learning from the run did, recorded once per ending of the run; "trust": the
+ * run became untrusted (it read content from outside the user's files, or inherited that).
+ */
+export type StepKind = "model_call" | "tool_call" | "compaction" | "learning" | "trust";
 export type StepStatus = "pending" | "running" | "done" | "failed" | "interrupted";
 
 /** What a session was started with; API keys are never stored. */

@@ -3,6 +3,7 @@
 export type { BuiltinToolsOptions } from "./builtin/index.js";
 export {
   COMMAND_OUTPUT_BYTES,
+  commandProtection,
   commandWithSecrets,
   createBuiltinTools,
   DEFAULT_READ_LIMIT,
@@ -28,6 +29,7 @@ export type {
   ArtifactPage,
   AskHuman,
   FileChange,
+  Hop,
   HumanQuestion,
   PreviewContext,
   SecretAccess,

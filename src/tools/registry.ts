@@ -194,6 +194,7 @@ export class ToolRegistry {
     }
     if (output.includeOutputOnlyOnce) result.includeOutputOnlyOnce = true;
     if (output.pinAs !== undefined && result.ok) result.pinAs = output.pinAs;
+    if (output.untrustedOrigin !== undefined) result.untrustedOrigin = output.untrustedOrigin;
     return result;
   }
 

@@ -3,6 +3,7 @@
 // ToolResult, validates arguments first, truncates centrally and keeps statistics.
 import type { Static, TSchema } from "typebox";
 import type { ResonError, SerializedError } from "../core/errors.js";
+import type { UntrustedSource } from "../core/events.js";
 import type { Workspace } from "../workspace/index.js";
 import type { GoalTree } from "./goal-tree.js";
 
@@ -28,6 +29,28 @@ export interface ToolContext {
   setUrl?: (url: string) => void;
   /** Asks the user and waits for the answer (ask_human); absent: no human is there to ask. */
   askHuman?: AskHuman;
+  /**
+   * Set once the run has read untrusted content (see ToolDefinition.external): the reads that
+   * made it so. Commands then cannot change the files that steer later runs.
+   */
+  untrusted?: readonly UntrustedSource[];
+  /**
+   * Decides a request the call did not name itself: a redirect, a page's own navigation or
+   * subresource. Resolves to why it may not go there (then nothing is sent to it, not even a
+   * DNS lookup), or undefined. Absent: only the tool's own checks apply.
+   */
+  checkHop?: (hop: Hop) => Promise<string | undefined>;
+}
+
+/** A request a tool is about to make that the permission check of its call did not see. */
+export interface Hop {
+  url: string;
+  /** redirect: a server's answer sends it on; navigation: a page moves the tab (or a new one); subresource: a page loads something. */
+  kind: "redirect" | "navigation" | "subresource";
+  /** The tool the request belongs to, as rules name it (web_fetch, browser_navigate). */
+  tool: string;
+  /** The URL it comes from (the request redirected, the page navigating). */
+  from?: string;
 }
 
 /** What a preview may use: the workspace to read, nothing to write with. */
@@ -96,6 +119,8 @@ export interface SecretAccess {
     /** Placeholders where the shell would not expand a variable (a quoted heredoc). */
     unexpandable: string[];
   };
+  /** The names of the user's secrets `value` would have filled in (tags, or a whole string naming one). */
+  named(value: unknown): string[];
   /** Every secret value (and its common encodings) in `text` replaced by its placeholder. */
   redact(text: string): string;
   /** A masker for text arriving in pieces (holds back what could be the start of a value). */
@@ -135,6 +160,11 @@ export interface ToolOutput {
    */
   error?: ResonError;
   /**
+   * This output carries content from outside the user's files although the tool is not
+   * `external` (a sub-agent that read a web page): where it came from. The run becomes untrusted.
+   */
+  untrustedOrigin?: string;
+  /**
    * Keep this output in view for the rest of the session under this key (a skill's
    * instructions, "skill:<name>"): never trimmed, and re-attached when the part of the
    * history holding it is summarised or folded away. A later output with the same key
@@ -167,6 +197,12 @@ export interface ToolDefinition<S extends TSchema = TSchema> {
    * every tool that is not read-only may change files.
    */
   changesFiles?: boolean;
+  /**
+   * Talks to the world outside the user's files (web_fetch, the browser, an MCP server not
+   * marked trusted, a plugin's tool unless it says otherwise): what it returns is untrusted
+   * content, which marks the run, and what it is given may leave the machine.
+   */
+  external?: boolean;
   /**
    * URL patterns (e.g. "*.github.com") where this tool makes sense: it is offered to the model
    * only while the session's current URL matches one. Absent: offered everywhere.
@@ -207,6 +243,8 @@ export interface ToolResult {
   includeOutputOnlyOnce?: boolean;
   /** ToolOutput.pinAs, for a successful call. */
   pinAs?: string;
+  /** ToolOutput.untrustedOrigin. */
+  untrustedOrigin?: string;
 }
 
 export interface ToolCallRequest {

@@ -61,6 +61,8 @@ describe("URL-scoped tools", () => {
       env: cleanEnv({ RESON_HOME: ws.home }),
       tools: [pageTool, elsewhere],
       secrets: SecretVault.empty(),
+      // The test site is on loopback, which web_fetch reaches only when allowed.
+      config: { web: { allowPrivateHosts: ["127.0.0.1"] } },
     });
     const result = await agent.run("use the page tool");
     await agent.close();

@@ -263,7 +263,7 @@ describe.skipIf(await skipWithout("chromium", "browser tools"))("browser tools",
     await agent.run("open the local site", { onEvent: (event) => events.push(event) });
     await agent.close();
     const result = events.find((e) => e.type === "tool_result");
-    expect(JSON.stringify(result)).toContain("browser.allowPrivateHosts");
+    expect(JSON.stringify(result)).toContain("web.allowPrivateHosts");
     expect(site.received).toEqual([]);
   });
 });

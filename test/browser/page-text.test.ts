@@ -14,7 +14,7 @@ describe("where the browser may go", () => {
 
   it("refuses other schemes and private addresses, unless the host is allowed", () => {
     for (const url of ["file:///etc/passwd", "chrome://settings", "javascript:alert(1)", "ftp://x.org/"])
-      expect(refusalFor(url, [])).toMatch(/only opens http and https/);
+      expect(refusalFor(url, [])).toMatch(/only http and https URLs are opened/);
     for (const url of [
       "http://127.0.0.1:8080/",
       "http://localhost/",
@@ -28,7 +28,7 @@ describe("where the browser may go", () => {
       "http://[::ffff:127.0.0.1]/",
       "http://0.0.0.0/",
     ])
-      expect(refusalFor(url, []), url).toMatch(/browser\.allowPrivateHosts/);
+      expect(refusalFor(url, []), url).toMatch(/web\.allowPrivateHosts/);
     expect(refusalFor("http://127.0.0.1:8080/", ["127.0.0.1"])).toBeUndefined();
     expect(refusalFor("http://10.0.0.1/", ["127.0.0.1"])).toMatch(/private/);
   });

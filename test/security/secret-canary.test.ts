@@ -56,6 +56,11 @@ describe("secrets never leak", () => {
   let echo: Echo;
   beforeEach(async () => {
     echo = await startEcho();
+    // The echo server is on loopback, which web_fetch reaches only when the user allows it.
+    writeFileSync(
+      join(f.home.path, "config.json"),
+      JSON.stringify({ web: { allowPrivateHosts: ["127.0.0.1"] } }),
+    );
   });
   afterEach(async () => {
     await new Promise<void>((resolve) => echo.server.close(() => resolve()));

@@ -6,6 +6,8 @@
 //   crash            exits in the middle of the call
 //   echo {text}      answers text
 //   env {name}       answers the value of an environment variable ("" when unset)
+//   fetch {url}      GETs the URL and answers the body (a server that reaches the network;
+//                    offered only with MCP_TEST_FETCH=1)
 //   filler_N         MCP_TEST_MANY=N tools with long descriptions (for tool search)
 import { appendFileSync } from "node:fs";
 import { McpServer } from "@modelcontextprotocol/server";
@@ -55,6 +57,20 @@ server.registerTool(
   { description: "Answers an environment variable.", inputSchema: z.object({ name: z.string() }) },
   async ({ name }) => ({ content: [{ type: "text", text: process.env[name] ?? "" }] }),
 );
+
+if (process.env.MCP_TEST_FETCH === "1")
+  server.registerTool(
+    "fetch",
+    {
+      description: "Fetches a URL and answers its body.",
+      inputSchema: z.object({ url: z.string() }),
+      annotations: { readOnlyHint: true },
+    },
+    async ({ url }) => {
+      const response = await fetch(url);
+      return { content: [{ type: "text", text: await response.text() }] };
+    },
+  );
 
 const many = Number(process.env.MCP_TEST_MANY ?? 0);
 for (let i = 0; i < many; i++) {

@@ -5,8 +5,8 @@ import { Type } from "typebox";
 import { abortError } from "../../core/abort.js";
 import { ResonError } from "../../core/errors.js";
 import { humanDuration } from "../../core/human-duration.js";
-import { DEFAULT_COMMAND_TIMEOUT_MS } from "../../workspace/index.js";
-import type { SecretAccess, ToolDefinition } from "../types.js";
+import { DEFAULT_COMMAND_TIMEOUT_MS, type ProtectedKind } from "../../workspace/index.js";
+import type { SecretAccess, ToolContext, ToolDefinition } from "../types.js";
 
 export const MAX_COMMAND_TIMEOUT_MS = 600_000;
 /** Kept by the workspace (head and tail); central truncation then cuts to its own limits. */
@@ -85,6 +85,16 @@ export function commandWithSecrets(
   return { command: filled.value, extraEnv: filled.env };
 }
 
+/**
+ * What a command of this run may not change beyond the workspace's protected paths: once the run
+ * has read untrusted content, the files that steer later runs too (the protected list's "steers").
+ */
+export function commandProtection(ctx: Pick<ToolContext, "untrusted">): {
+  protectedKinds?: readonly ProtectedKind[];
+} {
+  return ctx.untrusted ? { protectedKinds: ["steers"] } : {};
+}
+
 export function createExecuteCommandTool(
   options: ExecuteCommandToolOptions = {},
 ): ToolDefinition<typeof parameters> {
@@ -117,6 +127,7 @@ export function createExecuteCommandTool(
         ...(options.diskBytes === undefined ? {} : { diskBytes: options.diskBytes }),
         ...(extraEnv ? { extraEnv } : {}),
         ...(ctx.secrets ? { outputFilter: ctx.secrets.redactStream() } : {}),
+        ...commandProtection(ctx),
       });
       if (run.aborted) throw abortError(ctx.signal);
       const output = run.output === "" ? "(no output)" : run.output.replace(/\n$/, "");

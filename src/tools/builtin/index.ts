@@ -10,7 +10,7 @@ import { createGrepTool } from "./grep.js";
 import { listFilesTool } from "./list-files.js";
 import { readArtifactTool } from "./read-artifact.js";
 import { readFileTool } from "./read-file.js";
-import { webFetchTool } from "./web-fetch.js";
+import { createWebFetchTool } from "./web-fetch.js";
 import { writeFileTool } from "./write-file.js";
 
 export interface BuiltinToolsOptions {
@@ -22,6 +22,8 @@ export interface BuiltinToolsOptions {
   grepEngine?: "auto" | "ripgrep" | "js";
   /** Commands run in the OS sandbox (execute_command says so to the model). */
   commandSandbox?: boolean;
+  /** Loopback and private hosts web_fetch may request (config web.allowPrivateHosts). */
+  allowPrivateHosts?: readonly string[];
 }
 
 export function createBuiltinTools(options: BuiltinToolsOptions = {}): ToolDefinition[] {
@@ -39,10 +41,15 @@ export function createBuiltinTools(options: BuiltinToolsOptions = {}): ToolDefin
     }),
     goalTool,
     readArtifactTool,
-    webFetchTool,
+    createWebFetchTool(options.allowPrivateHosts ? { allowPrivateHosts: options.allowPrivateHosts } : {}),
     createAskHumanTool(),
   ];
 }
 
-export { COMMAND_OUTPUT_BYTES, commandWithSecrets, MAX_COMMAND_TIMEOUT_MS } from "./execute-command.js";
+export {
+  COMMAND_OUTPUT_BYTES,
+  commandProtection,
+  commandWithSecrets,
+  MAX_COMMAND_TIMEOUT_MS,
+} from "./execute-command.js";
 export { DEFAULT_READ_LIMIT } from "./line-range.js";

@@ -1,10 +1,11 @@
-// Where the browser may go: http and https only, and never to loopback, private or
-// link-local addresses unless the user named the host in `browser.allowPrivateHosts`. The
-// same check serves the model's browser_navigate and every request the page itself makes,
-// so a page cannot send the agent (or its cookies) to file:, chrome: or the local network.
+// Where web_fetch and the browser may go: http and https only, and never to loopback, private
+// or link-local addresses unless the user named the host in `web.allowPrivateHosts`. The same
+// check serves the model's requests, every redirect they meet and every request a page makes
+// itself, so neither a URL nor a page can send the agent (or its cookies) to file:, chrome: or
+// the local network.
 import { isIP } from "node:net";
 
-/** Why `url` may not be loaded, or undefined when it may. */
+/** Why `url` may not be requested, or undefined when it may. */
 export function refusalFor(url: string, allowPrivateHosts: readonly string[]): string | undefined {
   let parsed: URL;
   try {
@@ -13,14 +14,14 @@ export function refusalFor(url: string, allowPrivateHosts: readonly string[]): s
     return `${JSON.stringify(url)} is not a URL`;
   }
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:")
-    return `the browser only opens http and https pages, not ${parsed.protocol}`;
+    return `only http and https URLs are opened, not ${parsed.protocol}`;
   const host = parsed.hostname
     .toLowerCase()
     .replace(/^\[|\]$/g, "")
     .replace(/\.$/, "");
   if (!isPrivateHost(host)) return undefined;
   if (allowPrivateHosts.some((allowed) => allowed.toLowerCase() === host)) return undefined;
-  return `${host} is a loopback or private address; add it to browser.allowPrivateHosts in the config to allow it`;
+  return `${host} is a loopback or private address; add it to web.allowPrivateHosts in the config to allow it`;
 }
 
 /** Requests a page may make that are not network requests (inline data) and need no check. */

@@ -495,6 +495,7 @@ export class Agent {
       persisted: this.store !== undefined,
       runId: trace.id,
       ...(this.options.commandOnlyReads ? { commandOnlyReads: this.options.commandOnlyReads } : {}),
+      ...(this.secrets ? { redact: (text: string) => this.secrets!.access.redact(text) } : {}),
       warn: (message) => bus.emit({ type: "warning", runId: trace.id, step, ts: Date.now(), message }),
     });
     if (snapshots) bus.subscribe((event) => snapshots.observe(event));

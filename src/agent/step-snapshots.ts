@@ -102,6 +102,8 @@ export interface RunSnapshotOptions {
   persisted: boolean;
   runId: string;
   commandOnlyReads?: (command: string) => boolean;
+  /** Masks the user's secrets in a text: a file it would change is never copied. */
+  redact?: (text: string) => string;
   warn: (message: string) => void;
 }
 
@@ -129,6 +131,8 @@ export function runStepSnapshots(options: RunSnapshotOptions): StepSnapshots | u
   let store: SnapshotStore;
   try {
     store = SnapshotStore.open(options.home, workspace.root, settingsOf(settings));
+    const redact = options.redact;
+    if (redact) store.withholdSecrets((bytes) => holdsSecret(bytes, redact));
   } catch (error) {
     options.warn(`workspace snapshots are off for this run: ${(error as Error).message}`);
     return undefined;
@@ -139,4 +143,13 @@ export function runStepSnapshots(options: RunSnapshotOptions): StepSnapshots | u
     warn: options.warn,
     ...(options.commandOnlyReads ? { commandOnlyReads: options.commandOnlyReads } : {}),
   });
+}
+
+/** Whether `bytes` (as text) hold a value `redact` masks; binary files are read as latin1 too. */
+function holdsSecret(bytes: Buffer, redact: (text: string) => string): boolean {
+  if (bytes.length === 0) return false;
+  const text = bytes.toString("utf8");
+  if (redact(text) !== text) return true;
+  const raw = bytes.toString("latin1");
+  return raw !== text && redact(raw) !== raw;
 }

@@ -17,6 +17,7 @@ const NOT_TRACKED: Record<string, string> = {
   other_mount: "another file system",
   special: "not a regular file",
   unreadable: "unreadable",
+  secret: "holds one of your secrets, never copied",
 };
 
 /** Why a snapshot left an entry out, in words. */

@@ -62,6 +62,13 @@ export class SnapshotStore {
   private modelSweptAt = -1;
   /** The tree this process captured last: what its model of the workspace stands for. */
   private captured: string | undefined;
+  /** Whether bytes hold one of the user's secrets (set by the run that snapshots; none: never). */
+  private secretCheck: ((bytes: Buffer) => boolean) | undefined;
+
+  /** Files whose bytes `check` finds a secret in are left out of every later snapshot ("secret"). */
+  withholdSecrets(check: (bytes: Buffer) => boolean): void {
+    this.secretCheck = check;
+  }
 
   /**
    * The store of the workspace `root` (its real path) under `home`, one per process: a second
@@ -137,6 +144,7 @@ export class SnapshotStore {
       objects: this.objects,
       sealed: [home],
       watcher: this.watcher,
+      holdsSecret: (bytes) => this.secretCheck?.(bytes) ?? false,
     });
   }
 

@@ -18,7 +18,9 @@ export type ExcludedReason =
   /** A FIFO, socket or device. */
   | "special"
   /** Could not be read (permissions), or changed into something else while being read. */
-  | "unreadable";
+  | "unreadable"
+  /** Holds the value of one of the user's secrets: never copied into the snapshot store. */
+  | "secret";
 
 export interface TreeEntry {
   name: string;

@@ -79,6 +79,8 @@ export interface ModelOptions {
   /** Absolute folders never read (reson's own, with the snapshots in it). */
   sealed: readonly string[];
   watcher?: ChangeWatcher;
+  /** Whether a file's bytes hold the value of one of the user's secrets (then it is left out). */
+  holdsSecret?: (bytes: Buffer) => boolean;
 }
 
 /** A change within this long of the hash (ms) might share the mtime tick: hash again next time. */
@@ -339,6 +341,7 @@ export class WorkspaceModel {
       if (readlinkSync(`/proc/self/fd/${fd}`) !== abs) return excluded(old, "unreadable", 0);
       const bytes = readRegular(fd, true, stats.size, max);
       if (bytes.length > max) return excluded(old, "too_large", bytes.length);
+      if (this.options.holdsSecret?.(bytes)) return excluded(old, "secret", bytes.length);
       const { hash, added } = this.options.objects.put(bytes);
       this.added += added;
       this.hashed++;

@@ -15,46 +15,49 @@ import { localModel } from "./readme-user.js";
 import { reson, scenario, useModel, useUser } from "./scenario.js";
 
 describe.skipIf(await skipWithout("chromium", "README: Browser"))("README: Browser", () => {
-  scenario('{ "browser": { "allowPrivateHosts": ["127.0.0.1"], "headless": true } }', async (block) => {
-    const page = createServer((_req, res) =>
-      res
-        .writeHead(200, { "content-type": "text/html" })
-        .end("<title>Corner shop</title><h1>Prices</h1><p>Tea: 3 EUR</p>"),
-    );
-    await new Promise<void>((resolve) => page.listen(0, "127.0.0.1", resolve));
-    onTestFinished(() => void page.close());
-    const port = (page.address() as AddressInfo).port;
-    const navigate = (host: string) => ({
-      respond: (request: { body: unknown }) =>
-        JSON.stringify(request.body).includes('"role":"tool"')
-          ? { text: "Looked." }
-          : { toolCalls: [{ name: "browser_navigate", arguments: { url: `http://${host}:${port}/` } }] },
-    });
-    const model = await useModel(navigate("127.0.0.1"));
-    const user = useUser(localModel(model));
-    mkdirSync(join(user.home, ".reson"));
-    writeFileSync(join(user.home, ".reson/config.json"), block.body);
-
-    const run = async (host: string) => {
-      model.setResponder(navigate(host).respond);
-      const result = await reson(user, [
-        "run",
-        "--json",
-        "--allow",
-        `browser(domain:${host})`,
-        "read the prices",
-      ]);
-      expect(result.code, result.stderr).toBe(0);
-      return parseEvents(result.stdout).find(
-        (e) => e.type === "tool_result" && e.name === "browser_navigate",
+  scenario(
+    '{ "web": { "allowPrivateHosts": ["127.0.0.1"] }, "browser": { "headless": true } }',
+    async (block) => {
+      const page = createServer((_req, res) =>
+        res
+          .writeHead(200, { "content-type": "text/html" })
+          .end("<title>Corner shop</title><h1>Prices</h1><p>Tea: 3 EUR</p>"),
       );
-    };
-    expect(await run("127.0.0.1")).toMatchObject({
-      ok: true,
-      content: expect.stringContaining("Corner shop"),
-    });
-    const refused = await run("localhost");
-    expect(refused).toMatchObject({ ok: false });
-    expect(JSON.stringify(refused)).toContain("allowPrivateHosts");
-  });
+      await new Promise<void>((resolve) => page.listen(0, "127.0.0.1", resolve));
+      onTestFinished(() => void page.close());
+      const port = (page.address() as AddressInfo).port;
+      const navigate = (host: string) => ({
+        respond: (request: { body: unknown }) =>
+          JSON.stringify(request.body).includes('"role":"tool"')
+            ? { text: "Looked." }
+            : { toolCalls: [{ name: "browser_navigate", arguments: { url: `http://${host}:${port}/` } }] },
+      });
+      const model = await useModel(navigate("127.0.0.1"));
+      const user = useUser(localModel(model));
+      mkdirSync(join(user.home, ".reson"));
+      writeFileSync(join(user.home, ".reson/config.json"), block.body);
+
+      const run = async (host: string) => {
+        model.setResponder(navigate(host).respond);
+        const result = await reson(user, [
+          "run",
+          "--json",
+          "--allow",
+          `browser(domain:${host})`,
+          "read the prices",
+        ]);
+        expect(result.code, result.stderr).toBe(0);
+        return parseEvents(result.stdout).find(
+          (e) => e.type === "tool_result" && e.name === "browser_navigate",
+        );
+      };
+      expect(await run("127.0.0.1")).toMatchObject({
+        ok: true,
+        content: expect.stringContaining("Corner shop"),
+      });
+      const refused = await run("localhost");
+      expect(refused).toMatchObject({ ok: false });
+      expect(JSON.stringify(refused)).toContain("allowPrivateHosts");
+    },
+  );
 });

@@ -127,8 +127,9 @@ describe("injection: what a run read cannot steer later runs", () => {
         );
         expect(run.code).toBe(0);
         expect(run.results[2]).toMatchObject({ ok: false, error: { code: "tool_denied" } });
-        // The copy ran in the sandbox, where the file it made was taken away again.
-        expect(JSON.stringify(run.results[3])).toContain("removed CLAUDE.md");
+        // The copy ran in the sandbox, where CLAUDE.md is a read-only placeholder it cannot write.
+        expect(run.results[3]).toMatchObject({ ok: false });
+        expect(JSON.stringify(run.results[3])).toContain("blocked by sandbox: CLAUDE.md");
         expect(existsSync(join(f.ws.path, "CLAUDE.md"))).toBe(false);
         expect(existsSync(join(f.ws.path, ".agents", "skills", "x"))).toBe(false);
         expect(await nextRunPrompt()).not.toContain(PLANTED);

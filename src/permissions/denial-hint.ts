@@ -46,7 +46,7 @@ function wayThrough(call: ToolCall, decision: Decision, policy: Policy, context:
       return (
         "No OS sandbox works on this machine: run `reson doctor` to see what is missing " +
         "(usually: apt-get install bubblewrap), or pass --sandbox off" +
-        `${extra ? ` with ${allowFlags(extra)}` : ""} to run it without an OS sandbox.`
+        `${extra && extra.length > 0 ? ` with ${allowFlags(extra)}` : ""} to run it without an OS sandbox.`
       );
   }
   if (blockingParts(decision).some((part) => part.decidedBy === "untrusted"))

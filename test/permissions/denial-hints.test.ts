@@ -138,4 +138,14 @@ describe("the hint of a headless denial", () => {
     expect(hint).toContain("reson doctor");
     expect(hint).toContain("--sandbox off with --allow 'execute_command(touch x)'");
   });
+
+  it("without a working sandbox, where --sandbox off alone lets it through, names no rule at all", async () => {
+    const { hint } = await headless(
+      "execute_command",
+      { command: "touch x" },
+      { sandbox: "none", mode: "bypass" },
+    );
+    expect(hint).toContain("pass --sandbox off to run it without an OS sandbox");
+    expect(hint).not.toContain(" with  ");
+  });
 });

@@ -13,6 +13,7 @@ import { describe, expect } from "vitest";
 import { parseEvents } from "../support/cli.js";
 import type { RecordedRequest } from "../support/fake-model-server.js";
 import { taskOf } from "../support/reply-by-task.js";
+import { skipWithout } from "../support/requirements.js";
 import { anthropicAt, localModel } from "./readme-user.js";
 import { reson, scenario, useModel, useUser } from "./scenario.js";
 
@@ -43,7 +44,8 @@ describe("README: Configuration", () => {
   });
 });
 
-describe("README: Presets", () => {
+// The reviewer preset runs commands, which a headless run does only in the OS sandbox.
+describe.skipIf(await skipWithout("sandbox", "README: Presets"))("README: Presets", () => {
   scenario('"reviewer": {', async (block) => {
     const model = await useModel({ replies: [{ text: "src/a.ts:1 looks fine." }] });
     const user = useUser({ ...anthropicAt(model), ANTHROPIC_API_KEY: "sk-ant-test" });
@@ -154,48 +156,51 @@ describe("README: Permissions", () => {
   );
 });
 
-describe("README: Containment: sandbox and secrets", () => {
-  scenario('"workspace:/home/me/projects/*": { "deploy_key": { "env": "DEPLOY_KEY" } },', async (block) => {
-    const value = "deploy-3f9a1c7e5b";
-    const model = await useModel({
-      replies: [
-        {
-          toolCalls: [
-            {
-              name: "execute_command",
-              arguments: {
-                command:
-                  'printf %s "<secret>deploy_key</secret>" | sha256sum; echo "<secret>deploy_key</secret>"',
+describe.skipIf(await skipWithout("sandbox", "README: Containment: sandbox and secrets"))(
+  "README: Containment: sandbox and secrets",
+  () => {
+    scenario('"workspace:/home/me/projects/*": { "deploy_key": { "env": "DEPLOY_KEY" } },', async (block) => {
+      const value = "deploy-3f9a1c7e5b";
+      const model = await useModel({
+        replies: [
+          {
+            toolCalls: [
+              {
+                name: "execute_command",
+                arguments: {
+                  command:
+                    'printf %s "<secret>deploy_key</secret>" | sha256sum; echo "<secret>deploy_key</secret>"',
+                },
               },
-            },
-          ],
-        },
-        { text: "Deployed." },
-      ],
+            ],
+          },
+          { text: "Deployed." },
+        ],
+      });
+      const user = useUser({ ...localModel(model), DEPLOY_KEY: value });
+      const projects = dirname(user.work);
+      mkdirSync(join(user.home, ".reson"));
+      const secrets = join(user.home, ".reson/secrets.json");
+      // Placeholders: the example's folder is the test's own (the folder the work folder is in),
+      // and the token's `ghp_…` a token of the shape GitHub's have.
+      writeFileSync(
+        secrets,
+        block.body.replace("/home/me/projects", projects).replace("ghp_…", `ghp_${"x".repeat(36)}`),
+      );
+      chmodSync(secrets, 0o600);
+      const doctor = await reson(user, ["doctor", "--json"]);
+      expect(JSON.parse(doctor.stdout).checks).toContainEqual({
+        area: "secrets",
+        state: "ok",
+        detail: expect.stringContaining("3 secrets"),
+      });
+      const result = await reson(user, ["run", "--json", "deploy"]);
+      expect(result.code, result.stderr).toBe(0);
+      const output = parseEvents(result.stdout).find((e) => e.type === "tool_result");
+      const hash = createHash("sha256").update(value).digest("hex");
+      expect(output?.content).toContain(hash);
+      expect(output?.content).toContain("<secret>deploy_key</secret>");
+      expect(result.stdout + result.stderr + JSON.stringify(model.requests)).not.toContain(value);
     });
-    const user = useUser({ ...localModel(model), DEPLOY_KEY: value });
-    const projects = dirname(user.work);
-    mkdirSync(join(user.home, ".reson"));
-    const secrets = join(user.home, ".reson/secrets.json");
-    // Placeholders: the example's folder is the test's own (the folder the work folder is in),
-    // and the token's `ghp_…` a token of the shape GitHub's have.
-    writeFileSync(
-      secrets,
-      block.body.replace("/home/me/projects", projects).replace("ghp_…", `ghp_${"x".repeat(36)}`),
-    );
-    chmodSync(secrets, 0o600);
-    const doctor = await reson(user, ["doctor", "--json"]);
-    expect(JSON.parse(doctor.stdout).checks).toContainEqual({
-      area: "secrets",
-      state: "ok",
-      detail: expect.stringContaining("3 secrets"),
-    });
-    const result = await reson(user, ["run", "--json", "deploy"]);
-    expect(result.code, result.stderr).toBe(0);
-    const output = parseEvents(result.stdout).find((e) => e.type === "tool_result");
-    const hash = createHash("sha256").update(value).digest("hex");
-    expect(output?.content).toContain(hash);
-    expect(output?.content).toContain("<secret>deploy_key</secret>");
-    expect(result.stdout + result.stderr + JSON.stringify(model.requests)).not.toContain(value);
-  });
-});
+  },
+);

@@ -37,8 +37,11 @@ const GENERIC_STEMS = new Set(
     "fix use run make need want work try check help new add write code task thing way time like sure " +
     "instead first alwai never again still find show tell give keep start stop set chang updat creat " +
     "remov read look call see take put done issu problem wrong right correct good bad better best " +
-    "project file error fail broken step app bug function script " +
-    "报错 出错 错误 问题 失败 代码 文件 项目 修复 提示 程序 运行 执行 功能 解决"
+    "project file error fail broken step app bug function " +
+    "报错 出错 错误 问题 失败 代码 文件 项目 修复 提示 程序 运行 执行 功能 解决 " +
+    // The Chinese for the English above, so a task weighs alike in either language.
+    "函数 应用 添加 增加 新增 加 创建 新建 写 修改 更改 改 更新 删除 检查 使用 用 需要 尝试 帮助 " +
+    "任务 步骤 显示 查看 看 查找 找 开始 启动 停止 设置 读取 调用 正确 好 新 一直 再次 方法 办法 处理 东西"
   ).split(" "),
 );
 

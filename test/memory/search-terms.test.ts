@@ -82,6 +82,13 @@ describe("search terms", () => {
     const zh = Object.fromEntries(weightedTerms("正则表达式卡死了，又报错").map((t) => [t.term, t.weight]));
     expect(zh.正则表达式).toBeGreaterThan(1.2);
     expect(zh.报错).toBeLessThanOrEqual(0.5);
+    // Generic in either language: the Chinese for "function" and "update" weighs as the English.
+    const both = Object.fromEntries(
+      weightedTerms("更新函数 update the function").map((t) => [t.term, t.weight]),
+    );
+    expect(both.函数).toBeLessThanOrEqual(0.5);
+    expect(both.更新).toBeLessThanOrEqual(0.5);
+    expect(both[stemEnglish("function")]).toBeLessThanOrEqual(0.5);
   });
 
   it("cuts a Chinese phrase so a key and a task that cut it apart differently still meet", () => {

@@ -80,7 +80,7 @@ function englishWeight(stem: string): number {
   // Numbers and words with digits (5432, utf8) are not in any word list.
   if (/[0-9]/.test(stem)) return 1;
   const table = englishFrequencies();
-  const zipf = table.kind === "none" ? null : table.zipf.get(stem);
+  const zipf = table.kind === "none" ? null : table.zipf(stem);
   // A short word no word list holds is an abbreviation (CI, API, URL): common in code, not rare.
   if (zipf === undefined && stem.length <= SHORT_WORD) return 1;
   const weight = rarityWeight(zipf);

@@ -105,7 +105,7 @@ const PRODUCT_NAME = /^[A-Z][a-z]+[A-Z](?:[a-z]+|[A-Z]+)$(?<!(?:Error|Exception|
 
 export interface WeightedTerm {
   term: string;
-  /** 2 for an identifier; a word 0.25 (common) to 1.75 (rare); a generic word at most 0.5. */
+  /** 2 for an identifier; a word 0.4 (common) to 1.8 (rare); a generic word at most 0.5. */
   weight: number;
   /** An identifier or error code (busy_timeout, package.json, SQLITE_BUSY), whatever it weighs. */
   identifier?: true;

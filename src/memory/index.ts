@@ -4,8 +4,10 @@
 export {
   cjkSegmenter,
   coverageScore,
+  lessonTextScore,
   MemoryIndex,
   type MemoryIndexOptions,
+  ONE_WORD_SCORE,
   searchTerms,
   type VectorHit,
   type WeightedTerm,

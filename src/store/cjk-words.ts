@@ -10,6 +10,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
+import { SortedLines } from "./sorted-lines.js";
 import { characterNgrams } from "./text-terms.js";
 
 interface Segmenter {
@@ -29,7 +30,7 @@ export interface CjkSegmenterState {
 let segmenter: Segmenter | undefined;
 let state: CjkSegmenterState = { kind: "not loaded" };
 let dictionaryText: string | undefined;
-let zipfOf: Map<string, number> | undefined;
+let zipfOf: ((word: string) => number | undefined) | undefined;
 
 function load(): Segmenter | undefined {
   const started = performance.now();
@@ -62,34 +63,51 @@ export function cjkWords(run: string): string[] {
   return segmenter.cut(run, true);
 }
 
+/** A dictionary line's frequency, or undefined for none. */
+function countOf(rest: string): number | undefined {
+  const count = Number.parseInt(rest, 10);
+  return count > 0 ? count : undefined;
+}
+
 /**
- * Zipf values (log10 per billion words) of the dictionary's words, parsed on first use. Read by
- * index rather than split into lines: this runs once per process, on its first Chinese search.
+ * Zipf values (log10 per billion words) of the dictionary's words, on first use: searched in
+ * place in the dictionary's text, sorted by word as jieba ships it (sorted-lines.ts); read into
+ * a Map by index only for a dictionary out of order.
  */
-function dictionaryZipf(): Map<string, number> {
+function dictionaryZipf(): (word: string) => number | undefined {
   if (zipfOf) return zipfOf;
   const text = dictionaryText ?? "";
-  const words: string[] = [];
-  const counts: number[] = [];
+  dictionaryText = undefined;
+  const sorted = SortedLines.of(text);
+  if (sorted) {
+    let total = 0;
+    for (const rest of sorted.rests()) total += countOf(rest) ?? 0;
+    const perBillion = Math.log10(1e9 / total);
+    zipfOf = (word) => {
+      const rest = sorted.get(word);
+      const count = rest === undefined ? undefined : countOf(rest);
+      return count === undefined ? undefined : Math.log10(count) + perBillion;
+    };
+    return zipfOf;
+  }
+  const counts = new Map<string, number>();
   let total = 0;
   for (let at = 0; at < text.length; ) {
     const newline = text.indexOf("\n", at);
     const lineEnd = newline < 0 ? text.length : newline;
     const space = text.indexOf(" ", at);
-    if (space > at && space < lineEnd) {
-      const count = Number.parseInt(text.slice(space + 1, lineEnd), 10);
-      if (count > 0) {
-        words.push(text.slice(at, space));
-        counts.push(count);
-        total += count;
-      }
+    const count = space > at && space < lineEnd ? countOf(text.slice(space + 1, lineEnd)) : undefined;
+    if (count !== undefined) {
+      counts.set(text.slice(at, space), count);
+      total += count;
     }
     at = lineEnd + 1;
   }
   const perBillion = Math.log10(1e9 / total);
-  zipfOf = new Map();
-  for (const [i, word] of words.entries()) zipfOf.set(word, Math.log10(counts[i] ?? 1) + perBillion);
-  dictionaryText = undefined;
+  zipfOf = (word) => {
+    const count = counts.get(word);
+    return count === undefined ? undefined : Math.log10(count) + perBillion;
+  };
   return zipfOf;
 }
 
@@ -100,7 +118,7 @@ function dictionaryZipf(): Map<string, number> {
 export function cjkZipf(word: string): number | undefined | null {
   if (state.kind === "not loaded") segmenter = load();
   if (!segmenter) return null;
-  return dictionaryZipf().get(word);
+  return dictionaryZipf()(word);
 }
 
 /**
@@ -112,7 +130,8 @@ export function cjkZipf(word: string): number | undefined | null {
 export function cjkWordForms(run: string): string[][] {
   const words = cjkWords(run);
   if (!segmenter) return words.map((word) => [word]);
-  const known = dictionaryZipf();
+  const zipf = dictionaryZipf();
+  const known = { has: (word: string) => zipf(word) !== undefined };
   return words.map((word) => {
     const chars = Array.from(word);
     if (chars.length < 3) return [word];

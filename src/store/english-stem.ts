@@ -62,7 +62,9 @@ function step1b(word: string): string {
   else if (word.endsWith("ing") && hasVowel(word.slice(0, -3))) stem = word.slice(0, -3);
   if (stem === undefined) return word;
   if (stem.endsWith("at") || stem.endsWith("bl") || stem.endsWith("iz")) return `${stem}e`;
-  if (endsDoubleConsonant(stem) && !/[lsz]$/.test(stem)) return stem.slice(0, -1);
+  // A three-letter stem keeps its double letter: "added" and "erred" stay with "add" and "err"
+  // (Porter cut them to "ad" and "er", apart from the words they inflect).
+  if (endsDoubleConsonant(stem) && !/[lsz]$/.test(stem) && stem.length > 3) return stem.slice(0, -1);
   if (measure(stem) === 1 && endsCvc(stem)) return `${stem}e`;
   return stem;
 }

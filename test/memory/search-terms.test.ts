@@ -7,6 +7,9 @@ import {
   cjkSegmenter,
   coverageScore,
   estimateUplift,
+  lessonTextScore,
+  MIN_TEXT_MATCH,
+  ONE_WORD_SCORE,
   searchTerms,
   upliftSaysRetire,
   weightedTerms,
@@ -28,6 +31,10 @@ describe("search terms", () => {
     expect(new Set(stems("deploy deployed deployment deployments"))).toEqual(
       new Set([stemEnglish("deploy")]),
     );
+    // A short word ending in a double letter keeps it in every form.
+    expect(new Set(stems("add added adding adds"))).toEqual(new Set(["add"]));
+    expect(new Set(stems("err erred"))).toEqual(new Set(["err"]));
+    expect(new Set(stems("hop hopped hopping"))).toEqual(new Set(["hop"]));
     // Short words and tokens with digits stay as they are.
     expect(stems("is 5432 utf8")).toEqual(["is", "5432", "utf8"]);
   });
@@ -63,12 +70,25 @@ describe("search terms", () => {
     expect(weights.put).toBeLessThan(0.5);
     expect(weights.build).toBeLessThan(weights.sqlite!);
     expect(weights.fix).toBeLessThanOrEqual(0.5);
+    // A product name in two capitalised parts is a word, not an identifier; an error class is one.
+    const named = weightedTerms("JavaScript on GitHub throws a TypeError");
+    expect(named.find((t) => t.term === "javascript")).not.toHaveProperty("identifier");
+    expect(named.find((t) => t.term === "javascript")?.weight).toBeLessThan(2);
+    expect(named.find((t) => t.term === "github")?.weight).toBeLessThan(2);
+    expect(named.find((t) => t.term === "typeerror")).toMatchObject({ weight: 2, identifier: true });
     // A language named like a common word is a content word; so is a rare Chinese word.
     const go = weightedTerms("a Go build").find((t) => t.term === "go");
     expect(go?.weight).toBe(1);
     const zh = Object.fromEntries(weightedTerms("正则表达式卡死了，又报错").map((t) => [t.term, t.weight]));
     expect(zh.正则表达式).toBeGreaterThan(1.2);
     expect(zh.报错).toBeLessThanOrEqual(0.5);
+    // Generic in either language: the Chinese for "function" and "update" weighs as the English.
+    const both = Object.fromEntries(
+      weightedTerms("更新函数 update the function").map((t) => [t.term, t.weight]),
+    );
+    expect(both.函数).toBeLessThanOrEqual(0.5);
+    expect(both.更新).toBeLessThanOrEqual(0.5);
+    expect(both[stemEnglish("function")]).toBeLessThanOrEqual(0.5);
   });
 
   it("cuts a Chinese phrase so a key and a task that cut it apart differently still meet", () => {
@@ -92,6 +112,33 @@ describe("search terms", () => {
     // One shared ordinary word of a long task is less than a match; a lone generic word less still.
     expect(score("the nightly import job reads a database dump from S3 bucket")).toBeLessThan(0.75);
     expect(coverageScore(weightedTerms("fix it"), new Set(["fix"]))).toBeLessThan(0.5);
+  });
+
+  it("needs two words of content, or one identifier, for a lesson to match a task fully", () => {
+    const lesson = new Set(
+      searchTerms(
+        "a Go build stops because go.sum lacks an entry; go mod tidy; Go refuses to compile after a new dependency",
+      ),
+    );
+    const score = (task: string) => lessonTextScore(weightedTerms(task), lesson);
+    // One word in common, however rare, is not enough: unrelated tasks met lessons that way.
+    expect(score("Refactor the user service to use dependency injection")).toBeLessThanOrEqual(
+      ONE_WORD_SCORE,
+    );
+    expect(ONE_WORD_SCORE).toBeLessThan(MIN_TEXT_MATCH);
+    // Two content words, or one identifier, are.
+    expect(score("The Go compiler stops after I pulled in a dependency")).toBeGreaterThanOrEqual(
+      MIN_TEXT_MATCH,
+    );
+    expect(score("go.sum is wrong again")).toBe(1);
+    // A generic word is no second word.
+    expect(score("Add a new dependency to the user service")).toBeLessThan(MIN_TEXT_MATCH);
+    // A task of one content word is matched by it.
+    expect(score("dependency?")).toBe(1);
+    // Where coverage alone is lower, the score is the coverage.
+    const long = weightedTerms("the nightly import job reads a database dump from an S3 bucket");
+    const doc = new Set(searchTerms("SQLite database is locked"));
+    expect(lessonTextScore(long, doc)).toBe(coverageScore(long, doc));
   });
 });
 

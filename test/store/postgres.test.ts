@@ -284,7 +284,9 @@ describe.skipIf(skip)("PostgreSQL store", () => {
       const stores = await Promise.all(Array.from({ length: 6 }, () => openStore({ home, databaseUrl })));
       await Promise.all(stores.map((s) => s.close()));
       const rows = await sql<{ version: number }>(databaseUrl, "SELECT version FROM schema_migrations");
-      expect(rows.map((r) => r.version).sort()).toEqual(POSTGRES_MIGRATIONS.map((m) => m.version));
+      expect(rows.map((r) => r.version).sort((a, b) => a - b)).toEqual(
+        POSTGRES_MIGRATIONS.map((m) => m.version),
+      );
     });
 
     it("a database of schema 1 (before artifacts) is migrated on open and keeps its data", async () => {

@@ -367,6 +367,7 @@ CREATE UNIQUE INDEX workspaces_one_default ON workspaces (is_default) WHERE is_d
 `,
   },
   recutExperienceTerms(9, "words weighed by rarity, Chinese with the words inside words, lighter stemming"),
+  recutExperienceTerms(10, "added and erred stemmed as add and err"),
 ];
 
 /** The tables of the store, for sizeBytes. */

@@ -169,7 +169,7 @@ describe.skipIf(await skipWithout("chromium", "web view in Chromium"))("web view
     await page.waitForSelector("text=That token was refused.");
     await page.fill("#token", token);
     await page.click("button[type=submit]");
-    await page.waitForSelector("h2:text('Sessions')");
+    await page.waitForSelector("h1:text('Sessions')");
   }
 
   it("shows a run live, takes an approval from the page, and survives a reload", async () => {
@@ -181,7 +181,7 @@ describe.skipIf(await skipWithout("chromium", "web view in Chromium"))("web view
     await page.goto(`${url}/#/runs/${runId}`);
 
     // The command waits for approval: the page offers it, and the click lets the run go on.
-    const allow = page.locator("[data-tool-call=call_cmd] button:text('Allow once')");
+    const allow = page.locator("#waiting [data-waiting-call=call_cmd] button:text('Allow once')");
     await allow.waitFor({ timeout: 20_000 }).catch(async (error: unknown) => {
       await page.screenshot({ path: join(shots, "0-failed.png"), fullPage: true });
       throw new Error(

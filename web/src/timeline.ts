@@ -1,0 +1,176 @@
+// A run as a waterfall: each model call and tool call a bar on the run's time axis, a
+// sub-agent's calls nested under the call that started it, coloured by kind and outcome, its
+// duration, tokens and cost in its tooltip; a bar is a button that selects the call (the side
+// panel shows it whole). Positions are percentages: the bars reflow at any width.
+import { cost, duration, h, tokens } from "./dom.js";
+import type { RunModel, StepView, ToolView } from "./run-state.js";
+
+export interface Selection {
+  runId: string;
+  step: number;
+  toolCallId?: string;
+}
+
+export interface Bar {
+  kind: "model" | "tool";
+  runId: string;
+  step: number;
+  toolCallId?: string;
+  label: string;
+  depth: number;
+  start: number;
+  end: number;
+  outcome: "ok" | "failed" | "running" | "waiting";
+  facts: string;
+}
+
+function modelEnd(step: StepView, now: number): number {
+  const firstTool = Math.min(...step.tools.map((t) => t.startedAt));
+  if (Number.isFinite(firstTool)) return firstTool;
+  return step.endedAt ?? now;
+}
+
+function modelFacts(step: StepView, now: number): string {
+  const parts = [`${duration(modelEnd(step, now) - step.startedAt)}`];
+  if (step.usage)
+    parts.push(`${tokens(step.usage.input)} in · ${tokens(step.usage.output)} out`, cost(step.usage));
+  if (step.stopReason) parts.push(`stop: ${step.stopReason}`);
+  return parts.join(" · ");
+}
+
+function toolOutcome(tool: ToolView): Bar["outcome"] {
+  if (tool.ok === true) return "ok";
+  if (tool.ok === false) return "failed";
+  return tool.prompt && !tool.prompt.outcome ? "waiting" : "running";
+}
+
+/** The bars of a run, its sub-agents' under the call that started each, in time order. */
+export function runBars(run: RunModel, now: number, depth = 0): Bar[] {
+  const bars: Bar[] = [];
+  for (const step of run.steps) {
+    bars.push({
+      kind: "model",
+      runId: run.runId,
+      step: step.step,
+      label: depth === 0 ? `step ${step.step} · model` : `sub-agent step ${step.step}`,
+      depth,
+      start: step.startedAt,
+      end: modelEnd(step, now),
+      outcome: step.endedAt || step.tools.length > 0 ? "ok" : run.end ? "failed" : "running",
+      facts: modelFacts(step, now),
+    });
+    for (const tool of step.tools) {
+      const end = tool.durationMs !== undefined ? tool.startedAt + tool.durationMs : now;
+      const outcome = toolOutcome(tool);
+      bars.push({
+        kind: "tool",
+        runId: run.runId,
+        step: step.step,
+        toolCallId: tool.id,
+        label: tool.name,
+        depth: depth + 1,
+        start: tool.startedAt,
+        end: Math.max(end, tool.startedAt),
+        outcome: run.end && outcome === "running" ? "failed" : outcome,
+        facts: `${duration(Math.max(end - tool.startedAt, 0))} · ${outcome === "waiting" ? "waiting for you" : outcome}`,
+      });
+      if (tool.name !== "subagent") continue;
+      for (const child of run.children.filter((c) => c.step === step.step)) {
+        const childRun = run.childRuns.get(child.runId);
+        if (childRun) bars.push(...runBars(childRun, now, depth + 2));
+      }
+    }
+  }
+  return bars;
+}
+
+/** Round steps for the axis: 1, 2, 5 × a power of ten, about six ticks. */
+function tickStep(spanMs: number): number {
+  const rough = spanMs / 6;
+  const power = 10 ** Math.floor(Math.log10(Math.max(rough, 1)));
+  return [1, 2, 5, 10].map((m) => m * power).find((s) => s >= rough) ?? power * 10;
+}
+
+/** Positions through the style object: the page's policy refuses style attributes. */
+function placed(
+  element: HTMLElement,
+  style: Partial<Record<"left" | "width" | "paddingLeft", string>>,
+): HTMLElement {
+  Object.assign(element.style, style);
+  return element;
+}
+
+function sameSelection(bar: Bar, selected: Selection | undefined): boolean {
+  return (
+    selected !== undefined &&
+    bar.runId === selected.runId &&
+    bar.step === selected.step &&
+    bar.toolCallId === selected.toolCallId
+  );
+}
+
+export function timeline(
+  run: RunModel,
+  selected: Selection | undefined,
+  select: (selection: Selection) => void,
+): HTMLElement {
+  const now = Date.now();
+  const bars = runBars(run, now);
+  const t0 = run.startedAt ?? bars[0]?.start ?? now;
+  const t1 = Math.max(run.end ? t0 + run.end.durationMs : now, ...bars.map((b) => b.end), t0 + 1);
+  const span = t1 - t0;
+  const at = (t: number) => `${(((t - t0) / span) * 100).toFixed(3)}%`;
+  const step = tickStep(span);
+  const ticks: HTMLElement[] = [];
+  for (let t = 0; t <= span; t += step)
+    ticks.push(placed(h("span", { class: "tick" }, duration(t)), { left: at(t0 + t) }));
+  const rows = bars.map((bar) => {
+    const width = `${Math.max(((bar.end - bar.start) / span) * 100, 0.3).toFixed(3)}%`;
+    const attrs: Record<string, string | ((event: Event) => void)> = {
+      type: "button",
+      class: `bar-row${sameSelection(bar, selected) ? " selected" : ""}`,
+      "data-bar": bar.kind,
+      "data-run": bar.runId,
+      "data-step": String(bar.step),
+      "data-depth": String(bar.depth),
+      title: `${bar.label}: ${bar.facts}`,
+      "aria-label": `${bar.label}, ${bar.facts}`,
+      click: () =>
+        select({
+          runId: bar.runId,
+          step: bar.step,
+          ...(bar.toolCallId ? { toolCallId: bar.toolCallId } : {}),
+        }),
+    };
+    if (bar.toolCallId) attrs["data-call"] = bar.toolCallId;
+    if (sameSelection(bar, selected)) attrs["aria-pressed"] = "true";
+    return h(
+      "button",
+      attrs,
+      placed(h("span", { class: "bar-label" }, bar.label), { paddingLeft: `${bar.depth * 0.9}rem` }),
+      h(
+        "span",
+        { class: "bar-track" },
+        placed(h("span", { class: `bar bar-${bar.kind} bar-${bar.outcome}` }), {
+          left: at(bar.start),
+          width,
+        }),
+      ),
+    );
+  });
+  return h(
+    "div",
+    { class: "waterfall", id: "waterfall" },
+    h(
+      "div",
+      { class: "axis", "aria-hidden": "true" },
+      h("span", { class: "bar-label" }),
+      h("span", { class: "bar-track" }, ...ticks),
+    ),
+    h(
+      "div",
+      { class: "bars", role: "list", "aria-label": "model and tool calls over time" },
+      ...rows.map((row) => h("div", { role: "listitem" }, row)),
+    ),
+  );
+}

@@ -22,7 +22,7 @@ function runMessages(request: RecordedRequest): Message[] {
   return all.slice(Math.max(firstUser, 0));
 }
 
-const SUMMARY_BEFORE = "# Notes\n\nThe retry loop lives in src/retry.ts.\nIt waits 1 s between tries.\n";
+export const NOTES_BEFORE = "# Notes\n\nThe retry loop lives in src/retry.ts.\nIt waits 1 s between tries.\n";
 const words = (text: string) => text.split(" ");
 
 export const SHOWCASE_TASK = "showcase: tidy the notes and check the retry settings";
@@ -199,7 +199,7 @@ export function viewerReply(options: ViewerModelOptions = {}) {
             {
               id: "write_notes",
               name: "write_file",
-              arguments: { path: "NOTES.md", content: `${SUMMARY_BEFORE}Retries: 3.\n` },
+              arguments: { path: "NOTES.md", content: `${NOTES_BEFORE}Retries: 3.\n` },
             },
           ],
         };
@@ -231,7 +231,7 @@ export interface ViewerServe {
 export async function startViewerServe(options: ViewerModelOptions = {}): Promise<ViewerServe> {
   const model = await startFakeModelServer({ respond: viewerReply(options) });
   const workspace = tempDir("reson-viewer-");
-  writeFileSync(join(workspace.path, "NOTES.md"), SUMMARY_BEFORE);
+  writeFileSync(join(workspace.path, "NOTES.md"), NOTES_BEFORE);
   const serve = startReson(
     ["serve", "--port", "0", "--log-format", "json", "--workspace-root", workspace.path],
     {

@@ -113,16 +113,16 @@ describe.skipIf(await skipWithout("chromium", "web view in Chromium"))(
 
       // A tool bar opens what the tool returned; a model bar what the model saw.
       await page.click(".bar-row[data-call='ls']");
-      await page.waitForSelector("#panel h3:text('list_files')");
+      await page.waitForSelector("#panel h2:text('list_files')");
       expect(await page.locator("#panel pre.result").textContent()).toContain("NOTES.md");
       await page.click(`.bar-row[data-run='${runId}'][data-bar='model'][data-step='2']`);
-      await page.waitForSelector("#panel h3:text('Step 2: model call')");
+      await page.waitForSelector("#panel h2:text('Step 2: model call')");
       expect(await page.locator("#panel").textContent()).toContain("What the model saw");
       expect(await page.locator("#panel").textContent()).toMatch(/3\.1k in · 60 out/);
       // The selection is in the URL: a reload opens on it.
       expect(page.url()).toContain("sel=");
       await page.reload();
-      await page.waitForSelector("#panel h3:text('Step 2: model call')");
+      await page.waitForSelector("#panel h2:text('Step 2: model call')");
       expect(await page.locator(".bar-row.selected").count()).toBe(1);
 
       // The goals, each linked to the steps that served it; a link selects the step.
@@ -131,7 +131,7 @@ describe.skipIf(await skipWithout("chromium", "web view in Chromium"))(
         "Find the retry settings",
       );
       await page.locator("#goal-list li.goal").nth(1).locator("button.chip", { hasText: "step 6" }).click();
-      await page.waitForSelector("#panel h3:text('Step 6: model call')");
+      await page.waitForSelector("#panel h2:text('Step 6: model call')");
       expect(await page.locator("#panel").textContent()).toContain("Update the notes");
 
       // Charts with axes, units and legends; goal closes marked on the context chart.
@@ -340,7 +340,7 @@ describe.skipIf(await skipWithout("chromium", "web view in Chromium"))(
         }
     }, 240_000);
 
-    it("renders a run of 500 steps: every call a bar, every step a row", async () => {
+    it("renders a run of 500 steps: every call in the waterfall, every step in the detail list once opened", async () => {
       serve = await startViewerServe();
       const runId = await serve.startRun("long run of 500 steps", {
         permissionMode: "bypass",
@@ -350,10 +350,20 @@ describe.skipIf(await skipWithout("chromium", "web view in Chromium"))(
       const page = await signedIn();
       await page.goto(`${serve.url}/#/runs/${runId}`);
       await page.waitForSelector("#run-status:text('completed')", { timeout: 60_000 });
-      expect(await page.locator(".bar-row[data-bar='model']").count()).toBe(500);
-      expect(await page.locator(".bar-row[data-bar='tool']").count()).toBe(499);
+      // Every call is in the waterfall (its rows drawn as it scrolls); the last at the bottom.
+      expect(await page.locator("#waterfall .bars").getAttribute("data-count")).toBe("999");
+      expect(await page.locator(".bar-row").count()).toBeLessThan(100);
+      await page.hover("#waterfall");
+      await page.mouse.wheel(0, 40_000);
+      await page.waitForSelector(".bar-row[data-bar='model'][data-step='500']");
+      await page.click(".bar-row[data-bar='model'][data-step='500']");
+      await page.waitForSelector("#panel h2:text('Step 500: model call')");
+      // The steps in detail wait to be asked for, then are all there.
+      expect(await page.locator("li.step").count()).toBe(0);
+      await page.click(".steps-detail summary");
       expect(await page.locator("li.step").count()).toBe(500);
-      expect(await page.locator("#chart-tokens rect.output").count()).toBe(500);
+      expect(await page.locator("#chart-tokens path.bars.output").count()).toBe(1);
+      expect(await page.locator("#chart-context .line.context").count()).toBe(1);
       await page.close();
     }, 480_000);
   },

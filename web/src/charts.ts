@@ -8,6 +8,8 @@ const SVG = "http://www.w3.org/2000/svg";
 const W = 560;
 const H = 200;
 const PAD = { left: 52, right: 12, top: 12, bottom: 34 };
+/** Per-step marks (dots, bars with tooltips) up to this many steps. */
+const MARKED_STEPS_UP_TO = 100;
 
 function el(tag: string, attributes: Record<string, string | number>, text?: string): SVGElement {
   const node = document.createElementNS(SVG, tag);
@@ -157,7 +159,8 @@ export function contextChart(run: RunModel): HTMLElement {
   marks(f, run, run.steps, top, bottom);
   const points = steps.map((s) => [f.x(s.step), f.y(s.context!.estTokens)] as [number, number]);
   if (points.length > 0) f.svg.append(el("path", { class: "line context", d: path(points) }));
-  for (const s of steps) {
+  // A dot (with its tooltip) a step while they can be told apart; the line alone past that.
+  for (const s of steps.length <= MARKED_STEPS_UP_TO ? steps : []) {
     const dot = el("circle", { class: "dot context", cx: f.x(s.step), cy: f.y(s.context!.estTokens), r: 3 });
     dot.append(
       el(
@@ -226,6 +229,31 @@ export function tokensChart(run: RunModel): HTMLElement {
   const yMax = niceMax(Math.max(1, ...ended.map((s) => s.usage!.input + s.usage!.output)) * 1.05);
   const f = frame("tokens in and out per step", run.steps.length, yMax, tokens, "tokens");
   const width = Math.max(Math.min(f.band * 0.7, 28), 1.5);
+  if (ended.length > MARKED_STEPS_UP_TO) {
+    // Hundreds of bars: one path per series, no tooltips (the waterfall has each step's).
+    for (const [cls, from, to] of [
+      ["input", (u: StepView["usage"]) => 0, (u: StepView["usage"]) => u!.input],
+      ["output", (u: StepView["usage"]) => u!.input, (u: StepView["usage"]) => u!.input + u!.output],
+    ] as const) {
+      const d = ended
+        .map((step) => {
+          const x = f.x(step.step) - width / 2;
+          const top = f.y(to(step.usage));
+          return `M${x.toFixed(1)},${f.y(from(step.usage)).toFixed(1)}V${top.toFixed(1)}h${width.toFixed(2)}V${f.y(from(step.usage)).toFixed(1)}Z`;
+        })
+        .join("");
+      f.svg.append(el("path", { class: `bars ${cls}`, d }));
+    }
+    return figure(
+      "Tokens per step",
+      f.svg,
+      [
+        ["input", "input (sent)"],
+        ["output", "output (generated)"],
+      ],
+      "chart-tokens",
+    );
+  }
   for (const step of ended) {
     const usage = step.usage!;
     const xPos = f.x(step.step) - width / 2;

@@ -23,6 +23,35 @@ export interface RunActions {
   answered(): void;
   select(selection: Selection): void;
   selected: Selection | undefined;
+  /** Where the waterfall was scrolled to before this draw. */
+  waterfallScroll?: number;
+}
+
+/** Past this many steps the detail list is closed until asked for (the page paints at once). */
+const DETAIL_OPEN_UP_TO = 50;
+/** Runs whose long detail list the user opened. */
+const detailsOpened = new Set<string>();
+
+function stepsDetail(run: RunModel): HTMLElement {
+  const long = run.steps.length > DETAIL_OPEN_UP_TO;
+  const open = !long || detailsOpened.has(run.runId);
+  const list = h(
+    "ol",
+    { class: "timeline", id: "timeline" },
+    ...(open ? run.steps.map((step) => stepItem(step)) : []),
+  );
+  const details = h(
+    "details",
+    { class: "card steps-detail", ...(open ? { open: "" } : {}) },
+    h("summary", {}, h("h2", {}, `Steps in detail (${run.steps.length})`)),
+    list,
+  );
+  details.addEventListener("toggle", () => {
+    if (!(details as HTMLDetailsElement).open || list.childElementCount > 0) return;
+    detailsOpened.add(run.runId);
+    list.append(...run.steps.map((step) => stepItem(step)));
+  });
+  return details;
 }
 
 function json(value: unknown): string {
@@ -195,7 +224,7 @@ function goalsCard(run: RunModel, actions: RunActions): HTMLElement {
           ? h(
               "div",
               { class: "facts" },
-              `${child.steps} steps · ${tokens(child.usage.totalTokens)} tokens · ${cost(child.usage)}`,
+              `${child.steps} step${child.steps === 1 ? "" : "s"} · ${tokens(child.usage.totalTokens)} tokens · ${cost(child.usage)}`,
             )
           : null,
         h("div", { class: "facts" }, child.task),
@@ -254,7 +283,7 @@ export function renderRun(run: RunModel, actions: RunActions): HTMLElement {
         "div",
         { class: "summary" },
         h("span", {}, `${run.provider ?? ""}/${run.model ?? ""}`),
-        h("span", {}, `${run.steps.length} steps`),
+        h("span", {}, `${run.steps.length} step${run.steps.length === 1 ? "" : "s"}`),
         h("span", { id: "run-usage" }, spentLine(total)),
         subagents
           ? h(
@@ -281,7 +310,7 @@ export function renderRun(run: RunModel, actions: RunActions): HTMLElement {
       ...run.questions.filter((q) => q.outcome).map((q) => promptLine(q)),
     ),
     rewindBox(run, actions),
-    run.live
+    run.live && (run.live.text || run.live.thinking)
       ? h(
           "section",
           { class: "card live", "aria-label": "the step in flight", "aria-live": "polite" },
@@ -319,7 +348,7 @@ export function renderRun(run: RunModel, actions: RunActions): HTMLElement {
             ),
           ),
         ),
-        timeline(run, actions.selected, actions.select),
+        timeline(run, actions.selected, actions.select, actions.waterfallScroll),
       ),
       stepPanel(run, actions.selected, actions),
     ),
@@ -330,11 +359,6 @@ export function renderRun(run: RunModel, actions: RunActions): HTMLElement {
       costChart(run),
       tokensChart(run),
     ),
-    h(
-      "section",
-      { class: "card" },
-      h("h2", {}, "Steps in detail"),
-      h("ol", { class: "timeline", id: "timeline" }, ...run.steps.map((step) => stepItem(step))),
-    ),
+    stepsDetail(run),
   );
 }

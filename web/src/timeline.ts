@@ -109,10 +109,17 @@ function sameSelection(bar: Bar, selected: Selection | undefined): boolean {
   );
 }
 
+/** Rows drawn at once past this many: the rest are drawn as the waterfall scrolls to them. */
+const ALL_ROWS_UP_TO = 150;
+/** A row's height in px (style.css: .bars [role="listitem"]). */
+const ROW_PX = 22;
+const WINDOW_ROWS = 60;
+
 export function timeline(
   run: RunModel,
   selected: Selection | undefined,
   select: (selection: Selection) => void,
+  scrollTop = 0,
 ): HTMLElement {
   const now = Date.now();
   const bars = runBars(run, now);
@@ -124,7 +131,12 @@ export function timeline(
   const ticks: HTMLElement[] = [];
   for (let t = 0; t <= span; t += step)
     ticks.push(placed(h("span", { class: "tick" }, duration(t)), { left: at(t0 + t) }));
-  const rows = bars.map((bar) => {
+  // Rows are made once each and kept, so a row with the focus survives the window moving.
+  const made = new Map<number, HTMLElement>();
+  const row = (index: number): HTMLElement => {
+    const known = made.get(index);
+    if (known) return known;
+    const bar = bars[index]!;
     const width = `${Math.max(((bar.end - bar.start) / span) * 100, 0.3).toFixed(3)}%`;
     const attrs: Record<string, string | ((event: Event) => void)> = {
       type: "button",
@@ -144,21 +156,33 @@ export function timeline(
     };
     if (bar.toolCallId) attrs["data-call"] = bar.toolCallId;
     if (sameSelection(bar, selected)) attrs["aria-pressed"] = "true";
-    return h(
-      "button",
-      attrs,
-      placed(h("span", { class: "bar-label" }, bar.label), { paddingLeft: `${bar.depth * 0.9}rem` }),
+    const item = h(
+      "div",
+      { role: "listitem" },
       h(
-        "span",
-        { class: "bar-track" },
-        placed(h("span", { class: `bar bar-${bar.kind} bar-${bar.outcome}` }), {
-          left: at(bar.start),
-          width,
-        }),
+        "button",
+        attrs,
+        placed(h("span", { class: "bar-label" }, bar.label), { paddingLeft: `${bar.depth * 0.9}rem` }),
+        h(
+          "span",
+          { class: "bar-track" },
+          placed(h("span", { class: `bar bar-${bar.kind} bar-${bar.outcome}` }), {
+            left: at(bar.start),
+            width,
+          }),
+        ),
       ),
     );
+    made.set(index, item);
+    return item;
+  };
+  const list = h("div", {
+    class: "bars",
+    role: "list",
+    "aria-label": `model and tool calls over time: ${bars.length}`,
+    "data-count": String(bars.length),
   });
-  return h(
+  const box = h(
     "div",
     { class: "waterfall", id: "waterfall" },
     h(
@@ -167,10 +191,32 @@ export function timeline(
       h("span", { class: "bar-label" }),
       h("span", { class: "bar-track" }, ...ticks),
     ),
-    h(
-      "div",
-      { class: "bars", role: "list", "aria-label": "model and tool calls over time" },
-      ...rows.map((row) => h("div", { role: "listitem" }, row)),
-    ),
+    list,
   );
+  if (bars.length <= ALL_ROWS_UP_TO) {
+    list.append(...bars.map((_, i) => row(i)));
+    return box;
+  }
+  // A long run: the rows in view and a screenful around them, between two spacers.
+  const before = h("div", { "aria-hidden": "true" });
+  const after = h("div", { "aria-hidden": "true" });
+  const drawWindow = () => {
+    const first = Math.max(0, Math.floor(box.scrollTop / ROW_PX) - WINDOW_ROWS / 3);
+    const last = Math.min(bars.length, first + WINDOW_ROWS);
+    before.style.height = `${first * ROW_PX}px`;
+    after.style.height = `${(bars.length - last) * ROW_PX}px`;
+    const rows: HTMLElement[] = [];
+    for (let i = first; i < last; i++) rows.push(row(i));
+    list.replaceChildren(before, ...rows, after);
+  };
+  const chosen = selected ? bars.findIndex((bar) => sameSelection(bar, selected)) : -1;
+  box.scrollTop = scrollTop;
+  drawWindow();
+  box.addEventListener("scroll", drawWindow, { passive: true });
+  // Once in the page (scrollTop is kept only then): where it was, or the selected call.
+  requestAnimationFrame(() => {
+    box.scrollTop = scrollTop || (chosen > 0 ? Math.max(chosen - 5, 0) * ROW_PX : 0);
+    drawWindow();
+  });
+  return box;
 }

@@ -194,7 +194,8 @@ export function costChart(run: RunModel): HTMLElement {
     return [s.step, sum] as [number, number];
   });
   const format = priced
-    ? (v: number) => (v < 0.01 && v > 0 ? `$${v.toFixed(4)}` : `$${v.toFixed(2)}`)
+    ? (v: number) =>
+        v === 0 ? "$0" : v < 0.01 ? `$${v.toFixed(4)}` : v < 1 ? `$${v.toFixed(3)}` : `$${v.toFixed(2)}`
     : tokens;
   const yMax = niceMax(sum * 1.05);
   const f = frame(

@@ -129,7 +129,8 @@ export function timeline(
   const at = (t: number) => `${(((t - t0) / span) * 100).toFixed(3)}%`;
   const step = tickStep(span);
   const ticks: HTMLElement[] = [];
-  for (let t = 0; t <= span; t += step)
+  // No tick so near the right edge that its label would be cut.
+  for (let t = 0; t <= span * 0.94; t += step)
     ticks.push(placed(h("span", { class: "tick" }, duration(t)), { left: at(t0 + t) }));
   // Rows are made once each and kept, so a row with the focus survives the window moving.
   const made = new Map<number, HTMLElement>();

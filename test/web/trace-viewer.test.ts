@@ -187,6 +187,19 @@ describe.skipIf(await skipWithout("chromium", "web view in Chromium"))(
       const runId = await serve.startRun("write notes");
       // The sessions page marks the session; the header and the title say it from any page.
       await page.waitForSelector("#waiting-badge:text('1 waiting for you')", { timeout: 30_000 });
+      // Over HTTP: what the serve waits on, with the run's session and the change it would make.
+      const { prompts } = await serve.api<{
+        prompts: Array<{
+          runId: string;
+          sessionId: string;
+          kind: string;
+          payload: { change?: { ok: boolean } };
+        }>;
+      }>("GET", "/prompts");
+      const { sessionId } = await serve.api<{ sessionId: string }>("GET", `/runs/${runId}`);
+      expect(prompts).toMatchObject([
+        { runId, sessionId, kind: "permission", payload: { change: { ok: true } } },
+      ]);
       expect(await page.title()).toMatch(/^\(1\) waiting/);
       await page.reload();
       await page.waitForSelector("#sessions tr.is-waiting .waiting-badge");

@@ -112,9 +112,12 @@ describe.skipIf(await skipWithout("chromium", "web view in Chromium"))(
       }
 
       // A tool bar opens what the tool returned; a model bar what the model saw.
-      await page.click(".bar-row[data-call='ls']");
+      // By keyboard: Enter on a focused bar opens it, and the bar keeps the focus.
+      await page.focus(".bar-row[data-call='ls']");
+      await page.keyboard.press("Enter");
       await page.waitForSelector("#panel h2:text('list_files')");
       expect(await page.locator("#panel pre.result").textContent()).toContain("NOTES.md");
+      expect(await page.locator(".bar-row[data-call='ls']:focus").count()).toBe(1);
       await page.click(`.bar-row[data-run='${runId}'][data-bar='model'][data-step='2']`);
       await page.waitForSelector("#panel h2:text('Step 2: model call')");
       expect(await page.locator("#panel").textContent()).toContain("What the model saw");

@@ -19,6 +19,22 @@ function selectionOf(params: URLSearchParams): Selection | undefined {
   return { runId, step: Number(step), ...(toolCallId ? { toolCallId } : {}) };
 }
 
+/** A selector that finds the focused control again in the page drawn anew, if it has one. */
+function focusKey(element: Element | null): string | undefined {
+  if (!(element instanceof HTMLElement) || element === document.body) return undefined;
+  const quote = (value: string | undefined) => `'${CSS.escape(value ?? "")}'`;
+  if (element.classList.contains("bar-row")) {
+    const call = element.dataset.call;
+    return `.bar-row[data-run=${quote(element.dataset.run)}][data-step=${quote(element.dataset.step)}]${call ? `[data-call=${quote(call)}]` : ":not([data-call])"}`;
+  }
+  const prompt = element.closest<HTMLElement>("[data-prompt]")?.dataset.prompt;
+  if (prompt)
+    return `[data-prompt=${quote(prompt)}] ${element.tagName.toLowerCase()}${element.className ? `.${element.className.split(" ")[0]}` : ""}`;
+  if (element.id) return `#${CSS.escape(element.id)}`;
+  const label = element.getAttribute("aria-label");
+  return label ? `${element.tagName.toLowerCase()}[aria-label=${quote(label)}]` : undefined;
+}
+
 async function readEvents(runId: string, run: RunModel): Promise<void> {
   for (;;) {
     const { events } = await api<{ events: Array<{ seq: number; type: string; data: RunEvent }> }>(
@@ -63,8 +79,11 @@ export async function runPage(
     if (!current() || closed) return;
     const scrollY = window.scrollY;
     const waterfallScroll = document.getElementById("waterfall")?.scrollTop ?? 0;
+    const focused = focusKey(document.activeElement);
     show(renderRun(run, { answered, select, selected, waterfallScroll }));
     window.scrollTo(0, scrollY);
+    // The page is drawn anew: the control that had the focus gets it back (keyboard users).
+    if (focused) (document.querySelector(focused) as HTMLElement | null)?.focus({ preventScroll: true });
   };
   let frame = false;
   const redraw = () => {

@@ -6,9 +6,10 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { registryPath, writeRegistry } from "../../src/plugins/index.js";
+import { launchChromium } from "../support/chromium.js";
 import { cleanEnv, type TempDir, tempDir } from "../support/cli.js";
 import {
   type FakeModelServer,
@@ -18,15 +19,6 @@ import {
 import { taskOf } from "../support/reply-by-task.js";
 import { skipWithout } from "../support/requirements.js";
 import { killAllReson, startReson } from "../support/service-process.js";
-
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--no-first-run",
-];
 
 /**
  * "watch": a command that needs approval, then a file listing, then (slowly) the answer; the
@@ -102,7 +94,7 @@ describe.skipIf(await skipWithout("chromium", "web view in Chromium"))("web view
   let token: string;
 
   beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
+    browser = await launchChromium();
     console.log(`web view screenshots: ${shots}`);
   });
   afterAll(async () => {

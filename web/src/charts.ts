@@ -233,7 +233,7 @@ export function tokensChart(run: RunModel): HTMLElement {
   if (ended.length > MARKED_STEPS_UP_TO) {
     // Hundreds of bars: one path per series, no tooltips (the waterfall has each step's).
     for (const [cls, from, to] of [
-      ["input", (u: StepView["usage"]) => 0, (u: StepView["usage"]) => u!.input],
+      ["input", (_: StepView["usage"]) => 0, (u: StepView["usage"]) => u!.input],
       ["output", (u: StepView["usage"]) => u!.input, (u: StepView["usage"]) => u!.input + u!.output],
     ] as const) {
       const d = ended

@@ -6,6 +6,7 @@ import { api } from "./api.js";
 import { pendingPrompts, waitingBanner } from "./approval-banner.js";
 import { contextChart, costChart, tokensChart } from "./charts.js";
 import { cost, duration, h, tokens } from "./dom.js";
+import { permissionLine } from "./permission-line.js";
 import { changedFilesLine, rewindBox, rewindButton } from "./rewind-box.js";
 import {
   type ContextManifest,
@@ -67,17 +68,6 @@ function promptLine(prompt: PromptView): HTMLElement {
     { class: "event waiting-line" },
     h("a", { href: "#waiting" }, `waiting for you: ${prompt.text}`),
   );
-}
-
-function permissionLine(tool: ToolView): string | null {
-  const p = tool.permission as
-    | { behavior?: string; rule?: string; source?: string; mode?: string; by?: string; asked?: string }
-    | undefined;
-  if (!p) return null;
-  const by = p.rule
-    ? `rule ${p.rule}${p.source ? ` (${p.source})` : ""}`
-    : `${p.by ?? "mode"} ${p.mode ?? ""}`.trim();
-  return `${p.behavior === "deny" ? "denied" : "allowed"} by ${by}${p.asked ? `, user: ${p.asked}` : ""}`;
 }
 
 function toolItem(tool: ToolView): HTMLElement {

@@ -7,6 +7,7 @@ import { api } from "./api.js";
 import { patchLines } from "./diff-lines.js";
 import { diffBlock } from "./diff-view.js";
 import { cost, duration, h, tokens } from "./dom.js";
+import { permissionLine } from "./permission-line.js";
 import { changedFilesLine, rewindButton } from "./rewind-box.js";
 import type { RunModel, StepView, ToolView } from "./run-state.js";
 import type { Selection } from "./timeline.js";
@@ -29,17 +30,6 @@ function facts(rows: Array<[string, string | Node | null | undefined]>): HTMLEle
       .filter(([, value]) => value !== null && value !== undefined && value !== "")
       .flatMap(([name, value]) => [h("dt", {}, name), h("dd", {}, value!)]),
   );
-}
-
-function permissionText(tool: ToolView): string | null {
-  const p = tool.permission as
-    | { behavior?: string; rule?: string; source?: string; mode?: string; by?: string; asked?: string }
-    | undefined;
-  if (!p) return null;
-  const by = p.rule
-    ? `rule ${p.rule}${p.source ? ` (${p.source})` : ""}`
-    : `${p.by ?? "mode"} ${p.mode ?? ""}`.trim();
-  return `${p.behavior === "deny" ? "denied" : "allowed"} by ${by}${p.asked ? `, user: ${p.asked}` : ""}`;
 }
 
 function stepDiff(run: RunModel, step: number, actions: PanelActions): HTMLElement {
@@ -193,7 +183,7 @@ function toolPanel(run: RunModel, step: StepView, tool: ToolView): HTMLElement[]
       ["step", String(step.step)],
       ["started", `+${duration(tool.startedAt - (run.startedAt ?? tool.startedAt))}`],
       ["took", tool.durationMs !== undefined ? duration(tool.durationMs) : null],
-      ["permission", permissionText(tool)],
+      ["permission", permissionLine(tool)],
       ["approval", tool.prompt?.outcome ?? null],
       ["error", tool.error ? `${tool.error.code}: ${tool.error.message}` : null],
     ]),

@@ -369,10 +369,24 @@ describe.skipIf(await skipWithout("chromium", "web view in Chromium"))(
       // Every call is in the waterfall (its rows drawn as it scrolls); the last at the bottom.
       expect(await page.locator("#waterfall .bars").getAttribute("data-count")).toBe("999");
       expect(await page.locator(".bar-row").count()).toBeLessThan(100);
-      await page.hover("#waterfall");
-      await page.mouse.wheel(0, 40_000);
-      await page.waitForSelector(".bar-row[data-bar='model'][data-step='500']");
-      await page.click(".bar-row[data-bar='model'][data-step='500']");
+      // By keyboard: End goes to the last call (drawing its row), the arrows step through.
+      // Once the page's late reads (the steps' manifests) are drawn.
+      await page.waitForLoadState("networkidle");
+      await page.waitForTimeout(200);
+      await page.focus(".bar-row[data-index='0']");
+      await page.keyboard.press("End");
+      await page.waitForSelector(".bar-row[data-bar='model'][data-step='500']:focus");
+      await page.keyboard.press("ArrowUp");
+      await page.waitForSelector(".bar-row[data-bar='tool'][data-step='499']:focus");
+      await page.keyboard.press("ArrowDown");
+      await page
+        .waitForSelector(".bar-row[data-bar='model'][data-step='500']:focus", { timeout: 5000 })
+        .catch(async (error: unknown) => {
+          throw new Error(
+            `${String(error)}\nfocused: ${await page.evaluate("document.activeElement?.outerHTML.slice(0, 300)")}`,
+          );
+        });
+      await page.keyboard.press("Enter");
       await page.waitForSelector("#panel h2:text('Step 500: model call')");
       // The steps in detail wait to be asked for, then are all there.
       expect(await page.locator("li.step").count()).toBe(0);

@@ -141,6 +141,7 @@ export function timeline(
     const width = `${Math.max(((bar.end - bar.start) / span) * 100, 0.3).toFixed(3)}%`;
     const attrs: Record<string, string | ((event: Event) => void)> = {
       type: "button",
+      "data-index": String(index),
       class: `bar-row${sameSelection(bar, selected) ? " selected" : ""}`,
       "data-bar": bar.kind,
       "data-run": bar.runId,
@@ -194,6 +195,29 @@ export function timeline(
     ),
     list,
   );
+  // The arrow keys, Home and End move between the calls (drawing the rows they reach).
+  let drawWindow = (_force?: boolean) => {};
+  list.addEventListener("keydown", (event) => {
+    const current = (event.target as HTMLElement).closest<HTMLElement>(".bar-row");
+    if (!current) return;
+    const index = Number(current.dataset.index);
+    const moves: Record<string, number> = {
+      ArrowDown: index + 1,
+      ArrowUp: index - 1,
+      Home: 0,
+      End: bars.length - 1,
+    };
+    const next = moves[event.key];
+    if (next === undefined || next < 0 || next >= bars.length) return;
+    event.preventDefault();
+    const target = row(next);
+    if (!target.isConnected) {
+      box.scrollTop = Math.max(next - 5, 0) * ROW_PX;
+      drawWindow(true);
+    }
+    target.querySelector("button")?.focus({ preventScroll: true });
+    target.scrollIntoView({ block: "nearest" });
+  });
   if (bars.length <= ALL_ROWS_UP_TO) {
     list.append(...bars.map((_, i) => row(i)));
     return box;
@@ -201,23 +225,33 @@ export function timeline(
   // A long run: the rows in view and a screenful around them, between two spacers.
   const before = h("div", { "aria-hidden": "true" });
   const after = h("div", { "aria-hidden": "true" });
-  const drawWindow = () => {
-    const first = Math.max(0, Math.floor(box.scrollTop / ROW_PX) - WINDOW_ROWS / 3);
+  let shownFrom = -1;
+  const chosen = selected ? bars.findIndex((bar) => sameSelection(bar, selected)) : -1;
+  const startTop = scrollTop || (chosen > 0 ? Math.max(chosen - 5, 0) * ROW_PX : 0);
+  drawWindow = (force = false) => {
+    // Before it is in the page the box cannot scroll: the window is where it will be.
+    const top = box.isConnected ? box.scrollTop : startTop;
+    const first = Math.max(0, Math.floor(top / ROW_PX) - WINDOW_ROWS / 3);
+    if (first === shownFrom && !force) return;
+    shownFrom = first;
     const last = Math.min(bars.length, first + WINDOW_ROWS);
     before.style.height = `${first * ROW_PX}px`;
     after.style.height = `${(bars.length - last) * ROW_PX}px`;
     const rows: HTMLElement[] = [];
     for (let i = first; i < last; i++) rows.push(row(i));
+    // A row moved in the list loses the focus: the one that had it gets it back.
+    const focused = document.activeElement;
     list.replaceChildren(before, ...rows, after);
+    if (focused instanceof HTMLElement && list.contains(focused) && document.activeElement !== focused)
+      focused.focus({ preventScroll: true });
   };
-  const chosen = selected ? bars.findIndex((bar) => sameSelection(bar, selected)) : -1;
-  box.scrollTop = scrollTop;
   drawWindow();
-  box.addEventListener("scroll", drawWindow, { passive: true });
-  // Once in the page (scrollTop is kept only then): where it was, or the selected call.
+  box.addEventListener("scroll", () => drawWindow(), { passive: true });
+  // Once in the page (scrollTop is kept only then): where it was, or at the selected call.
+  // (Unless a key or the wheel moved it since: that wins.)
   requestAnimationFrame(() => {
-    box.scrollTop = scrollTop || (chosen > 0 ? Math.max(chosen - 5, 0) * ROW_PX : 0);
-    drawWindow();
+    if (box.scrollTop === 0) box.scrollTop = startTop;
+    drawWindow(true);
   });
   return box;
 }

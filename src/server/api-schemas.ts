@@ -59,6 +59,7 @@ export const RunViewSchema = Type.Object(
     createdAt: Ms,
     startedAt: Type.Union([Ms, Type.Null()]),
     endedAt: Type.Union([Ms, Type.Null()]),
+    parentRunId: Type.Optional(Type.String({ description: "the run that started this one (a sub-agent's)" })),
   },
   { $id: "Run" },
 );

@@ -485,6 +485,7 @@ function traceOnlyView(trace: TraceRecord): RunView {
     createdAt: trace.startedAt,
     startedAt: trace.startedAt,
     endedAt: trace.endedAt,
+    ...(trace.parentTraceId ? { parentRunId: trace.parentTraceId } : {}),
   };
 }
 

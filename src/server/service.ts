@@ -12,6 +12,7 @@ import { eventRoutes } from "./event-routes.js";
 import { type HttpServer, startHttpServer } from "./http-server.js";
 import { LiveRuns } from "./live-runs.js";
 import { metricsRoute } from "./metrics-route.js";
+import { promptRoutes } from "./prompt-routes.js";
 import type { RequestLogger } from "./request-log.js";
 import { rewindRoutes } from "./rewind-routes.js";
 import { defineRoute } from "./router.js";
@@ -119,6 +120,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
         ...sessionRoutes(service),
         ...workspaceRoutes(service),
         ...runRoutes(service),
+        ...promptRoutes(service),
         ...rewindRoutes({ store, ...(options.env ? { env: options.env } : {}) }),
         ...eventRoutes({ service, announcements, live }),
         ...(telemetry ? [metricsRoute(telemetry.metrics)] : []),

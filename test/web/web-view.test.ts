@@ -6,9 +6,10 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { registryPath, writeRegistry } from "../../src/plugins/index.js";
+import { launchChromium } from "../support/chromium.js";
 import { cleanEnv, type TempDir, tempDir } from "../support/cli.js";
 import {
   type FakeModelServer,
@@ -18,15 +19,6 @@ import {
 import { taskOf } from "../support/reply-by-task.js";
 import { skipWithout } from "../support/requirements.js";
 import { killAllReson, startReson } from "../support/service-process.js";
-
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--no-first-run",
-];
 
 /**
  * "watch": a command that needs approval, then a file listing, then (slowly) the answer; the
@@ -102,7 +94,7 @@ describe.skipIf(await skipWithout("chromium", "web view in Chromium"))("web view
   let token: string;
 
   beforeAll(async () => {
-    browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
+    browser = await launchChromium();
     console.log(`web view screenshots: ${shots}`);
   });
   afterAll(async () => {
@@ -169,7 +161,7 @@ describe.skipIf(await skipWithout("chromium", "web view in Chromium"))("web view
     await page.waitForSelector("text=That token was refused.");
     await page.fill("#token", token);
     await page.click("button[type=submit]");
-    await page.waitForSelector("h2:text('Sessions')");
+    await page.waitForSelector("h1:text('Sessions')");
   }
 
   it("shows a run live, takes an approval from the page, and survives a reload", async () => {
@@ -181,7 +173,7 @@ describe.skipIf(await skipWithout("chromium", "web view in Chromium"))("web view
     await page.goto(`${url}/#/runs/${runId}`);
 
     // The command waits for approval: the page offers it, and the click lets the run go on.
-    const allow = page.locator("[data-tool-call=call_cmd] button:text('Allow once')");
+    const allow = page.locator("#waiting [data-waiting-call=call_cmd] button:text('Allow once')");
     await allow.waitFor({ timeout: 20_000 }).catch(async (error: unknown) => {
       await page.screenshot({ path: join(shots, "0-failed.png"), fullPage: true });
       throw new Error(

@@ -3,6 +3,8 @@
 // the terminal marks them) and rewinds only on a second click, which overwrites those files
 // only when they were shown. Each tool call also lists the files it changed.
 import { api } from "./api.js";
+import { patchLines } from "./diff-lines.js";
+import { diffBlock } from "./diff-view.js";
 import { h } from "./dom.js";
 import type { RunModel, ToolView } from "./run-state.js";
 
@@ -17,6 +19,10 @@ export interface RewindPlanView {
 
 export interface RewindView {
   state: "asking" | "working" | "done" | "failed";
+  /** Rewinding to before this step; the whole run when absent. */
+  toStep?: number;
+  /** What the run (or the steps from toStep on) changed: what the rewind puts back. */
+  patch?: string;
   plan?: RewindPlanView;
   message?: string;
 }
@@ -33,12 +39,27 @@ const VERBS: Record<string, string> = {
   type: "restore",
 };
 
-async function ask(run: RunModel, redraw: Redraw): Promise<void> {
-  run.rewind = { state: "working", message: "Working out what the rewind would change…" };
+async function ask(run: RunModel, redraw: Redraw, toStep?: number): Promise<void> {
+  const scope = toStep === undefined ? {} : { toStep };
+  run.rewind = { state: "working", ...scope, message: "Working out what the rewind would change…" };
   redraw.answered();
   try {
-    const plan = await api<RewindPlanView>("POST", `/runs/${run.runId}/rewind`, { dryRun: true });
-    run.rewind = { state: "asking", plan };
+    const plan = await api<RewindPlanView>("POST", `/runs/${run.runId}/rewind`, { dryRun: true, ...scope });
+    // The diff it would undo: the run's, or the steps' from toStep on (each step's, in order).
+    const steps =
+      toStep === undefined ? [undefined] : run.steps.filter((s) => s.step >= toStep).map((s) => s.step);
+    const patches = await Promise.all(
+      steps.map((step) =>
+        api<{ patch: string }>(
+          "GET",
+          `/runs/${run.runId}/diff${step === undefined ? "" : `?step=${step}`}`,
+        ).then(
+          (d) => d.patch,
+          () => "",
+        ),
+      ),
+    );
+    run.rewind = { state: "asking", ...scope, plan, patch: patches.join("") };
   } catch (error) {
     run.rewind = { state: "failed", message: String(error instanceof Error ? error.message : error) };
   }
@@ -51,8 +72,10 @@ async function apply(run: RunModel, redraw: Redraw): Promise<void> {
   run.rewind = { state: "working", plan, message: "Rewinding…" };
   redraw.answered();
   try {
+    const toStep = run.rewind?.toStep;
     const done = await api<RewindPlanView>("POST", `/runs/${run.runId}/rewind`, {
       force: plan.conflicts.length > 0,
+      ...(toStep === undefined ? {} : { toStep }),
     });
     run.rewind = {
       state: "done",
@@ -65,10 +88,20 @@ async function apply(run: RunModel, redraw: Redraw): Promise<void> {
   redraw.answered();
 }
 
-/** The button in the run's header: once the run has ended. */
-export function rewindButton(run: RunModel, redraw: Redraw): HTMLElement | null {
+/** The button in the run's header (or a step's panel, with toStep): once the run has ended. */
+export function rewindButton(run: RunModel, redraw: Redraw, toStep?: number): HTMLElement | null {
   if (!run.end || run.rewind?.state === "working") return null;
-  return h("button", { id: "rewind-files", click: () => void ask(run, redraw) }, "Rewind files…");
+  if (toStep !== undefined)
+    return h(
+      "button",
+      { type: "button", id: "rewind-step", click: () => void ask(run, redraw, toStep) },
+      `Revert to before step ${toStep}…`,
+    );
+  return h(
+    "button",
+    { type: "button", id: "rewind-files", click: () => void ask(run, redraw) },
+    "Revert this run…",
+  );
 }
 
 /** What a rewind would do (or did), with the button that does it. */
@@ -91,7 +124,9 @@ export function rewindBox(run: RunModel, redraw: Redraw): HTMLElement | null {
             {},
             nothing
               ? "Nothing to rewind: the files are as they were before this run."
-              : "The rewind puts back:",
+              : view.toStep === undefined
+                ? "The rewind puts back:"
+                : `The rewind to before step ${view.toStep} puts back:`,
           ),
           h(
             "ul",
@@ -111,6 +146,14 @@ export function rewindBox(run: RunModel, redraw: Redraw): HTMLElement | null {
             ? h("div", { class: "facts" }, `left as they are, not tracked: ${plan.untracked.join(", ")}`)
             : null,
           plan.conversation ? h("div", { class: "facts" }, "The conversation goes back too.") : null,
+          view.patch
+            ? h(
+                "details",
+                { class: "rewind-diff", open: "" },
+                h("summary", {}, "The changes it undoes"),
+                diffBlock(patchLines(view.patch), "the changes the rewind undoes"),
+              )
+            : null,
           h(
             "div",
             { class: "actions" },

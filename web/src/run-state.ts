@@ -23,6 +23,31 @@ export interface PromptView {
   canAllowForSession?: boolean;
   expiresAt?: number;
   outcome?: string;
+  /** The tool and its arguments (secrets masked) of an approval. */
+  tool?: string;
+  arguments?: Record<string, unknown>;
+  /** What the server holds for it (GET /runs/:id/prompts): a file change's before and after. */
+  payload?: PromptPayload;
+}
+
+/** A pending prompt as the store keeps it: for a file tool, the change it would make. */
+export interface PromptPayload {
+  tool?: string;
+  reason?: string;
+  rule?: string;
+  arguments?: Record<string, unknown>;
+  change?:
+    | {
+        ok: true;
+        change: {
+          path: string;
+          before: string | null;
+          after: string;
+          replacements?: number;
+          beforeUnreadable?: string;
+        };
+      }
+    | { ok: false; message: string };
 }
 
 export interface ToolView {
@@ -57,12 +82,25 @@ export interface StepView {
   usage?: Usage;
   context?: { estTokens: number; budgetTokens: number; windowTokens: number };
   manifest?: ContextManifest;
+  /** The context was compacted (or trimmed) before this step's call. */
+  compacted?: boolean;
   notes: string[];
   tools: ToolView[];
 }
 
+export interface GoalView {
+  id: string;
+  title: string;
+  status: string;
+  parentId: string | null;
+  /** Steps that worked while it was in focus, or added, focused or closed it. */
+  steps: number[];
+}
+
 export interface ChildView {
   runId: string;
+  /** The parent's step whose subagent call started it. */
+  step: number;
   mode: string;
   preset: string;
   task: string;
@@ -98,12 +136,32 @@ export interface RunModel {
   state?: { status: string; error: { code: string; message: string } | null };
   /** A rewind of the run being looked at from the page (rewind-box.ts). */
   rewind?: RewindView;
+  /** The run that started this one (a sub-agent's parent). */
+  parentRunId?: string;
+  /** What the step in flight says so far (live only, never stored). */
+  live?: { step: number; text: string; thinking: string };
+  /** The goals by id, in the order added, each with the steps that served it. */
+  goalList: Map<string, GoalView>;
+  focusedGoal: string | null;
+  /** Sub-agent runs read whole once they ended, for the timeline's nested bars. */
+  childRuns: Map<string, RunModel>;
 }
 
 type Event = { type: string; seq?: number; step: number; ts: number; [key: string]: unknown };
 
 export function emptyRun(runId: string): RunModel {
-  return { runId, goals: "", steps: [], children: [], questions: [], notices: [], lastSeq: 0 };
+  return {
+    runId,
+    goals: "",
+    steps: [],
+    children: [],
+    questions: [],
+    notices: [],
+    lastSeq: 0,
+    goalList: new Map(),
+    focusedGoal: null,
+    childRuns: new Map(),
+  };
 }
 
 function stepOf(run: RunModel, event: Event): StepView {
@@ -138,14 +196,27 @@ export function applyEvent(run: RunModel, event: Event): boolean {
       return true;
     case "step_start":
       stepOf(run, event);
+      if (run.focusedGoal) served(run, run.focusedGoal, event.step);
+      run.live = { step: event.step, text: "", thinking: "" };
       return true;
+    case "text_delta":
+    case "thinking_delta": {
+      // Live frames carry no seq: a step already ended (or a later one begun) drops them.
+      if (run.end || run.steps.find((s) => s.step === event.step)?.endedAt) return false;
+      if (!run.live || run.live.step !== event.step) run.live = { step: event.step, text: "", thinking: "" };
+      if (event.type === "text_delta") run.live.text += String(event.delta);
+      else run.live.thinking += String(event.delta);
+      return true;
+    }
     case "context_usage":
       stepOf(run, event).context = event as unknown as StepView["context"];
       return true;
     case "context_trimmed":
+      stepOf(run, event).compacted = true;
       stepOf(run, event).notes.push(`context trimmed: ${event.beforeTokens} → ${event.afterTokens} tokens`);
       return true;
     case "context_compacted":
+      stepOf(run, event).compacted = true;
       stepOf(run, event).notes.push(
         `context compacted (${event.reason}) by ${event.summaryModel}: ${event.beforeTokens} → ${event.afterTokens} tokens`,
       );
@@ -160,6 +231,7 @@ export function applyEvent(run: RunModel, event: Event): boolean {
       step.endedAt = event.ts;
       step.stopReason = String(event.stopReason);
       step.usage = event.usage as Usage;
+      if (run.live?.step === step.step) run.live = undefined;
       return true;
     }
     case "tool_call":
@@ -196,6 +268,8 @@ export function applyEvent(run: RunModel, event: Event): boolean {
         toolCallId: String(event.toolCallId),
         kind: "permission",
         text: `${event.tool} needs approval: ${event.reason}`,
+        tool: String(event.tool),
+        arguments: (event.arguments ?? {}) as Record<string, unknown>,
         canAllowForSession: Boolean(event.canAllowForSession),
         expiresAt: Number(event.expiresAt),
       };
@@ -230,10 +304,12 @@ export function applyEvent(run: RunModel, event: Event): boolean {
     }
     case "goal_changed":
       run.goals = String(event.tree);
+      applyGoalChange(run, event);
       return true;
     case "sub_trace_started":
       run.children.push({
         runId: String(event.childRunId),
+        step: event.step,
         mode: String(event.mode),
         preset: String(event.preset),
         task: String(event.task),
@@ -259,9 +335,39 @@ export function applyEvent(run: RunModel, event: Event): boolean {
       return true;
     case "run_end":
       run.end = event as unknown as RunModel["end"];
+      run.live = undefined;
       return true;
     default:
       return false;
+  }
+}
+
+function served(run: RunModel, goalId: string, step: number): void {
+  const goal = run.goalList.get(goalId);
+  if (goal && !goal.steps.includes(step)) goal.steps.push(step);
+}
+
+function applyGoalChange(run: RunModel, event: Event): void {
+  const change = (event.change ?? {}) as {
+    type?: string;
+    goal?: { id?: string; title?: string; status?: string; parentId?: string | null };
+    goalId?: string | null;
+  };
+  const goal = change.goal;
+  if ((change.type === "goal_added" || change.type === "goal_closed") && goal?.id) {
+    const known = run.goalList.get(goal.id);
+    run.goalList.set(goal.id, {
+      id: goal.id,
+      title: String(goal.title ?? goal.id),
+      status: String(goal.status ?? "open"),
+      parentId: goal.parentId ?? null,
+      steps: known?.steps ?? [],
+    });
+    served(run, goal.id, event.step);
+  }
+  if (change.type === "goal_focused") {
+    run.focusedGoal = change.goalId ?? null;
+    if (run.focusedGoal) served(run, run.focusedGoal, event.step);
   }
 }
 
@@ -307,6 +413,8 @@ export const EVENT_TYPES = [
   "plugins_loaded",
   "plugin_error",
   "run_end",
+  "text_delta",
+  "thinking_delta",
 ];
 
 /** Tokens in and out and cost: what the run header adds up. */

@@ -1,9 +1,12 @@
-// A run on the page: the goal tree beside the timeline of steps (model calls with tokens,
-// latency, cost, stop reason and context use; tool calls with arguments, result, duration and
-// the permission decision; sub-agents), approvals and questions answered in place, cancel.
+// A run on the page: what waits for you at the top; the header (status, task, model, what it
+// spent, its session and parent run, cancel and revert); the text of the step in flight; the
+// goal tree beside the waterfall of model and tool calls and the panel of the selected call;
+// charts of context, cost and tokens; then every step in detail.
 import { api } from "./api.js";
-import { stepChart } from "./chart.js";
+import { pendingPrompts, waitingBanner } from "./approval-banner.js";
+import { contextChart, costChart, tokensChart } from "./charts.js";
 import { cost, duration, h, tokens } from "./dom.js";
+import { permissionLine } from "./permission-line.js";
 import { changedFilesLine, rewindBox, rewindButton } from "./rewind-box.js";
 import {
   type ContextManifest,
@@ -14,69 +17,60 @@ import {
   type StepView,
   type ToolView,
 } from "./run-state.js";
+import { stepPanel } from "./step-panel.js";
+import { type Selection, timeline } from "./timeline.js";
 
 export interface RunActions {
   answered(): void;
+  select(selection: Selection): void;
+  selected: Selection | undefined;
+  /** Where the waterfall was scrolled to before this draw. */
+  waterfallScroll?: number;
+}
+
+/** Past this many steps the detail list is closed until asked for (the page paints at once). */
+const DETAIL_OPEN_UP_TO = 50;
+/** Runs whose long detail list the user opened. */
+const detailsOpened = new Set<string>();
+
+function stepsDetail(run: RunModel): HTMLElement {
+  const long = run.steps.length > DETAIL_OPEN_UP_TO;
+  const open = !long || detailsOpened.has(run.runId);
+  const list = h(
+    "ol",
+    { class: "timeline", id: "timeline" },
+    ...(open ? run.steps.map((step) => stepItem(step)) : []),
+  );
+  const details = h(
+    "details",
+    { class: "card steps-detail", ...(open ? { open: "" } : {}) },
+    h("summary", {}, h("h2", {}, `Steps in detail (${run.steps.length})`)),
+    list,
+  );
+  details.addEventListener("toggle", () => {
+    if (!(details as HTMLDetailsElement).open || list.childElementCount > 0) return;
+    detailsOpened.add(run.runId);
+    list.append(...run.steps.map((step) => stepItem(step)));
+  });
+  return details;
 }
 
 function json(value: unknown): string {
   return JSON.stringify(value, null, 2);
 }
 
-function promptBox(run: RunModel, prompt: PromptView, actions: RunActions): HTMLElement {
+/** A prompt already settled (or waiting: the banner above holds its answers). */
+function promptLine(prompt: PromptView): HTMLElement {
   if (prompt.outcome)
     return h("div", { class: "event" }, `${prompt.kind}: ${prompt.text} — ${prompt.outcome}`);
-  const path = `/runs/${run.runId}/${prompt.kind === "permission" ? "approvals" : "questions"}/${encodeURIComponent(prompt.toolCallId)}`;
-  const send = (body: unknown) => () => {
-    void api("POST", path, body).then(actions.answered, (error: unknown) => alert(String(error)));
-  };
-  if (prompt.kind === "permission") {
-    return h(
-      "div",
-      { class: "prompt", "data-prompt": prompt.promptId },
-      h("div", {}, prompt.text),
-      h(
-        "div",
-        { class: "actions" },
-        h("button", { class: "primary", click: send({ decision: "allow_once" }) }, "Allow once"),
-        prompt.canAllowForSession
-          ? h("button", { click: send({ decision: "allow_session" }) }, "Allow for the session")
-          : null,
-        h("button", { class: "danger", click: send({ decision: "deny" }) }, "Deny"),
-      ),
-    );
-  }
-  const input = h("input", {
-    type: "text",
-    placeholder: "your answer",
-    "aria-label": "answer",
-  }) as HTMLInputElement;
   return h(
     "div",
-    { class: "prompt", "data-prompt": prompt.promptId },
-    h("div", {}, `Question: ${prompt.text}`),
-    prompt.choices ? h("div", { class: "facts" }, `choices: ${prompt.choices.join(", ")}`) : null,
-    h(
-      "div",
-      { class: "actions" },
-      input,
-      h("button", { class: "primary", click: () => send({ answer: input.value })() }, "Answer"),
-    ),
+    { class: "event waiting-line" },
+    h("a", { href: "#waiting" }, `waiting for you: ${prompt.text}`),
   );
 }
 
-function permissionLine(tool: ToolView): string | null {
-  const p = tool.permission as
-    | { behavior?: string; rule?: string; source?: string; mode?: string; by?: string; asked?: string }
-    | undefined;
-  if (!p) return null;
-  const by = p.rule
-    ? `rule ${p.rule}${p.source ? ` (${p.source})` : ""}`
-    : `${p.by ?? "mode"} ${p.mode ?? ""}`.trim();
-  return `${p.behavior === "deny" ? "denied" : "allowed"} by ${by}${p.asked ? `, user: ${p.asked}` : ""}`;
-}
-
-function toolItem(run: RunModel, tool: ToolView, actions: RunActions): HTMLElement {
+function toolItem(tool: ToolView): HTMLElement {
   const state =
     tool.ok === undefined
       ? "running…"
@@ -90,7 +84,7 @@ function toolItem(run: RunModel, tool: ToolView, actions: RunActions): HTMLEleme
     h("pre", { class: "args" }, json(tool.arguments)),
     permissionLine(tool) ? h("div", { class: "facts" }, permissionLine(tool)) : null,
     changedFilesLine(tool),
-    tool.prompt ? promptBox(run, tool.prompt, actions) : null,
+    tool.prompt ? promptLine(tool.prompt) : null,
     tool.content !== undefined ? h("pre", { class: "result" }, tool.content) : null,
   );
 }
@@ -124,7 +118,7 @@ function manifestBox(manifest: ContextManifest): HTMLElement {
   );
 }
 
-function stepItem(run: RunModel, step: StepView, actions: RunActions): HTMLElement {
+function stepItem(step: StepView): HTMLElement {
   const facts: string[] = [];
   if (step.usage)
     facts.push(
@@ -140,12 +134,12 @@ function stepItem(run: RunModel, step: StepView, actions: RunActions): HTMLEleme
     );
   return h(
     "li",
-    { class: "step", "data-step": String(step.step) },
+    { class: "step", "data-step": String(step.step), id: `step-${step.step}` },
     h("div", { class: "step-head" }, `Step ${step.step}`),
     h("div", { class: "facts" }, facts.join(" · ")),
     step.manifest ? manifestBox(step.manifest) : null,
     ...step.notes.map((note) => h("div", { class: "event" }, note)),
-    ...step.tools.map((tool) => toolItem(run, tool, actions)),
+    ...step.tools.map((tool) => toolItem(tool)),
   );
 }
 
@@ -153,10 +147,87 @@ function spentLine(spent: Spent): string {
   return `${tokens(spent.input)} in · ${tokens(spent.output)} out · ${cost(spent)}`;
 }
 
+function goalsCard(run: RunModel, actions: RunActions): HTMLElement {
+  const goals = [...run.goalList.values()];
+  const depth = (id: string | null): number => {
+    let d = 0;
+    for (let p = id; p && d < 16; p = run.goalList.get(p)?.parentId ?? null) d++;
+    return d;
+  };
+  return h(
+    "section",
+    { class: "card goals", "aria-label": "goals and sub-agents" },
+    h("h2", {}, "Goals"),
+    goals.length > 0
+      ? h(
+          "ul",
+          { class: "goal-list", id: "goal-list" },
+          ...goals.map((goal) => {
+            const item = h(
+              "li",
+              {
+                class: `goal goal-${goal.status}${goal.id === run.focusedGoal ? " focused" : ""}`,
+                "data-goal": goal.id,
+              },
+              h(
+                "span",
+                { class: "goal-title" },
+                `${goal.status === "open" ? (goal.id === run.focusedGoal ? "→" : "○") : "✓"} ${goal.title}`,
+              ),
+              h(
+                "span",
+                { class: "goal-steps" },
+                ...goal.steps.map((step) =>
+                  h(
+                    "button",
+                    {
+                      type: "button",
+                      class: "chip",
+                      "aria-label": `step ${step}, which served the goal ${goal.title}`,
+                      click: () => actions.select({ runId: run.runId, step }),
+                    },
+                    `step ${step}`,
+                  ),
+                ),
+              ),
+            );
+            Object.assign(item.style, { paddingLeft: `${(depth(goal.parentId) * 0.9).toFixed(1)}rem` });
+            return item;
+          }),
+        )
+      : null,
+    h(
+      "details",
+      { class: "tree-text", ...(goals.length === 0 ? { open: "" } : {}) },
+      h("summary", {}, "as the model sees it"),
+      h("pre", { id: "goal-tree" }, run.goals || "(no goals yet)"),
+    ),
+    run.children.length > 0 ? h("h2", {}, "Sub-agents") : null,
+    ...run.children.map((child) =>
+      h(
+        "div",
+        { class: "child", "data-child": child.runId },
+        h("a", { href: `#/runs/${child.runId}` }, `${child.mode} · ${child.preset}`),
+        " ",
+        h("span", { class: `status status-${child.status ?? "running"}` }, child.status ?? "running"),
+        child.usage
+          ? h(
+              "div",
+              { class: "facts" },
+              `${child.steps} step${child.steps === 1 ? "" : "s"} · ${tokens(child.usage.totalTokens)} tokens · ${cost(child.usage)}`,
+            )
+          : null,
+        h("div", { class: "facts" }, child.task),
+      ),
+    ),
+  );
+}
+
 export function renderRun(run: RunModel, actions: RunActions): HTMLElement {
   const end = run.end;
   const early = !end && run.steps.length === 0 ? run.state : undefined;
   const status = end ? end.status : early && early.status !== "running" ? early.status : "running";
+  const waiting = pendingPrompts(run).length > 0;
   const error = end?.error ?? early?.error ?? undefined;
   const cancel =
     end || status !== "running"
@@ -165,6 +236,7 @@ export function renderRun(run: RunModel, actions: RunActions): HTMLElement {
           "button",
           {
             class: "danger",
+            type: "button",
             click: () =>
               void api("POST", `/runs/${run.runId}/cancel`).then(actions.answered, (e: unknown) =>
                 alert(String(e)),
@@ -173,18 +245,35 @@ export function renderRun(run: RunModel, actions: RunActions): HTMLElement {
           "Cancel run",
         );
   const { total, subagents } = runSpending(run);
+  const elapsed = end ? end.durationMs : run.startedAt ? Date.now() - run.startedAt : 0;
   return h(
     "div",
     { class: "run", "data-run": run.runId },
+    waitingBanner(run, actions),
     h(
-      "div",
-      { class: "card" },
+      "section",
+      { class: "card run-head", "aria-label": "the run" },
+      h(
+        "nav",
+        { class: "crumbs", "aria-label": "where this run belongs" },
+        h("a", { href: "#/" }, "Sessions"),
+        run.sessionId ? h("a", { href: `#/sessions/${run.sessionId}`, id: "session-link" }, "session") : null,
+        run.parentRunId
+          ? h("a", { href: `#/runs/${run.parentRunId}`, id: "parent-link" }, "↑ parent run")
+          : null,
+        h("span", { "aria-current": "page" }, run.parentRunId ? "sub-agent run" : "run"),
+      ),
+      h(
+        "div",
+        { class: "title-row" },
+        h("span", { class: `pill status status-${waiting ? "waiting" : status}`, id: "run-status" }, status),
+        h("h1", { class: "task" }, run.task ?? run.runId),
+      ),
       h(
         "div",
         { class: "summary" },
-        h("span", { class: `status status-${status}`, id: "run-status" }, status),
         h("span", {}, `${run.provider ?? ""}/${run.model ?? ""}`),
-        h("span", {}, `${run.steps.length} steps`),
+        h("span", {}, `${run.steps.length} step${run.steps.length === 1 ? "" : "s"}`),
         h("span", { id: "run-usage" }, spentLine(total)),
         subagents
           ? h(
@@ -193,18 +282,10 @@ export function renderRun(run: RunModel, actions: RunActions): HTMLElement {
               `incl. sub-agents ${spentLine(subagents)}`,
             )
           : null,
-        end ? h("span", {}, duration(end.durationMs)) : null,
-        cancel,
-        rewindButton(run, actions),
+        elapsed ? h("span", {}, duration(elapsed)) : null,
+        h("span", { class: "actions" }, cancel, rewindButton(run, actions)),
       ),
-      h(
-        "div",
-        { class: "facts" },
-        `run ${run.runId}`,
-        run.sessionId ? ` · session ` : "",
-        run.sessionId ? h("a", { href: `#/sessions/${run.sessionId}` }, run.sessionId) : null,
-      ),
-      h("div", {}, h("strong", {}, "Task: "), run.task ?? ""),
+      h("div", { class: "facts" }, `run ${run.runId}`),
       run.notices.length > 0
         ? h(
             "ul",
@@ -216,46 +297,58 @@ export function renderRun(run: RunModel, actions: RunActions): HTMLElement {
       end?.finalText
         ? h("div", { class: "answer" }, h("strong", {}, "Answer"), h("pre", {}, end.finalText))
         : null,
+      ...run.questions.filter((q) => q.outcome).map((q) => promptLine(q)),
     ),
     rewindBox(run, actions),
-    ...run.questions.map((q) => promptBox(run, q, actions)),
+    run.live && (run.live.text || run.live.thinking)
+      ? h(
+          "section",
+          { class: "card live", "aria-label": "the step in flight", "aria-live": "polite" },
+          h(
+            "h2",
+            {},
+            h("span", { class: "dot", "aria-hidden": "true" }),
+            `Step ${run.live.step} is streaming`,
+          ),
+          run.live.thinking ? h("pre", { class: "thinking" }, run.live.thinking) : null,
+          h("pre", { id: "live-text", class: "live-text" }, run.live.text || "…"),
+        )
+      : null,
     h(
       "div",
-      { class: "run-layout" },
+      { class: "trace" },
+      goalsCard(run, actions),
       h(
         "section",
-        { class: "card goals" },
-        h("h3", {}, "Goals"),
-        h("pre", { id: "goal-tree" }, run.goals || "(no goals yet)"),
-        run.children.length > 0 ? h("h3", {}, "Sub-agents") : null,
-        ...run.children.map((child) =>
+        { class: "card timeline-card", "aria-label": "timeline" },
+        h(
+          "div",
+          { class: "card-head" },
+          h("h2", {}, "Timeline"),
           h(
-            "div",
-            { class: "tool" },
-            h("a", { href: `#/runs/${child.runId}` }, `${child.mode} · ${child.preset}`),
-            ` ${child.status ?? "running"}`,
-            child.usage
-              ? h(
-                  "div",
-                  { class: "facts" },
-                  `${child.steps} steps · ${tokens(child.usage.totalTokens)} tokens · ${cost(child.usage)}`,
-                )
-              : null,
-            h("div", { class: "facts" }, child.task),
+            "ul",
+            { class: "legend" },
+            ...[
+              ["model", "model call"],
+              ["tool", "tool call"],
+              ["failed", "failed"],
+              ["waiting", "waiting for you"],
+            ].map(([cls, text]) =>
+              h("li", {}, h("span", { class: `swatch bar-${cls}`, "aria-hidden": "true" }), text),
+            ),
           ),
         ),
+        timeline(run, actions.selected, actions.select, actions.waterfallScroll),
       ),
-      h(
-        "section",
-        { class: "card" },
-        h("h3", {}, "Steps"),
-        h("div", { class: "chart" }, stepChart(run.steps)),
-        h(
-          "ol",
-          { class: "timeline", id: "timeline" },
-          ...run.steps.map((step) => stepItem(run, step, actions)),
-        ),
-      ),
+      stepPanel(run, actions.selected, actions),
     ),
+    h(
+      "section",
+      { class: "charts", "aria-label": "charts" },
+      contextChart(run),
+      costChart(run),
+      tokensChart(run),
+    ),
+    stepsDetail(run),
   );
 }

@@ -1,6 +1,6 @@
 // The card that starts a run: any fields of the page's own (a workspace to run in), a task box
-// and a Start button. `post` sends the task; the new run's id goes to `started`, an error to an
-// alert.
+// and a Start button. `post` sends the task; the new run's id goes to `started`, an error under
+// the button.
 import { h } from "./dom.js";
 
 export interface TaskFormOptions {
@@ -17,20 +17,25 @@ export function taskForm(options: TaskFormOptions): HTMLElement {
     placeholder: options.placeholder,
     "aria-label": "task",
     class: "wide-input",
+    required: "",
   }) as HTMLTextAreaElement;
+  const status = h("p", { class: "error", role: "status" });
   const form = h(
     "form",
     { class: "card" },
-    h("h3", {}, options.title),
+    h("h2", {}, options.title),
     ...(options.fields ?? []),
     task,
     h("button", { class: "primary", type: "submit" }, "Start"),
+    status,
   );
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     void options.post(task.value).then(
       (run) => options.started(run.id),
-      (error: unknown) => alert(String(error)),
+      (error: unknown) => {
+        status.textContent = String(error instanceof Error ? error.message : error);
+      },
     );
   });
   return form;

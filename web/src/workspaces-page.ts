@@ -1,7 +1,9 @@
 // The registered workspaces of this serve (GET /workspaces), most recently used first, and a
-// form that starts a run in one of them by its id (POST /runs): the model is the serve's own.
+// form that starts a run in one of them by its id (POST /runs), with a preset, a permission
+// mode and a model if chosen.
 import { api } from "./api.js";
 import { h } from "./dom.js";
+import { runOptions } from "./run-options.js";
 import { taskForm } from "./task-form.js";
 
 export interface WorkspaceView {
@@ -17,7 +19,7 @@ export interface WorkspaceView {
 export function workspacesView(workspaces: WorkspaceView[], started: (runId: string) => void): Node[] {
   if (workspaces.length === 0)
     return [
-      h("h2", {}, "Workspaces"),
+      h("h1", {}, "Workspaces"),
       h(
         "p",
         { class: "muted" },
@@ -29,15 +31,17 @@ export function workspacesView(workspaces: WorkspaceView[], started: (runId: str
     { "aria-label": "workspace", id: "run-workspace" },
     ...workspaces.map((w) => h("option", { value: w.id }, w.name)),
   ) as HTMLSelectElement;
+  const options = runOptions();
   const start = taskForm({
     title: "Start a run in a workspace",
     placeholder: "a task",
-    fields: [choice],
-    post: (task) => api<{ id: string }>("POST", "/runs", { task, workspace: choice.value }),
+    fields: [h("label", { class: "field" }, h("span", {}, "Workspace"), choice), ...options.fields],
+    post: (task) =>
+      api<{ id: string }>("POST", "/runs", { task, workspace: choice.value, ...options.values() }),
     started,
   });
   return [
-    h("h2", {}, "Workspaces"),
+    h("h1", {}, "Workspaces"),
     h(
       "table",
       { id: "workspaces" },

@@ -167,6 +167,26 @@ describe("workspace snapshots' fast paths", () => {
     expect(store.objects.get(file.hash).toString()).toBe("file 0\n");
   });
 
+  it("a store opened again in the same process (or after a sweep elsewhere) puts each change in its own snapshot", async () => {
+    // A watch set up again on a folder can be handed events queued before it: none may
+    // answer for a later snapshot, or every snapshot would lag one change behind.
+    let store = reopen();
+    for (let cycle = 0; cycle < 3; cycle++) {
+      let tree = (await store.capture()).tree;
+      for (let i = 0; i < 3; i++) {
+        const path = `src/m${i}/f${cycle * 3 + i}.txt`;
+        put(path, `cycle ${cycle} step ${i}\n`);
+        const next = await store.capture();
+        expect(next.mode).toBe("watch");
+        expect(changedPaths(store, tree, next.tree)).toEqual([`modified ${path}`]);
+        tree = next.tree;
+      }
+      if (cycle === 0) store = reopen(store);
+      // Another process's sweep: this one forgets its model and watches everything again.
+      else store.writeFacts({ ...store.facts(), sweptAt: Date.now() });
+    }
+  });
+
   it("after more events than the watcher can vouch for, a snapshot walks and sees every change", async () => {
     const store = reopen();
     await store.capture();

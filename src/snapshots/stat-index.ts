@@ -98,7 +98,7 @@ function journalTooLarge(files: IndexFiles): boolean {
     }
   };
   const journal = size(files.journal);
-  return journal > JOURNAL_FLOOR_BYTES && journal > size(files.base) / 4;
+  return journal > JOURNAL_FLOOR_BYTES && journal > size(files.base) / 2;
 }
 
 function parsePart(text: string): IndexPart | undefined {

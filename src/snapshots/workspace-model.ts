@@ -156,11 +156,16 @@ export class WorkspaceModel {
     this.options.watcher?.close();
   }
 
-  /** What was hashed since the index was last saved; taking it counts as saved. */
+  /**
+   * What was hashed since the index was last saved, and of the trees made since, those the
+   * model has now (a folder changed at every step is saved once); taking it counts as saved.
+   */
   takeUnsaved(): { files: Map<string, SeedEntry>; trees: Set<string> } {
-    const unsaved = this.unsaved;
+    const { files, trees: made } = this.unsaved;
     this.unsaved = { files: new Map(), trees: new Set() };
-    return unsaved;
+    const trees = new Set<string>();
+    for (const tree of this.trees()) if (made.has(tree)) trees.add(tree);
+    return { files, trees };
   }
 
   /** Every tree of the model as it is (for a whole save of the index). */

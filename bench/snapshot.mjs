@@ -6,8 +6,11 @@
 //  2. a 50-step `reson run` against a zero-latency model, every step a command changing 1–5
 //     files, with snapshots on and off (RESON_SNAPSHOTS), alternating: medians and the ratio;
 //  3. `reson rewind` of a run that deleted 1,000 files: wall time, and every byte back.
-//   npm run build && node bench/snapshot.mjs [--pairs 5] [--keep]
-import { spawn } from "node:child_process";
+// `--before <checkout>` measures another build (a checkout with its dist built) in the same
+// turns, each with its own $RESON_HOME: 1 and 2 alternate between the two builds, and the
+// figures come side by side with their ratios.
+//   npm run build && node bench/snapshot.mjs [--pairs 5] [--keep] [--before /path/to/checkout]
+import { execFileSync, spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import {
   existsSync,
@@ -28,9 +31,15 @@ const arg = (name, fallback) => {
   return at > 0 ? Number(process.argv[at + 1]) : fallback;
 };
 const pairs = arg("--pairs", 5);
-const CLI = resolve(import.meta.dirname, "../bin/reson.js");
-const DIST = resolve(import.meta.dirname, "../dist/snapshots/index.js");
-const { SnapshotStore, diffTrees, planRestore, applyOps } = await import(DIST);
+const beforeAt = process.argv.indexOf("--before");
+const BEFORE = beforeAt > 0 ? resolve(process.argv[beforeAt + 1]) : undefined;
+const buildAt = (root) => ({
+  cli: resolve(root, "bin/reson.js"),
+  lib: resolve(root, "dist/snapshots/index.js"),
+});
+const AFTER_BUILD = buildAt(resolve(import.meta.dirname, ".."));
+const CLI = AFTER_BUILD.cli;
+const { SnapshotStore, diffTrees, planRestore, applyOps } = await import(AFTER_BUILD.lib);
 
 const FILES = 10_000;
 const FOLDERS = 500;
@@ -39,6 +48,19 @@ const base = mkdtempSync("/var/tmp/reson-bench-snap-");
 const ws = join(base, "repo");
 const home = join(base, "home");
 mkdirSync(home);
+/** The builds measured: this one, and with --before another, each with its own home. */
+const builds = [{ name: "after", ...AFTER_BUILD, home, Store: SnapshotStore }];
+if (BEFORE) {
+  const before = buildAt(BEFORE);
+  const beforeHome = join(base, "home-before");
+  mkdirSync(beforeHome);
+  builds.unshift({
+    name: "before",
+    ...before,
+    home: beforeHome,
+    Store: (await import(before.lib)).SnapshotStore,
+  });
+}
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -69,6 +91,17 @@ for (const path of paths) {
 writeFileSync(join(ws, ".gitignore"), "node_modules/\n");
 say(`# Workspace snapshots, ${new Date().toISOString().slice(0, 10)}`);
 say("");
+const commitOf = (root) => {
+  try {
+    return execFileSync("git", ["-C", root, "rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim();
+  } catch {
+    return "not a git checkout";
+  }
+};
+if (BEFORE)
+  say(
+    `Builds, measured in the same turns: after = ${resolve(import.meta.dirname, "..")} (${commitOf(resolve(import.meta.dirname, ".."))}), before = ${BEFORE} (${commitOf(BEFORE)}).`,
+  );
 say(
   `Repository: ${FILES} files in ${FOLDERS} folders, ${mb(BYTES)}; load ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")} on 2 cores.`,
 );
@@ -98,60 +131,89 @@ function storeBytes() {
   return total;
 }
 
-{
-  let store = SnapshotStore.open(home, ws);
-  let start = performance.now();
+// 1, per build: the first snapshot, a new process's first snapshot (alternating between the
+// builds), and 100 steps of 1–5 changed files (in blocks of 20, alternating).
+const firstWalks = new Map(builds.map((build) => [build.name, []]));
+const stepTimes = new Map(builds.map((build) => [build.name, { steps: [], stored: [], changed: [] }]));
+const trees = new Map();
+for (const build of builds) {
+  const store = build.Store.open(build.home, ws);
+  const start = performance.now();
   const first = await store.capture();
   say(
-    `- first snapshot (hash and store all): ${ms(performance.now() - start)}, ${mb(first.addedBytes)} stored`,
+    `- first snapshot (hash and store all)${BEFORE ? ` [${build.name}]` : ""}: ${ms(performance.now() - start)}, ${mb(first.addedBytes)} stored`,
   );
   store.saveIndex();
   store.close();
-  // A new process: the walk with the saved index, nothing to hash.
-  const walks = [];
-  for (let r = 0; r < 3; r++) {
-    store = SnapshotStore.open(home, ws);
-    start = performance.now();
+  trees.set(build.name, first.tree);
+}
+for (let r = 0; r < 3; r++) {
+  for (const build of r % 2 ? [...builds].reverse() : builds) {
+    // A new process: the walk with the saved index, nothing to hash.
+    const store = build.Store.open(build.home, ws);
+    const start = performance.now();
     const again = await store.capture();
-    walks.push(performance.now() - start);
-    if (again.tree !== first.tree) throw new Error("a walk of an unchanged folder gave another tree");
+    firstWalks.get(build.name).push(performance.now() - start);
+    if (again.tree !== trees.get(build.name))
+      throw new Error("a walk of an unchanged folder gave another tree");
     store.close();
   }
-  say(
-    `- a new process's first snapshot (full stat walk, index valid): median ${ms(median(walks))} — also the cost of every snapshot where no watcher works`,
-  );
-
-  store = SnapshotStore.open(home, ws);
-  let tree = (await store.capture()).tree;
-  const steps = [];
-  const stored = [];
-  const changed = [];
-  for (let step = 0; step < 100; step++) {
-    const count = 1 + (step % 5);
-    let bytes = 0;
-    for (let k = 0; k < count; k++) {
-      const path = paths[(step * 7919 + k * 104729) % FILES];
-      const content = randomBytes(size / 2).toString("hex");
-      writeFileSync(join(ws, path), content);
-      bytes += content.length;
+}
+{
+  let step = 0;
+  for (let block = 0; block < 5; block++) {
+    for (const build of block % 2 ? [...builds].reverse() : builds) {
+      const store = build.Store.open(build.home, ws);
+      let tree = (await store.capture()).tree;
+      const figures = stepTimes.get(build.name);
+      for (let k = 0; k < 20; k++, step++) {
+        const count = 1 + (step % 5);
+        let bytes = 0;
+        for (let j = 0; j < count; j++) {
+          const path = paths[(step * 7919 + j * 104729) % FILES];
+          const content = randomBytes(size / 2).toString("hex");
+          writeFileSync(join(ws, path), content);
+          bytes += content.length;
+        }
+        const start = performance.now();
+        const capture = await store.capture();
+        figures.steps.push(performance.now() - start);
+        figures.stored.push(capture.addedBytes);
+        figures.changed.push(bytes);
+        const diff = diffTrees(store.objects, tree, capture.tree);
+        // The build before 548b683 lags one change behind in a store opened again in the same
+        // process (as here): its captures do the same work, one step late.
+        if (diff.length !== count && build.name !== "before")
+          throw new Error(`step ${step}: ${diff.length} changes seen, ${count} made`);
+        if (capture.mode !== "watch") throw new Error(`step ${step}: the watcher was not used`);
+        tree = capture.tree;
+      }
+      store.saveIndex();
+      store.close();
     }
-    start = performance.now();
-    const capture = await store.capture();
-    steps.push(performance.now() - start);
-    stored.push(capture.addedBytes);
-    changed.push(bytes);
-    const diff = diffTrees(store.objects, tree, capture.tree);
-    if (diff.length !== count) throw new Error(`step ${step}: ${diff.length} changes seen, ${count} made`);
-    if (capture.mode !== "watch") throw new Error(`step ${step}: the watcher was not used`);
-    tree = capture.tree;
   }
+}
+const ratioOf = (name, figure) => {
+  if (!BEFORE) return "";
+  const before = figure(name === "after" ? "before" : name);
+  return name === "after" ? ` (${(figure("after") / before).toFixed(3)} × before)` : "";
+};
+for (const build of builds) {
+  const tag = BEFORE ? ` [${build.name}]` : "";
+  const walk = (name) => median(firstWalks.get(name));
+  say(
+    `- a new process's first snapshot (full stat walk, index valid)${tag}: median ${ms(walk(build.name))}${ratioOf(build.name, walk)} — also the cost of every snapshot where no watcher works`,
+  );
+}
+for (const build of builds) {
+  const tag = BEFORE ? ` [${build.name}]` : "";
+  const { steps, stored, changed } = stepTimes.get(build.name);
+  const p50 = (name) => median(stepTimes.get(name).steps);
   const ratio = stored.reduce((a, b) => a + b, 0) / changed.reduce((a, b) => a + b, 0);
   say(
-    `- snapshot after a step changing 1–5 files (watcher): p50 ${ms(median(steps))}, p95 ${ms(pct(steps, 0.95))}; ` +
+    `- snapshot after a step changing 1–5 files (watcher)${tag}: p50 ${ms(p50(build.name))}${ratioOf(build.name, p50)}, p95 ${ms(pct(steps, 0.95))}; ` +
       `stored per step ${(median(stored) / 1024).toFixed(1)} KB median for ${(median(changed) / 1024).toFixed(1)} KB changed (all steps: ${ratio.toFixed(3)} × the bytes changed, trees included)`,
   );
-  store.saveIndex();
-  store.close();
 }
 
 // A zero-latency model: a command per step, then a final answer after `steps` results.
@@ -196,12 +258,18 @@ const server = createServer((req, res) => {
 await new Promise((r) => server.listen(0, "127.0.0.1", r));
 const baseUrl = `http://127.0.0.1:${server.address().port}/v1`;
 
-function reson(args, env = {}) {
+function reson(args, env = {}, build = { cli: CLI, home }) {
   return new Promise((resolvePromise, reject) => {
     const start = performance.now();
-    const child = spawn(process.execPath, [CLI, ...args], {
+    const child = spawn(process.execPath, [build.cli, ...args], {
       cwd: ws,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, RESON_HOME: home, RESON_MEMORY: "off", ...env },
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        RESON_HOME: build.home,
+        RESON_MEMORY: "off",
+        ...env,
+      },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";
@@ -235,37 +303,57 @@ const runArgs = (task) => [
 const runEnd = (out) => JSON.parse(out.trim().split("\n").at(-1));
 
 // 2. 50 steps (and 10, to tell the per-run cost from the per-step one), each a command that
-// changes 1–5 files.
+// changes 1–5 files: without snapshots, and with them by each build, in turns whose order
+// rotates; ratios are medians of each turn's own ratio (the load drifts between turns).
 {
   const command = (n) =>
     Array.from(
       { length: 1 + (n % 5) },
       (_, k) => `echo step${n} >> ${paths[(n * 31 + k * 977) % FILES]}`,
     ).join(" && ");
+  const variants = [
+    { name: "off", build: builds.at(-1), mode: "off" },
+    ...builds.map((build) => ({ name: build.name, build, mode: "on" })),
+  ];
   plan = { steps: 50, command };
-  await reson(runArgs("warm up"), { RESON_SNAPSHOTS: "on" });
-  const times = { 10: { on: [], off: [] }, 50: { on: [], off: [] } };
-  const walls = { on: [], off: [] };
+  for (const variant of variants.slice(1))
+    await reson(runArgs("warm up"), { RESON_SNAPSHOTS: "on" }, variant.build);
+  const times = { 10: {}, 50: {} };
+  const walls = {};
+  for (const variant of variants) {
+    times[10][variant.name] = [];
+    times[50][variant.name] = [];
+    walls[variant.name] = [];
+  }
   for (let p = 0; p < pairs; p++) {
     for (const steps of [50, 10]) {
       plan = { steps, command };
-      for (const mode of p % 2 ? ["off", "on"] : ["on", "off"]) {
-        const { wallMs, out } = await reson(runArgs(`${steps} steps ${p}`), { RESON_SNAPSHOTS: mode });
+      const turn = [...variants.slice(p % variants.length), ...variants.slice(0, p % variants.length)];
+      for (const variant of turn) {
+        const { wallMs, out } = await reson(
+          runArgs(`${steps} steps ${p}`),
+          { RESON_SNAPSHOTS: variant.mode },
+          variant.build,
+        );
         const end = runEnd(out);
         if (end.status !== "completed" || end.steps !== steps + 1)
           throw new Error(`run: ${JSON.stringify(end)}`);
-        times[steps][mode].push(end.durationMs);
-        if (steps === 50) walls[mode].push(wallMs);
+        times[steps][variant.name].push(end.durationMs);
+        if (steps === 50) walls[variant.name].push(wallMs);
       }
     }
   }
-  const m = (steps, mode) => median(times[steps][mode]);
-  const perStep = (m(50, "on") - m(50, "off") - (m(10, "on") - m(10, "off"))) / 40;
-  say(
-    `- 50-step run (a command changing 1–5 files per step), ${pairs} pairs: run time (run_end durationMs) median ${ms(m(50, "off"))} without snapshots, ${ms(m(50, "on"))} with: ${(m(50, "on") / m(50, "off")).toFixed(3)} ×; ` +
-      `process wall time ${ms(median(walls.off))} / ${ms(median(walls.on))}: ${(median(walls.on) / median(walls.off)).toFixed(3)} ×. ` +
-      `10-step runs ${ms(m(10, "off"))} / ${ms(m(10, "on"))}; so per step ${ms(perStep)} (the 50-step minus the 10-step difference over 40 steps) and per run ${ms(m(10, "on") - m(10, "off") - 10 * perStep)} (the workspace walk of a new process)`,
-  );
+  const m = (steps, name) => median(times[steps][name]);
+  const turnRatio = (series, name) => median(series[name].map((x, i) => x / series.off[i]));
+  for (const { name } of variants.slice(1)) {
+    const tag = BEFORE ? ` [${name}]` : "";
+    const perStep = (m(50, name) - m(50, "off") - (m(10, name) - m(10, "off"))) / 40;
+    say(
+      `- 50-step run (a command changing 1–5 files per step)${tag}, ${pairs} turns: run time (run_end durationMs) median ${ms(m(50, "off"))} without snapshots, ${ms(m(50, name))} with: ${(m(50, name) / m(50, "off")).toFixed(3)} × (median of each turn's ratio ${turnRatio(times[50], name).toFixed(3)} ×); ` +
+        `process wall time ${ms(median(walls.off))} / ${ms(median(walls[name]))}: ${(median(walls[name]) / median(walls.off)).toFixed(3)} × (per turn ${turnRatio(walls, name).toFixed(3)} ×). ` +
+        `10-step runs ${ms(m(10, "off"))} / ${ms(m(10, name))}; so per step ${ms(perStep)} (the 50-step minus the 10-step difference over 40 steps) and per run ${ms(m(10, name) - m(10, "off") - 10 * perStep)} (the workspace walk of a new process)`,
+    );
+  }
 }
 
 // 3. 1,000 files deleted, and put back: the floor (creating 1,000 files in a loop), the
@@ -334,6 +422,7 @@ const runEnd = (out) => JSON.parse(out.trim().split("\n").at(-1));
 }
 
 say(`- snapshot store after all this: ${mb(storeBytes())}`);
+say(`- load at the end: ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`);
 server.close();
 if (!process.argv.includes("--keep")) rmSync(base, { recursive: true, force: true });
 const file = resolve(import.meta.dirname, `results/snapshot-${new Date().toISOString().slice(0, 10)}.md`);

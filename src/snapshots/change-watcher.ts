@@ -3,15 +3,17 @@
 // handful of paths instead of stat-ing the whole workspace.
 //
 // The kernel queues an event when the change happens, but when the process reads the queue
-// is up to the event loop. So before it answers, the watcher touches a sentinel file in a
-// folder of its own (outside the workspace) and waits for that event: all of a process's
-// watches share one inotify queue, read in order, so once the sentinel's event is in, every
-// change made before it has been reported. When the watcher cannot be trusted it says so and
+// is up to the event loop. So before it answers, the watcher renames a sentinel file in a
+// folder of its own (outside the workspace) to a name it never used before and waits for
+// that event: all of a process's watches share one inotify queue, read in order, so once the
+// sentinel's event is in, every change made before it has been reported. The name is new each
+// time because a watch set up again on a folder (a store opened again in the same process)
+// can be handed events queued before it: an event for an old name must never answer. When the watcher cannot be trusted it says so and
 // the caller walks the whole workspace instead: for good once a watch could not be added or
 // failed (the kernel's limit, too many folders), and once after so many events that the
 // kernel queue may have overflowed and dropped some, or when the sentinel does not come back.
 import { randomBytes } from "node:crypto";
-import { type FSWatcher, mkdirSync, rmSync, utimesSync, watch, writeFileSync } from "node:fs";
+import { type FSWatcher, mkdirSync, renameSync, rmSync, utimesSync, watch, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 /**
@@ -38,9 +40,13 @@ export class ChangeWatcher {
   /** Why watching stopped for good, if it did. */
   private disabled: string | undefined;
   private sentinel: FSWatcher | undefined;
-  private arrived: Array<() => void> = [];
+  /** The settles waiting, by the sentinel name whose event answers each. */
+  private readonly arrived = new Map<string, () => void>();
   /** This watcher's own sentinel: another process's touches in the same folder do not count. */
-  private readonly sentinelName = `touch-${process.pid}-${randomBytes(4).toString("hex")}`;
+  private readonly sentinelPrefix = `touch-${process.pid}-${randomBytes(4).toString("hex")}-`;
+  private settles = 0;
+  /** The sentinel file's name now. */
+  private sentinelName = `${this.sentinelPrefix}0`;
 
   /** `sentinelDir`: a folder of reson's own, outside the workspace. */
   constructor(private readonly sentinelDir: string) {}
@@ -74,7 +80,11 @@ export class ChangeWatcher {
     mkdirSync(this.sentinelDir, { recursive: true });
     writeFileSync(join(this.sentinelDir, this.sentinelName), "");
     const watcher = watch(this.sentinelDir, { persistent: false }, (_event, name) => {
-      if (name === this.sentinelName) for (const resolve of this.arrived.splice(0)) resolve();
+      if (typeof name !== "string") return;
+      const resolve = this.arrived.get(name);
+      if (!resolve) return;
+      this.arrived.delete(name);
+      resolve();
     });
     watcher.on("error", (error) => this.fail(`watch error: ${error.message}`));
     return watcher;
@@ -103,19 +113,27 @@ export class ChangeWatcher {
     return trusted ? dirty : undefined;
   }
 
-  /** Touches the sentinel and waits for its event; false if it did not come in time. */
+  /** Renames the sentinel to a new name and waits for that event; false if it did not come in time. */
   private settle(): Promise<boolean> {
     return new Promise((resolve) => {
+      const next = `${this.sentinelPrefix}${++this.settles}`;
       // Kept referenced: the watches are not, and the process must stay up for the answer.
-      const timer = setTimeout(() => resolve(false), SENTINEL_TIMEOUT_MS);
-      this.arrived.push(() => {
+      const timer = setTimeout(() => {
+        this.arrived.delete(next);
+        resolve(false);
+      }, SENTINEL_TIMEOUT_MS);
+      this.arrived.set(next, () => {
         clearTimeout(timer);
         resolve(true);
       });
       try {
+        renameSync(join(this.sentinelDir, this.sentinelName), join(this.sentinelDir, next));
+        this.sentinelName = next;
+        // A live process's sentinel stays young: a sweep removes only old ones.
         const now = new Date();
-        utimesSync(join(this.sentinelDir, this.sentinelName), now, now);
+        utimesSync(join(this.sentinelDir, next), now, now);
       } catch {
+        this.arrived.delete(next);
         clearTimeout(timer);
         resolve(false);
       }
@@ -135,7 +153,8 @@ export class ChangeWatcher {
       this.sentinel = undefined;
       rmSync(join(this.sentinelDir, this.sentinelName), { force: true });
     }
-    for (const resolve of this.arrived.splice(0)) resolve();
+    for (const resolve of this.arrived.values()) resolve();
+    this.arrived.clear();
   }
 
   private fail(why: string): void {

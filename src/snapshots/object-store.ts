@@ -79,11 +79,23 @@ function damaged(hash: string): ResonError {
 }
 
 const TREE_CACHE_LIMIT = 4096;
+/**
+ * An object this process stored or found is taken as there, without a look, for this long: a
+ * sweep removes only objects untouched for an hour (SWEEP_GRACE_MS), and one that ran
+ * meanwhile in another process makes the caller forget them all (forgetDirs).
+ */
+const KNOWN_FOR_MS = 20 * 60 * 1000;
+const KNOWN_LIMIT = 200_000;
 
 export class ObjectStore {
   /** Trees read lately, by hash (immutable, so safe to share). */
   private readonly trees = new Map<string, TreeEntry[]>();
   private madeDirs = new Set<string>();
+  /** Objects known to be in the store, with when they were last written, touched or vouched for. */
+  private known = new Map<string, number>();
+  /** Temporary names: unique per process without asking for random bytes every time. */
+  private readonly tempPrefix = `tmp-${process.pid}-${randomBytes(4).toString("hex")}-`;
+  private tempCount = 0;
 
   constructor(readonly dir: string) {}
 
@@ -101,11 +113,15 @@ export class ObjectStore {
    */
   put(bytes: Uint8Array, knownHash?: string): { hash: string; added: number } {
     const hash = knownHash ?? sha256(bytes);
+    const nowMs = Date.now();
+    const knownAt = this.known.get(hash);
+    if (knownAt !== undefined && nowMs - knownAt < KNOWN_FOR_MS) return { hash, added: 0 };
     const target = this.path(hash);
     if (existsSync(target)) {
-      const now = new Date();
+      const now = new Date(nowMs);
       try {
         utimesSync(target, now, now);
+        this.remembered(hash, nowMs);
         return { hash, added: 0 };
       } catch {
         // swept in between: written again below
@@ -116,7 +132,7 @@ export class ObjectStore {
       mkdirSync(shard, { recursive: true });
       this.madeDirs.add(shard);
     }
-    const temp = join(this.dir, `tmp-${randomBytes(6).toString("hex")}`);
+    const temp = join(this.dir, `${this.tempPrefix}${this.tempCount++}`);
     const fd = openSync(temp, "wx", 0o600);
     try {
       let written = 0;
@@ -128,7 +144,22 @@ export class ObjectStore {
     }
     closeSync(fd);
     renameSync(temp, target);
+    this.remembered(hash, nowMs);
     return { hash, added: bytes.length };
+  }
+
+  /**
+   * Objects a saved index names, known to be here as of `at` (no sweep since): the first put
+   * of each looks no further.
+   */
+  vouch(hashes: Iterable<string>, at: number): void {
+    for (const hash of hashes) if (!this.known.has(hash)) this.remembered(hash, at);
+  }
+
+  private remembered(hash: string, at: number): void {
+    // A long-lived process (serve) starts over now and then rather than grow without end.
+    if (this.known.size >= KNOWN_LIMIT) this.known = new Map();
+    this.known.set(hash, at);
   }
 
   /** An object's bytes, checked against its hash. */
@@ -158,9 +189,10 @@ export class ObjectStore {
     return entries;
   }
 
-  /** Forgets what it knows of the folders on disk (after a sweep removed some). */
+  /** Forgets what it knows of the folders and objects on disk (after a sweep removed some). */
   forgetDirs(): void {
     this.madeDirs = new Set();
+    this.known = new Map();
   }
 
   private remember(hash: string, entries: TreeEntry[]): void {

@@ -21,7 +21,7 @@ import { crashPoint } from "../core/crash-point.js";
 import { projectKey } from "../store/index.js";
 import { ChangeWatcher } from "./change-watcher.js";
 import { ObjectStore } from "./object-store.js";
-import { loadIndex, saveIndex } from "./stat-index.js";
+import { appendIndex, type IndexFiles, loadIndex, saveIndex } from "./stat-index.js";
 import {
   type CaptureResult,
   DEFAULT_SNAPSHOT_SETTINGS,
@@ -42,8 +42,6 @@ export interface WorkspaceFacts {
 }
 
 const RUN_ID = /^[0-9A-Za-z_-]{1,80}$/;
-/** Files hashed since the index was saved before it is saved again. */
-const INDEX_SAVE_AFTER = 256;
 
 /** Where every workspace's snapshots live. */
 export function snapshotsHome(home: string): string {
@@ -62,6 +60,8 @@ export class SnapshotStore {
   private modelSweptAt = -1;
   /** The tree this process captured last: what its model of the workspace stands for. */
   private captured: string | undefined;
+  /** workspace.json as last read, with the facts of the file it was read from. */
+  private factsRead: { ino: number; mtimeMs: number; size: number; facts: WorkspaceFacts } | undefined;
   /** Whether bytes hold one of the user's secrets (set by the run that snapshots; none: never). */
   private secretCheck: ((bytes: Buffer) => boolean) | undefined;
 
@@ -184,10 +184,16 @@ export class SnapshotStore {
     const facts = this.facts();
     if (facts.sweptAt !== this.modelSweptAt) {
       // A sweep may have removed objects the model's hashes name: hash everything again.
-      if (this.modelSweptAt !== -1) this.model.forget();
+      if (this.modelSweptAt !== -1) {
+        this.model.forget();
+        this.objects.forgetDirs();
+      }
       this.modelSweptAt = facts.sweptAt;
-      const seeds = loadIndex(this.path("index.json"), facts.sweptAt);
-      if (seeds) this.model.seed(seeds);
+      const index = loadIndex(this.indexFiles, facts.sweptAt);
+      if (index) {
+        this.model.seed(index.files);
+        this.objects.vouch(index.trees, index.savedAt);
+      }
     }
     const dirty = await this.watcher.take();
     const first = !this.model.started;
@@ -195,17 +201,24 @@ export class SnapshotStore {
     this.captured = tree;
     crashPoint("snapshot-objects-written");
 
-    return { tree, addedBytes, mode: first || !dirty ? "walk" : "watch" };
+    return { tree, addedBytes, mode: first || !dirty ? "walk" : "watch", hashed: this.model.hashed };
+  }
+
+  private get indexFiles(): IndexFiles {
+    return { base: this.path("index.json"), journal: this.path("index-delta.jsonl") };
   }
 
   /**
-   * Saves the index when snapshots hashed many files since it was loaded or saved: the next
-   * process hashes again the few a run changed (cheaper than writing the whole index each run).
+   * Saves what snapshots hashed since the last save (a line appended to the index's journal,
+   * or the whole index when the journal has grown large), so the next process hashes only
+   * what changed after this.
    */
   saveIndex(): void {
-    if (this.model.hashed < INDEX_SAVE_AFTER) return;
-    saveIndex(this.path("index.json"), this.model.entries());
-    this.model.hashed = 0;
+    if (!this.model.started) return;
+    const unsaved = this.model.takeUnsaved();
+    if (unsaved.files.size === 0 && unsaved.trees.size === 0) return;
+    if (appendIndex(this.indexFiles, unsaved.files, unsaved.trees)) return;
+    saveIndex(this.indexFiles, this.model.entries(), this.model.trees());
   }
 
   /** Records a snapshot of a run (after the objects it names). */
@@ -268,8 +281,16 @@ export class SnapshotStore {
   }
 
   facts(): WorkspaceFacts {
+    const path = this.path("workspace.json");
     try {
-      return JSON.parse(readFileSync(this.path("workspace.json"), "utf8")) as WorkspaceFacts;
+      // Read again only when the file was replaced (every capture asks: has a sweep run?).
+      const stats = statSync(path);
+      const known = this.factsRead;
+      if (known && known.ino === stats.ino && known.mtimeMs === stats.mtimeMs && known.size === stats.size)
+        return known.facts;
+      const facts = JSON.parse(readFileSync(path, "utf8")) as WorkspaceFacts;
+      this.factsRead = { ino: stats.ino, mtimeMs: stats.mtimeMs, size: stats.size, facts };
+      return facts;
     } catch {
       return { root: this.root, createdAt: Date.now(), sweptAt: 0, bytes: 0 };
     }

@@ -1,9 +1,12 @@
-// The saved index of a workspace: every tracked file's stat facts and content hash, as the
-// last process that snapshotted it knew them, so the next process hashes only files changed
-// since. It is a cache: lost or stale, it costs time, never correctness (facts that differ
-// mean hashing again). It is void once a sweep ran after it was saved, since the objects its
+// The saved index of a workspace: every tracked file's stat facts and content hash, and the
+// folder trees, as the processes that snapshotted it knew them, so the next process hashes
+// only files changed since and stores no tree it already has. It is a base file
+// (index.json, written whole now and then) and a journal (index-delta.jsonl) to which every
+// run appends, at its end, only what it hashed: one short line instead of the whole index.
+// It is a cache: lost, damaged or stale, it costs time, never correctness (facts that differ
+// mean hashing again). Whatever was saved before a sweep is void, since the objects its
 // hashes name may be gone.
-import { readFileSync } from "node:fs";
+import { appendFileSync, readFileSync, rmSync, statSync } from "node:fs";
 import { writeFileAtomicSync } from "../core/atomic-write.js";
 import type { SeedEntry } from "./workspace-model.js";
 
@@ -18,13 +21,32 @@ type Row = [
   hash: string,
 ];
 
-interface IndexFile {
-  v: 1;
+/** The base file, and each line of the journal. */
+interface IndexPart {
+  v: 1 | 2;
   savedAt: number;
   rows: Row[];
+  /** Tree objects known to be in the store. */
+  trees?: string[];
 }
 
-export function saveIndex(path: string, entries: Iterable<[string, SeedEntry]>): void {
+export interface IndexFiles {
+  base: string;
+  journal: string;
+}
+
+/** What a saved index knows: files' hashes by path, and trees in the store. */
+export interface SavedIndex {
+  files: Map<string, SeedEntry>;
+  trees: Set<string>;
+  /** When its newest part was saved. */
+  savedAt: number;
+}
+
+/** The journal is folded into the base once it is this large against it (and past a floor). */
+const JOURNAL_FLOOR_BYTES = 256 * 1024;
+
+function rowsOf(entries: Iterable<[string, SeedEntry]>): Row[] {
   const rows: Row[] = [];
   for (const [file, { kind, hash, ...stat }] of entries)
     rows.push([
@@ -37,29 +59,97 @@ export function saveIndex(path: string, entries: Iterable<[string, SeedEntry]>):
       stat.mode,
       hash,
     ]);
-  const index: IndexFile = { v: 1, savedAt: Date.now(), rows };
-  writeFileAtomicSync(path, JSON.stringify(index), { sync: false });
+  return rows;
 }
 
-/** The saved entries, or undefined when there is no usable index (none, damaged, older than `validAfter`). */
-export function loadIndex(path: string, validAfter: number): Map<string, SeedEntry> | undefined {
-  let index: IndexFile;
+/** Writes the whole index as the base and empties the journal. */
+export function saveIndex(
+  files: IndexFiles,
+  entries: Iterable<[string, SeedEntry]>,
+  trees: Iterable<string>,
+): void {
+  const index: IndexPart = { v: 2, savedAt: Date.now(), rows: rowsOf(entries), trees: [...trees] };
+  writeFileAtomicSync(files.base, JSON.stringify(index), { sync: false });
+  // A crash before this leaves journal lines older than the base: loading skips them.
+  rmSync(files.journal, { force: true });
+}
+
+/**
+ * Appends what changed since the last save to the journal; false when the journal has grown
+ * large enough against the base that the caller should save the whole index instead.
+ */
+export function appendIndex(
+  files: IndexFiles,
+  entries: Iterable<[string, SeedEntry]>,
+  trees: Iterable<string>,
+): boolean {
+  if (journalTooLarge(files)) return false;
+  const part: IndexPart = { v: 2, savedAt: Date.now(), rows: rowsOf(entries), trees: [...trees] };
+  appendFileSync(files.journal, `${JSON.stringify(part)}\n`);
+  return true;
+}
+
+function journalTooLarge(files: IndexFiles): boolean {
+  const size = (path: string) => {
+    try {
+      return statSync(path).size;
+    } catch {
+      return 0;
+    }
+  };
+  const journal = size(files.journal);
+  return journal > JOURNAL_FLOOR_BYTES && journal > size(files.base) / 2;
+}
+
+function parsePart(text: string): IndexPart | undefined {
   try {
-    index = JSON.parse(readFileSync(path, "utf8")) as IndexFile;
+    const part = JSON.parse(text) as IndexPart;
+    if ((part.v !== 1 && part.v !== 2) || !Array.isArray(part.rows) || typeof part.savedAt !== "number")
+      return undefined;
+    return part;
   } catch {
     return undefined;
   }
-  if (index.v !== 1 || !Array.isArray(index.rows) || index.savedAt <= validAfter) return undefined;
-  const entries = new Map<string, SeedEntry>();
-  for (const [file, kind, size, mtimeMs, ctimeMs, ino, mode, hash] of index.rows)
-    entries.set(file, {
-      kind: kind === "f" ? "file" : "link",
-      size,
-      mtimeMs,
-      ctimeMs,
-      ino,
-      mode,
-      hash,
-    });
-  return entries;
+}
+
+/** The saved index, or undefined when none is usable (none, damaged, every part older than `validAfter`). */
+export function loadIndex(files: IndexFiles, validAfter: number): SavedIndex | undefined {
+  const parts: IndexPart[] = [];
+  let baseSavedAt = -1;
+  try {
+    const base = parsePart(readFileSync(files.base, "utf8"));
+    if (base && base.savedAt > validAfter) {
+      parts.push(base);
+      baseSavedAt = base.savedAt;
+    }
+  } catch {
+    // no base yet
+  }
+  try {
+    for (const line of readFileSync(files.journal, "utf8").split("\n")) {
+      if (!line) continue;
+      // A line cut short by a crash does not parse and is skipped.
+      const part = parsePart(line);
+      if (part && part.savedAt > validAfter && part.savedAt > baseSavedAt) parts.push(part);
+    }
+  } catch {
+    // no journal
+  }
+  if (parts.length === 0) return undefined;
+  const index: SavedIndex = { files: new Map(), trees: new Set(), savedAt: 0 };
+  for (const part of parts) {
+    for (const [file, kind, size, mtimeMs, ctimeMs, ino, mode, hash] of part.rows)
+      index.files.set(file, {
+        kind: kind === "f" ? "file" : "link",
+        size,
+        mtimeMs,
+        ctimeMs,
+        ino,
+        mode,
+        hash,
+      });
+    for (const tree of part.trees ?? []) index.trees.add(tree);
+    index.savedAt = Math.max(index.savedAt, part.savedAt);
+  }
+  return index;
 }

@@ -90,4 +90,6 @@ export interface CaptureResult {
   addedBytes: number;
   /** "watch": only what the file-system watcher reported was looked at; "walk": every path. */
   mode: "watch" | "walk";
+  /** Files (and links) read and hashed for it: those whose facts did not vouch for a known hash. */
+  hashed: number;
 }

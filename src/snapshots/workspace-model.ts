@@ -131,7 +131,9 @@ export class WorkspaceModel {
   private readonly layerCache = new Map<string, IgnoreLayer>();
   /** Hashes a saved index knows, used once by the first walk. */
   private seeds: Map<string, SeedEntry> | undefined;
-  /** Files read and hashed since the model was seeded: worth saving the index for when many. */
+  /** Files and links hashed, and trees made, since the index was last saved (what the next save adds). */
+  private unsaved = { files: new Map<string, SeedEntry>(), trees: new Set<string>() };
+  /** Files read and hashed by the last update. */
   hashed = 0;
 
   constructor(private readonly options: ModelOptions) {}
@@ -144,14 +146,37 @@ export class WorkspaceModel {
   /** Hashes from a saved index, for the next walk. */
   seed(entries: Map<string, SeedEntry>): void {
     this.seeds = entries;
-    this.hashed = 0;
   }
 
   /** Forgets everything (objects it knew may have been swept): the next capture hashes anew. */
   forget(): void {
     this.rootNode = undefined;
     this.seeds = undefined;
+    this.unsaved = { files: new Map(), trees: new Set() };
     this.options.watcher?.close();
+  }
+
+  /**
+   * What was hashed since the index was last saved, and of the trees made since, those the
+   * model has now (a folder changed at every step is saved once); taking it counts as saved.
+   */
+  takeUnsaved(): { files: Map<string, SeedEntry>; trees: Set<string> } {
+    const { files, trees: made } = this.unsaved;
+    this.unsaved = { files: new Map(), trees: new Set() };
+    const trees = new Set<string>();
+    for (const tree of this.trees()) if (made.has(tree)) trees.add(tree);
+    return { files, trees };
+  }
+
+  /** Every tree of the model as it is (for a whole save of the index). */
+  *trees(): Generator<string> {
+    if (!this.rootNode) return;
+    const stack: DirNode[] = [this.rootNode];
+    while (stack.length > 0) {
+      const dir = stack.pop()!;
+      if (dir.tree !== undefined) yield dir.tree;
+      for (const node of dir.entries.values()) if (node.kind === "dir") stack.push(node);
+    }
   }
 
   /**
@@ -160,6 +185,7 @@ export class WorkspaceModel {
    */
   update(dirty: DirtyPaths | undefined): { tree: string; addedBytes: number } {
     this.added = 0;
+    this.hashed = 0;
     if (!this.rootNode || !dirty) {
       const stats = lstatSync(this.options.root);
       this.rootDev = stats.dev;
@@ -303,14 +329,24 @@ export class WorkspaceModel {
     }
     if (stats.isSymbolicLink()) {
       if (old?.kind === "link" && sameStat(old, stats)) return old;
-      return this.link(abs, stats, old);
+      const seed = old === undefined ? this.seeds?.get(path) : undefined;
+      if (seed?.kind === "link" && sameStat(seed, stats)) return seed;
+      return this.remember(path, this.link(abs, stats, old));
     }
     if (!stats.isFile()) return excluded(old, "special", 0);
     if (stats.size > this.options.settings.maxFileBytes) return excluded(old, "too_large", stats.size);
     if (old?.kind === "file" && sameStat(old, stats)) return old;
     const seed = old === undefined ? this.seeds?.get(path) : undefined;
     if (seed?.kind === "file" && sameStat(seed, stats)) return seed;
-    return this.file(abs, old);
+    return this.remember(path, this.file(abs, old));
+  }
+
+  /** A node just hashed, noted for the next save of the index. */
+  private remember(path: string, node: Node): Node {
+    // Facts taken too soon after a change (mtimeMs -1) would never match: not worth saving.
+    if ((node.kind === "file" || node.kind === "link") && node.mtimeMs !== -1)
+      this.unsaved.files.set(path, node);
+    return node;
   }
 
   private link(abs: string, stats: Stats, old: Node | undefined): Node {
@@ -446,6 +482,7 @@ export class WorkspaceModel {
     for (const [name, node] of dir.entries) entries.push(this.entryOf(name, node));
     const { hash, added } = this.options.objects.putTree(entries);
     this.added += added;
+    this.unsaved.trees.add(hash);
     dir.tree = hash;
     return hash;
   }

@@ -373,7 +373,7 @@ CREATE UNIQUE INDEX workspaces_one_default ON workspaces (is_default) WHERE is_d
     sql: `
 -- Every message a channel delivered, stored before it is acknowledged; (channel, dedupe_key)
 -- keeps a redelivery (Telegram update_id, Slack event_id, a webhook idempotency key) out.
-CREATE TABLE channel_inbound (
+CREATE TABLE IF NOT EXISTS channel_inbound (
   id text PRIMARY KEY,
   channel text NOT NULL,
   dedupe_key text NOT NULL,
@@ -388,15 +388,15 @@ CREATE TABLE channel_inbound (
   updated_at bigint NOT NULL,
   UNIQUE (channel, dedupe_key)
 );
-CREATE INDEX channel_inbound_status ON channel_inbound (status, created_at);
-CREATE TABLE channel_sessions (
+CREATE INDEX IF NOT EXISTS channel_inbound_status ON channel_inbound (status, created_at);
+CREATE TABLE IF NOT EXISTS channel_sessions (
   channel text NOT NULL,
   chat_key text NOT NULL,
   session_id text NOT NULL,
   created_at bigint NOT NULL,
   PRIMARY KEY (channel, chat_key)
 );
-CREATE TABLE channel_pairings (
+CREATE TABLE IF NOT EXISTS channel_pairings (
   channel text NOT NULL,
   sender_id text NOT NULL,
   sender_name text,
@@ -408,7 +408,7 @@ CREATE TABLE channel_pairings (
   approved_at bigint,
   PRIMARY KEY (channel, sender_id)
 );
-CREATE TABLE channel_state (
+CREATE TABLE IF NOT EXISTS channel_state (
   channel text NOT NULL,
   key text NOT NULL,
   value text NOT NULL,

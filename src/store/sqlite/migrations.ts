@@ -396,7 +396,7 @@ CREATE UNIQUE INDEX workspaces_one_default ON workspaces (is_default) WHERE is_d
     sql: `
 -- Every message a channel delivered, stored before it is acknowledged; (channel, dedupe_key)
 -- keeps a redelivery (Telegram update_id, Slack event_id, a webhook idempotency key) out.
-CREATE TABLE channel_inbound (
+CREATE TABLE IF NOT EXISTS channel_inbound (
   id TEXT PRIMARY KEY,
   channel TEXT NOT NULL,
   dedupe_key TEXT NOT NULL,
@@ -411,15 +411,15 @@ CREATE TABLE channel_inbound (
   updated_at INTEGER NOT NULL,
   UNIQUE (channel, dedupe_key)
 ) STRICT;
-CREATE INDEX channel_inbound_status ON channel_inbound (status, created_at);
-CREATE TABLE channel_sessions (
+CREATE INDEX IF NOT EXISTS channel_inbound_status ON channel_inbound (status, created_at);
+CREATE TABLE IF NOT EXISTS channel_sessions (
   channel TEXT NOT NULL,
   chat_key TEXT NOT NULL,
   session_id TEXT NOT NULL,
   created_at INTEGER NOT NULL,
   PRIMARY KEY (channel, chat_key)
 ) STRICT;
-CREATE TABLE channel_pairings (
+CREATE TABLE IF NOT EXISTS channel_pairings (
   channel TEXT NOT NULL,
   sender_id TEXT NOT NULL,
   sender_name TEXT,
@@ -431,7 +431,7 @@ CREATE TABLE channel_pairings (
   approved_at INTEGER,
   PRIMARY KEY (channel, sender_id)
 ) STRICT;
-CREATE TABLE channel_state (
+CREATE TABLE IF NOT EXISTS channel_state (
   channel TEXT NOT NULL,
   key TEXT NOT NULL,
   value TEXT NOT NULL,

@@ -18,9 +18,10 @@ import {
   pairingCode,
 } from "./access.js";
 import { chatCommand } from "./chat-commands.js";
+import { parsePressData, pressAnswer, promptMessage } from "./chat-prompts.js";
 import { runAnswer } from "./run-answer.js";
 import { splitForPlatform } from "./split-text.js";
-import type { ChannelAdapter, ChannelLog, InboundSink } from "./types.js";
+import type { ButtonPress, ChannelAdapter, ChannelLog, InboundSink, PressSink } from "./types.js";
 
 /** A channel as the hub runs it: the platform's adapter, who may talk, and its runs' settings. */
 export interface ChannelSetup {
@@ -72,6 +73,23 @@ export class ChannelHub {
     };
   };
 
+  /** Answers a run's prompt from a button pressed in the chat it was offered in, by an authorised sender. */
+  readonly press = (channel: string): PressSink => {
+    return async (press) => {
+      const setup = this.#byName.get(channel);
+      if (!setup) return;
+      const notice = await this.#answerPress(channel, setup, press).catch(
+        (error: unknown): { text: string; result?: string } => {
+          const failure = toResonError(error);
+          return failure.code === "prompt_closed" || failure.code === "not_found"
+            ? { text: "This was already answered or has timed out." }
+            : { text: `That did not work: ${failure.message}` };
+        },
+      );
+      await setup.adapter.settlePress?.(press, notice.text, notice.result, this.#stop.signal).catch(() => {});
+    };
+  };
+
   /** The HTTP routes of the adapters that take deliveries over HTTP (webhooks). */
   routes() {
     return this.#options.channels.flatMap(
@@ -83,7 +101,7 @@ export class ChannelHub {
     const signal = this.#stop.signal;
     for (const { adapter } of this.#options.channels) {
       this.#started.push(
-        adapter.start(this.sink(adapter.name), signal).catch((error: unknown) => {
+        adapter.start(this.sink(adapter.name), signal, this.press(adapter.name)).catch((error: unknown) => {
           if (signal.aborted) return;
           const failure = toResonError(error);
           this.#options.log({
@@ -209,6 +227,8 @@ export class ChannelHub {
         note: "command_stop",
       });
     }
+    if (access.mayCommand && (await this.#answerOpenQuestion(record)))
+      return channels.transition(record.id, "received", "ignored", { note: "question_answered" });
     const sessionId = await this.#sessionOf(record, setup);
     const sender = envelope.senderId ?? "unknown";
     const where = envelope.chatType === "direct" ? "" : ` in ${envelope.chatType} ${envelope.chatId ?? ""}`;
@@ -319,12 +339,89 @@ export class ChannelHub {
         note: "run_missing",
       });
     if (!DONE.has(request.status)) {
-      if (request.status === "running") await this.#typing(record, setup, false);
+      if (request.status === "running") {
+        await this.#typing(record, setup, false);
+        await this.#offerPrompts(record, setup, request.id);
+      }
       return false;
     }
     this.#typingAt.delete(record.id);
     const reply = await runAnswer(store, request);
     return store.channels.transition(record.id, "queued", "reply", { reply });
+  }
+
+  /** Each pending approval or question of the run, sent once (by one process) to the chat. */
+  async #offerPrompts(record: InboundRecord, setup: ChannelSetup, runId: string): Promise<void> {
+    const { store } = this.#options;
+    for (const prompt of await store.prompts.listPending(runId)) {
+      if (!(await store.channels.claimState(record.channel, `prompt:${prompt.id}`, record.id))) continue;
+      const { text, buttons } = promptMessage(prompt);
+      if (buttons.length > 0 && setup.adapter.ask)
+        await setup.adapter.ask(record.message.target, text, buttons, this.#stop.signal);
+      else await setup.adapter.send(record.message.target, text, this.#stop.signal);
+    }
+  }
+
+  async #answerPress(
+    channel: string,
+    setup: ChannelSetup,
+    press: ButtonPress,
+  ): Promise<{ text: string; result?: string }> {
+    const { store, runs } = this.#options;
+    const parsed = parsePressData(press.data);
+    if (!parsed) return { text: "This button is not one of this agent's." };
+    const offeredIn = await store.channels.getState(channel, `prompt:${parsed.promptId}`);
+    const record = offeredIn ? await store.channels.getInbound(offeredIn) : undefined;
+    const prompt = await store.prompts.get(parsed.promptId);
+    if (!record || !prompt || record.message.target.chatId !== press.chatId)
+      return { text: "This button is not one of this agent's." };
+    const pairing = await store.channels.pairingOf(channel, press.senderId);
+    const access = decideAccess(
+      setup.access,
+      {
+        receivedAt: Date.now(),
+        channel,
+        chatType: "direct",
+        chatId: press.senderId,
+        senderId: press.senderId,
+      },
+      pairing,
+    );
+    if (access.kind !== "talk" || !access.mayCommand) {
+      this.#options.log({
+        level: "warn",
+        message: `channel ${channel}: ${press.senderId} pressed a button of prompt ${prompt.id} and is not allowed to answer it`,
+        channel,
+        sender: press.senderId,
+      });
+      return { text: "You are not allowed to answer this." };
+    }
+    const answer = pressAnswer(prompt, parsed.choice);
+    if (!answer) return { text: "This button is not one of this agent's." };
+    if (answer.kind === "permission") await runs.answerApproval(prompt.traceId, prompt.id, answer.answer);
+    else await runs.answerQuestion(prompt.traceId, prompt.id, answer.answer);
+    const by = press.senderName ?? press.senderId;
+    return {
+      text: `Done: ${answer.words}.`,
+      result: `${promptMessage(prompt).text}\n\n${answer.words} by ${by}`,
+    };
+  }
+
+  /** A free question a run of this chat waits on is answered by the next message of an authorised sender. */
+  async #answerOpenQuestion(record: InboundRecord): Promise<boolean> {
+    const { store, runs } = this.#options;
+    const bound = await store.channels.sessionFor(record.channel, record.chatKey);
+    if (!bound) return false;
+    const running = (await store.queue.listBySession(bound.sessionId)).filter((r) => r.status === "running");
+    for (const run of running) {
+      const question = (await store.prompts.listPending(run.id)).find(
+        (p) => p.kind === "question" && ((p.payload as { choices?: unknown[] }).choices ?? []).length === 0,
+      );
+      if (!question) continue;
+      await runs.answerQuestion(run.id, question.id, record.message.text);
+      return true;
+    }
+    return false;
   }
 
   async #typing(record: InboundRecord, setup: ChannelSetup, now: boolean): Promise<void> {

@@ -82,6 +82,7 @@ function specOf(settings: Omit<CommonSettings, "token">): ChannelSetup["spec"] {
     ...(settings.allow ? { allow: settings.allow } : {}),
     ...(settings.deny ? { deny: settings.deny } : {}),
     ...(settings.sandbox ? { sandbox: settings.sandbox } : {}),
+    ...(settings.permissionMode ? { permissionMode: settings.permissionMode } : {}),
   };
 }
 

@@ -22,6 +22,29 @@ export interface InboundDelivery {
  */
 export type InboundSink = (delivery: InboundDelivery) => Promise<{ record: InboundRecord; created: boolean }>;
 
+/** A button pressed under a message the agent sent (an approval, a choice). */
+export interface ButtonPress {
+  /** The platform's id of the press, to answer it (Telegram's callback query id). */
+  id: string;
+  /** What the button carried: "<prompt id>:<choice>". */
+  data: string;
+  senderId: string;
+  senderName?: string;
+  chatId: string;
+  threadId?: string;
+  /** The message that holds the buttons. */
+  messageId?: string;
+}
+
+/** Handles a press at once (it is not stored: an unanswered prompt times out as over HTTP). */
+export type PressSink = (press: ButtonPress) => Promise<void>;
+
+/** A button under a message: its label, and the data a press brings back. */
+export interface ChatButton {
+  label: string;
+  data: string;
+}
+
 export type ChannelLog = (entry: {
   level: "info" | "warn" | "error";
   message: string;
@@ -34,9 +57,18 @@ export interface ChannelAdapter {
   /** The longest text one message may carry on this platform; longer answers are split. */
   readonly maxMessageChars: number;
   /** Starts taking deliveries (a poll loop, or nothing for webhook routes) until `signal` aborts. */
-  start(sink: InboundSink, signal: AbortSignal): Promise<void>;
+  start(sink: InboundSink, signal: AbortSignal, press?: PressSink): Promise<void>;
   /** Sends one message (already within maxMessageChars) to where `target` says. */
   send(target: ReplyTarget, text: string, signal: AbortSignal): Promise<void>;
+  /** Sends a message with buttons (approvals, choices), where the platform has them. */
+  ask?(target: ReplyTarget, text: string, buttons: ChatButton[], signal: AbortSignal): Promise<void>;
+  /** Tells the presser what came of a press, and where it can, replaces the buttons with `result`. */
+  settlePress?(
+    press: ButtonPress,
+    notice: string,
+    result: string | undefined,
+    signal: AbortSignal,
+  ): Promise<void>;
   /** Shows that the agent is working (Telegram's "typing…"), where the platform has that. */
   typing?(target: ReplyTarget, signal: AbortSignal): Promise<void>;
   /** HTTP routes of the platform's deliveries (webhooks), served by `reson serve` without its token. */

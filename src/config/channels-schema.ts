@@ -31,6 +31,15 @@ const channelCommon = {
   allow: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
   deny: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
   sandbox: Type.Optional(Type.Union([Type.Literal("on"), Type.Literal("off")])),
+  /** The permission mode of the channel's runs (default, acceptEdits, plan, dontAsk; never bypass from a chat). */
+  permissionMode: Type.Optional(
+    Type.Union([
+      Type.Literal("default"),
+      Type.Literal("acceptEdits"),
+      Type.Literal("plan"),
+      Type.Literal("dontAsk"),
+    ]),
+  ),
 };
 
 export const TelegramChannelSchema = Type.Object(

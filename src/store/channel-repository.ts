@@ -233,5 +233,12 @@ export function channelRepository(context: {
         [channel, key, value],
       );
     },
+    async claimState(channel, key, value) {
+      const rows = await query(
+        "INSERT INTO channel_state (channel, key, value) VALUES (?, ?, ?) ON CONFLICT (channel, key) DO NOTHING RETURNING key",
+        [channel, key, value],
+      );
+      return rows.length === 1;
+    },
   };
 }

@@ -119,4 +119,6 @@ export interface ChannelRepository {
 
   getState(channel: string, key: string): Promise<string | undefined>;
   setState(channel: string, key: string, value: string): Promise<void>;
+  /** Sets the state only if it is not set yet: true for the one caller that set it. */
+  claimState(channel: string, key: string, value: string): Promise<boolean>;
 }

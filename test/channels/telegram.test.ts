@@ -28,7 +28,13 @@ function lastUserText(request: RecordedRequest): string {
   return typeof user?.content === "string" ? user.content : JSON.stringify(user?.content);
 }
 
-function writeConfig(home: string, model: FakeModelServer, telegram: FakeTelegram, workspace: string) {
+function writeConfig(
+  home: string,
+  model: FakeModelServer,
+  telegram: FakeTelegram,
+  workspace: string,
+  more: Record<string, unknown> = {},
+) {
   mkdirSync(home, { recursive: true });
   writeFileSync(
     join(home, "config.json"),
@@ -46,6 +52,7 @@ function writeConfig(home: string, model: FakeModelServer, telegram: FakeTelegra
           baseUrl: model.openaiBaseUrl,
           model: "fake-model",
           sandbox: "off",
+          ...more,
         },
       },
     }),
@@ -201,5 +208,69 @@ describe("Telegram channel in reson serve", () => {
     expect(answer.text).toBe("answer to: survive this");
     await new Promise((resolve) => setTimeout(resolve, 2000));
     expect(telegram.sent.filter((m) => String(m.chat_id) === String(OWNER))).toHaveLength(1);
+  });
+});
+
+describe("Telegram approvals in the chat", () => {
+  let model: FakeModelServer;
+  let telegram: FakeTelegram;
+  let ws: TempDir;
+
+  beforeEach(async () => {
+    // One command that needs approval, then an answer that says how it went.
+    model = await startFakeModelServer({
+      respond: (request) => {
+        const messages = (request.body as { messages: { role: string; content: unknown }[] }).messages;
+        const result = messages.find((m) => m.role === "tool");
+        if (!result)
+          return {
+            toolCalls: [
+              { id: "call_1", name: "execute_command", arguments: { command: "echo built >> log.txt" } },
+            ],
+          };
+        return { text: `tool said: ${JSON.stringify(result.content).slice(0, 200)}` };
+      },
+    });
+    telegram = await startFakeTelegram({ token: TOKEN });
+    ws = tempDir();
+    writeConfig(ws.home, model, telegram, ws.path, { permissionMode: "default" });
+  });
+  afterEach(async () => {
+    await killAllReson();
+    await telegram.close();
+    await model.close();
+    ws.remove();
+  });
+
+  it("asks with buttons; a press by someone not allowed is refused; the owner's press lets the run go on", async () => {
+    const served = await startServed(ws.home, ws.path);
+    telegram.send({ chatId: OWNER, fromId: OWNER, text: "build it" });
+    const asking = await telegram
+      .waitForSent((m) => m.reply_markup !== undefined, 15_000)
+      .catch((e) => {
+        throw new Error(`${e}\n${served.process.stderr()}\n${JSON.stringify(model.requests.length)}`);
+      });
+    expect(asking.text).toContain("execute_command");
+    const buttons = asking.reply_markup!.inline_keyboard.flat();
+    expect(buttons.map((b) => b.text)).toEqual(expect.arrayContaining(["Allow once", "Deny"]));
+    const allow = buttons.find((b) => b.text === "Allow once")!;
+
+    // Eve, a stranger, found the message (a forwarded screenshot, a shared group): refused.
+    telegram.press({ fromId: 77, chatId: OWNER, messageId: asking.message_id!, data: allow.callback_data });
+    for (let i = 0; i < 100 && telegram.pressAnswers.length === 0; i++)
+      await new Promise((r) => setTimeout(r, 100));
+    expect(telegram.pressAnswers[0]?.text).toBe("You are not allowed to answer this.");
+    expect(model.requests).toHaveLength(1);
+
+    telegram.press({
+      fromId: OWNER,
+      chatId: OWNER,
+      messageId: asking.message_id!,
+      data: allow.callback_data,
+    });
+    const done = await telegram.waitForSent((m) => m.text.startsWith("tool said:"));
+    expect(done.text).not.toContain("denied");
+    expect(telegram.pressAnswers[1]?.text).toBe("Done: allowed once.");
+    expect(telegram.edits[0]?.text).toContain("allowed once by User42");
   });
 });

@@ -17,8 +17,11 @@ export const FAKE_BOT = { id: 999_000, is_bot: true, first_name: "Reson", userna
 export interface SentMessage {
   chat_id: number | string;
   text: string;
+  reply_markup?: { inline_keyboard: { text: string; callback_data: string }[][] };
   message_thread_id?: number;
   reply_parameters?: { message_id: number };
+  /** The id the fake gave the message. */
+  message_id?: number;
 }
 
 export interface UserMessage {
@@ -38,6 +41,12 @@ export interface FakeTelegram {
   apiRoot: string;
   send(message: UserMessage): number;
   redeliver(updateId: number): void;
+  /** A user presses an inline-keyboard button under one of the bot's messages. */
+  press(options: { fromId: number; chatId: number; messageId: number; data: string }): void;
+  /** answerCallbackQuery calls: what the presser was told. */
+  readonly pressAnswers: { callback_query_id: string; text?: string }[];
+  /** editMessageText calls. */
+  readonly edits: { chat_id: number | string; message_id: number; text: string }[];
   readonly sent: SentMessage[];
   readonly actions: { chat_id: number | string; action: string; message_thread_id?: number }[];
   /** Every method called, in order. */
@@ -51,6 +60,8 @@ export async function startFakeTelegram(options: { token: string }): Promise<Fak
   const sent: SentMessage[] = [];
   const actions: FakeTelegram["actions"] = [];
   const calls: string[] = [];
+  const pressAnswers: FakeTelegram["pressAnswers"] = [];
+  const edits: FakeTelegram["edits"] = [];
   const forced: { update_id: number; message: Record<string, unknown> }[] = [];
   const history = new Map<number, Record<string, unknown>>();
   const pollers = new Set<() => void>();
@@ -110,13 +121,21 @@ export async function startFakeTelegram(options: { token: string }): Promise<Fak
         forced.length = 0;
         return answer(res, 200, { ok: true, result });
       }
+      case "answerCallbackQuery":
+        pressAnswers.push(body as FakeTelegram["pressAnswers"][number]);
+        for (const wake of sentWaiters) wake();
+        return answer(res, 200, { ok: true, result: true });
+      case "editMessageText":
+        edits.push(body as FakeTelegram["edits"][number]);
+        return answer(res, 200, { ok: true, result: true });
       case "sendMessage": {
-        sent.push(body as unknown as SentMessage);
+        const messageId = nextMessageId++;
+        sent.push({ ...(body as unknown as SentMessage), message_id: messageId } as SentMessage);
         for (const wake of sentWaiters) wake();
         return answer(res, 200, {
           ok: true,
           result: {
-            message_id: nextMessageId++,
+            message_id: messageId,
             date: Math.floor(Date.now() / 1000),
             chat: { id: body.chat_id, type: "private" },
             from: FAKE_BOT,
@@ -139,6 +158,28 @@ export async function startFakeTelegram(options: { token: string }): Promise<Fak
     sent,
     actions,
     calls,
+    pressAnswers,
+    edits,
+    press({ fromId, chatId, messageId, data }) {
+      const updateId = nextUpdateId++;
+      updates.push({
+        update_id: updateId,
+        callback_query: {
+          id: `cq${updateId}`,
+          from: { id: fromId, is_bot: false, first_name: `User${fromId}` },
+          chat_instance: "ci",
+          data,
+          message: {
+            message_id: messageId,
+            date: Math.floor(Date.now() / 1000),
+            chat: { id: chatId, type: "private" },
+            from: FAKE_BOT,
+            text: "(buttons)",
+          },
+        },
+      } as unknown as { update_id: number; message: Record<string, unknown> });
+      wakePollers();
+    },
     send(message) {
       const updateId = nextUpdateId++;
       const chatType = message.chatType ?? (message.chatId === message.fromId ? "private" : "supergroup");

@@ -7,8 +7,15 @@ import type { UserFromGetMe } from "grammy/types";
 import { ResonError } from "../../core/errors.js";
 import { importEsm } from "../../core/esm-import.js";
 import type { ReplyTarget, Store } from "../../store/index.js";
-import type { ChannelAdapter, ChannelLog, InboundSink } from "../types.js";
-import { deliveryOfUpdate } from "./telegram-update.js";
+import type {
+  ButtonPress,
+  ChannelAdapter,
+  ChannelLog,
+  ChatButton,
+  InboundSink,
+  PressSink,
+} from "../types.js";
+import { deliveryOfUpdate, pressOfUpdate } from "./telegram-update.js";
 
 export const TELEGRAM_MAX_MESSAGE_CHARS = 4096;
 const OFFSET_KEY = "update_offset";
@@ -40,7 +47,7 @@ export class TelegramAdapter implements ChannelAdapter {
     };
   }
 
-  async start(sink: InboundSink, signal: AbortSignal): Promise<void> {
+  async start(sink: InboundSink, signal: AbortSignal, press?: PressSink): Promise<void> {
     const { store, log } = this.#options;
     const bot = await this.#connect(signal);
     const me = this.#me!;
@@ -51,7 +58,11 @@ export class TelegramAdapter implements ChannelAdapter {
       let updates: Awaited<ReturnType<Bot["api"]["getUpdates"]>>;
       try {
         updates = await bot.api.getUpdates(
-          { offset, timeout: this.#options.pollTimeoutS ?? 25, allowed_updates: ["message"] },
+          {
+            offset,
+            timeout: this.#options.pollTimeoutS ?? 25,
+            allowed_updates: ["message", "callback_query"],
+          },
           grammySignal(signal),
         );
         failures = 0;
@@ -69,6 +80,8 @@ export class TelegramAdapter implements ChannelAdapter {
       for (const update of updates) {
         const delivery = deliveryOfUpdate(update, me);
         if (delivery) await sink(delivery);
+        const pressed = pressOfUpdate(update);
+        if (pressed && press) await press(pressed);
         // Only now may Telegram forget it: the next getUpdates with this offset acknowledges it.
         await store.channels.setState(this.name, OFFSET_KEY, String(update.update_id + 1));
       }
@@ -76,6 +89,32 @@ export class TelegramAdapter implements ChannelAdapter {
   }
 
   async send(target: ReplyTarget, text: string, signal: AbortSignal): Promise<void> {
+    await this.#sendMessage(target, text, undefined, signal);
+  }
+
+  async ask(target: ReplyTarget, text: string, buttons: ChatButton[], signal: AbortSignal): Promise<void> {
+    // One button per row: labels stay readable on a phone.
+    await this.#sendMessage(
+      target,
+      text,
+      buttons.map((b) => [{ text: b.label, callback_data: b.data }]),
+      signal,
+    );
+  }
+
+  async settlePress(press: ButtonPress, notice: string, result: string | undefined, signal: AbortSignal) {
+    const bot = await this.#connect(signal);
+    await bot.api.answerCallbackQuery(press.id, { text: notice }, grammySignal(signal));
+    if (result && press.messageId)
+      await bot.api.editMessageText(press.chatId, Number(press.messageId), result, {}, grammySignal(signal));
+  }
+
+  async #sendMessage(
+    target: ReplyTarget,
+    text: string,
+    keyboard: { text: string; callback_data: string }[][] | undefined,
+    signal: AbortSignal,
+  ): Promise<void> {
     const bot = await this.#connect(signal);
     try {
       await bot.api.sendMessage(
@@ -88,6 +127,7 @@ export class TelegramAdapter implements ChannelAdapter {
                 reply_parameters: { message_id: Number(target.messageId), allow_sending_without_reply: true },
               }
             : {}),
+          ...(keyboard ? { reply_markup: { inline_keyboard: keyboard } } : {}),
         },
         grammySignal(signal),
       );

@@ -2,7 +2,7 @@
 // topics, with their envelope (who, where, which message, whether the bot was named). Anything
 // else (edits, channel posts, stickers) is not a task and is acknowledged without a message.
 import type { Message, Update, UserFromGetMe } from "grammy/types";
-import type { InboundDelivery } from "../types.js";
+import type { ButtonPress, InboundDelivery } from "../types.js";
 
 export function deliveryOfUpdate(update: Update, me: UserFromGetMe): InboundDelivery | undefined {
   const message = update.message;
@@ -52,4 +52,25 @@ function mentions(message: Message, me: UserFromGetMe): boolean {
       entity.type === "mention" &&
       text.slice(entity.offset, entity.offset + entity.length).toLowerCase() === handle,
   );
+}
+
+/** A pressed inline-keyboard button, as a press for the hub. */
+export function pressOfUpdate(update: Update): ButtonPress | undefined {
+  const query = update.callback_query;
+  if (!query?.data || !query.message) return undefined;
+  const message = query.message;
+  const name = [query.from.first_name, query.from.last_name].filter(Boolean).join(" ");
+  const threadId =
+    "message_thread_id" in message && message.message_thread_id
+      ? String(message.message_thread_id)
+      : undefined;
+  return {
+    id: query.id,
+    data: query.data,
+    senderId: String(query.from.id),
+    ...(name ? { senderName: name } : {}),
+    chatId: String(message.chat.id),
+    ...(threadId ? { threadId } : {}),
+    messageId: String(message.message_id),
+  };
 }

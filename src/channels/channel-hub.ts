@@ -93,7 +93,7 @@ export class ChannelHub {
   /** The HTTP routes of the adapters that take deliveries over HTTP (webhooks). */
   routes() {
     return this.#options.channels.flatMap(
-      (setup) => setup.adapter.routes?.(this.sink(setup.adapter.name)) ?? [],
+      (setup) => setup.adapter.routes?.(this.sink(setup.adapter.name), this.press(setup.adapter.name)) ?? [],
     );
   }
 

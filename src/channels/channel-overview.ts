@@ -7,7 +7,7 @@ import type { PairingRecord, SenderRole, Store } from "../store/index.js";
 
 export interface ChannelView {
   name: string;
-  platform: "telegram" | "webhook";
+  platform: "telegram" | "slack" | "webhook";
   workspace: string;
   dmPolicy: string;
   groups: number;
@@ -42,6 +42,14 @@ export function configuredChannels(config: ChannelsConfig | undefined) {
       workspace: config.telegram.workspace,
       dmPolicy: config.telegram.dmPolicy ?? "pairing",
       groups: config.telegram.groups?.length ?? 0,
+    });
+  if (config?.slack)
+    out.push({
+      name: "slack",
+      platform: "slack",
+      workspace: config.slack.workspace,
+      dmPolicy: config.slack.dmPolicy ?? "pairing",
+      groups: config.slack.groups?.length ?? 0,
     });
   for (const [name, hook] of Object.entries(config?.webhook ?? {}))
     out.push({

@@ -8,11 +8,13 @@ import { type SecretUseScope, SecretVault } from "../secrets/index.js";
 import type { Store } from "../store/index.js";
 import type { AccessSettings } from "./access.js";
 import type { ChannelSetup } from "./channel-hub.js";
+import { SlackAdapter } from "./slack/slack-adapter.js";
 import { TelegramAdapter } from "./telegram/telegram-adapter.js";
 import type { ChannelLog } from "./types.js";
 import { WebhookAdapter } from "./webhook/webhook-adapter.js";
 
 const TELEGRAM_API = "https://api.telegram.org";
+const SLACK_API = "https://slack.com/api/";
 
 type CommonSettings = NonNullable<ChannelsConfig["telegram"]>;
 
@@ -42,6 +44,20 @@ export async function channelSetups(options: {
       }),
       access: accessOf(telegram),
       spec: specOf(telegram),
+    });
+  }
+  if (config.slack) {
+    const slack = config.slack;
+    const apiUrl = slack.apiUrl ?? SLACK_API;
+    setups.push({
+      adapter: new SlackAdapter({
+        botToken: filled(vault, "channels.slack.botToken", slack.botToken, { url: apiUrl }),
+        signingSecret: filled(vault, "channels.slack.signingSecret", slack.signingSecret, { url: apiUrl }),
+        ...(slack.apiUrl ? { apiUrl: slack.apiUrl } : {}),
+        log,
+      }),
+      access: accessOf(slack),
+      spec: specOf(slack),
     });
   }
   for (const [name, hook] of Object.entries(config.webhook ?? {})) {

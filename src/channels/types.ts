@@ -72,7 +72,7 @@ export interface ChannelAdapter {
   /** Shows that the agent is working (Telegram's "typing…"), where the platform has that. */
   typing?(target: ReplyTarget, signal: AbortSignal): Promise<void>;
   /** HTTP routes of the platform's deliveries (webhooks), served by `reson serve` without its token. */
-  routes?(sink: InboundSink): Route[];
+  routes?(sink: InboundSink, press?: PressSink): Route[];
   /** What `reson channel status` shows beside the counts (the bot's username…). */
   describe(): Record<string, unknown>;
 }

@@ -68,9 +68,23 @@ export const WebhookChannelSchema = Type.Object(
   { additionalProperties: false },
 );
 
+export const SlackChannelSchema = Type.Object(
+  {
+    ...channelCommon,
+    /** The bot token (xoxb-…), or a `<secret>name</secret>` reference. */
+    botToken: Type.String({ minLength: 1 }),
+    /** The app's signing secret: Events API requests are checked against it. */
+    signingSecret: Type.String({ minLength: 1 }),
+    /** The Web API (a fake in tests); default https://slack.com/api/. */
+    apiUrl: Type.Optional(Type.String({ minLength: 1 })),
+  },
+  { additionalProperties: false },
+);
+
 export const ChannelsSchema = Type.Object(
   {
     telegram: Type.Optional(TelegramChannelSchema),
+    slack: Type.Optional(SlackChannelSchema),
     webhook: Type.Optional(
       Type.Record(Type.String({ pattern: "^[A-Za-z0-9_-]{1,64}$" }), WebhookChannelSchema),
     ),
@@ -80,4 +94,5 @@ export const ChannelsSchema = Type.Object(
 
 export type ChannelsConfig = Static<typeof ChannelsSchema>;
 export type TelegramChannelConfig = Static<typeof TelegramChannelSchema>;
+export type SlackChannelConfig = Static<typeof SlackChannelSchema>;
 export type WebhookChannelConfig = Static<typeof WebhookChannelSchema>;

@@ -175,6 +175,49 @@ describe("Telegram channel in reson serve", () => {
     expect(model.requests).toHaveLength(1);
   });
 
+  it("/stop cancels the chat's run and /new starts a new session; a sender who is not allowed cannot command", async () => {
+    let calls = 0;
+    model.setResponder((request) => {
+      calls++;
+      return calls === 1
+        ? { text: "slow", delayMs: 60_000 }
+        : { text: `answer to: ${lastUserText(request).split("\n").at(-1)}` };
+    });
+    await serve();
+    telegram.send({ chatId: OWNER, fromId: OWNER, text: "a long job" });
+    for (let i = 0; i < 300 && model.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+    telegram.send({ chatId: GROUP, fromId: 88, text: `/stop@${FAKE_BOT.username}` });
+    telegram.send({ chatId: GROUP, fromId: 88, text: `@${FAKE_BOT.username} /stop` });
+    telegram.send({ chatId: OWNER, fromId: OWNER, text: "/stop" });
+    expect((await telegram.waitForSent((m) => m.text === "Stopping the current run.")).chat_id).toBe("42");
+    await telegram.waitForSent((m) => m.text === "(stopped)", 30_000);
+
+    telegram.send({ chatId: OWNER, fromId: OWNER, text: "/new" });
+    await telegram.waitForSent((m) => m.text.startsWith("Starting a new conversation"));
+    telegram.send({ chatId: OWNER, fromId: OWNER, text: "fresh start" });
+    await telegram.waitForSent((m) => m.text === "answer to: fresh start");
+    const store = await openStore({ home: ws.home });
+    try {
+      // The owner's chat had two sessions; the one it has now is the new one.
+      const bound = await store.channels.listSessions("telegram");
+      const ownerChat = bound.find((b) => b.chatKey === "42")!;
+      const ownerSessions = (await store.sessions.list({ limit: 10 })).filter((x) =>
+        x.title.includes("direct 42"),
+      );
+      expect(ownerSessions).toHaveLength(2);
+      expect(ownerSessions.map((x) => x.id)).toContain(ownerChat.sessionId);
+    } finally {
+      await store.close();
+    }
+    // The group member who is not allowed was refused the command.
+    expect(
+      telegram.sent.find((m) => String(m.chat_id) === String(GROUP) && m.text.includes("/stop"))?.text,
+    ).toBe("Only the owner or allowed people can use /stop here.");
+    expect(
+      telegram.sent.some((m) => String(m.chat_id) === String(GROUP) && m.text.includes("Stopping")),
+    ).toBe(false);
+  });
+
   it("runs a redelivered update once", async () => {
     await serve();
     const updateId = telegram.send({ chatId: OWNER, fromId: OWNER, text: "only once" });

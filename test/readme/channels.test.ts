@@ -15,6 +15,7 @@ describe("README: Channels", () => {
     expect(listed.code, listed.stderr).toBe(0);
     expect(JSON.parse(listed.stdout).channels).toEqual([
       expect.objectContaining({ name: "telegram", platform: "telegram", workspace: "notes" }),
+      expect.objectContaining({ name: "slack", platform: "slack", workspace: "notes" }),
       expect.objectContaining({ name: "webhook:ci", platform: "webhook", workspace: "notes" }),
     ]);
   });

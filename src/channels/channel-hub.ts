@@ -50,6 +50,8 @@ export class ChannelHub {
   readonly #byName = new Map<string, ChannelSetup>();
   readonly #stop = new AbortController();
   readonly #typingAt = new Map<string, number>();
+  /** Answers whose sending failed for now: not tried again before then (this process only). */
+  readonly #retryAt = new Map<string, { at: number; failures: number }>();
   #timer: NodeJS.Timeout | undefined;
   #ticking: Promise<void> | undefined;
   #again = false;
@@ -436,6 +438,8 @@ export class ChannelHub {
   async #send(record: InboundRecord, setup: ChannelSetup, takeover: boolean): Promise<boolean> {
     const { store, log } = this.#options;
     const staleMs = this.#options.sendStaleMs ?? 30_000;
+    const retry = this.#retryAt.get(record.id);
+    if (retry && Date.now() < retry.at) return false;
     const claimed = await store.channels.transition(
       record.id,
       takeover ? "sending" : "reply",
@@ -461,9 +465,16 @@ export class ChannelHub {
         return store.channels.transition(record.id, "sending", "answered", {
           note: `send_refused: ${failure.message}`,
         });
+      // Backing off, doubling up to a minute: a platform that is down is not hammered.
+      const failures = (retry?.failures ?? 0) + 1;
+      this.#retryAt.set(record.id, {
+        at: Date.now() + Math.min(60_000, 1000 * 2 ** (failures - 1)),
+        failures,
+      });
       await store.channels.transition(record.id, "sending", "reply");
       return false;
     }
+    this.#retryAt.delete(record.id);
     return store.channels.transition(record.id, "sending", "answered");
   }
 }

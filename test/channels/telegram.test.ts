@@ -218,6 +218,18 @@ describe("Telegram channel in reson serve", () => {
     ).toBe(false);
   });
 
+  it("keeps an answer Telegram could not take and sends it once Telegram is back", async () => {
+    const served = await serve();
+    telegram.failSends(2);
+    telegram.send({ chatId: OWNER, fromId: OWNER, text: "are you there" });
+    const answer = await telegram.waitForSent((m) => m.text.includes("are you there"), 30_000);
+    expect(answer.text).toBe("answer to: are you there");
+    expect(telegram.sent).toHaveLength(1);
+    expect(telegram.calls.filter((c) => c === "sendMessage")).toHaveLength(3);
+    expect(served.process.stderr()).toContain("was not sent");
+    expect(served.process.stderr()).not.toContain(TOKEN);
+  });
+
   it("runs a redelivered update once", async () => {
     await serve();
     const updateId = telegram.send({ chatId: OWNER, fromId: OWNER, text: "only once" });

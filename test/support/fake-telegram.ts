@@ -41,6 +41,8 @@ export interface FakeTelegram {
   apiRoot: string;
   send(message: UserMessage): number;
   redeliver(updateId: number): void;
+  /** The next `count` sendMessage calls fail with HTTP 502, as when Telegram is down. */
+  failSends(count: number): void;
   /** A user presses an inline-keyboard button under one of the bot's messages. */
   press(options: { fromId: number; chatId: number; messageId: number; data: string }): void;
   /** answerCallbackQuery calls: what the presser was told. */
@@ -69,6 +71,7 @@ export async function startFakeTelegram(options: { token: string }): Promise<Fak
   let nextUpdateId = 500;
   let nextMessageId = 1;
   let confirmed = 0;
+  let failingSends = 0;
 
   const wakePollers = () => {
     for (const wake of pollers) wake();
@@ -129,6 +132,10 @@ export async function startFakeTelegram(options: { token: string }): Promise<Fak
         edits.push(body as FakeTelegram["edits"][number]);
         return answer(res, 200, { ok: true, result: true });
       case "sendMessage": {
+        if (failingSends > 0) {
+          failingSends--;
+          return answer(res, 502, { ok: false, error_code: 502, description: "Bad Gateway" });
+        }
         const messageId = nextMessageId++;
         sent.push({ ...(body as unknown as SentMessage), message_id: messageId } as SentMessage);
         for (const wake of sentWaiters) wake();
@@ -160,6 +167,9 @@ export async function startFakeTelegram(options: { token: string }): Promise<Fak
     calls,
     pressAnswers,
     edits,
+    failSends(count) {
+      failingSends = count;
+    },
     press({ fromId, chatId, messageId, data }) {
       const updateId = nextUpdateId++;
       updates.push({

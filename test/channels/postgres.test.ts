@@ -34,7 +34,7 @@ describe.skipIf(await skipWithout("postgres", "channels on PostgreSQL"))(
       ws?.remove();
     });
 
-    it("serve stores and answers, a worker runs", async () => {
+    it("serve stores and answers, a worker runs; of two serves only one polls the bot", async () => {
       model = await startFakeModelServer({ replies: [{ text: "from the worker" }] });
       telegram = await startFakeTelegram({ token: TOKEN });
       ws = tempDir();
@@ -59,6 +59,9 @@ describe.skipIf(await skipWithout("postgres", "channels on PostgreSQL"))(
         }),
       );
       const served = await startServed(ws.home, ws.path, ["--workers", "0"], { RESON_DATABASE_URL: url });
+      // A second serve on the same database: only one of them polls the bot.
+      const second = await startServed(ws.home, ws.path, ["--workers", "0"], { RESON_DATABASE_URL: url });
+      await second.process.waitFor(/another reson serve polls it/);
       const worker = startReson(["worker", "--log-format", "json"], {
         env: cleanEnv({ RESON_HOME: ws.home, RESON_DATABASE_URL: url }),
         cwd: ws.path,
@@ -68,6 +71,7 @@ describe.skipIf(await skipWithout("postgres", "channels on PostgreSQL"))(
       expect(answer.text).toBe("from the worker");
       expect(worker.stderr()).toContain("claimed run");
       expect(served.process.stderr()).not.toContain("claimed run");
+      expect(telegram.sent).toHaveLength(1);
     });
   },
 );

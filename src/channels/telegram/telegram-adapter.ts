@@ -7,6 +7,7 @@ import type { UserFromGetMe } from "grammy/types";
 import { ResonError } from "../../core/errors.js";
 import { importEsm } from "../../core/esm-import.js";
 import type { ReplyTarget, Store } from "../../store/index.js";
+import { pause, pollWhileHolding } from "../poller-lease.js";
 import type {
   ButtonPress,
   ChannelAdapter,
@@ -52,6 +53,19 @@ export class TelegramAdapter implements ChannelAdapter {
     const bot = await this.#connect(signal);
     const me = this.#me!;
     log({ level: "info", message: `channel telegram: polling as @${me.username}`, channel: "telegram" });
+    await pollWhileHolding({ store, channel: this.name, log, signal }, (held) =>
+      this.#poll(bot, me, sink, held, press),
+    );
+  }
+
+  async #poll(
+    bot: Bot,
+    me: UserFromGetMe,
+    sink: InboundSink,
+    signal: AbortSignal,
+    press: PressSink | undefined,
+  ): Promise<void> {
+    const { store, log } = this.#options;
     let failures = 0;
     while (!signal.aborted) {
       const offset = Number((await store.channels.getState(this.name, OFFSET_KEY)) ?? "0");
@@ -184,18 +198,4 @@ export class TelegramAdapter implements ChannelAdapter {
 /** grammY types its signal as the abort-controller polyfill's; Node's own is what it gets. */
 function grammySignal(signal: AbortSignal): Parameters<Bot["api"]["getMe"]>[0] {
   return signal as unknown as Parameters<Bot["api"]["getMe"]>[0];
-}
-
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener(
-      "abort",
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      { once: true },
-    );
-  });
 }

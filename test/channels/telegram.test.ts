@@ -297,6 +297,26 @@ describe("Telegram approvals in the chat", () => {
     ws.remove();
   });
 
+  it("a question without choices is answered by the owner's next message, which starts no run of its own", async () => {
+    model.setResponder((request) => {
+      const messages = (request.body as { messages: { role: string; content: unknown }[] }).messages;
+      const result = messages.find((m) => m.role === "tool");
+      if (!result)
+        return { toolCalls: [{ id: "call_q", name: "ask_human", arguments: { question: "Which branch?" } }] };
+      return {
+        text: `using ${JSON.stringify(result.content).includes("release-2") ? "release-2" : "nothing"}`,
+      };
+    });
+    await startServed(ws.home, ws.path);
+    telegram.send({ chatId: OWNER, fromId: OWNER, text: "deploy it" });
+    const question = await telegram.waitForSent((m) => m.text.startsWith("The agent asks: Which branch?"));
+    expect(question.text).toContain("Answer with your next message here.");
+    telegram.send({ chatId: OWNER, fromId: OWNER, text: "release-2" });
+    const done = await telegram.waitForSent((m) => m.text.startsWith("using"));
+    expect(done.text).toBe("using release-2");
+    expect(model.requests).toHaveLength(2);
+  });
+
   it("asks with buttons; a press by someone not allowed is refused; the owner's press lets the run go on", async () => {
     const served = await startServed(ws.home, ws.path);
     telegram.send({ chatId: OWNER, fromId: OWNER, text: "build it" });

@@ -16,7 +16,9 @@
 // pi-ai (only for providers reson does not speak natively; its SDKs are large); and yaml,
 // a fifth of the code, read only when there is a SKILL.md (src/skills/frontmatter.ts); and
 // jieba, a native binding with its dictionary, loaded only for text with Chinese in it; and
-// playwright-core, loaded only when a run first uses the browser (src/browser).
+// playwright-core, loaded only when a run first uses the browser (src/browser); and grammY,
+// loaded only when `reson serve` starts a Telegram channel (src/channels/telegram), and Slack's
+// Bolt, only for a Slack channel (src/channels/slack).
 import { readFileSync, rmSync } from "node:fs";
 import { relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -48,6 +50,8 @@ const common = {
     "yaml",
     "@node-rs/jieba",
     "playwright-core",
+    "grammy",
+    "@slack/bolt",
   ],
   // The sources are ES modules: import.meta.url is the bundle file's URL.
   define: { "import.meta.url": "__resonModuleUrl" },

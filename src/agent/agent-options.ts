@@ -1,7 +1,7 @@
 // What createAgent and each run take: the options of an agent, of a run and of a resume, and
 // what an agent keeps of how it was made so that its sub-agents are made the same way.
 import type { PartialConfig, Preset } from "../config/index.js";
-import type { EventListener, PluginsReport } from "../core/events.js";
+import type { EventListener, PluginsReport, UntrustedSource } from "../core/events.js";
 import type { RunLimits } from "../core/usage.js";
 import type { CreateProviderOptions, ProviderName, ProviderSettings } from "../providers/index.js";
 import type { SecretNameInfo, SecretVault } from "../secrets/index.js";
@@ -124,6 +124,11 @@ export interface RunOptions {
   newSessionId?: string;
   /** Envelope facts of the task turn (channel, sender…); default the terminal. */
   envelope?: Partial<MessageContext>;
+  /**
+   * The task itself is untrusted content (a chat message from someone other than the owner):
+   * the run starts untrusted, for this reason.
+   */
+  untrustedTask?: UntrustedSource;
   /** The run's id (a queued run's, known before it starts); default a new one. */
   runId?: string;
   /**

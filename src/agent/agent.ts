@@ -146,8 +146,12 @@ export class Agent {
     const history = isNew || !this.store ? [] : await sessionHistory(this.requireStore(), session);
     // What an earlier run of the session read is in the history this run sees: it stays untrusted.
     const sessionSources = isNew || !this.store ? [] : await sessionUntrust(this.store, session);
-    const inherited =
-      sessionSources.length > 0 ? { sources: sessionSources, via: "session" as const } : undefined;
+    const inherited: { sources: UntrustedSource[]; via: "session" | "message" } | undefined =
+      options.untrustedTask
+        ? { sources: [options.untrustedTask, ...sessionSources], via: "message" }
+        : sessionSources.length > 0
+          ? { sources: sessionSources, via: "session" }
+          : undefined;
     const trace = this.traceRecord(runId, session.id, task, now);
     const start: LoopStart = { kind: "new", task, envelope, history };
     if (!this.store) return this.loop(trace, NULL_RECORDER, start, options, false);
@@ -399,7 +403,7 @@ export class Agent {
       /** The run's lease (persisted runs): its loss aborts the run. The caller releases it. */
       lease?: HeldLease;
       /** A new run that starts untrusted: its session's earlier runs, or its parent run, read untrusted content. */
-      inherited?: { sources: readonly UntrustedSource[]; via: "session" | "parent_run" };
+      inherited?: { sources: readonly UntrustedSource[]; via: "session" | "parent_run" | "message" };
     } = {},
   ): Promise<RunResult> {
     const { childBudget, lease, inherited } = extra;
@@ -502,8 +506,14 @@ export class Agent {
     // The deadline stops the call in flight; the subagent tool finds this run by its id.
     const watch = budget.watch(signal);
     const run = this.activeRun(trace, recorder, budget, bus, step);
-    const announce = async (source: UntrustedSource, via: "read" | "session" | "parent_run") => {
-      const reason = `this run ${via === "read" ? "read" : `continues a ${via === "session" ? "session" : "run"} that read`} ${describeSource(source)}: ${UNTRUSTED_CONSEQUENCES}`;
+    const announce = async (source: UntrustedSource, via: "read" | "session" | "parent_run" | "message") => {
+      const what =
+        via === "message"
+          ? "was asked by"
+          : via === "read"
+            ? "read"
+            : `continues a ${via === "session" ? "session" : "run"} that read`;
+      const reason = `this run ${what} ${describeSource(source)}: ${UNTRUSTED_CONSEQUENCES}`;
       run.emit({ type: "trust_changed", untrusted: true, via, source, reason });
       await recorder.trustChanged({ step: run.step(), via, source, reason });
     };

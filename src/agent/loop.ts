@@ -4,7 +4,7 @@
 // conversation is committed through the recorder before the next one starts, so a run can
 // resume from any point (resume.ts). The whole control flow is in this file.
 
-import { applyGoalView, type HistoryEntry } from "../context/index.js";
+import { applyGoalView, type HistoryEntry, renderUserText } from "../context/index.js";
 import { abortError, stoppedByHost } from "../core/abort.js";
 import { ResonError, serializeError, toResonError } from "../core/errors.js";
 import type { RunStatus, StopReason, UntrustedSource } from "../core/events.js";
@@ -107,7 +107,13 @@ export async function runLoop(deps: LoopDeps, start: LoopStart): Promise<RunResu
       state.taskIndex = state.history.length;
       state.history.push({
         step: 0,
-        message: { role: "user", content: start.task, timestamp: start.envelope.receivedAt },
+        // A chat message is seen with its envelope, as it renders from the store later.
+        message: {
+          role: "user",
+          content:
+            start.envelope.chatId === undefined ? start.task : renderUserText(start.task, start.envelope),
+          timestamp: start.envelope.receivedAt,
+        },
       });
     } else {
       state.restore(start.snapshot);

@@ -127,7 +127,7 @@ function withRunModel(
 /** The data of a "trust" step. */
 export interface TrustStepData {
   step: number;
-  via: "read" | "session" | "parent_run";
+  via: "read" | "session" | "parent_run" | "message";
   source: UntrustedSource;
   reason: string;
 }

@@ -2,6 +2,7 @@
 // --version and --help (the bundle has them all in one file, dist/cli-bundle/commands.cjs).
 export { endChildren } from "../workspace/index.js";
 export { acpCommand } from "./acp-command.js";
+export { channelCommand } from "./channel-command.js";
 export { doctorCommand } from "./doctor-command.js";
 export { gcCommand } from "./gc-command.js";
 export { mcpCommand } from "./mcp-command.js";

@@ -18,6 +18,7 @@ export const COMMAND_NAMES = [
   "gc",
   "serve",
   "worker",
+  "channel",
   "workspace",
   "acp",
 ] as const;
@@ -72,6 +73,8 @@ Usage:
                                      token); executes runs itself unless --workers 0
   reson worker [options]             execute runs queued through reson serve (PostgreSQL:
                                      any number of workers on any machines)
+  reson channel list|status|pair     chat channels of reson serve (Telegram, webhooks): their
+                                     sessions, and pairing codes to approve
   reson acp [options]                the Agent Client Protocol on stdin/stdout, for editors
                                      (Zed, JetBrains, Neovim, Emacs) and acpx; see README
   reson --version | --help

@@ -40,6 +40,7 @@ const RUNNERS: Record<string, Runner> = {
   rewind: (c, rest) => c.rewindCommand(rest),
   serve: (c, rest) => c.serveCommand(rest),
   worker: (c, rest) => c.workerCommand(rest),
+  channel: (c, rest) => c.channelCommand(rest),
   acp: (c, rest) => c.acpCommand(rest),
   workspace: (c, rest) => c.workspaceCommand(rest),
   // `reson`, `reson --continue`, `reson -w dir -m model`: the interactive terminal.

@@ -3,9 +3,16 @@
 // own process; on PostgreSQL it may leave them to `reson worker` processes (--workers 0).
 import { resolve } from "node:path";
 import { openDefaultStore } from "../agent/index.js";
+import { ChannelHub, channelRoutes, channelSetups } from "../channels/index.js";
 import { resonHome } from "../config/index.js";
 import { toResonError } from "../core/errors.js";
-import { loadServeToken, type MetricsListener, startMetricsListener, startService } from "../server/index.js";
+import {
+  loadServeToken,
+  type MetricsListener,
+  RunService,
+  startMetricsListener,
+  startService,
+} from "../server/index.js";
 import { ServiceTelemetry, traceIdOfRun } from "../telemetry/index.js";
 import { EXIT_OK, EXIT_USAGE, exitCodeForError } from "./exit-codes.js";
 import { reportError } from "./run-command.js";
@@ -72,6 +79,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   let telemetry: ServiceTelemetry | undefined;
   let metricsListener: MetricsListener | undefined;
   let store: Awaited<ReturnType<typeof openDefaultStore>> | undefined;
+  let hub: ChannelHub | undefined;
   try {
     const home = resonHome();
     const token = await loadServeToken({
@@ -94,6 +102,26 @@ export async function serveCommand(argv: string[]): Promise<number> {
     if (args.metricsPort !== undefined)
       metricsListener = await startMetricsListener({ port: args.metricsPort, metrics: telemetry.metrics });
     if (telemetry.tracer) log = withTraceIds(log, traceIdOfRun);
+    const workspaceRoots = [
+      ...args.workspaceRoots,
+      ...((values["workspace-root"] as string[] | undefined) ?? []).map((root) => resolve(root)),
+    ];
+    const channelLog = log;
+    const setups = await channelSetups({
+      config: args.channels,
+      home,
+      store,
+      log: (entry) => channelLog(entry),
+    });
+    hub =
+      setups.length > 0
+        ? new ChannelHub({
+            store,
+            runs: new RunService({ store, executesLocally: workers > 0, workspaceRoots }),
+            channels: setups,
+            log: (entry) => channelLog(entry),
+          })
+        : undefined;
     const service = await startService({
       store,
       ...(values.host ? { host: values.host as string } : {}),
@@ -101,10 +129,8 @@ export async function serveCommand(argv: string[]): Promise<number> {
       token,
       ...(values.cors ? { corsOrigins: values.cors as string[] } : {}),
       workers,
-      workspaceRoots: [
-        ...args.workspaceRoots,
-        ...((values["workspace-root"] as string[] | undefined) ?? []).map((root) => resolve(root)),
-      ],
+      workspaceRoots,
+      routes: [...channelRoutes(store, args.channels), ...(hub?.routes() ?? [])],
       ttlMs,
       promptTimeoutMs,
       requestLog: ({ ts: _ts, msg: _msg, level, ...request }) =>
@@ -135,7 +161,9 @@ export async function serveCommand(argv: string[]): Promise<number> {
       ...(metricsListener ? { metrics: metricsListener.url } : {}),
       tracing: telemetry.tracer ? "otlp" : "off",
     });
+    await hub?.start();
     await untilStopSignal(log, () => service.worker?.active ?? 0);
+    await hub?.stop();
     log({
       level: "info",
       message: `stopping: ${service.worker?.active ?? 0} run(s) running, grace ${graceMs} ms`,
@@ -148,6 +176,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
     reportError(failure);
     return exitCodeForError(failure.code);
   } finally {
+    await hub?.stop();
     await metricsListener?.close().catch(() => {});
     await telemetry?.shutdown();
     await store?.close({ processExiting: true }).catch(() => {});

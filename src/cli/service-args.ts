@@ -3,7 +3,7 @@
 // error that says what a good one looks like.
 import { join, resolve } from "node:path";
 import { type ParseArgsOptionsConfig, parseArgs } from "node:util";
-import { loadConfig, type ResonConfig } from "../config/index.js";
+import { type ChannelsConfig, loadConfig, type ResonConfig } from "../config/index.js";
 import { ResonError } from "../core/errors.js";
 import { parseDuration } from "../store/index.js";
 import { type LogFormat, parseLogFormat } from "./service-log.js";
@@ -42,6 +42,8 @@ export interface ServiceArgs<T extends ParseArgsOptionsConfig> {
    * folder's config must not widen what requests may reach), absolute.
    */
   workspaceRoots: string[];
+  /** channels of the user's own $RESON_HOME/config.json (never a project's). */
+  channels: ChannelsConfig | undefined;
 }
 
 export async function parseServiceArgs<T extends ParseArgsOptionsConfig>(
@@ -54,7 +56,8 @@ export async function parseServiceArgs<T extends ParseArgsOptionsConfig>(
   const loaded = await loadConfig({ workspace: process.cwd() });
   const { config } = loaded;
   const userFile = join(loaded.home, "config.json");
-  const userRoots = loaded.sources.find((s) => s.name === userFile)?.values.serve?.workspaceRoots ?? [];
+  const userValues = loaded.sources.find((s) => s.name === userFile)?.values;
+  const userRoots = userValues?.serve?.workspaceRoots ?? [];
   return {
     values: values as Values<T>,
     help: common.help === true,
@@ -66,6 +69,7 @@ export async function parseServiceArgs<T extends ParseArgsOptionsConfig>(
       text("metrics-port") === undefined ? undefined : portFlag(text("metrics-port")!, "--metrics-port"),
     telemetry: config.telemetry,
     workspaceRoots: userRoots.map((root) => resolve(loaded.home, root)),
+    channels: userValues?.channels,
   };
 }
 

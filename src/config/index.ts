@@ -1,4 +1,10 @@
 // Public surface of the config module.
+export {
+  type ChannelsConfig,
+  ChannelsSchema,
+  type TelegramChannelConfig,
+  type WebhookChannelConfig,
+} from "./channels-schema.js";
 export { CONFIG_ENV_VARS, configFromEnv } from "./env.js";
 export { resonHome } from "./home.js";
 export {

@@ -136,6 +136,14 @@ function withoutTrustWidening(file: string, values: PartialConfig, warnings: str
     const { allowPrivateHosts: _ignored, ...rest } = current;
     out = { ...out, [section]: rest };
   }
+  if (out.channels !== undefined) {
+    warnings.push(
+      `Ignored "channels" in ${file}: a project file cannot open a way for other people to reach the agent. ` +
+        "Set channels in $RESON_HOME/config.json instead.",
+    );
+    const { channels: _ignored, ...rest } = out;
+    out = rest;
+  }
   const servers = out.mcp?.servers;
   if (servers && Object.values(servers).some((server) => server.trusted !== undefined)) {
     warnings.push(

@@ -1,6 +1,7 @@
 // The shape of reson's configuration, as TypeBox schemas: one merged, validated object.
 // Files hold a partial config; defaults fill the rest.
 import { type Static, Type } from "typebox";
+import { ChannelsSchema } from "./channels-schema.js";
 
 const PositiveInt = (description: string) => Type.Integer({ minimum: 1, description });
 const NonNegativeInt = (description: string) => Type.Integer({ minimum: 0, description });
@@ -279,6 +280,8 @@ export const ConfigSchema = Type.Object(
     browser: BrowserSchema,
     snapshots: SnapshotsSchema,
     serve: ServeSchema,
+    /** Chat apps and webhooks `reson serve` takes messages from (only $RESON_HOME/config.json). */
+    channels: Type.Optional(ChannelsSchema),
     /** Each plugin's own section, by plugin name: what its code gets as `api.config`. */
     plugins: Type.Record(Type.String(), Type.Unknown()),
   },
@@ -302,6 +305,7 @@ export const PartialConfigSchema = Type.Partial(
     browser: Type.Partial(BrowserSchema, { additionalProperties: false }),
     snapshots: Type.Partial(SnapshotsSchema, { additionalProperties: false }),
     serve: Type.Partial(ServeSchema, { additionalProperties: false }),
+    channels: ChannelsSchema,
     plugins: Type.Record(Type.String(), Type.Unknown()),
   }),
   { additionalProperties: false },

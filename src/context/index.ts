@@ -44,7 +44,14 @@ export {
   pinnedBlockText,
   pinsOf,
 } from "./pinned.js";
-export { envelopeLine, turnsToHistory, turnToMessage } from "./render-turn.js";
+export {
+  CHAT_METADATA_LABEL,
+  chatMetadataBlock,
+  envelopeLine,
+  renderUserText,
+  turnsToHistory,
+  turnToMessage,
+} from "./render-turn.js";
 export {
   assembleSystemPrompt,
   type BaselineInput,

@@ -93,6 +93,12 @@ export type ErrorCode =
   /** A rewind would overwrite files changed since reson's last snapshot, and was not told to. */
   | "rewind_conflict"
   | "mcp_unavailable"
+  /** A chat platform could not be reached or refused the bot's credentials (try again later). */
+  | "channel_unavailable"
+  /** A chat platform refused a message for good (the chat is gone, the bot was blocked). */
+  | "channel_send_refused"
+  /** A webhook delivery whose signature or timestamp does not check out. */
+  | "channel_signature_invalid"
   /** A plugin package that cannot be read (no plugin.json, a bad name, a path out of its folder). */
   | "plugin_invalid"
   /** A plugin that failed to load, install or run a hook. */

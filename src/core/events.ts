@@ -386,10 +386,13 @@ export const TrustChangedEventSchema = eventSchema(
   "TrustChangedEvent",
   {
     untrusted: Type.Literal(true),
-    via: Type.Union([Type.Literal("read"), Type.Literal("session"), Type.Literal("parent_run")], {
-      description:
-        "read: a tool call of this run read it; session: an earlier run of the session had; parent_run: the run that started this sub-agent had",
-    }),
+    via: Type.Union(
+      [Type.Literal("read"), Type.Literal("session"), Type.Literal("parent_run"), Type.Literal("message")],
+      {
+        description:
+          "read: a tool call of this run read it; session: an earlier run of the session had; parent_run: the run that started this sub-agent had; message: the task is a chat message from someone other than the owner",
+      },
+    ),
     source: UntrustedSourceSchema,
     reason: Type.String({ description: "what now needs a rule or the user's approval, and why" }),
   },

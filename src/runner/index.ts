@@ -21,4 +21,10 @@ export {
   sandboxSetup,
 } from "./permission-setup.js";
 export { type RunExtensions, type RunExtensionsOptions, startRunExtensions } from "./run-extensions.js";
-export { RunSettingsFields, type RunSpec, RunSpecSchema } from "./run-spec.js";
+export {
+  type ChannelMessage,
+  ChannelMessageSchema,
+  RunSettingsFields,
+  type RunSpec,
+  RunSpecSchema,
+} from "./run-spec.js";

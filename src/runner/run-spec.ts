@@ -26,11 +26,50 @@ export const RunSettingsFields = {
   trustWorkspace: Type.Optional(Type.Boolean()),
 };
 
+/** The envelope of a message from a chat channel (store's MessageContext), as queued with its run. */
+const MessageContextSchema = Type.Object(
+  {
+    receivedAt: Type.Integer({ minimum: 0 }),
+    channel: Type.String({ minLength: 1, maxLength: 128 }),
+    chatType: Type.Union([Type.Literal("direct"), Type.Literal("group"), Type.Literal("channel")]),
+    chatId: Type.Optional(Type.String({ maxLength: 256 })),
+    threadId: Type.Optional(Type.String({ maxLength: 256 })),
+    messageId: Type.Optional(Type.String({ maxLength: 256 })),
+    senderId: Type.Optional(Type.String({ maxLength: 256 })),
+    senderName: Type.Optional(Type.String({ maxLength: 256 })),
+    senderUsername: Type.Optional(Type.String({ maxLength: 256 })),
+    roleLabel: Type.Optional(Type.String({ maxLength: 64 })),
+    replyToMessageId: Type.Optional(Type.String({ maxLength: 256 })),
+    mentioned: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * A run started by a message from a chat channel: its envelope (kept with the task turn) and
+ * whether the sender is someone other than the owner (the run then starts untrusted). Only a
+ * channel host sets it; the HTTP API's run settings do not include it.
+ */
+export const ChannelMessageSchema = Type.Object(
+  {
+    envelope: MessageContextSchema,
+    untrusted: Type.Boolean(),
+    /** Who sent it, for the reason a run is untrusted: "telegram user 42 in chat 42". */
+    origin: Type.String({ maxLength: 512 }),
+    /** The stored inbound message. */
+    inboundId: Type.String({ maxLength: 64 }),
+  },
+  { additionalProperties: false },
+);
+
+export type ChannelMessage = Static<typeof ChannelMessageSchema>;
+
 export const RunSpecSchema = Type.Object(
   {
     /** The folder the run works in (absolute). */
     workspace: Type.String({ minLength: 1, maxLength: 4096 }),
     ...RunSettingsFields,
+    channelMessage: Type.Optional(ChannelMessageSchema),
   },
   { additionalProperties: false },
 );

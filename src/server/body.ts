@@ -62,6 +62,11 @@ function readBytes(req: IncomingMessage, options: ReadBodyOptions): Promise<Buff
   });
 }
 
+/** The raw bytes of a request's body (a signed webhook checks them as they came). */
+export function readRawBody(req: IncomingMessage, options: ReadBodyOptions): Promise<Buffer> {
+  return readBytes(req, options);
+}
+
 /** The parsed JSON body of a request (not yet checked against a schema). */
 export async function readJsonBody(req: IncomingMessage, options: ReadBodyOptions): Promise<unknown> {
   if (!isJsonContentType(req.headers["content-type"])) {

@@ -13,6 +13,7 @@ const STATUS_BY_CODE: Partial<Record<ErrorCode, number>> = {
   config_invalid: 400,
   ambiguous_id: 400,
   unauthorized: 401,
+  channel_signature_invalid: 401,
   forbidden: 403,
   workspace_refused: 403,
   workspace_untrusted: 403,

@@ -2,7 +2,7 @@
 // bodies, errors, the OpenAPI document and server-sent events. Routes for sessions and runs
 // are declared with defineRoute and handed to startHttpServer.
 export { bearerToken, type RouteAuth, SSE_COOKIE_NAME, TokenCheck } from "./auth.js";
-export { DEFAULT_BODY_LIMIT_BYTES, isJsonContentType, readJsonBody } from "./body.js";
+export { DEFAULT_BODY_LIMIT_BYTES, isJsonContentType, readJsonBody, readRawBody } from "./body.js";
 export {
   type ErrorBody,
   ErrorBodySchema,

@@ -338,7 +338,11 @@ export class RunService {
   /** What the session's newest queued run was given; for a session without one, its model. */
   async #sessionSpec(session: SessionRecord): Promise<Partial<RunSpec>> {
     const last = (await this.#store.queue.listBySession(session.id)).at(-1);
-    if (last && typeof last.spec === "object" && last.spec !== null) return last.spec as Partial<RunSpec>;
+    if (last && typeof last.spec === "object" && last.spec !== null) {
+      // A chat message's envelope belongs to that one run, never to the session's next ones.
+      const { channelMessage: _own, ...spec } = last.spec as Partial<RunSpec>;
+      return spec;
+    }
     return {
       ...(session.settings.provider ? { provider: session.settings.provider } : {}),
       ...(session.settings.model ? { model: session.settings.model } : {}),

@@ -15,7 +15,7 @@ import { metricsRoute } from "./metrics-route.js";
 import { promptRoutes } from "./prompt-routes.js";
 import type { RequestLogger } from "./request-log.js";
 import { rewindRoutes } from "./rewind-routes.js";
-import { defineRoute } from "./router.js";
+import { defineRoute, type Route } from "./router.js";
 import { runRoutes } from "./run-routes.js";
 import { RunService } from "./run-service.js";
 import type { ServeToken } from "./serve-token.js";
@@ -43,6 +43,8 @@ export interface ServiceOptions {
   version?: string;
   /** Metrics (GET /metrics) and spans of the runs this process executes. */
   telemetry?: ServiceTelemetry;
+  /** Routes of hosts that live beside the API (chat channels' webhooks and their JSON view). */
+  routes?: readonly Route[];
 }
 
 export interface Service {
@@ -124,6 +126,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
         ...rewindRoutes({ store, ...(options.env ? { env: options.env } : {}) }),
         ...eventRoutes({ service, announcements, live }),
         ...(telemetry ? [metricsRoute(telemetry.metrics)] : []),
+        ...(options.routes ?? []),
         ...webRoutes(),
       ],
       ...(options.requestLog ? { log: options.requestLog } : {}),

@@ -1,6 +1,7 @@
 // The store contract over a Driver: repositories, atomic batches, id prefixes and gc, written
 // once for both backends so they keep the same semantics (the contract suite checks both).
 import { ResonError } from "../core/errors.js";
+import { channelRepository } from "./channel-repository.js";
 import {
   type Driver,
   type Statement,
@@ -37,6 +38,7 @@ import type {
   ApplyOptions,
   ArtifactPage,
   ArtifactRepository,
+  ChannelRepository,
   CheckpointRepository,
   CloseOptions,
   ExperienceRepository,
@@ -184,6 +186,7 @@ export class SqlStore implements Store {
   readonly prompts: RunPromptRepository;
   readonly idempotency: IdempotencyRepository;
   readonly workspaces: WorkspaceRepository;
+  readonly channels: ChannelRepository;
   readonly #driver: Driver;
   readonly #plan: PlanContext & { kind: "sqlite" | "postgres" };
   readonly #notices: Notices;
@@ -312,6 +315,7 @@ export class SqlStore implements Store {
       commit: (ops, commitOptions) => this.#commit(ops, commitOptions),
     });
     this.idempotency = idempotencyRepository(service);
+    this.channels = channelRepository(service);
     this.workspaces = workspaceRepository({
       query: context.query,
       transact: (statements) => {

@@ -4,6 +4,7 @@
 // reads go through one repository per kind of record.
 import type { SerializedError } from "../core/errors.js";
 import type { Usage } from "../core/usage.js";
+import type { ChannelRepository } from "./channel-types.js";
 import type { ExperienceRepository, MemoryRepository, MemoryWriteOp } from "./memory-types.js";
 import type {
   IdempotencyRepository,
@@ -14,6 +15,7 @@ import type {
 } from "./service-types.js";
 import type { WorkspaceRepository } from "./workspace-types.js";
 
+export type * from "./channel-types.js";
 export type * from "./memory-types.js";
 export type * from "./service-types.js";
 export type * from "./workspace-types.js";
@@ -82,6 +84,13 @@ export interface MessageContext {
   senderId?: string;
   senderName?: string;
   roleLabel?: string;
+  /** A chat channel's thread or topic within the chat. */
+  threadId?: string;
+  senderUsername?: string;
+  /** The message this one answers. */
+  replyToMessageId?: string;
+  /** In a group: whether the message named the agent. */
+  mentioned?: boolean;
 }
 
 export interface TurnRecord {
@@ -395,6 +404,8 @@ export interface Store {
   readonly idempotency: IdempotencyRepository;
   /** Registered workspaces: named folders reson works in. */
   readonly workspaces: WorkspaceRepository;
+  /** Chat channels: inbound messages to their answers, chat sessions, pairings, channel state. */
+  readonly channels: ChannelRepository;
   /** Applies every operation in one transaction: all or nothing. */
   apply(ops: readonly WriteOp[], options?: ApplyOptions): Promise<void>;
   /**

@@ -2,7 +2,7 @@
 // from its last committed step when a worker before this one died holding it) under the lease
 // the claim took, and the queue request ended with the run's outcome under the same lease. A
 // worker that lost the lease writes nothing more; one asked to stop puts the run back.
-import { type Agent, HeldLease, type RunResult } from "../agent/index.js";
+import { type Agent, HeldLease, type RunOptions, type RunResult } from "../agent/index.js";
 import { ResonError, serializeError, toResonError } from "../core/errors.js";
 import type { EventListener } from "../core/events.js";
 import { typeboxValue } from "../core/typebox-runtime.js";
@@ -86,7 +86,12 @@ export async function executeClaimed(
     const started = await store.traces.get(request.id);
     const result = started
       ? await agent.resume(request.id, options)
-      : await agent.run(request.task, { ...options, runId: request.id, session: request.sessionId });
+      : await agent.run(request.task, {
+          ...options,
+          runId: request.id,
+          session: request.sessionId,
+          ...channelOptions(spec, request.id),
+        });
     if (held.lost) return { kind: "lost" };
     // Stopped by the shutdown without ending: back in the queue, its attempt given back, as
     // a crash would leave it but without waiting for the lease to expire.
@@ -114,6 +119,25 @@ export async function executeClaimed(
     await held.release();
     await agent?.close().catch(() => {});
   }
+}
+
+/** A chat message's envelope with its task turn, and the run untrusted when it is not the owner's. */
+function channelOptions(spec: RunSpec, runId: string): Pick<RunOptions, "envelope" | "untrustedTask"> {
+  const message = spec.channelMessage;
+  if (!message) return {};
+  return {
+    envelope: message.envelope,
+    ...(message.untrusted
+      ? {
+          untrustedTask: {
+            runId,
+            toolCallId: `message:${message.inboundId}`,
+            tool: "channel message",
+            origin: message.origin,
+          },
+        }
+      : {}),
+  };
 }
 
 function parseSpec(spec: unknown): RunSpec {

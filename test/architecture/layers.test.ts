@@ -32,6 +32,7 @@ const LAYERS: Record<string, number> = {
   server: 7,
   worker: 7,
   acp: 7,
+  channels: 7,
 };
 
 function sourceFiles(dir: string): string[] {

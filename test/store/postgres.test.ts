@@ -13,6 +13,7 @@ import { type EmbeddingInput, openStore, type Store } from "../../src/store/inde
 import { POSTGRES_MIGRATIONS } from "../../src/store/postgres/migrations.js";
 import { pgvector } from "../../src/store/postgres/pgvector.js";
 import { skipWithout } from "../support/requirements.js";
+import { channelContract } from "./channel-contract.js";
 import { expectUpgraded, rejection, type StoreTarget, storeContract } from "./contract.js";
 import { memoryItem, OTHER_PROJECT, PROJECT, session, trace } from "./fixtures.js";
 import { memoryContract } from "./memory-contract.js";
@@ -126,6 +127,10 @@ describe.skipIf(skip)("PostgreSQL store", () => {
 
   describe("workspace registry", () => {
     workspaceContract(postgresTarget);
+  });
+
+  describe("chat channels", () => {
+    channelContract(postgresTarget);
   });
 
   // Vector cases on pgvector's HNSW index where the server has it (else in process).

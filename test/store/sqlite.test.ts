@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/index.js";
 import { SQLITE_MIGRATIONS } from "../../src/store/sqlite/migrations.js";
 import { type BuiltStore, buildStore } from "./built-store.js";
+import { channelContract } from "./channel-contract.js";
 import { expectUpgraded, rejection, runWorker, type StoreTarget, storeContract } from "./contract.js";
 import { PROJECT, session } from "./fixtures.js";
 import { memoryContract } from "./memory-contract.js";
@@ -63,6 +64,10 @@ describe("SQLite service store", () => {
 
 describe("SQLite workspace registry", () => {
   workspaceContract(sqliteTarget);
+});
+
+describe("SQLite chat channels", () => {
+  channelContract(sqliteTarget);
 });
 
 describe("SQLite memory, vectors by sqlite-vec", () => {

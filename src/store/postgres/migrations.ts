@@ -368,6 +368,55 @@ CREATE UNIQUE INDEX workspaces_one_default ON workspaces (is_default) WHERE is_d
   },
   recutExperienceTerms(9, "words weighed by rarity, Chinese with the words inside words, lighter stemming"),
   recutExperienceTerms(10, "added and erred stemmed as add and err"),
+  {
+    version: 11,
+    name: "chat channels",
+    sql: `
+-- Every message a channel delivered, stored before it is acknowledged; (channel, dedupe_key)
+-- keeps a redelivery (Telegram update_id, Slack event_id, a webhook idempotency key) out.
+CREATE TABLE IF NOT EXISTS channel_inbound (
+  id text PRIMARY KEY,
+  channel text NOT NULL,
+  dedupe_key text NOT NULL,
+  chat_key text NOT NULL,
+  message text NOT NULL,
+  status text NOT NULL,
+  run_id text,
+  reply text,
+  note text,
+  claimed_at bigint,
+  created_at bigint NOT NULL,
+  updated_at bigint NOT NULL,
+  UNIQUE (channel, dedupe_key)
+);
+CREATE INDEX IF NOT EXISTS channel_inbound_status ON channel_inbound (status, created_at);
+CREATE TABLE IF NOT EXISTS channel_sessions (
+  channel text NOT NULL,
+  chat_key text NOT NULL,
+  session_id text NOT NULL,
+  created_at bigint NOT NULL,
+  PRIMARY KEY (channel, chat_key)
+);
+CREATE TABLE IF NOT EXISTS channel_pairings (
+  channel text NOT NULL,
+  sender_id text NOT NULL,
+  sender_name text,
+  code text,
+  status text NOT NULL,
+  role text NOT NULL,
+  created_at bigint NOT NULL,
+  expires_at bigint,
+  approved_at bigint,
+  PRIMARY KEY (channel, sender_id)
+);
+CREATE TABLE IF NOT EXISTS channel_state (
+  channel text NOT NULL,
+  key text NOT NULL,
+  value text NOT NULL,
+  PRIMARY KEY (channel, key)
+);
+`,
+  },
 ];
 
 /** The tables of the store, for sizeBytes. */
@@ -397,4 +446,8 @@ export const POSTGRES_TABLES = [
   "run_prompts",
   "idempotency_keys",
   "workspaces",
+  "channel_inbound",
+  "channel_sessions",
+  "channel_pairings",
+  "channel_state",
 ];

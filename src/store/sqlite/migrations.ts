@@ -391,4 +391,53 @@ CREATE UNIQUE INDEX workspaces_one_default ON workspaces (is_default) WHERE is_d
   },
   recutExperienceTerms(9, "words weighed by rarity, Chinese with the words inside words, lighter stemming"),
   recutExperienceTerms(10, "added and erred stemmed as add and err"),
+  {
+    version: 11,
+    name: "chat channels",
+    sql: `
+-- Every message a channel delivered, stored before it is acknowledged; (channel, dedupe_key)
+-- keeps a redelivery (Telegram update_id, Slack event_id, a webhook idempotency key) out.
+CREATE TABLE IF NOT EXISTS channel_inbound (
+  id TEXT PRIMARY KEY,
+  channel TEXT NOT NULL,
+  dedupe_key TEXT NOT NULL,
+  chat_key TEXT NOT NULL,
+  message TEXT NOT NULL,
+  status TEXT NOT NULL,
+  run_id TEXT,
+  reply TEXT,
+  note TEXT,
+  claimed_at INTEGER,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  UNIQUE (channel, dedupe_key)
+) STRICT;
+CREATE INDEX IF NOT EXISTS channel_inbound_status ON channel_inbound (status, created_at);
+CREATE TABLE IF NOT EXISTS channel_sessions (
+  channel TEXT NOT NULL,
+  chat_key TEXT NOT NULL,
+  session_id TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (channel, chat_key)
+) STRICT;
+CREATE TABLE IF NOT EXISTS channel_pairings (
+  channel TEXT NOT NULL,
+  sender_id TEXT NOT NULL,
+  sender_name TEXT,
+  code TEXT,
+  status TEXT NOT NULL,
+  role TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER,
+  approved_at INTEGER,
+  PRIMARY KEY (channel, sender_id)
+) STRICT;
+CREATE TABLE IF NOT EXISTS channel_state (
+  channel TEXT NOT NULL,
+  key TEXT NOT NULL,
+  value TEXT NOT NULL,
+  PRIMARY KEY (channel, key)
+) STRICT;
+`,
+  },
 ];

@@ -1,0 +1,108 @@
+// What `reson channel list|status` and GET /channels show: each configured channel, its chat
+// sessions, its messages still on their way, and pending pairings; and approving a pairing code,
+// the one way a stranger becomes someone the agent talks to.
+import type { ChannelsConfig } from "../config/index.js";
+import { ResonError } from "../core/errors.js";
+import type { PairingRecord, SenderRole, Store } from "../store/index.js";
+
+export interface ChannelView {
+  name: string;
+  platform: "telegram" | "slack" | "webhook";
+  workspace: string;
+  dmPolicy: string;
+  groups: number;
+  sessions: { chat: string; sessionId: string; createdAt: number }[];
+  openMessages: number;
+  pendingPairings: number;
+}
+
+export interface PairingView {
+  channel: string;
+  senderId: string;
+  senderName: string | null;
+  status: "pending" | "approved" | "expired";
+  role: SenderRole;
+  code: string | null;
+  expiresAt: number | null;
+  approvedAt: number | null;
+}
+
+export function configuredChannels(config: ChannelsConfig | undefined) {
+  const out: {
+    name: string;
+    platform: ChannelView["platform"];
+    workspace: string;
+    dmPolicy: string;
+    groups: number;
+  }[] = [];
+  if (config?.telegram)
+    out.push({
+      name: "telegram",
+      platform: "telegram",
+      workspace: config.telegram.workspace,
+      dmPolicy: config.telegram.dmPolicy ?? "pairing",
+      groups: config.telegram.groups?.length ?? 0,
+    });
+  if (config?.slack)
+    out.push({
+      name: "slack",
+      platform: "slack",
+      workspace: config.slack.workspace,
+      dmPolicy: config.slack.dmPolicy ?? "pairing",
+      groups: config.slack.groups?.length ?? 0,
+    });
+  for (const [name, hook] of Object.entries(config?.webhook ?? {}))
+    out.push({
+      name: `webhook:${name}`,
+      platform: "webhook",
+      workspace: hook.workspace,
+      dmPolicy: hook.dmPolicy ?? "pairing",
+      groups: hook.groups?.length ?? 0,
+    });
+  return out;
+}
+
+export async function channelViews(store: Store, config: ChannelsConfig | undefined): Promise<ChannelView[]> {
+  const open = await store.channels.listOpen();
+  const pairings = await pairingViews(store);
+  return Promise.all(
+    configuredChannels(config).map(async (channel) => ({
+      ...channel,
+      sessions: (await store.channels.listSessions(channel.name)).map((s) => ({
+        chat: s.chatKey,
+        sessionId: s.sessionId,
+        createdAt: s.createdAt,
+      })),
+      openMessages: open.filter((m) => m.channel === channel.name).length,
+      pendingPairings: pairings.filter((p) => p.channel === channel.name && p.status === "pending").length,
+    })),
+  );
+}
+
+export async function pairingViews(store: Store, channel?: string): Promise<PairingView[]> {
+  const now = Date.now();
+  return (await store.channels.listPairings(channel)).map((p: PairingRecord) => ({
+    channel: p.channel,
+    senderId: p.senderId,
+    senderName: p.senderName,
+    status: p.status === "pending" && (p.expiresAt ?? 0) <= now ? "expired" : p.status,
+    role: p.role,
+    code: p.status === "pending" ? p.code : null,
+    expiresAt: p.expiresAt,
+    approvedAt: p.approvedAt,
+  }));
+}
+
+export async function approvePairing(
+  store: Store,
+  channel: string,
+  code: string,
+  role: SenderRole = "allowed",
+): Promise<PairingView> {
+  const approved = await store.channels.approvePairing(channel, code.trim().toUpperCase(), role, Date.now());
+  if (!approved)
+    throw new ResonError("not_found", `No pending pairing code ${code} on channel ${channel}.`, {
+      hint: "Codes expire after an hour; `reson channel pair list` shows the pending ones. The sender gets a new code by writing again.",
+    });
+  return (await pairingViews(store, channel)).find((p) => p.senderId === approved.senderId)!;
+}

@@ -1,0 +1,208 @@
+// Slack through Bolt's request verification and its Web API client: Events API requests come to
+// `POST /channels/slack/events` on serve, are checked against the signing secret (v0 HMAC-SHA256,
+// five-minute window) before anything else, stored, and only then answered 200, so a crash never
+// loses a message and Slack's retries (X-Slack-Retry-Num) find it stored and run nothing twice.
+// Interactivity (block actions: approval buttons) comes to the same URL. Answers go out with
+// chat.postMessage in the message's thread. `apiUrl` points the client at a fake in tests. Bolt
+// is loaded when the channel starts.
+import { ResonError } from "../../core/errors.js";
+import { importEsm } from "../../core/esm-import.js";
+import { defineRoute, type Route, readRawBody } from "../../server/index.js";
+import type { ReplyTarget } from "../../store/index.js";
+import type {
+  ButtonPress,
+  ChannelAdapter,
+  ChannelLog,
+  ChatButton,
+  InboundSink,
+  PressSink,
+} from "../types.js";
+import { deliveryOfEvent, pressOfAction } from "./slack-event.js";
+
+type Bolt = typeof import("@slack/bolt");
+type WebClient = InstanceType<Bolt["webApi"]["WebClient"]>;
+
+export const SLACK_MAX_MESSAGE_CHARS = 4000;
+
+export interface SlackAdapterOptions {
+  botToken: string;
+  signingSecret: string;
+  apiUrl?: string;
+  log: ChannelLog;
+}
+
+async function loadBolt(): Promise<Bolt> {
+  const bolt = await importEsm<Bolt & { default?: Bolt }>("@slack/bolt");
+  return typeof bolt.verifySlackRequest === "function" ? bolt : (bolt.default as Bolt);
+}
+
+export class SlackAdapter implements ChannelAdapter {
+  readonly name = "slack";
+  readonly maxMessageChars = SLACK_MAX_MESSAGE_CHARS;
+  readonly #options: SlackAdapterOptions;
+  #bolt: Bolt | undefined;
+  #client: WebClient | undefined;
+  #botUserId: string | undefined;
+
+  constructor(options: SlackAdapterOptions) {
+    this.#options = options;
+  }
+
+  describe(): Record<string, unknown> {
+    return {
+      platform: "slack",
+      path: "/channels/slack/events",
+      ...(this.#botUserId ? { botUser: this.#botUserId } : {}),
+    };
+  }
+
+  async start(_sink: InboundSink, signal: AbortSignal): Promise<void> {
+    const client = await this.#connect();
+    try {
+      const auth = await client.auth.test();
+      this.#botUserId = typeof auth.user_id === "string" ? auth.user_id : undefined;
+    } catch (error) {
+      if (signal.aborted) return;
+      throw new ResonError(
+        "channel_unavailable",
+        `Slack refused the bot token or did not answer: ${this.#scrub(error)}`,
+        {
+          hint: "Check channels.slack.botToken (xoxb-…) in $RESON_HOME/config.json, and channels.slack.apiUrl if set.",
+        },
+      );
+    }
+    this.#options.log({
+      level: "info",
+      message: `channel slack: taking events as ${this.#botUserId ?? "the bot"}`,
+      channel: "slack",
+    });
+  }
+
+  async send(target: ReplyTarget, text: string): Promise<void> {
+    await this.#post(target, text, undefined);
+  }
+
+  async ask(target: ReplyTarget, text: string, buttons: ChatButton[]): Promise<void> {
+    await this.#post(target, text, [
+      { type: "section", text: { type: "mrkdwn", text } },
+      {
+        type: "actions",
+        elements: buttons.map((button, i) => ({
+          type: "button",
+          action_id: `reson_${i}`,
+          text: { type: "plain_text", text: button.label },
+          value: button.data,
+        })),
+      },
+    ]);
+  }
+
+  async settlePress(press: ButtonPress, notice: string, result: string | undefined): Promise<void> {
+    const client = await this.#connect();
+    await client.chat.postEphemeral({
+      channel: press.chatId,
+      user: press.senderId,
+      text: notice,
+      ...(press.threadId ? { thread_ts: press.threadId } : {}),
+    });
+    if (result && press.messageId)
+      await client.chat.update({ channel: press.chatId, ts: press.messageId, text: result, blocks: [] });
+  }
+
+  routes(sink: InboundSink, press?: PressSink): Route[] {
+    return [
+      defineRoute({
+        method: "POST",
+        path: "/channels/slack/events",
+        summary: "Slack Events API and interactivity requests (checked against the app's signing secret)",
+        tags: ["channels"],
+        auth: "none",
+        responses: { 200: { description: "taken (stored first)" } },
+        handler: async ({ req, signal }) => {
+          const raw = (await readRawBody(req, { limitBytes: 1024 * 1024, signal })).toString("utf8");
+          const bolt = await this.#loadBolt();
+          try {
+            bolt.verifySlackRequest({
+              signingSecret: this.#options.signingSecret,
+              body: raw,
+              headers: {
+                "x-slack-signature": String(req.headers["x-slack-signature"] ?? ""),
+                "x-slack-request-timestamp": Number(req.headers["x-slack-request-timestamp"]),
+              },
+            });
+          } catch {
+            throw new ResonError(
+              "channel_signature_invalid",
+              "The Slack request was refused: its signature does not check out.",
+              {
+                hint: "Set channels.slack.signingSecret to the app's Signing Secret (Basic Information in the Slack app's settings).",
+              },
+            );
+          }
+          const payload = parseSlackBody(raw, String(req.headers["content-type"] ?? ""));
+          if ((payload as { type?: string }).type === "url_verification")
+            return { body: { challenge: (payload as { challenge?: string }).challenge ?? "" } };
+          const delivery = deliveryOfEvent(payload, this.#botUserId);
+          if (delivery) await sink(delivery);
+          const pressed = pressOfAction(payload);
+          if (pressed && press) await press(pressed);
+          return { body: { ok: true } };
+        },
+      }),
+    ];
+  }
+
+  async #post(target: ReplyTarget, text: string, blocks: unknown[] | undefined): Promise<void> {
+    const client = await this.#connect();
+    try {
+      await client.chat.postMessage({
+        channel: target.chatId,
+        text,
+        ...(target.threadId ? { thread_ts: target.threadId } : {}),
+        ...(blocks ? { blocks: blocks as never } : {}),
+      });
+    } catch (error) {
+      const code = (error as { data?: { error?: string } }).data?.error;
+      const permanent = code === "channel_not_found" || code === "not_in_channel" || code === "is_archived";
+      throw new ResonError(
+        permanent ? "channel_send_refused" : "channel_unavailable",
+        `Slack did not take the message: ${this.#scrub(error)}`,
+      );
+    }
+  }
+
+  async #loadBolt(): Promise<Bolt> {
+    this.#bolt ??= await loadBolt();
+    return this.#bolt;
+  }
+
+  async #connect(): Promise<WebClient> {
+    if (this.#client) return this.#client;
+    const bolt = await this.#loadBolt();
+    this.#client = new bolt.webApi.WebClient(this.#options.botToken, {
+      ...(this.#options.apiUrl ? { slackApiUrl: this.#options.apiUrl } : {}),
+      // Sending is retried by the hub (the answer stays stored until sent), not inside the client.
+      retryConfig: { retries: 0 },
+      logLevel: bolt.LogLevel.ERROR,
+    });
+    return this.#client;
+  }
+
+  #scrub(error: unknown): string {
+    const text = error instanceof Error ? error.message : String(error);
+    return text.split(this.#options.botToken).join("<token>");
+  }
+}
+
+/** Events come as JSON; interactivity as a form with a JSON `payload` field. */
+function parseSlackBody(raw: string, contentType: string): unknown {
+  try {
+    if (contentType.includes("application/x-www-form-urlencoded")) {
+      const payload = new URLSearchParams(raw).get("payload");
+      return payload ? JSON.parse(payload) : {};
+    }
+    return JSON.parse(raw);
+  } catch {
+    throw new ResonError("invalid_request", "The Slack request body is not what Slack sends.");
+  }
+}

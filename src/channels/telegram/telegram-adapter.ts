@@ -1,0 +1,201 @@
+// Telegram through grammY: long polling (getUpdates) with the offset kept in the store, moved
+// past an update only once the update is stored, so a crash at any point redelivers rather than
+// loses (and the store drops what it already has by update_id). `apiRoot` points grammY at a
+// local Bot API server, or at a fake one in tests. grammY is loaded when the channel starts.
+import type { Bot } from "grammy";
+import type { UserFromGetMe } from "grammy/types";
+import { ResonError } from "../../core/errors.js";
+import { importEsm } from "../../core/esm-import.js";
+import type { ReplyTarget, Store } from "../../store/index.js";
+import { pause, pollWhileHolding } from "../poller-lease.js";
+import type {
+  ButtonPress,
+  ChannelAdapter,
+  ChannelLog,
+  ChatButton,
+  InboundSink,
+  PressSink,
+} from "../types.js";
+import { deliveryOfUpdate, pressOfUpdate } from "./telegram-update.js";
+
+export const TELEGRAM_MAX_MESSAGE_CHARS = 4096;
+const OFFSET_KEY = "update_offset";
+
+export interface TelegramAdapterOptions {
+  token: string;
+  apiRoot?: string;
+  pollTimeoutS?: number;
+  store: Store;
+  log: ChannelLog;
+}
+
+export class TelegramAdapter implements ChannelAdapter {
+  readonly name = "telegram";
+  readonly maxMessageChars = TELEGRAM_MAX_MESSAGE_CHARS;
+  readonly #options: TelegramAdapterOptions;
+  #bot: Bot | undefined;
+  #me: UserFromGetMe | undefined;
+
+  constructor(options: TelegramAdapterOptions) {
+    this.#options = options;
+  }
+
+  describe(): Record<string, unknown> {
+    return {
+      platform: "telegram",
+      ...(this.#me ? { bot: `@${this.#me.username}` } : {}),
+      ...(this.#options.apiRoot ? { apiRoot: this.#options.apiRoot } : {}),
+    };
+  }
+
+  async start(sink: InboundSink, signal: AbortSignal, press?: PressSink): Promise<void> {
+    const { store, log } = this.#options;
+    const bot = await this.#connect(signal);
+    const me = this.#me!;
+    log({ level: "info", message: `channel telegram: polling as @${me.username}`, channel: "telegram" });
+    await pollWhileHolding({ store, channel: this.name, log, signal }, (held) =>
+      this.#poll(bot, me, sink, held, press),
+    );
+  }
+
+  async #poll(
+    bot: Bot,
+    me: UserFromGetMe,
+    sink: InboundSink,
+    signal: AbortSignal,
+    press: PressSink | undefined,
+  ): Promise<void> {
+    const { store, log } = this.#options;
+    let failures = 0;
+    while (!signal.aborted) {
+      const offset = Number((await store.channels.getState(this.name, OFFSET_KEY)) ?? "0");
+      let updates: Awaited<ReturnType<Bot["api"]["getUpdates"]>>;
+      try {
+        updates = await bot.api.getUpdates(
+          {
+            offset,
+            timeout: this.#options.pollTimeoutS ?? 25,
+            allowed_updates: ["message", "callback_query"],
+          },
+          grammySignal(signal),
+        );
+        failures = 0;
+      } catch (error) {
+        if (signal.aborted) return;
+        failures++;
+        log({
+          level: "warn",
+          message: `channel telegram: getUpdates failed (${this.#scrub(error)}); trying again`,
+          channel: "telegram",
+        });
+        await pause(Math.min(30_000, 500 * 2 ** Math.min(failures, 6)), signal);
+        continue;
+      }
+      for (const update of updates) {
+        const delivery = deliveryOfUpdate(update, me);
+        if (delivery) await sink(delivery);
+        const pressed = pressOfUpdate(update);
+        if (pressed && press) await press(pressed);
+        // Only now may Telegram forget it: the next getUpdates with this offset acknowledges it.
+        await store.channels.setState(this.name, OFFSET_KEY, String(update.update_id + 1));
+      }
+    }
+  }
+
+  async send(target: ReplyTarget, text: string, signal: AbortSignal): Promise<void> {
+    await this.#sendMessage(target, text, undefined, signal);
+  }
+
+  async ask(target: ReplyTarget, text: string, buttons: ChatButton[], signal: AbortSignal): Promise<void> {
+    // One button per row: labels stay readable on a phone.
+    await this.#sendMessage(
+      target,
+      text,
+      buttons.map((b) => [{ text: b.label, callback_data: b.data }]),
+      signal,
+    );
+  }
+
+  async settlePress(press: ButtonPress, notice: string, result: string | undefined, signal: AbortSignal) {
+    const bot = await this.#connect(signal);
+    await bot.api.answerCallbackQuery(press.id, { text: notice }, grammySignal(signal));
+    if (result && press.messageId)
+      await bot.api.editMessageText(press.chatId, Number(press.messageId), result, {}, grammySignal(signal));
+  }
+
+  async #sendMessage(
+    target: ReplyTarget,
+    text: string,
+    keyboard: { text: string; callback_data: string }[][] | undefined,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const bot = await this.#connect(signal);
+    try {
+      await bot.api.sendMessage(
+        target.chatId,
+        text,
+        {
+          ...(target.threadId ? { message_thread_id: Number(target.threadId) } : {}),
+          ...(target.messageId
+            ? {
+                reply_parameters: { message_id: Number(target.messageId), allow_sending_without_reply: true },
+              }
+            : {}),
+          ...(keyboard ? { reply_markup: { inline_keyboard: keyboard } } : {}),
+        },
+        grammySignal(signal),
+      );
+    } catch (error) {
+      const status = (error as { error_code?: unknown }).error_code;
+      // 400/403: the chat is gone or blocked the bot; sending again would never succeed.
+      const permanent = status === 400 || status === 403;
+      throw new ResonError(
+        permanent ? "channel_send_refused" : "channel_unavailable",
+        `Telegram did not take the message: ${this.#scrub(error)}`,
+      );
+    }
+  }
+
+  async typing(target: ReplyTarget, signal: AbortSignal): Promise<void> {
+    const bot = await this.#connect(signal);
+    await bot.api.sendChatAction(
+      target.chatId,
+      "typing",
+      target.threadId ? { message_thread_id: Number(target.threadId) } : {},
+      grammySignal(signal),
+    );
+  }
+
+  async #connect(signal: AbortSignal): Promise<Bot> {
+    if (this.#bot && this.#me) return this.#bot;
+    const grammy = await importEsm<typeof import("grammy") & { default?: typeof import("grammy") }>("grammy");
+    const Bot = grammy.Bot ?? grammy.default?.Bot;
+    const bot = new Bot(this.#options.token, {
+      client: { ...(this.#options.apiRoot ? { apiRoot: this.#options.apiRoot } : {}) },
+    });
+    try {
+      this.#me = await bot.api.getMe(grammySignal(signal));
+    } catch (error) {
+      throw new ResonError(
+        "channel_unavailable",
+        `Telegram refused the bot token or did not answer: ${this.#scrub(error)}`,
+        {
+          hint: "Check channels.telegram.token in $RESON_HOME/config.json (the token @BotFather gave) and channels.telegram.apiRoot if set.",
+        },
+      );
+    }
+    this.#bot = bot;
+    return bot;
+  }
+
+  /** An error's message without the token (grammY puts it in request URLs). */
+  #scrub(error: unknown): string {
+    const text = error instanceof Error ? error.message : String(error);
+    return text.split(this.#options.token).join("<token>");
+  }
+}
+
+/** grammY types its signal as the abort-controller polyfill's; Node's own is what it gets. */
+function grammySignal(signal: AbortSignal): Parameters<Bot["api"]["getMe"]>[0] {
+  return signal as unknown as Parameters<Bot["api"]["getMe"]>[0];
+}

@@ -1,0 +1,78 @@
+// The adapter contract every chat platform implements (Telegram, webhooks; Slack or Discord as
+// plugins): turn the platform's deliveries into inbound messages handed to the hub, which stores
+// them before the adapter acknowledges anything, and send text (and a typing indicator) back to
+// the chat and thread a message came from. Nothing here decides who may talk or starts runs:
+// the hub does, the same for every platform.
+
+import type { Route } from "../server/index.js";
+import type { InboundMessage, InboundRecord, ReplyTarget } from "../store/index.js";
+
+/** One delivery, as an adapter hands it over. */
+export interface InboundDelivery {
+  /** The platform's id of the delivery (Telegram update_id, Slack event_id, an idempotency key). */
+  dedupeKey: string;
+  /** The chat and thread: each has its own session. */
+  chatKey: string;
+  message: InboundMessage;
+}
+
+/**
+ * Stores a delivery (once per dedupe key) and wakes the hub: only after it resolves may the
+ * adapter acknowledge the delivery to the platform. `created` is false for a redelivery.
+ */
+export type InboundSink = (delivery: InboundDelivery) => Promise<{ record: InboundRecord; created: boolean }>;
+
+/** A button pressed under a message the agent sent (an approval, a choice). */
+export interface ButtonPress {
+  /** The platform's id of the press, to answer it (Telegram's callback query id). */
+  id: string;
+  /** What the button carried: "<prompt id>:<choice>". */
+  data: string;
+  senderId: string;
+  senderName?: string;
+  chatId: string;
+  threadId?: string;
+  /** The message that holds the buttons. */
+  messageId?: string;
+}
+
+/** Handles a press at once (it is not stored: an unanswered prompt times out as over HTTP). */
+export type PressSink = (press: ButtonPress) => Promise<void>;
+
+/** A button under a message: its label, and the data a press brings back. */
+export interface ChatButton {
+  label: string;
+  data: string;
+}
+
+export type ChannelLog = (entry: {
+  level: "info" | "warn" | "error";
+  message: string;
+  [key: string]: unknown;
+}) => void;
+
+export interface ChannelAdapter {
+  /** The channel's name as stored and shown: "telegram", "webhook:ci". */
+  readonly name: string;
+  /** The longest text one message may carry on this platform; longer answers are split. */
+  readonly maxMessageChars: number;
+  /** Starts taking deliveries (a poll loop, or nothing for webhook routes) until `signal` aborts. */
+  start(sink: InboundSink, signal: AbortSignal, press?: PressSink): Promise<void>;
+  /** Sends one message (already within maxMessageChars) to where `target` says. */
+  send(target: ReplyTarget, text: string, signal: AbortSignal): Promise<void>;
+  /** Sends a message with buttons (approvals, choices), where the platform has them. */
+  ask?(target: ReplyTarget, text: string, buttons: ChatButton[], signal: AbortSignal): Promise<void>;
+  /** Tells the presser what came of a press, and where it can, replaces the buttons with `result`. */
+  settlePress?(
+    press: ButtonPress,
+    notice: string,
+    result: string | undefined,
+    signal: AbortSignal,
+  ): Promise<void>;
+  /** Shows that the agent is working (Telegram's "typing…"), where the platform has that. */
+  typing?(target: ReplyTarget, signal: AbortSignal): Promise<void>;
+  /** HTTP routes of the platform's deliveries (webhooks), served by `reson serve` without its token. */
+  routes?(sink: InboundSink, press?: PressSink): Route[];
+  /** What `reson channel status` shows beside the counts (the bot's username…). */
+  describe(): Record<string, unknown>;
+}

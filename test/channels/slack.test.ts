@@ -1,0 +1,211 @@
+// Slack through `reson serve` as a process: signed Events API requests in (Bolt's verification),
+// answers out through @slack/web-api to a fake Web API on loopback: a mention in a channel is
+// answered in its thread; Slack's retried delivery (X-Slack-Retry-Num) runs once; a forged
+// signature is refused; an approval's buttons pressed by someone not allowed change nothing.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { type TempDir, tempDir } from "../support/cli.js";
+import {
+  type FakeModelServer,
+  type RecordedRequest,
+  startFakeModelServer,
+} from "../support/fake-model-server.js";
+import { FAKE_SLACK_BOT, type FakeSlack, slackSignature, startFakeSlack } from "../support/fake-slack.js";
+import { type Served, startServed } from "../support/served-run.js";
+import { killAllReson } from "../support/service-process.js";
+
+const BOT_TOKEN = "xoxb-test-token";
+const SIGNING_SECRET = "slack-signing-secret";
+const OWNER = "UOWNER1";
+const TEAM_CHANNEL = "C0TEAM";
+
+function lastUserText(request: RecordedRequest): string {
+  const messages = (request.body as { messages: { role: string; content: unknown }[] }).messages;
+  const user = messages.filter((m) => m.role === "user").at(-1);
+  return typeof user?.content === "string" ? user.content : "";
+}
+
+function event(id: string, event: Record<string, unknown>): string {
+  return JSON.stringify({ type: "event_callback", event_id: id, team_id: "T1", event });
+}
+
+async function deliver(
+  served: Served,
+  body: string,
+  more: Record<string, string> = {},
+  secret = SIGNING_SECRET,
+) {
+  return fetch(`${served.url}/channels/slack/events`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...slackSignature(secret, body), ...more },
+    body,
+  });
+}
+
+describe("Slack channel in reson serve", () => {
+  let model: FakeModelServer;
+  let slack: FakeSlack;
+  let ws: TempDir;
+
+  const configure = (more: Record<string, unknown> = {}) => {
+    mkdirSync(ws.home, { recursive: true });
+    writeFileSync(
+      join(ws.home, "config.json"),
+      JSON.stringify({
+        channels: {
+          slack: {
+            botToken: BOT_TOKEN,
+            signingSecret: SIGNING_SECRET,
+            apiUrl: slack.apiUrl,
+            workspace: ws.path,
+            owner: [OWNER],
+            groups: [TEAM_CHANNEL],
+            provider: "openai-compatible",
+            baseUrl: model.openaiBaseUrl,
+            model: "fake-model",
+            sandbox: "off",
+            ...more,
+          },
+        },
+      }),
+    );
+  };
+
+  beforeEach(async () => {
+    model = await startFakeModelServer({
+      respond: (request) => ({ text: `answer to: ${lastUserText(request).split("\n").at(-1)}` }),
+    });
+    slack = await startFakeSlack({ botToken: BOT_TOKEN });
+    ws = tempDir();
+  });
+  afterEach(async () => {
+    await killAllReson();
+    await slack.close();
+    await model.close();
+    ws.remove();
+  });
+
+  it("answers a mention in a channel in its thread; a retried delivery runs once; a forged signature is refused", async () => {
+    configure();
+    const served = await startServed(ws.home, ws.path);
+    const mention = event("Ev1", {
+      type: "app_mention",
+      channel: TEAM_CHANNEL,
+      channel_type: "channel",
+      user: OWNER,
+      text: `<@${FAKE_SLACK_BOT}> summarise the day`,
+      ts: "1700000100.000200",
+    });
+    const forged = await deliver(served, mention, {}, "not-the-secret");
+    expect(forged.status).toBe(401);
+
+    const first = await deliver(served, mention);
+    expect(first.status).toBe(200);
+    // Slack did not see the 200 in time and sends it again, twice.
+    expect(
+      (await deliver(served, mention, { "x-slack-retry-num": "1", "x-slack-retry-reason": "http_timeout" }))
+        .status,
+    ).toBe(200);
+    expect(
+      (await deliver(served, mention, { "x-slack-retry-num": "2", "x-slack-retry-reason": "http_timeout" }))
+        .status,
+    ).toBe(200);
+    const answer = await slack.waitForPost((p) => p.method === "chat.postMessage");
+    expect(answer).toMatchObject({ channel: TEAM_CHANNEL, thread_ts: "1700000100.000200" });
+    expect(answer.text).toContain("summarise the day");
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(model.requests).toHaveLength(1);
+    expect(slack.posts.filter((p) => p.method === "chat.postMessage")).toHaveLength(1);
+    expect(lastUserText(model.requests[0]!)).toContain(
+      '"channel":"slack","chat_type":"group","chat_id":"C0TEAM","thread_id":"1700000100.000200"',
+    );
+  });
+
+  it("answers Slack's URL check, and ignores a channel message that does not mention the agent", async () => {
+    configure();
+    const served = await startServed(ws.home, ws.path);
+    const check = await deliver(served, JSON.stringify({ type: "url_verification", challenge: "c-123" }));
+    expect(await check.json()).toEqual({ challenge: "c-123" });
+    await deliver(
+      served,
+      event("Ev2", {
+        type: "message",
+        channel: TEAM_CHANNEL,
+        channel_type: "channel",
+        user: OWNER,
+        text: "lunch?",
+        ts: "1700000200.000100",
+      }),
+    );
+    await deliver(
+      served,
+      event("Ev3", {
+        type: "message",
+        channel: "D0DM",
+        channel_type: "im",
+        user: OWNER,
+        text: "hello",
+        ts: "1700000300.000100",
+      }),
+    );
+    const answer = await slack.waitForPost((p) => p.method === "chat.postMessage");
+    expect(answer.channel).toBe("D0DM");
+    expect(answer.thread_ts).toBeUndefined();
+    expect(model.requests).toHaveLength(1);
+  });
+
+  it("an approval's button pressed by someone not allowed changes nothing; the owner's press lets the run go on", async () => {
+    model.setResponder((request) => {
+      const messages = (request.body as { messages: { role: string; content: unknown }[] }).messages;
+      if (!messages.some((m) => m.role === "tool"))
+        return {
+          toolCalls: [{ id: "call_1", name: "execute_command", arguments: { command: "echo x >> log.txt" } }],
+        };
+      return { text: "logged" };
+    });
+    configure({ permissionMode: "default" });
+    const served = await startServed(ws.home, ws.path);
+    await deliver(
+      served,
+      event("Ev4", {
+        type: "message",
+        channel: "D0DM",
+        channel_type: "im",
+        user: OWNER,
+        text: "log it",
+        ts: "1700000400.000100",
+      }),
+    );
+    const asking = await slack.waitForPost((p) => p.method === "chat.postMessage" && p.blocks !== undefined);
+    const buttons = asking.blocks!.find((b) => b.type === "actions")!.elements!;
+    const allow = buttons.find((b) => b.text.text === "Allow once")!;
+    const press = (user: string) => {
+      const payload = JSON.stringify({
+        type: "block_actions",
+        user: { id: user, name: user.toLowerCase() },
+        channel: { id: "D0DM" },
+        container: { message_ts: asking.ts },
+        actions: [{ action_id: "reson_0", value: allow.value }],
+        trigger_id: `t-${user}`,
+      });
+      const body = new URLSearchParams({ payload }).toString();
+      return fetch(`${served.url}/channels/slack/events`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          ...slackSignature(SIGNING_SECRET, body),
+        },
+        body,
+      });
+    };
+    expect((await press("UEVE")).status).toBe(200);
+    const refused = await slack.waitForPost((p) => p.method === "chat.postEphemeral");
+    expect(refused).toMatchObject({ user: "UEVE", text: "You are not allowed to answer this." });
+    expect(model.requests).toHaveLength(1);
+
+    expect((await press(OWNER)).status).toBe(200);
+    await slack.waitForPost((p) => p.method === "chat.postMessage" && p.text === "logged");
+    expect(slack.posts.find((p) => p.method === "chat.update")?.text).toContain("allowed once by uowner1");
+  });
+});

@@ -1,0 +1,179 @@
+// The generic webhook channel through `reson serve` as a process: a signed message gets the
+// fake model's answer in the response; a repeat with the same Idempotency-Key gets the same
+// answer without a second run; a forged signature or a stale timestamp is refused with 401
+// before anything is stored or run; answers can go to a callback URL, signed the same way.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { signWebhook, verifyWebhook } from "../../src/channels/index.js";
+import { type TempDir, tempDir } from "../support/cli.js";
+import {
+  type FakeModelServer,
+  type RecordedRequest,
+  startFakeModelServer,
+} from "../support/fake-model-server.js";
+import { type Served, startServed } from "../support/served-run.js";
+import { killAllReson } from "../support/service-process.js";
+
+const SECRET = "webhook-secret-for-tests";
+
+function lastUserText(request: RecordedRequest): string {
+  const messages = (request.body as { messages: { role: string; content: unknown }[] }).messages;
+  const user = messages.filter((m) => m.role === "user").at(-1);
+  return typeof user?.content === "string" ? user.content : "";
+}
+
+function post(
+  served: Served,
+  body: object,
+  options: { key?: string; secret?: string; timestampS?: number } = {},
+) {
+  const text = JSON.stringify(body);
+  const timestampS = options.timestampS ?? Math.floor(Date.now() / 1000);
+  return fetch(`${served.url}/channels/webhook/ci`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      "x-reson-timestamp": String(timestampS),
+      "x-reson-signature": signWebhook(options.secret ?? SECRET, timestampS, text),
+      ...(options.key ? { "idempotency-key": options.key } : {}),
+    },
+    body: text,
+  });
+}
+
+describe("webhook channel in reson serve", () => {
+  let model: FakeModelServer;
+  let ws: TempDir;
+
+  const configure = (hook: Record<string, unknown>) => {
+    mkdirSync(ws.home, { recursive: true });
+    writeFileSync(
+      join(ws.home, "config.json"),
+      JSON.stringify({
+        channels: {
+          webhook: {
+            ci: {
+              secret: SECRET,
+              workspace: ws.path,
+              allowFrom: ["build-bot"],
+              provider: "openai-compatible",
+              baseUrl: model.openaiBaseUrl,
+              model: "fake-model",
+              sandbox: "off",
+              ...hook,
+            },
+          },
+        },
+      }),
+    );
+  };
+
+  beforeEach(async () => {
+    model = await startFakeModelServer({
+      respond: (request) => ({ text: `done: ${lastUserText(request).split("\n").at(-1)}` }),
+    });
+    ws = tempDir();
+  });
+  afterEach(async () => {
+    await killAllReson();
+    await model.close();
+    ws.remove();
+  });
+
+  it("answers a signed message in the response, and a repeat of it with the same answer and no second run", async () => {
+    configure({});
+    const served = await startServed(ws.home, ws.path);
+    const message = {
+      text: "build failed on main",
+      sender: { id: "build-bot", name: "CI" },
+      chat: { id: "builds" },
+    };
+    const first = await post(served, message, { key: "delivery-1" });
+    expect(first.status, await first.clone().text()).toBe(200);
+    const answered = (await first.json()) as { id: string; status: string; reply: string };
+    expect(answered).toMatchObject({ status: "answered", reply: "done: build failed on main" });
+
+    const again = await post(served, message, { key: "delivery-1" });
+    expect(again.status).toBe(200);
+    expect(await again.json()).toEqual(answered);
+    expect(model.requests).toHaveLength(1);
+    expect(lastUserText(model.requests[0]!)).toContain(
+      '"channel":"webhook:ci","chat_type":"direct","chat_id":"builds"',
+    );
+  });
+
+  it("refuses a forged signature, a stale timestamp and a missing signature with 401, storing and running nothing", async () => {
+    configure({});
+    const served = await startServed(ws.home, ws.path);
+    const message = { text: "rm -rf everything", sender: { id: "build-bot" } };
+    const forged = await post(served, message, { key: "x1", secret: "guessed" });
+    expect(forged.status).toBe(401);
+    expect(((await forged.json()) as { error: { code: string } }).error.code).toBe(
+      "channel_signature_invalid",
+    );
+    const stale = await post(served, message, {
+      key: "x2",
+      timestampS: Math.floor(Date.now() / 1000) - 3600,
+    });
+    expect(stale.status).toBe(401);
+    const unsigned = await fetch(`${served.url}/channels/webhook/ci`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "idempotency-key": "x3" },
+      body: JSON.stringify(message),
+    });
+    expect(unsigned.status).toBe(401);
+    const status = await fetch(`${served.url}/channels`, { headers: served.headers });
+    const { channels } = (await status.json()) as {
+      channels: { name: string; openMessages: number; sessions: unknown[] }[];
+    };
+    expect(channels).toEqual([
+      expect.objectContaining({ name: "webhook:ci", openMessages: 0, sessions: [] }),
+    ]);
+    expect(model.requests).toHaveLength(0);
+  });
+
+  it("posts the answer, signed, to the callback URL", async () => {
+    const received: { body: string; timestamp: string; signature: string }[] = [];
+    const callback = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        received.push({
+          body: Buffer.concat(chunks).toString("utf8"),
+          timestamp: String(req.headers["x-reson-timestamp"]),
+          signature: String(req.headers["x-reson-signature"]),
+        });
+        res.end("ok");
+      });
+    });
+    await new Promise<void>((resolve) => callback.listen(0, "127.0.0.1", resolve));
+    try {
+      configure({ callbackUrl: `http://127.0.0.1:${(callback.address() as AddressInfo).port}/answers` });
+      const served = await startServed(ws.home, ws.path);
+      const accepted = await post(served, { text: "deploy", sender: { id: "build-bot" }, messageId: "m-9" });
+      expect(accepted.status).toBe(202);
+      for (let i = 0; i < 300 && received.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+      expect(received).toHaveLength(1);
+      const [answer] = received;
+      expect(JSON.parse(answer!.body)).toEqual({
+        chat: { id: "build-bot" },
+        inReplyTo: "m-9",
+        text: "done: deploy",
+      });
+      expect(() =>
+        verifyWebhook({
+          secret: SECRET,
+          body: Buffer.from(answer!.body),
+          signature: answer!.signature,
+          timestamp: answer!.timestamp,
+          replayWindowS: 60,
+        }),
+      ).not.toThrow();
+    } finally {
+      callback.close();
+    }
+  });
+});

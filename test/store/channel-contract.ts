@@ -1,0 +1,136 @@
+// The chat channels' store contract, the same on every backend: a delivery stored once per
+// dedupe key, status moves that only one of racing processes makes, a stale claim to send taken
+// over, one session per chat, pairing codes approved once and only before they expire.
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ulid } from "../../src/core/ids.js";
+import type { InboundMessage, PairingRecord, Store } from "../../src/store/index.js";
+import type { StoreTarget } from "./contract.js";
+
+const message: InboundMessage = {
+  text: "hello",
+  envelope: {
+    receivedAt: 1_700_000_000_000,
+    channel: "telegram",
+    chatType: "direct",
+    chatId: "42",
+    senderId: "42",
+  },
+  target: { chatId: "42", messageId: "7" },
+};
+
+function pending(senderId: string, code: string, expiresAt: number): PairingRecord {
+  return {
+    channel: "telegram",
+    senderId,
+    senderName: "Eve",
+    code,
+    status: "pending",
+    role: "allowed",
+    createdAt: expiresAt - 3_600_000,
+    expiresAt,
+    approvedAt: null,
+  };
+}
+
+export function channelContract(fresh: () => Promise<StoreTarget>): void {
+  let target: StoreTarget;
+  let store: Store;
+
+  beforeEach(async () => {
+    target = await fresh();
+    store = await target.open();
+  });
+  afterEach(async () => {
+    await store.close();
+    await target.cleanup();
+  });
+
+  describe("channels", () => {
+    it("stores a delivery once per dedupe key: racing and repeated deliveries get the first record", async () => {
+      const deliveries = await Promise.all(
+        [1, 2, 3].map(() =>
+          store.channels.receive({
+            id: ulid(),
+            channel: "telegram",
+            dedupeKey: "501",
+            chatKey: "42",
+            message,
+          }),
+        ),
+      );
+      expect(deliveries.filter((d) => d.created)).toHaveLength(1);
+      const ids = new Set(deliveries.map((d) => d.record.id));
+      expect(ids.size).toBe(1);
+      const other = await store.channels.receive({
+        id: ulid(),
+        channel: "webhook:ci",
+        dedupeKey: "501",
+        chatKey: "42",
+        message,
+      });
+      expect(other.created).toBe(true);
+      const open = await store.channels.listOpen("telegram");
+      expect(open.map((r) => r.message)).toEqual([message]);
+    });
+
+    it("moves a message only from the status it is in; a claim to send is taken over only once stale", async () => {
+      const { record } = await store.channels.receive({
+        id: ulid(),
+        channel: "telegram",
+        dedupeKey: "9",
+        chatKey: "42",
+        message,
+      });
+      const moves = await Promise.all([
+        store.channels.transition(record.id, "received", "reply", { reply: "a" }),
+        store.channels.transition(record.id, "received", "reply", { reply: "b" }),
+      ]);
+      expect(moves.filter(Boolean)).toHaveLength(1);
+      expect(await store.channels.transition(record.id, "reply", "sending")).toBe(true);
+      expect(await store.channels.transition(record.id, "sending", "sending", {}, 60_000)).toBe(false);
+      expect(await store.channels.transition(record.id, "sending", "sending", {}, 0)).toBe(true);
+      expect(await store.channels.transition(record.id, "sending", "answered")).toBe(true);
+      const done = await store.channels.getInbound(record.id);
+      expect(done).toMatchObject({ status: "answered", claimedAt: null });
+      expect(["a", "b"]).toContain(done!.reply);
+      expect(await store.channels.listOpen()).toEqual([]);
+    });
+
+    it("keeps the first session of a chat, forgets it on /new, and keeps channel state", async () => {
+      const first = await store.channels.bindSession({
+        channel: "telegram",
+        chatKey: "42",
+        sessionId: "s1",
+        createdAt: 1,
+      });
+      const second = await store.channels.bindSession({
+        channel: "telegram",
+        chatKey: "42",
+        sessionId: "s2",
+        createdAt: 2,
+      });
+      expect(first.sessionId).toBe("s1");
+      expect(second.sessionId).toBe("s1");
+      await store.channels.unbindSession("telegram", "42");
+      expect(await store.channels.sessionFor("telegram", "42")).toBeUndefined();
+      await store.channels.setState("telegram", "update_offset", "10");
+      await store.channels.setState("telegram", "update_offset", "11");
+      expect(await store.channels.getState("telegram", "update_offset")).toBe("11");
+    });
+
+    it("approves a pending code once, never an expired one", async () => {
+      const now = 1_800_000_000_000;
+      await store.channels.putPairing(pending("77", "ABCD2345", now + 1000));
+      await store.channels.putPairing(pending("78", "EFGH6789", now - 1));
+      expect(await store.channels.approvePairing("telegram", "EFGH6789", "allowed", now)).toBeUndefined();
+      const approved = await store.channels.approvePairing("telegram", "ABCD2345", "owner", now);
+      expect(approved).toMatchObject({ senderId: "77", status: "approved", role: "owner", code: null });
+      expect(await store.channels.approvePairing("telegram", "ABCD2345", "owner", now)).toBeUndefined();
+      // An approved sender is not turned back into a pending one by a new code.
+      await store.channels.putPairing(pending("77", "ZZZZ2222", now + 5000));
+      expect(await store.channels.pairingOf("telegram", "77")).toMatchObject({ status: "approved" });
+      expect(await store.channels.removePairing("telegram", "77")).toBe(true);
+      expect(await store.channels.pairingOf("telegram", "77")).toBeUndefined();
+    });
+  });
+}

@@ -1,0 +1,103 @@
+// A fake Slack Web API for tests: plain node:http on 127.0.0.1 answering what reson's Slack
+// channel calls through @slack/web-api (auth.test, chat.postMessage, chat.postEphemeral,
+// chat.update) as Slack does: POST /api/<method>, a form or JSON body, the bot token as a
+// bearer, {"ok": true, …} or {"ok": false, "error": "invalid_auth"}. And signed Events API
+// requests, as Slack would send them to the app's request URL.
+import { createHmac } from "node:crypto";
+import { createServer, type IncomingMessage } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export const FAKE_SLACK_BOT = "UBOT0001";
+
+export interface SlackPost {
+  method: string;
+  channel: string;
+  text: string;
+  thread_ts?: string;
+  user?: string;
+  ts?: string;
+  blocks?: { type: string; elements?: { value: string; text: { text: string } }[] }[];
+}
+
+export interface FakeSlack {
+  apiUrl: string;
+  readonly posts: SlackPost[];
+  waitForPost(match: (post: SlackPost) => boolean, timeoutMs?: number): Promise<SlackPost>;
+  close(): Promise<void>;
+}
+
+async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString("utf8");
+  if (String(req.headers["content-type"]).includes("json")) return text ? JSON.parse(text) : {};
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of new URLSearchParams(text)) {
+    out[key] = key === "blocks" ? JSON.parse(value) : value;
+  }
+  return out;
+}
+
+export async function startFakeSlack(options: { botToken: string }): Promise<FakeSlack> {
+  const posts: SlackPost[] = [];
+  const waiters = new Set<() => void>();
+  let ts = 1_700_000_000;
+  const server = createServer(async (req, res) => {
+    const method = /^\/api\/([\w.]+)$/.exec(req.url ?? "")?.[1] ?? "";
+    const body = await readBody(req);
+    const reply = (value: object) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify(value));
+    };
+    if (req.headers.authorization !== `Bearer ${options.botToken}`)
+      return reply({ ok: false, error: "invalid_auth" });
+    if (method === "auth.test")
+      return reply({ ok: true, user_id: FAKE_SLACK_BOT, team_id: "T1", user: "reson" });
+    if (["chat.postMessage", "chat.postEphemeral", "chat.update"].includes(method)) {
+      const messageTs = `${ts++}.000100`;
+      posts.push({
+        method,
+        ...(body as Omit<SlackPost, "method">),
+        ...(method === "chat.postMessage" ? { ts: messageTs } : {}),
+      });
+      for (const wake of waiters) wake();
+      return reply({ ok: true, channel: body.channel, ts: messageTs });
+    }
+    return reply({ ok: false, error: "unknown_method" });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    apiUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/`,
+    posts,
+    waitForPost(match, timeoutMs = 30_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const found = posts.find(match);
+          if (!found) return;
+          cleanup();
+          resolve(found);
+        };
+        const timer = setTimeout(() => {
+          cleanup();
+          reject(new Error(`no matching Slack post within ${timeoutMs} ms; posts: ${JSON.stringify(posts)}`));
+        }, timeoutMs);
+        const cleanup = () => {
+          clearTimeout(timer);
+          waiters.delete(check);
+        };
+        waiters.add(check);
+        check();
+      });
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** Headers of a request signed as Slack signs them (v0, HMAC-SHA256 of "v0:<ts>:<body>"). */
+export function slackSignature(secret: string, body: string, timestampS = Math.floor(Date.now() / 1000)) {
+  const signature = `v0=${createHmac("sha256", secret).update(`v0:${timestampS}:${body}`).digest("hex")}`;
+  return { "x-slack-request-timestamp": String(timestampS), "x-slack-signature": signature };
+}

@@ -1,0 +1,268 @@
+// A fake Telegram Bot API for tests: plain node:http on 127.0.0.1 answering the methods reson's
+// Telegram channel calls through grammY (getMe, getUpdates with long polling and offsets,
+// sendMessage, sendChatAction), as Telegram does: /bot<token>/<method>, JSON in and
+// {"ok": true, "result": …} out, 401 for another token. Updates below the last offset a
+// getUpdates gave are forgotten, as Telegram forgets confirmed updates.
+//
+//   const telegram = await startFakeTelegram({ token: "123:abc" });
+//   telegram.apiRoot                         // give to channels.telegram.apiRoot
+//   telegram.send({ chatId: 42, fromId: 42, text: "hi" })   // a user writes; returns the update_id
+//   await telegram.waitForSent((m) => m.chat_id === 42)     // what the bot sent
+//   telegram.redeliver(updateId)             // the same update again, as after a lost ack
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export const FAKE_BOT = { id: 999_000, is_bot: true, first_name: "Reson", username: "reson_test_bot" };
+
+export interface SentMessage {
+  chat_id: number | string;
+  text: string;
+  reply_markup?: { inline_keyboard: { text: string; callback_data: string }[][] };
+  message_thread_id?: number;
+  reply_parameters?: { message_id: number };
+  /** The id the fake gave the message. */
+  message_id?: number;
+}
+
+export interface UserMessage {
+  chatId: number;
+  fromId: number;
+  text: string;
+  firstName?: string;
+  username?: string;
+  /** "private" (default when chatId === fromId) or "supergroup". */
+  chatType?: "private" | "supergroup";
+  /** A forum topic. */
+  threadId?: number;
+  replyToBot?: boolean;
+}
+
+export interface FakeTelegram {
+  apiRoot: string;
+  send(message: UserMessage): number;
+  redeliver(updateId: number): void;
+  /** The next `count` sendMessage calls fail with HTTP 502, as when Telegram is down. */
+  failSends(count: number): void;
+  /** A user presses an inline-keyboard button under one of the bot's messages. */
+  press(options: { fromId: number; chatId: number; messageId: number; data: string }): void;
+  /** answerCallbackQuery calls: what the presser was told. */
+  readonly pressAnswers: { callback_query_id: string; text?: string }[];
+  /** editMessageText calls. */
+  readonly edits: { chat_id: number | string; message_id: number; text: string }[];
+  readonly sent: SentMessage[];
+  readonly actions: { chat_id: number | string; action: string; message_thread_id?: number }[];
+  /** Every method called, in order. */
+  readonly calls: string[];
+  waitForSent(match: (message: SentMessage) => boolean, timeoutMs?: number): Promise<SentMessage>;
+  close(): Promise<void>;
+}
+
+export async function startFakeTelegram(options: { token: string }): Promise<FakeTelegram> {
+  const updates: { update_id: number; message: Record<string, unknown> }[] = [];
+  const sent: SentMessage[] = [];
+  const actions: FakeTelegram["actions"] = [];
+  const calls: string[] = [];
+  const pressAnswers: FakeTelegram["pressAnswers"] = [];
+  const edits: FakeTelegram["edits"] = [];
+  const forced: { update_id: number; message: Record<string, unknown> }[] = [];
+  const history = new Map<number, Record<string, unknown>>();
+  const pollers = new Set<() => void>();
+  const sentWaiters = new Set<() => void>();
+  let nextUpdateId = 500;
+  let nextMessageId = 1;
+  let confirmed = 0;
+  let failingSends = 0;
+
+  const wakePollers = () => {
+    for (const wake of pollers) wake();
+  };
+
+  const answer = (res: ServerResponse, status: number, body: unknown) => {
+    res.writeHead(status, { "content-type": "application/json" });
+    res.end(JSON.stringify(body));
+  };
+
+  const readBody = async (req: IncomingMessage): Promise<Record<string, unknown>> => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString("utf8");
+    return text ? (JSON.parse(text) as Record<string, unknown>) : {};
+  };
+
+  const pending = () => [...forced, ...updates.filter((u) => u.update_id >= confirmed)];
+
+  const server = createServer(async (req, res) => {
+    const match = /^\/bot([^/]+)\/(\w+)$/.exec(req.url?.split("?")[0] ?? "");
+    if (!match) return answer(res, 404, { ok: false, error_code: 404, description: "Not Found" });
+    const [, token, method] = match;
+    if (token !== options.token)
+      return answer(res, 401, { ok: false, error_code: 401, description: "Unauthorized" });
+    const body = await readBody(req);
+    calls.push(method!);
+    switch (method) {
+      case "getMe":
+        return answer(res, 200, { ok: true, result: FAKE_BOT });
+      case "getUpdates": {
+        const offset = Number(body.offset ?? 0);
+        if (offset > confirmed) confirmed = offset;
+        for (let i = updates.length - 1; i >= 0; i--)
+          if (updates[i]!.update_id < confirmed) updates.splice(i, 1);
+        const timeoutMs = Number(body.timeout ?? 0) * 1000;
+        if (pending().length === 0 && timeoutMs > 0) {
+          await new Promise<void>((resolve) => {
+            const done = () => {
+              clearTimeout(timer);
+              pollers.delete(done);
+              resolve();
+            };
+            const timer = setTimeout(done, timeoutMs);
+            pollers.add(done);
+            req.on("close", done);
+          });
+        }
+        const result = pending();
+        forced.length = 0;
+        return answer(res, 200, { ok: true, result });
+      }
+      case "answerCallbackQuery":
+        pressAnswers.push(body as FakeTelegram["pressAnswers"][number]);
+        for (const wake of sentWaiters) wake();
+        return answer(res, 200, { ok: true, result: true });
+      case "editMessageText":
+        edits.push(body as FakeTelegram["edits"][number]);
+        return answer(res, 200, { ok: true, result: true });
+      case "sendMessage": {
+        if (failingSends > 0) {
+          failingSends--;
+          return answer(res, 502, { ok: false, error_code: 502, description: "Bad Gateway" });
+        }
+        const messageId = nextMessageId++;
+        sent.push({ ...(body as unknown as SentMessage), message_id: messageId } as SentMessage);
+        for (const wake of sentWaiters) wake();
+        return answer(res, 200, {
+          ok: true,
+          result: {
+            message_id: messageId,
+            date: Math.floor(Date.now() / 1000),
+            chat: { id: body.chat_id, type: "private" },
+            from: FAKE_BOT,
+            text: body.text,
+          },
+        });
+      }
+      case "sendChatAction":
+        actions.push(body as FakeTelegram["actions"][number]);
+        return answer(res, 200, { ok: true, result: true });
+      default:
+        return answer(res, 404, { ok: false, error_code: 404, description: `Not Found: method ${method}` });
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    apiRoot: `http://127.0.0.1:${port}`,
+    sent,
+    actions,
+    calls,
+    pressAnswers,
+    edits,
+    failSends(count) {
+      failingSends = count;
+    },
+    press({ fromId, chatId, messageId, data }) {
+      const updateId = nextUpdateId++;
+      updates.push({
+        update_id: updateId,
+        callback_query: {
+          id: `cq${updateId}`,
+          from: { id: fromId, is_bot: false, first_name: `User${fromId}` },
+          chat_instance: "ci",
+          data,
+          message: {
+            message_id: messageId,
+            date: Math.floor(Date.now() / 1000),
+            chat: { id: chatId, type: "private" },
+            from: FAKE_BOT,
+            text: "(buttons)",
+          },
+        },
+      } as unknown as { update_id: number; message: Record<string, unknown> });
+      wakePollers();
+    },
+    send(message) {
+      const updateId = nextUpdateId++;
+      const chatType = message.chatType ?? (message.chatId === message.fromId ? "private" : "supergroup");
+      const text = message.text;
+      const mention = `@${FAKE_BOT.username}`;
+      const at = text.indexOf(mention);
+      const update = {
+        update_id: updateId,
+        message: {
+          message_id: nextMessageId++,
+          date: Math.floor(Date.now() / 1000),
+          chat: { id: message.chatId, type: chatType, ...(chatType === "private" ? {} : { title: "team" }) },
+          from: {
+            id: message.fromId,
+            is_bot: false,
+            first_name: message.firstName ?? `User${message.fromId}`,
+            ...(message.username ? { username: message.username } : {}),
+          },
+          text,
+          ...(at >= 0 ? { entities: [{ type: "mention", offset: at, length: mention.length }] } : {}),
+          ...(message.threadId ? { message_thread_id: message.threadId, is_topic_message: true } : {}),
+          ...(message.replyToBot
+            ? {
+                reply_to_message: {
+                  message_id: 1,
+                  date: 0,
+                  chat: { id: message.chatId, type: chatType },
+                  from: FAKE_BOT,
+                },
+              }
+            : {}),
+        },
+      };
+      history.set(updateId, update.message);
+      updates.push(update);
+      wakePollers();
+      return updateId;
+    },
+    redeliver(updateId) {
+      // As if the acknowledgement were lost: the update comes again, whatever the offset.
+      const message = history.get(updateId);
+      if (!message) throw new Error(`no update ${updateId} to redeliver`);
+      forced.push({ update_id: updateId, message });
+      wakePollers();
+    },
+    waitForSent(match, timeoutMs = 30_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const found = sent.find(match);
+          if (!found) return;
+          cleanup();
+          resolve(found);
+        };
+        const timer = setTimeout(() => {
+          cleanup();
+          reject(
+            new Error(
+              `the bot sent no matching message within ${timeoutMs} ms; sent: ${JSON.stringify(sent)}`,
+            ),
+          );
+        }, timeoutMs);
+        const cleanup = () => {
+          clearTimeout(timer);
+          sentWaiters.delete(check);
+        };
+        sentWaiters.add(check);
+        check();
+      });
+    },
+    async close() {
+      wakePollers();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

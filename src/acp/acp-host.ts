@@ -24,6 +24,7 @@ import type { RunSpec } from "../runner/index.js";
 import { projectKey, type Store } from "../store/index.js";
 import { AcpSession } from "./acp-session.js";
 import { initializeResponse } from "./capabilities.js";
+import { initializeParams } from "./handshake.js";
 import { rpcError } from "./rpc-error.js";
 import { modeState, requireMode } from "./session-modes.js";
 import { replayUpdates } from "./session-replay.js";
@@ -35,6 +36,8 @@ export interface AcpOptions {
   allowMcp: readonly string[];
   /** reson's version, for agentInfo. */
   version: string;
+  /** initialize was answered before the connection (handshake.ts): what the client said it offers. */
+  clientCapabilities: ClientCapabilities | undefined;
   input: ReadableStream<Uint8Array>;
   output: WritableStream<Uint8Array>;
   /** A line for the log (stderr): never protocol. */
@@ -53,7 +56,9 @@ class AcpHost {
   #capabilities: ClientCapabilities | undefined;
   readonly #stop = new AbortController();
 
-  constructor(private readonly options: AcpOptions) {}
+  constructor(private readonly options: AcpOptions) {
+    this.#capabilities = options.clientCapabilities;
+  }
 
   initialize(capabilities: ClientCapabilities | undefined) {
     this.#capabilities = capabilities;
@@ -189,6 +194,12 @@ function checkedCwd(cwd: string): string {
   }
 }
 
+function initializeParser(params: unknown) {
+  const checked = initializeParams(params);
+  if (!checked.ok) throw RequestError.invalidParams(undefined, checked.message);
+  return checked.value;
+}
+
 /** A handler whose failures are JSON-RPC errors carrying reson's code and hint. */
 function answered<C, R>(handler: (context: C) => R | Promise<R>): (context: C) => Promise<R> {
   return async (context) => {
@@ -203,8 +214,11 @@ function answered<C, R>(handler: (context: C) => R | Promise<R>): (context: C) =
 export async function serveAcp(options: AcpOptions): Promise<void> {
   const host = new AcpHost(options);
   const app = agent({ name: "reson" })
+    // Answered first by the handshake; an editor may send it again. With a parser of reson's
+    // own, so the SDK's gate (requests before initialize refused) stays off: the handshake was it.
     .onRequest(
       methods.agent.initialize,
+      initializeParser,
       answered(({ params }) => host.initialize(params.clientCapabilities)),
     )
     .onRequest(

@@ -2,6 +2,7 @@
 // `reson --version` and `reson --help` start fast; the subcommands come from commands.ts,
 // loaded only when one runs.
 
+import type { Handshake } from "../acp/index.js";
 import { didYouMean } from "./did-you-mean.js";
 import { EXIT_OK, EXIT_USAGE } from "./exit-codes.js";
 import { COMMAND_NAMES, MAIN_HELP, unknownCommandText } from "./help.js";
@@ -20,7 +21,27 @@ export type LoadCommands = (command: string) => Promise<LoadedCommands>;
 
 const loadModules: LoadCommands = async () => ({ commands: await import("./commands.js"), finished() {} });
 
-type Runner = (commands: Commands, rest: string[], argv: string[]) => Promise<number>;
+type Runner = (
+  commands: Commands,
+  rest: string[],
+  argv: string[],
+  early: Promise<unknown>,
+) => Promise<number>;
+
+/**
+ * What a command starts before the subcommands' bundle loads. `reson acp` answers the editor's
+ * initialize at once (src/acp/handshake.ts), then loads the rest while the editor moves on.
+ */
+const EARLY: Record<string, (rest: string[]) => Promise<unknown>> = {
+  acp: async (rest) => {
+    if (rest.some((arg) => arg === "-h" || arg === "--help")) return undefined;
+    const { answerInitialize } = await import("../acp/index.js");
+    return answerInitialize(
+      { input: process.stdin, write: (line) => process.stdout.write(line) },
+      packageVersion(),
+    );
+  },
+};
 
 const RUNNERS: Record<string, Runner> = {
   run: (c, rest) => c.runCommand(rest),
@@ -40,7 +61,7 @@ const RUNNERS: Record<string, Runner> = {
   rewind: (c, rest) => c.rewindCommand(rest),
   serve: (c, rest) => c.serveCommand(rest),
   worker: (c, rest) => c.workerCommand(rest),
-  acp: (c, rest) => c.acpCommand(rest),
+  acp: (c, rest, _argv, early) => c.acpCommand(rest, early as Promise<Handshake | undefined>),
   workspace: (c, rest) => c.workspaceCommand(rest),
   // `reson`, `reson --continue`, `reson -w dir -m model`: the interactive terminal.
   repl: (c, _rest, argv) => c.replCommand(argv),
@@ -67,10 +88,13 @@ export async function main(argv: string[], loadCommands: LoadCommands = loadModu
     );
     return EXIT_USAGE;
   }
+  const early = EARLY[name]?.(rest) ?? Promise.resolve(undefined);
+  // Not lost while the bundle loads: the command awaits it.
+  early.catch(() => {});
   const loaded = await loadCommands(name);
   let exitCode = 1;
   try {
-    exitCode = await runner(loaded.commands, rest, argv);
+    exitCode = await runner(loaded.commands, rest, argv, early);
     return exitCode;
   } finally {
     // Nothing reson started outlives it: a command's background processes, a probe in flight.

@@ -35,6 +35,16 @@ type Runner = (
 const EARLY: Record<string, (rest: string[]) => Promise<unknown>> = {
   acp: async (rest) => {
     if (rest.some((arg) => arg === "-h" || arg === "--help")) return undefined;
+    // Node makes one "released" error per process for web streams' readers and writers, the
+    // first time one is let go (the SDK does so around each message), and reads its stack at
+    // once: made there, stack-traces.ts would read and parse the SDK chunk's source map for it
+    // (tens of milliseconds of the first answer). Made here, with plain stacks: no one sees it.
+    const errors = Error as { prepareStackTrace?: unknown };
+    const prepare = errors.prepareStackTrace;
+    errors.prepareStackTrace = undefined;
+    new WritableStream().getWriter().releaseLock();
+    new ReadableStream().getReader().releaseLock();
+    errors.prepareStackTrace = prepare;
     const { answerInitialize } = await import("../acp/index.js");
     return answerInitialize(
       { input: process.stdin, write: (line) => process.stdout.write(line) },
@@ -89,8 +99,9 @@ export async function main(argv: string[], loadCommands: LoadCommands = loadModu
     return EXIT_USAGE;
   }
   const early = EARLY[name]?.(rest) ?? Promise.resolve(undefined);
-  // Not lost while the bundle loads: the command awaits it.
-  early.catch(() => {});
+  // Loading the bundle blocks the event loop: the early work is done first (the command gets
+  // its outcome, a failure included).
+  await early.catch(() => {});
   const loaded = await loadCommands(name);
   let exitCode = 1;
   try {

@@ -13,6 +13,7 @@ import {
   methods,
   ndJsonStream,
   RequestError,
+  type SessionConfigOption,
   type SessionModeState,
 } from "@agentclientprotocol/sdk";
 import { conversationTurns, openDefaultStore } from "../agent/index.js";
@@ -84,7 +85,11 @@ class AcpHost {
 
   async newSession(cwd: string, mcpServers: readonly McpServer[], client: AgentContext) {
     const session = await this.#open(ulid(), checkedCwd(cwd), mcpServers, client);
-    return { sessionId: session.id, modes: modeState(session.mode) };
+    return {
+      sessionId: session.id,
+      modes: modeState(session.mode),
+      configOptions: await session.configOptions(),
+    };
   }
 
   /**
@@ -97,7 +102,7 @@ class AcpHost {
     mcpServers: readonly McpServer[],
     client: AgentContext,
     replay: boolean,
-  ): Promise<{ modes: SessionModeState }> {
+  ): Promise<{ modes: SessionModeState; configOptions: SessionConfigOption[] }> {
     const store = await this.store();
     const stored = await store.sessions.get(id);
     const open = this.#sessions.get(id);
@@ -113,7 +118,7 @@ class AcpHost {
       for (const update of replayUpdates(conversation, root)) session.updates.send(update);
       await session.updates.flush();
     }
-    return { modes: modeState(session.mode) };
+    return { modes: modeState(session.mode), configOptions: await session.configOptions() };
   }
 
   async list(cwd: string | null | undefined): Promise<ListSessionsResponse> {
@@ -262,6 +267,12 @@ export async function serveAcp(options: AcpOptions): Promise<void> {
         host.session(params.sessionId).setMode(requireMode(params.modeId));
         return {};
       }),
+    )
+    .onRequest(
+      methods.agent.session.setConfigOption,
+      answered(async ({ params }) => ({
+        configOptions: await host.session(params.sessionId).setConfigOption(params.configId, params.value),
+      })),
     )
     .onRequest(
       methods.agent.session.prompt,

@@ -9,6 +9,7 @@ import {
   type ContentBlock,
   type McpServer,
   methods,
+  type SessionConfigOption,
   type StopReason,
 } from "@agentclientprotocol/sdk";
 import type { Agent, AgentHooks, RunResult } from "../agent/index.js";
@@ -20,7 +21,7 @@ import type {
   PermissionMode,
   PermissionPrompt,
 } from "../permissions/index.js";
-import { type RunSpec, specAgent } from "../runner/index.js";
+import { type RunSpec, type SpecAgent, specAgent } from "../runner/index.js";
 import type { Store } from "../store/index.js";
 import { editorFiles } from "./editor-files.js";
 import { editorServerEntries } from "./editor-mcp.js";
@@ -28,6 +29,7 @@ import { editorQuestions } from "./editor-questions.js";
 import { permissionAnswer, permissionRequest } from "./permission-request.js";
 import { promptTask } from "./prompt-task.js";
 import { RunUpdates } from "./run-updates.js";
+import { modelChoices, modelOption, requireModelChoice } from "./session-models.js";
 import { availableCommands, type CommandOutcome, runCommand, slashCommand } from "./slash-commands.js";
 import { stopReason } from "./stop-reason.js";
 import { UpdateSender } from "./update-sender.js";
@@ -66,6 +68,7 @@ export class AcpSession {
   #lastContext: ContextUsageEvent | undefined;
   #sandboxShown = false;
   #sandboxWarning: string | undefined;
+  #startModel: string | undefined;
 
   private constructor(private readonly setup: SessionSetup) {
     this.id = setup.id;
@@ -74,19 +77,27 @@ export class AcpSession {
 
   static async open(setup: SessionSetup): Promise<AcpSession> {
     const session = new AcpSession(setup);
+    session.#install(await session.#makeAgent(setup.spec.model));
+    session.#startModel = session.model;
+    return session;
+  }
+
+  /** The session's agent, made by the runner with the editor as the one who is asked. */
+  #makeAgent(model: string | undefined): Promise<SpecAgent> {
+    const setup = this.setup;
     const askHuman = editorQuestions(
       setup.client,
       setup.id,
       setup.capabilities,
-      () => session.#turn?.controller.signal,
+      () => this.#turn?.controller.signal,
     );
     const textFiles = editorFiles(setup.client, setup.id, setup.capabilities?.fs, setup.log);
-    const made = await specAgent(
-      { ...setup.spec, workspace: setup.cwd },
+    return specAgent(
+      { ...setup.spec, ...(model ? { model } : {}), workspace: setup.cwd },
       {
         store: setup.store,
         leaseHolder: LEASE_HOLDER,
-        promptUser: (prompt) => session.#askPermission(prompt),
+        promptUser: (prompt) => this.#askPermission(prompt),
         ...(askHuman ? { askHuman } : {}),
         signal: setup.signal,
         sessionId: setup.id,
@@ -95,15 +106,62 @@ export class AcpSession {
         allowMcp: setup.allowMcp,
         mcpServers: editorServerEntries(setup.mcpServers),
         ...(textFiles ? { textFiles } : {}),
-        hooks: [session.#previewHook()],
-        warn: (message) => session.warn(message),
+        hooks: [this.#previewHook()],
+        warn: (message) => this.warn(message),
       },
     );
-    session.#agent = made.agent;
-    session.#gate = made.gate;
-    session.#sandboxWarning = made.sandboxWarning;
-    session.#commands = availableCommands(made.agent.skills);
-    return session;
+  }
+
+  #install(made: SpecAgent): void {
+    this.#agent = made.agent;
+    this.#gate = made.gate;
+    this.#sandboxWarning = made.sandboxWarning;
+    this.#commands = availableCommands(made.agent.skills);
+  }
+
+  /** The model of the session's next tasks. */
+  get model(): string {
+    return this.#agent.provider.model.id;
+  }
+
+  /** The session's options for the editor (the model picker). */
+  async configOptions(): Promise<SessionConfigOption[]> {
+    const choices = await this.#modelChoices();
+    return [modelOption(this.model, choices, this.#agent.provider.model.provider)];
+  }
+
+  /** session/set_config_option: the option and value checked against what was offered. */
+  async setConfigOption(configId: string, value: unknown): Promise<SessionConfigOption[]> {
+    await this.setModel(requireModelChoice(configId, value, await this.#modelChoices()));
+    return this.configOptions();
+  }
+
+  /**
+   * The session's next tasks run with `model` (of the same provider): its agent is made again,
+   * in the permission mode the editor picked, and the old one closed. Not during a turn.
+   */
+  async setModel(model: string): Promise<void> {
+    if (this.#turn)
+      throw new ResonError("session_busy", `Session ${this.id} is working on a prompt.`, {
+        hint: "Change the model when the turn has ended (or cancel it first).",
+      });
+    await this.#switchModel(model);
+  }
+
+  async #switchModel(model: string): Promise<void> {
+    if (model === this.model) return;
+    const mode = this.mode;
+    const old = this.#agent;
+    this.#install(await this.#makeAgent(model));
+    this.#gate.setMode(mode);
+    await old.close();
+  }
+
+  #modelChoices(): Promise<string[]> {
+    return modelChoices(this.model, this.#startModel ?? this.model, {
+      home: this.#agent.loaded.home,
+      workspace: this.root,
+    });
   }
 
   get root(): string {
@@ -162,6 +220,15 @@ export class AcpSession {
         : { kind: "task", task };
       if (outcome.kind === "text") {
         this.#say(outcome.text);
+        return "end_turn";
+      }
+      if (outcome.kind === "model") {
+        await this.#switchModel(outcome.model);
+        this.updates.send({
+          sessionUpdate: "config_option_update",
+          configOptions: await this.configOptions(),
+        });
+        this.#say(`model: ${this.model} (for the next tasks)`);
         return "end_turn";
       }
       return await this.#run(turn, outcome);

@@ -1,5 +1,5 @@
 // The editor's slash commands: the terminal's that make sense beside an editor (/compact,
-// /resume, /cost, /context, /skills, /skill, /permissions), and every skill the user may invoke
+// /resume, /cost, /context, /skills, /skill, /permissions, /model), and every skill the user may invoke
 // by name (`/name what to do`), offered in available_commands_update. A line that names none
 // of them is a task, so a prompt that begins with a path ("/usr/lib is full…") is not lost.
 import type { AvailableCommand } from "@agentclientprotocol/sdk";
@@ -29,6 +29,11 @@ const BUILT_IN: readonly AvailableCommand[] = [
     input: { hint: "<name> on|off" },
   },
   { name: "permissions", description: "The permission rules in force and where each came from" },
+  {
+    name: "model",
+    description: "The session's model; with an id, the model of the next tasks (same provider)",
+    input: { hint: "model id (optional)" },
+  },
 ];
 
 export function availableCommands(skills: SkillSet): AvailableCommand[] {
@@ -59,11 +64,12 @@ export interface CommandScope {
   lastContext: ContextUsageEvent | undefined;
 }
 
-/** What a command comes to: text for the user, a task to run, or the last run to resume. */
+/** What a command comes to: text for the user, a task to run, the last run to resume, or a model to switch to. */
 export type CommandOutcome =
   | { kind: "text"; text: string }
   | { kind: "task"; task: string }
-  | { kind: "resume" };
+  | { kind: "resume" }
+  | { kind: "model"; model: string };
 
 export async function runCommand(command: SlashCommand, scope: CommandScope): Promise<CommandOutcome> {
   const text = (value: string): CommandOutcome => ({ kind: "text", text: value });
@@ -110,6 +116,12 @@ export async function runCommand(command: SlashCommand, scope: CommandScope): Pr
     }
     case "permissions":
       return text(describePolicy(scope.gate.currentPolicy));
+    case "model": {
+      const model = scope.agent.provider.model;
+      return command.args
+        ? { kind: "model", model: command.args }
+        : text(`model: ${model.id} (${model.provider})`);
+    }
   }
   const skill = scope.agent.skills.get(command.name);
   if (!skill) return text(`Unknown command /${command.name}.`);

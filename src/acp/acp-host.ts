@@ -175,8 +175,12 @@ class AcpHost {
     try {
       const session = await opening;
       this.#sessions.set(id, session);
-      // After the answer that names the session, so the editor knows it.
-      setImmediate(() => session.announceCommands());
+      // After the answer that names the session, so the editor knows it; then what the
+      // session's first prompt would wait for (the model's connection, recall's tables).
+      setImmediate(() => {
+        session.announceCommands();
+        session.prepare();
+      });
       return session;
     } finally {
       this.#opening.delete(id);

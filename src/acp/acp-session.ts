@@ -15,6 +15,7 @@ import {
 import type { Agent, AgentHooks, RunResult } from "../agent/index.js";
 import { ResonError } from "../core/errors.js";
 import type { ContextUsageEvent, ResonEvent } from "../core/events.js";
+import type { McpServers } from "../mcp/index.js";
 import type {
   PermissionAnswer,
   PermissionGate,
@@ -69,6 +70,9 @@ export class AcpSession {
   #sandboxShown = false;
   #sandboxWarning: string | undefined;
   #startModel: string | undefined;
+  #mcpServers: McpServers | undefined;
+  /** The session is in the store (a run of it started). */
+  #stored = false;
 
   private constructor(private readonly setup: SessionSetup) {
     this.id = setup.id;
@@ -77,7 +81,7 @@ export class AcpSession {
 
   static async open(setup: SessionSetup): Promise<AcpSession> {
     const session = new AcpSession(setup);
-    session.#install(await session.#makeAgent(setup.spec.model));
+    await session.#install(await session.#makeAgent(setup.spec.model));
     session.#startModel = session.model;
     return session;
   }
@@ -112,11 +116,13 @@ export class AcpSession {
     );
   }
 
-  #install(made: SpecAgent): void {
+  async #install(made: SpecAgent): Promise<void> {
     this.#agent = made.agent;
     this.#gate = made.gate;
     this.#sandboxWarning = made.sandboxWarning;
-    this.#commands = availableCommands(made.agent.skills);
+    this.#mcpServers = made.mcpServers;
+    const prompts = await made.mcpServers?.prompts(this.setup.signal).catch(() => []);
+    this.#commands = availableCommands(made.agent.skills, prompts ?? []);
   }
 
   /** The model of the session's next tasks. */
@@ -152,7 +158,7 @@ export class AcpSession {
     if (model === this.model) return;
     const mode = this.mode;
     const old = this.#agent;
-    this.#install(await this.#makeAgent(model));
+    await this.#install(await this.#makeAgent(model));
     this.#gate.setMode(mode);
     await old.close();
   }
@@ -174,6 +180,11 @@ export class AcpSession {
 
   get busy(): boolean {
     return this.#turn !== undefined;
+  }
+
+  /** A prompt is likely soon: what the first run would do before its model call is done now. */
+  prepare(): void {
+    this.#agent.prepare();
   }
 
   /** Tells the editor the session's commands (after session/new or /load has answered). */
@@ -212,6 +223,8 @@ export class AcpSession {
       const outcome: CommandOutcome = command
         ? await runCommand(command, {
             agent: this.#agent,
+            mcpServers: this.#mcpServers,
+            signal: turn.controller.signal,
             gate: this.#gate,
             store: this.setup.store,
             sessionId: this.id,
@@ -228,6 +241,7 @@ export class AcpSession {
           sessionUpdate: "config_option_update",
           configOptions: await this.configOptions(),
         });
+        this.announceCommands();
         this.#say(`model: ${this.model} (for the next tasks)`);
         return "end_turn";
       }
@@ -259,6 +273,7 @@ export class AcpSession {
     const onEvent = (event: ResonEvent) => {
       if (event.type === "run_start") {
         turn.runId = event.runId;
+        this.#stored = true;
         this.#showSandbox();
       }
       if (event.type === "context_usage") this.#lastContext = event;
@@ -270,7 +285,8 @@ export class AcpSession {
       result = await this.#agent.resume(this.id, options);
       if (result.alreadyEnded) this.#say(`The last run of this session (${result.runId}) already completed.`);
     } else {
-      const stored = await this.setup.store.sessions.get(this.id);
+      // Looked up once: after a run has started here, the session is in the store.
+      const stored = this.#stored || (await this.setup.store.sessions.get(this.id)) !== undefined;
       result = await this.#agent.run(outcome.task, {
         ...options,
         ...(stored ? { session: this.id } : { session: "new", newSessionId: this.id }),

@@ -6,6 +6,7 @@ import type { AvailableCommand } from "@agentclientprotocol/sdk";
 import type { Agent } from "../agent/index.js";
 import type { ContextUsageEvent } from "../core/events.js";
 import { formatCost } from "../core/usage.js";
+import type { McpPromptCommand, McpServers } from "../mcp/index.js";
 import { describePolicy, type PermissionGate } from "../permissions/index.js";
 import { formatSkillList, type SkillSet, userInvokedTask } from "../skills/index.js";
 import type { Store } from "../store/index.js";
@@ -36,12 +37,23 @@ const BUILT_IN: readonly AvailableCommand[] = [
   },
 ];
 
-export function availableCommands(skills: SkillSet): AvailableCommand[] {
+export function availableCommands(
+  skills: SkillSet,
+  mcpPrompts: readonly McpPromptCommand[] = [],
+): AvailableCommand[] {
   const invocable = skills
     .enabled()
     .filter((skill) => skill.userInvocable && !BUILT_IN.some((command) => command.name === skill.name))
     .map((skill) => ({ name: skill.name, description: skill.description, input: { hint: "what to do" } }));
-  return [...BUILT_IN, ...invocable];
+  // An MCP server's prompts, as the terminal's /mcp__server__prompt: the prompt's text is the task.
+  const prompts = mcpPrompts.map((command) => ({
+    name: command.name,
+    description: command.prompt.description ?? `${command.server}'s prompt ${command.prompt.name}`,
+    ...(command.prompt.arguments.length > 0
+      ? { input: { hint: command.prompt.arguments.map((argument) => argument.name).join(" ") } }
+      : {}),
+  }));
+  return [...BUILT_IN, ...invocable, ...prompts];
 }
 
 export interface SlashCommand {
@@ -58,6 +70,9 @@ export function slashCommand(task: string, commands: readonly AvailableCommand[]
 
 export interface CommandScope {
   agent: Agent;
+  /** The session's MCP servers, whose prompts are commands. */
+  mcpServers: McpServers | undefined;
+  signal: AbortSignal;
   gate: PermissionGate;
   store: Store;
   sessionId: string;
@@ -123,6 +138,11 @@ export async function runCommand(command: SlashCommand, scope: CommandScope): Pr
         : text(`model: ${model.id} (${model.provider})`);
     }
   }
+  if (command.name.startsWith("mcp__") && scope.mcpServers)
+    return {
+      kind: "task",
+      task: await scope.mcpServers.promptTask(command.name, command.args, scope.signal),
+    };
   const skill = scope.agent.skills.get(command.name);
   if (!skill) return text(`Unknown command /${command.name}.`);
   return { kind: "task", task: await userInvokedTask(skill, command.args, scope.agent.workspace.root) };

@@ -34,7 +34,8 @@ type Runner = (
  */
 const EARLY: Record<string, (rest: string[]) => Promise<unknown>> = {
   acp: async (rest) => {
-    if (rest.some((arg) => arg === "-h" || arg === "--help")) return undefined;
+    // Help, or a person at a terminal (a mistyped flag is reported before any input is read).
+    if (rest.some((arg) => arg === "-h" || arg === "--help") || process.stdin.isTTY) return undefined;
     // Node makes one "released" error per process for web streams' readers and writers, the
     // first time one is let go (the SDK does so around each message), and reads its stack at
     // once: made there, stack-traces.ts would read and parse the SDK chunk's source map for it

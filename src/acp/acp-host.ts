@@ -85,11 +85,13 @@ class AcpHost {
 
   async newSession(cwd: string, mcpServers: readonly McpServer[], client: AgentContext) {
     const session = await this.#open(ulid(), checkedCwd(cwd), mcpServers, client);
-    return {
+    const answer = {
       sessionId: session.id,
       modes: modeState(session.mode),
       configOptions: await session.configOptions(),
     };
+    afterAnswer(session);
+    return answer;
   }
 
   /**
@@ -118,7 +120,9 @@ class AcpHost {
       for (const update of replayUpdates(conversation, root)) session.updates.send(update);
       await session.updates.flush();
     }
-    return { modes: modeState(session.mode), configOptions: await session.configOptions() };
+    const answer = { modes: modeState(session.mode), configOptions: await session.configOptions() };
+    if (!open) afterAnswer(session);
+    return answer;
   }
 
   async list(cwd: string | null | undefined): Promise<ListSessionsResponse> {
@@ -175,17 +179,23 @@ class AcpHost {
     try {
       const session = await opening;
       this.#sessions.set(id, session);
-      // After the answer that names the session, so the editor knows it; then what the
-      // session's first prompt would wait for (the model's connection, recall's tables).
-      setImmediate(() => {
-        session.announceCommands();
-        session.prepare();
-      });
       return session;
     } finally {
       this.#opening.delete(id);
     }
   }
+}
+
+/**
+ * Once the answer that names the session is written (the SDK writes it in the microtasks after
+ * the handler returns): its commands, so the editor knows the session they are for; then what
+ * its first prompt would otherwise wait for (the model's connection, recall's word table).
+ */
+function afterAnswer(session: AcpSession): void {
+  setImmediate(() => {
+    session.announceCommands();
+    session.prepare();
+  });
 }
 
 /** The editor's cwd as a workspace root: absolute (ACP's rule) and existing, by its real path. */

@@ -19,6 +19,12 @@ export interface HandshakeStreams {
   write: (line: string) => void;
 }
 
+/**
+ * A line longer than this before initialize is not an editor's (an initialize is a few hundred
+ * bytes): it is refused and dropped rather than held in memory while more of it comes.
+ */
+const MAX_LINE_BYTES = 1024 * 1024;
+
 const INVALID_REQUEST = -32600;
 const PARSE_ERROR = -32700;
 const INVALID_PARAMS = -32602;
@@ -91,6 +97,7 @@ export function answerInitialize(streams: HandshakeStreams, version: string): Pr
   const { input, write } = streams;
   return new Promise((resolve, reject) => {
     let pending = Buffer.alloc(0);
+    let dropping = false;
     const finish = (result: Handshake | undefined) => {
       input.off("data", onData);
       input.off("end", onEnd);
@@ -99,7 +106,15 @@ export function answerInitialize(streams: HandshakeStreams, version: string): Pr
       resolve(result);
     };
     const onData = (chunk: Buffer | string) => {
-      pending = Buffer.concat([pending, typeof chunk === "string" ? Buffer.from(chunk) : chunk]);
+      let data = typeof chunk === "string" ? Buffer.from(chunk) : chunk;
+      if (dropping) {
+        // The rest of a line too long to keep, up to its end.
+        const end = data.indexOf(10);
+        if (end < 0) return;
+        dropping = false;
+        data = data.subarray(end + 1);
+      }
+      pending = Buffer.concat([pending, data]);
       for (let newline = pending.indexOf(10); newline >= 0; newline = pending.indexOf(10)) {
         const line = pending.subarray(0, newline).toString("utf8").trim();
         pending = pending.subarray(newline + 1);
@@ -110,6 +125,13 @@ export function answerInitialize(streams: HandshakeStreams, version: string): Pr
           return;
         }
         if (handled.reply) write(`${handled.reply}\n`);
+      }
+      if (pending.length > MAX_LINE_BYTES) {
+        pending = Buffer.alloc(0);
+        dropping = true;
+        write(
+          `${errorReply(null, INVALID_REQUEST, "Invalid request: a line of over 1 MiB before initialize.")}\n`,
+        );
       }
     };
     const onEnd = () => finish(undefined);

@@ -101,6 +101,14 @@ describe("reson acp: the first exchange", () => {
     expect(await acp.answer(4)).toMatchObject({ error: { code: -32602 } });
   });
 
+  it("a line of over 1 MiB before initialize is refused and dropped; the initialize after it is answered", async () => {
+    const acp = begin();
+    acp.send(`{"jsonrpc":"2.0","id":1,"method":"x","params":"${"a".repeat(1536 * 1024)}"}\n`);
+    acp.send(initialize(2));
+    expect(await acp.answer(2)).toMatchObject({ result: { protocolVersion: 1 } });
+    expect(acp.lines.map((line) => JSON.parse(line).error?.code)).toContain(-32600);
+  });
+
   it("an editor that closes before initialize ends reson quietly", async () => {
     const acp = begin();
     acp.child.stdin?.end();

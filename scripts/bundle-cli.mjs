@@ -8,8 +8,7 @@
 //                   file, so V8 gets the file's text as it is); loaded by src/cli/code-cache.ts
 //                   with a V8 code cache.
 //   mcp-client.cjs  the MCP client SDK, required by commands.cjs at a run's first MCP server.
-//   acp-sdk.cjs     the Agent Client Protocol SDK, loaded by commands.cjs when `reson acp` serves
-//                   its connection, a function expression with a code cache as commands.cjs is.
+//   acp-sdk.cjs     the Agent Client Protocol SDK, required by commands.cjs when `reson acp` starts.
 // CommonJS, because only a script (not an ES module) can be given a code cache taken after
 // it ran. The library (`import … from "reson"`) is tsc's dist/index.js with its .d.ts.
 //
@@ -235,14 +234,7 @@ const ACP_SDK = /^@agentclientprotocol\/sdk$/;
 const acpSdkApart = {
   name: "acp-sdk-apart",
   setup(build) {
-    // Loaded as commands.cjs is, with a V8 code cache taken after a run (src/cli/code-cache.ts):
-    // the SDK parses every message with its schemas, whose functions Node's compile cache
-    // would leave to be compiled again by every process at its first message.
-    build.onResolve({ filter: ACP_SDK }, () => ({ path: "acp-sdk", namespace: "cached-chunk" }));
-    build.onLoad({ filter: /.*/, namespace: "cached-chunk" }, () => ({
-      contents: 'module.exports = __resonChunk("acp-sdk.cjs");\n',
-      loader: "js",
-    }));
+    build.onResolve({ filter: ACP_SDK }, () => ({ path: "./acp-sdk.cjs", external: true }));
   },
 };
 const acpSdkEntry = {
@@ -290,7 +282,7 @@ await Promise.all([
   build({
     ...common,
     entryPoints: { commands: "src/cli/commands.ts" },
-    banner: { js: `(function (exports, require, module, __filename, __dirname, __resonImport, __resonChunk) {\n${MODULE_URL}` },
+    banner: { js: `(function (exports, require, module, __filename, __dirname, __resonImport) {\n${MODULE_URL}` },
     footer: { js: "})" },
     plugins: [
       launcherImport,
@@ -304,26 +296,19 @@ await Promise.all([
     ],
   }),
   build({ ...common, entryPoints: { "mcp-client": "mcp-client-entry" }, plugins: [mcpClientEntry] }),
-  build({
-    ...common,
-    entryPoints: { "acp-sdk": "acp-sdk-entry" },
-    banner: { js: `(function (exports, require, module, __filename, __dirname) {\n${MODULE_URL}` },
-    footer: { js: "})" },
-    plugins: [acpSdkEntry],
-  }),
+  build({ ...common, entryPoints: { "acp-sdk": "acp-sdk-entry" }, plugins: [acpSdkEntry] }),
 ]);
 
-// src/cli/code-cache.ts reads commands.cjs and acp-sdk.cjs as Latin-1, which is their text only
-// while the file is ASCII: that read skips UTF-8 validation, and V8 keeps the source in one byte
-// per character instead of two (a 1 MB string read on every start). esbuild escapes non-ASCII
-// characters in strings, not in regular expression literals: write those as \uXXXX in the source.
-for (const name of ["commands.cjs", "acp-sdk.cjs"]) {
-  const chunk = readFileSync(resolve(outdir, name));
-  const nonAscii = chunk.findIndex((byte) => byte > 0x7f);
-  if (nonAscii < 0) continue;
-  const line = chunk.subarray(0, nonAscii).toString("latin1").split("\n").length;
-  const near = chunk.subarray(Math.max(0, nonAscii - 60), nonAscii + 20).toString("utf8");
-  console.error(`dist/cli-bundle/${name} is not ASCII at line ${line}: …${near}…`);
+// src/cli/code-cache.ts reads commands.cjs as Latin-1, which is its text only while the file is
+// ASCII: that read skips UTF-8 validation, and V8 keeps the source in one byte per character
+// instead of two (a 1 MB string read on every start). esbuild escapes non-ASCII characters
+// in strings, not in regular expression literals: write those as \uXXXX in the source.
+const commands = readFileSync(resolve(outdir, "commands.cjs"));
+const nonAscii = commands.findIndex((byte) => byte > 0x7f);
+if (nonAscii >= 0) {
+  const line = commands.subarray(0, nonAscii).toString("latin1").split("\n").length;
+  const near = commands.subarray(Math.max(0, nonAscii - 60), nonAscii + 20).toString("utf8");
+  console.error(`dist/cli-bundle/commands.cjs is not ASCII at line ${line}: …${near}…`);
   console.error("Write the character as a \\uXXXX escape in the TypeScript source (see scripts/bundle-cli.mjs).");
   process.exit(1);
 }

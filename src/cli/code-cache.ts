@@ -76,63 +76,34 @@ function writeCache(folder: string, name: string, build: { file: string; id: str
   }
 }
 
-interface CachedChunk {
-  exports: unknown;
-  /** Writes the chunk's cache after a successful run that had none (or a rejected one). */
-  finished(exitCode: number): void;
-}
-
-/**
- * Runs the bundle file `file` (one function expression, the CommonJS module wrapper, see
- * scripts/bundle-cli.mjs) with its code cache for `command`; `extra` are the wrapper's
- * parameters after the five of CommonJS.
- */
-function runCachedChunk(file: string, command: string, extra: unknown[]): CachedChunk {
-  // The build makes the file ASCII (scripts/bundle-cli.mjs), so Latin-1 reads it as it is,
-  // without UTF-8 validation, into a string of one byte per character.
-  const source = readFileSync(file, "latin1");
-  const enabled = process.env.NODE_DISABLE_COMPILE_CACHE !== "1";
-  // V8 checks only the source's length: the name carries the file's identity (a build
-  // writes a new file, with a new modification time).
-  const info = statSync(file, { bigint: true });
-  const build = { file: basename(file), id: `${info.size}-${info.mtimeNs}-${info.ino}` };
-  const name = `${build.file}@${build.id}-node${process.version}-${process.arch}-${command}.v8`;
-  const folder = cacheFolder();
-  const cachedData = enabled ? readCache(join(folder, name)) : undefined;
-  const { Script } = process.getBuiltinModule("node:vm");
-  const script = new Script(source, { filename: file, ...(cachedData ? { cachedData } : {}) });
-  const module = { exports: {} as unknown };
-  const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
-  wrapper(module.exports, createRequire(file), module, file, dirname(file), ...extra);
-  return {
-    exports: module.exports,
-    finished(exitCode) {
-      if (!enabled || exitCode !== 0 || (cachedData && !script.cachedDataRejected)) return;
-      writeCache(folder, name, build, script.createCachedData());
-    },
-  };
-}
-
-/**
- * Loads the subcommands' bundle at `bundleUrl` for main.ts, with the code cache. The bundle
- * loads its other chunks (acp-sdk.cjs) through the same cache, by name, when it first needs them.
- */
+/** Loads the subcommands' bundle at `bundleUrl` for main.ts, with the code cache. */
 export function bundledCommands(bundleUrl: URL): LoadCommands {
   return async (command) => {
     const file = fileURLToPath(bundleUrl);
-    const chunks: CachedChunk[] = [];
-    const loadChunk = (name: string) => {
-      const chunk = runCachedChunk(join(dirname(file), name), command, []);
-      chunks.push(chunk);
-      return chunk.exports;
-    };
+    // The build makes the file ASCII (scripts/bundle-cli.mjs), so Latin-1 reads it as it is,
+    // without UTF-8 validation, into a string of one byte per character.
+    const source = readFileSync(file, "latin1");
+    const enabled = process.env.NODE_DISABLE_COMPILE_CACHE !== "1";
+    // V8 checks only the source's length: the name carries the file's identity (a build
+    // writes a new file, with a new modification time).
+    const info = statSync(file, { bigint: true });
+    const build = { file: basename(file), id: `${info.size}-${info.mtimeNs}-${info.ino}` };
+    const name = `${build.file}@${build.id}-node${process.version}-${process.arch}-${command}.v8`;
+    const folder = cacheFolder();
+    const cachedData = enabled ? readCache(join(folder, name)) : undefined;
+    const { Script } = process.getBuiltinModule("node:vm");
+    // The file is one function expression, the CommonJS module wrapper (scripts/bundle-cli.mjs).
+    const script = new Script(source, { filename: file, ...(cachedData ? { cachedData } : {}) });
+    const module = { exports: {} as Commands };
+    const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
     // Its import() of pi-ai (esm-import.ts) is this module's: a script has none of its own.
     const importEsm = (specifier: string) => import(specifier);
-    const commands = runCachedChunk(file, command, [importEsm, loadChunk]);
+    wrapper(module.exports, createRequire(file), module, file, dirname(file), importEsm);
     return {
-      commands: commands.exports as Commands,
+      commands: module.exports,
       finished(exitCode) {
-        for (const chunk of [commands, ...chunks]) chunk.finished(exitCode);
+        if (!enabled || exitCode !== 0 || (cachedData && !script.cachedDataRejected)) return;
+        writeCache(folder, name, build, script.createCachedData());
       },
     };
   };

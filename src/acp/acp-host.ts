@@ -187,15 +187,14 @@ class AcpHost {
 }
 
 /**
- * Once the answer that names the session is written (the SDK writes it in the microtasks after
- * the handler returns): its commands, so the editor knows the session they are for; then what
- * its first prompt would otherwise wait for (the model's connection, recall's word table).
+ * A session opened: what its first prompt would otherwise do before its first update (open the
+ * model's connection, load recall's word table) is done now, as part of session/new or /load;
+ * its commands follow the answer that names the session (the SDK writes it in the microtasks
+ * after the handler returns), so the editor knows the session they are for.
  */
 function afterAnswer(session: AcpSession): void {
-  setImmediate(() => {
-    session.announceCommands();
-    session.prepare();
-  });
+  session.prepare();
+  setImmediate(() => session.announceCommands());
 }
 
 /** The editor's cwd as a workspace root: absolute (ACP's rule) and existing, by its real path. */

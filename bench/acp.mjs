@@ -1,11 +1,15 @@
 // `reson acp` latency, against a zero-latency OpenAI-compatible server on loopback, each case in
 // a fresh process and the cases taking turns (so load on the machine falls on all of them alike):
 //   start  `reson acp` spawned → initialize answered, beside `reson --version` spawned → exited
-//          (issue 30's target: ≤ --version + 50 ms).
+//          (issue 30's target: ≤ --version + 50 ms); then session/new → answered, where the
+//          rest of reson loads now.
 //   turn   session/prompt sent → first session/update, and → first agent text, beside a
-//          `reson run --json` step: run_start → first text_delta (issue 30's target: ≤ 1.2 × it).
+//          `reson run --json` step: run_start → run_end (issue 30's target: first update
+//          ≤ 1.2 × it), and run_start → first text_delta.
 // The first round is not counted (disk cache, compile cache, the remembered sandbox probe).
-//   npm run build && node bench/acp.mjs [--reps 15]
+// --before <path to another checkout's bin/reson.js>: every case is run with it too, the two
+// taking turns, and each column's ratios are to its own --version and run step.
+//   npm run build && node bench/acp.mjs [--reps 15] [--before /elsewhere/bin/reson.js]
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
@@ -13,8 +17,13 @@ import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 
-const reps = Number(process.argv[process.argv.indexOf("--reps") + 1]) || 15;
-const CLI = resolve(import.meta.dirname, "../bin/reson.js");
+const flag = (name) =>
+  process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined;
+const reps = Number(flag("--reps")) || 15;
+const CLIS = {
+  ...(flag("--before") ? { before: resolve(flag("--before")) } : {}),
+  after: resolve(import.meta.dirname, "../bin/reson.js"),
+};
 
 const server = createServer((req, res) => {
   req.resume();
@@ -53,10 +62,10 @@ const env = {
  * Spawns `args`, calls `onSpawn(child)` at once, and `onLine(line, elapsedMs, child)` for each
  * stdout line; resolves at exit with the elapsed ms.
  */
-function withLines(args, onLine, onSpawn = () => {}) {
+function withLines(cli, args, onLine, onSpawn = () => {}) {
   return new Promise((resolvePromise, reject) => {
     const start = performance.now();
-    const child = spawn(process.execPath, [CLI, ...args], {
+    const child = spawn(process.execPath, [cli, ...args], {
       env,
       cwd: workspace,
       stdio: ["pipe", "pipe", "pipe"],
@@ -81,14 +90,14 @@ function withLines(args, onLine, onSpawn = () => {}) {
 
 const send = (child, message) => child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`);
 
-async function version() {
-  return { version: await withLines(["--version"], () => {}) };
+async function version(cli) {
+  return { version: await withLines(cli, ["--version"], () => {}) };
 }
 
-async function run() {
+async function run(cli) {
   const out = {};
   let startAt;
-  await withLines(["run", "--json", "say ready"], (line, at) => {
+  await withLines(cli, ["run", "--json", "say ready"], (line, at) => {
     const event = JSON.parse(line);
     if (event.type === "run_start") startAt = at;
     if (event.type === "text_delta" && startAt !== undefined) out.runFirstText ??= at - startAt;
@@ -98,22 +107,25 @@ async function run() {
 }
 
 const cases = [version, acpRound, run];
-const samples = {};
+const samples = Object.fromEntries(Object.keys(CLIS).map((name) => [name, {}]));
 for (let round = 0; round <= reps; round++) {
   for (const measure of cases) {
-    const got = await measure();
-    if (round === 0) continue;
-    for (const [key, value] of Object.entries(got)) {
-      samples[key] ??= [];
-      samples[key].push(value);
+    for (const [name, cli] of Object.entries(CLIS)) {
+      const got = await measure(cli);
+      if (round === 0) continue;
+      for (const [key, value] of Object.entries(got)) {
+        samples[name][key] ??= [];
+        samples[name][key].push(value);
+      }
     }
   }
 }
 
 /** A `reson acp` process as an editor drives it: initialize written at spawn, a session, one prompt. */
-async function acpRound() {
+async function acpRound(cli) {
   const out = {};
   let promptAt;
+  let newAt;
   const initialize = (child) =>
     send(child, {
       id: 0,
@@ -121,13 +133,16 @@ async function acpRound() {
       params: { protocolVersion: 1, clientCapabilities: {}, clientInfo: { name: "bench", version: "1" } },
     });
   await withLines(
+    cli,
     ["acp"],
     (line, at, child) => {
       const message = JSON.parse(line);
       if (message.id === 0) {
         out.start = at;
+        newAt = at;
         send(child, { id: 1, method: "session/new", params: { cwd: workspace, mcpServers: [] } });
       } else if (message.id === 1) {
+        out.sessionNew = at - newAt;
         promptAt = at;
         send(child, {
           id: 2,
@@ -154,27 +169,42 @@ const median = (xs) => {
   const m = s.length >> 1;
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
-const m = Object.fromEntries(Object.entries(samples).map(([k, xs]) => [k, median(xs)]));
-const range = (k) => `${Math.min(...samples[k]).toFixed(0)}–${Math.max(...samples[k]).toFixed(0)}`;
-console.log(
-  `Node ${process.version}, ${reps} rounds, fresh processes, load average ${loadavg()[0].toFixed(1)}; wall ms`,
+const names = Object.keys(CLIS);
+const medians = Object.fromEntries(
+  names.map((name) => [
+    name,
+    Object.fromEntries(Object.entries(samples[name]).map(([k, xs]) => [k, median(xs)])),
+  ]),
 );
-console.log("| measure | median | min–max |");
-console.log("|---|---|---|");
+const cell = (name, key) => {
+  const xs = samples[name][key];
+  return `${medians[name][key].toFixed(0)} (${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)})`;
+};
+console.log(
+  `Node ${process.version}, ${reps} rounds, fresh processes, load average ${loadavg()[0].toFixed(1)} at the end; wall ms, median (min–max)`,
+);
+console.log(`| measure | ${names.join(" | ")} |`);
+console.log(`|---|${names.map(() => "---|").join("")}`);
 const rows = [
   ["reson --version: spawn → exit", "version"],
   ["reson acp: spawn → initialize answered", "start"],
+  ["reson acp: session/new → answered (after initialize)", "sessionNew"],
   ["reson acp: session/prompt → first session/update", "firstUpdate"],
   ["reson acp: session/prompt → first agent text", "firstText"],
   ["reson acp: session/prompt → answered", "turn"],
   ["reson run --json: run_start → first text_delta", "runFirstText"],
   ["reson run --json: run_start → run_end", "runStep"],
 ];
-for (const [label, key] of rows) console.log(`| ${label} | ${m[key].toFixed(0)} | ${range(key)} |`);
-console.log(
-  `\nstart over --version: ${(m.start - m.version).toFixed(0)} ms (target ≤ 50); ` +
-    `first update / run's first text: ${(m.firstUpdate / m.runFirstText).toFixed(2)}, ` +
-    `first text / run's first text: ${(m.firstText / m.runFirstText).toFixed(2)} (target ≤ 1.2)`,
-);
+for (const [label, key] of rows)
+  console.log(`| ${label} | ${names.map((name) => cell(name, key)).join(" | ")} |`);
+for (const name of names) {
+  const m = medians[name];
+  console.log(
+    `\n${name}: start over --version: ${(m.start - m.version).toFixed(0)} ms (target ≤ 50); ` +
+      `first update / run step: ${(m.firstUpdate / m.runStep).toFixed(2)} (target ≤ 1.2); ` +
+      `first update / run's first text: ${(m.firstUpdate / m.runFirstText).toFixed(2)}; ` +
+      `first text / run's first text: ${(m.firstText / m.runFirstText).toFixed(2)}`,
+  );
+}
 server.close();
 rmSync(root, { recursive: true, force: true });

@@ -2,6 +2,8 @@
 // One process loading ~1,000 ES modules (TypeBox alone ships 680) spent most of its start-up
 // resolving and compiling them; the bundle is four files:
 //   launcher.cjs    main.ts (--version, --help, dispatch) and what bin/reson.js needs; small.
+//                   With it the ACP handshake (src/acp/handshake.ts): `reson acp` answers the
+//                   editor's initialize before commands.cjs and acp-sdk.cjs are read.
 //   commands.cjs    every subcommand, as one function expression (the module wrapper is in the
 //                   file, so V8 gets the file's text as it is); loaded by src/cli/code-cache.ts
 //                   with a V8 code cache.
@@ -251,6 +253,25 @@ const acpSdkEntry = {
   },
 };
 
+/**
+ * The launcher takes src/acp/index.ts for the handshake alone; the host it loads for serveAcp
+ * (the SDK, the runner, everything) is commands.cjs's. In the launcher that import is a module
+ * that says so: main.ts never serves a connection.
+ */
+const acpHostApart = {
+  name: "acp-host-apart",
+  setup(build) {
+    build.onResolve({ filter: /^\.\/acp-host\.js$/ }, ({ importer }) =>
+      /[\\/]src[\\/]acp[\\/]index\.ts$/.test(importer) ? { path: "acp-host", namespace: "commands-only" } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: "commands-only" }, () => ({
+      contents:
+        'export const serveAcp = () => { throw new Error("the ACP host is in commands.cjs, not the launcher"); };\n',
+      loader: "js",
+    }));
+  },
+};
+
 /** main.ts's `import("./commands.js")` stays out of the launcher: commands.cjs has them. */
 const commandsApart = {
   name: "commands-apart",
@@ -261,7 +282,7 @@ const commandsApart = {
 
 rmSync(outdir, { recursive: true, force: true });
 await Promise.all([
-  build({ ...common, entryPoints: { launcher: "src/cli/launcher.ts" }, plugins: [commandsApart] }),
+  build({ ...common, entryPoints: { launcher: "src/cli/launcher.ts" }, plugins: [commandsApart, acpHostApart] }),
   build({
     ...common,
     entryPoints: { commands: "src/cli/commands.ts" },

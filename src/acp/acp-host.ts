@@ -13,6 +13,7 @@ import {
   methods,
   ndJsonStream,
   RequestError,
+  type SessionConfigOption,
   type SessionModeState,
 } from "@agentclientprotocol/sdk";
 import { conversationTurns, openDefaultStore } from "../agent/index.js";
@@ -24,6 +25,7 @@ import type { RunSpec } from "../runner/index.js";
 import { projectKey, type Store } from "../store/index.js";
 import { AcpSession } from "./acp-session.js";
 import { initializeResponse } from "./capabilities.js";
+import { initializeParams } from "./handshake.js";
 import { rpcError } from "./rpc-error.js";
 import { modeState, requireMode } from "./session-modes.js";
 import { replayUpdates } from "./session-replay.js";
@@ -35,6 +37,8 @@ export interface AcpOptions {
   allowMcp: readonly string[];
   /** reson's version, for agentInfo. */
   version: string;
+  /** initialize was answered before the connection (handshake.ts): what the client said it offers. */
+  clientCapabilities: ClientCapabilities | undefined;
   input: ReadableStream<Uint8Array>;
   output: WritableStream<Uint8Array>;
   /** A line for the log (stderr): never protocol. */
@@ -53,7 +57,9 @@ class AcpHost {
   #capabilities: ClientCapabilities | undefined;
   readonly #stop = new AbortController();
 
-  constructor(private readonly options: AcpOptions) {}
+  constructor(private readonly options: AcpOptions) {
+    this.#capabilities = options.clientCapabilities;
+  }
 
   initialize(capabilities: ClientCapabilities | undefined) {
     this.#capabilities = capabilities;
@@ -79,7 +85,13 @@ class AcpHost {
 
   async newSession(cwd: string, mcpServers: readonly McpServer[], client: AgentContext) {
     const session = await this.#open(ulid(), checkedCwd(cwd), mcpServers, client);
-    return { sessionId: session.id, modes: modeState(session.mode) };
+    const answer = {
+      sessionId: session.id,
+      modes: modeState(session.mode),
+      configOptions: await session.configOptions(),
+    };
+    afterAnswer(session);
+    return answer;
   }
 
   /**
@@ -92,7 +104,7 @@ class AcpHost {
     mcpServers: readonly McpServer[],
     client: AgentContext,
     replay: boolean,
-  ): Promise<{ modes: SessionModeState }> {
+  ): Promise<{ modes: SessionModeState; configOptions: SessionConfigOption[] }> {
     const store = await this.store();
     const stored = await store.sessions.get(id);
     const open = this.#sessions.get(id);
@@ -108,7 +120,9 @@ class AcpHost {
       for (const update of replayUpdates(conversation, root)) session.updates.send(update);
       await session.updates.flush();
     }
-    return { modes: modeState(session.mode) };
+    const answer = { modes: modeState(session.mode), configOptions: await session.configOptions() };
+    if (!open) afterAnswer(session);
+    return answer;
   }
 
   async list(cwd: string | null | undefined): Promise<ListSessionsResponse> {
@@ -165,13 +179,22 @@ class AcpHost {
     try {
       const session = await opening;
       this.#sessions.set(id, session);
-      // After the answer that names the session, so the editor knows it.
-      setImmediate(() => session.announceCommands());
       return session;
     } finally {
       this.#opening.delete(id);
     }
   }
+}
+
+/**
+ * A session opened: what its first prompt would otherwise do before its first update (open the
+ * model's connection, load recall's word table) is done now, as part of session/new or /load;
+ * its commands follow the answer that names the session (the SDK writes it in the microtasks
+ * after the handler returns), so the editor knows the session they are for.
+ */
+function afterAnswer(session: AcpSession): void {
+  session.prepare();
+  setImmediate(() => session.announceCommands());
 }
 
 /** The editor's cwd as a workspace root: absolute (ACP's rule) and existing, by its real path. */
@@ -189,6 +212,12 @@ function checkedCwd(cwd: string): string {
   }
 }
 
+function initializeParser(params: unknown) {
+  const checked = initializeParams(params);
+  if (!checked.ok) throw RequestError.invalidParams(undefined, checked.message);
+  return checked.value;
+}
+
 /** A handler whose failures are JSON-RPC errors carrying reson's code and hint. */
 function answered<C, R>(handler: (context: C) => R | Promise<R>): (context: C) => Promise<R> {
   return async (context) => {
@@ -203,8 +232,11 @@ function answered<C, R>(handler: (context: C) => R | Promise<R>): (context: C) =
 export async function serveAcp(options: AcpOptions): Promise<void> {
   const host = new AcpHost(options);
   const app = agent({ name: "reson" })
+    // Answered first by the handshake; an editor may send it again. With a parser of reson's
+    // own, so the SDK's gate (requests before initialize refused) stays off: the handshake was it.
     .onRequest(
       methods.agent.initialize,
+      initializeParser,
       answered(({ params }) => host.initialize(params.clientCapabilities)),
     )
     .onRequest(
@@ -248,6 +280,12 @@ export async function serveAcp(options: AcpOptions): Promise<void> {
         host.session(params.sessionId).setMode(requireMode(params.modeId));
         return {};
       }),
+    )
+    .onRequest(
+      methods.agent.session.setConfigOption,
+      answered(async ({ params }) => ({
+        configOptions: await host.session(params.sessionId).setConfigOption(params.configId, params.value),
+      })),
     )
     .onRequest(
       methods.agent.session.prompt,

@@ -9,18 +9,20 @@ import {
   type ContentBlock,
   type McpServer,
   methods,
+  type SessionConfigOption,
   type StopReason,
 } from "@agentclientprotocol/sdk";
 import type { Agent, AgentHooks, RunResult } from "../agent/index.js";
 import { ResonError } from "../core/errors.js";
 import type { ContextUsageEvent, ResonEvent } from "../core/events.js";
+import type { McpServers } from "../mcp/index.js";
 import type {
   PermissionAnswer,
   PermissionGate,
   PermissionMode,
   PermissionPrompt,
 } from "../permissions/index.js";
-import { type RunSpec, specAgent } from "../runner/index.js";
+import { type RunSpec, type SpecAgent, specAgent } from "../runner/index.js";
 import type { Store } from "../store/index.js";
 import { editorFiles } from "./editor-files.js";
 import { editorServerEntries } from "./editor-mcp.js";
@@ -28,6 +30,7 @@ import { editorQuestions } from "./editor-questions.js";
 import { permissionAnswer, permissionRequest } from "./permission-request.js";
 import { promptTask } from "./prompt-task.js";
 import { RunUpdates } from "./run-updates.js";
+import { modelChoices, modelOption, requireModelChoice } from "./session-models.js";
 import { availableCommands, type CommandOutcome, runCommand, slashCommand } from "./slash-commands.js";
 import { stopReason } from "./stop-reason.js";
 import { UpdateSender } from "./update-sender.js";
@@ -66,6 +69,10 @@ export class AcpSession {
   #lastContext: ContextUsageEvent | undefined;
   #sandboxShown = false;
   #sandboxWarning: string | undefined;
+  #startModel: string | undefined;
+  #mcpServers: McpServers | undefined;
+  /** The session is in the store (a run of it started). */
+  #stored = false;
 
   private constructor(private readonly setup: SessionSetup) {
     this.id = setup.id;
@@ -74,19 +81,27 @@ export class AcpSession {
 
   static async open(setup: SessionSetup): Promise<AcpSession> {
     const session = new AcpSession(setup);
+    await session.#install(await session.#makeAgent(setup.spec.model));
+    session.#startModel = session.model;
+    return session;
+  }
+
+  /** The session's agent, made by the runner with the editor as the one who is asked. */
+  #makeAgent(model: string | undefined): Promise<SpecAgent> {
+    const setup = this.setup;
     const askHuman = editorQuestions(
       setup.client,
       setup.id,
       setup.capabilities,
-      () => session.#turn?.controller.signal,
+      () => this.#turn?.controller.signal,
     );
     const textFiles = editorFiles(setup.client, setup.id, setup.capabilities?.fs, setup.log);
-    const made = await specAgent(
-      { ...setup.spec, workspace: setup.cwd },
+    return specAgent(
+      { ...setup.spec, ...(model ? { model } : {}), workspace: setup.cwd },
       {
         store: setup.store,
         leaseHolder: LEASE_HOLDER,
-        promptUser: (prompt) => session.#askPermission(prompt),
+        promptUser: (prompt) => this.#askPermission(prompt),
         ...(askHuman ? { askHuman } : {}),
         signal: setup.signal,
         sessionId: setup.id,
@@ -95,15 +110,64 @@ export class AcpSession {
         allowMcp: setup.allowMcp,
         mcpServers: editorServerEntries(setup.mcpServers),
         ...(textFiles ? { textFiles } : {}),
-        hooks: [session.#previewHook()],
-        warn: (message) => session.warn(message),
+        hooks: [this.#previewHook()],
+        warn: (message) => this.warn(message),
       },
     );
-    session.#agent = made.agent;
-    session.#gate = made.gate;
-    session.#sandboxWarning = made.sandboxWarning;
-    session.#commands = availableCommands(made.agent.skills);
-    return session;
+  }
+
+  async #install(made: SpecAgent): Promise<void> {
+    this.#agent = made.agent;
+    this.#gate = made.gate;
+    this.#sandboxWarning = made.sandboxWarning;
+    this.#mcpServers = made.mcpServers;
+    const prompts = await made.mcpServers?.prompts(this.setup.signal).catch(() => []);
+    this.#commands = availableCommands(made.agent.skills, prompts ?? []);
+  }
+
+  /** The model of the session's next tasks. */
+  get model(): string {
+    return this.#agent.provider.model.id;
+  }
+
+  /** The session's options for the editor (the model picker). */
+  async configOptions(): Promise<SessionConfigOption[]> {
+    const choices = await this.#modelChoices();
+    return [modelOption(this.model, choices, this.#agent.provider.model.provider)];
+  }
+
+  /** session/set_config_option: the option and value checked against what was offered. */
+  async setConfigOption(configId: string, value: unknown): Promise<SessionConfigOption[]> {
+    await this.setModel(requireModelChoice(configId, value, await this.#modelChoices()));
+    return this.configOptions();
+  }
+
+  /**
+   * The session's next tasks run with `model` (of the same provider): its agent is made again,
+   * in the permission mode the editor picked, and the old one closed. Not during a turn.
+   */
+  async setModel(model: string): Promise<void> {
+    if (this.#turn)
+      throw new ResonError("session_busy", `Session ${this.id} is working on a prompt.`, {
+        hint: "Change the model when the turn has ended (or cancel it first).",
+      });
+    await this.#switchModel(model);
+  }
+
+  async #switchModel(model: string): Promise<void> {
+    if (model === this.model) return;
+    const mode = this.mode;
+    const old = this.#agent;
+    await this.#install(await this.#makeAgent(model));
+    this.#gate.setMode(mode);
+    await old.close();
+  }
+
+  #modelChoices(): Promise<string[]> {
+    return modelChoices(this.model, this.#startModel ?? this.model, {
+      home: this.#agent.loaded.home,
+      workspace: this.root,
+    });
   }
 
   get root(): string {
@@ -116,6 +180,11 @@ export class AcpSession {
 
   get busy(): boolean {
     return this.#turn !== undefined;
+  }
+
+  /** A prompt is likely soon: what the first run would do before its model call is done now. */
+  prepare(): void {
+    this.#agent.prepare();
   }
 
   /** Tells the editor the session's commands (after session/new or /load has answered). */
@@ -154,6 +223,8 @@ export class AcpSession {
       const outcome: CommandOutcome = command
         ? await runCommand(command, {
             agent: this.#agent,
+            mcpServers: this.#mcpServers,
+            signal: turn.controller.signal,
             gate: this.#gate,
             store: this.setup.store,
             sessionId: this.id,
@@ -162,6 +233,16 @@ export class AcpSession {
         : { kind: "task", task };
       if (outcome.kind === "text") {
         this.#say(outcome.text);
+        return "end_turn";
+      }
+      if (outcome.kind === "model") {
+        await this.#switchModel(outcome.model);
+        this.updates.send({
+          sessionUpdate: "config_option_update",
+          configOptions: await this.configOptions(),
+        });
+        this.announceCommands();
+        this.#say(`model: ${this.model} (for the next tasks)`);
         return "end_turn";
       }
       return await this.#run(turn, outcome);
@@ -192,6 +273,7 @@ export class AcpSession {
     const onEvent = (event: ResonEvent) => {
       if (event.type === "run_start") {
         turn.runId = event.runId;
+        this.#stored = true;
         this.#showSandbox();
       }
       if (event.type === "context_usage") this.#lastContext = event;
@@ -203,7 +285,8 @@ export class AcpSession {
       result = await this.#agent.resume(this.id, options);
       if (result.alreadyEnded) this.#say(`The last run of this session (${result.runId}) already completed.`);
     } else {
-      const stored = await this.setup.store.sessions.get(this.id);
+      // Looked up once: after a run has started here, the session is in the store.
+      const stored = this.#stored || (await this.setup.store.sessions.get(this.id)) !== undefined;
       result = await this.#agent.run(outcome.task, {
         ...options,
         ...(stored ? { session: this.id } : { session: "new", newSessionId: this.id }),

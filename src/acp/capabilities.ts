@@ -2,12 +2,16 @@
 // model, since a task is text. Sessions are stored, so they can be loaded (replayed), resumed,
 // listed and closed; prompts take text, links to files and embedded file contents, not images
 // or audio; MCP servers the editor passes may be local (stdio, always), HTTP or SSE. No login:
-// keys come from the environment, as for `reson run`.
-import { type InitializeResponse, PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
+// keys come from the environment, as for `reson run`. Answered before the SDK loads
+// (handshake.ts), so nothing here is imported from it but types.
+import type { InitializeResponse, ProtocolVersion } from "@agentclientprotocol/sdk";
+
+/** ACP's protocol version reson speaks (the SDK's PROTOCOL_VERSION; a test holds them equal). */
+export const ACP_PROTOCOL_VERSION: ProtocolVersion = 1;
 
 export function initializeResponse(version: string): InitializeResponse {
   return {
-    protocolVersion: PROTOCOL_VERSION,
+    protocolVersion: ACP_PROTOCOL_VERSION,
     agentCapabilities: {
       loadSession: true,
       promptCapabilities: { image: false, audio: false, embeddedContext: true },

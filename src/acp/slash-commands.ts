@@ -1,11 +1,12 @@
 // The editor's slash commands: the terminal's that make sense beside an editor (/compact,
-// /resume, /cost, /context, /skills, /skill, /permissions), and every skill the user may invoke
+// /resume, /cost, /context, /skills, /skill, /permissions, /model), and every skill the user may invoke
 // by name (`/name what to do`), offered in available_commands_update. A line that names none
 // of them is a task, so a prompt that begins with a path ("/usr/lib is full…") is not lost.
 import type { AvailableCommand } from "@agentclientprotocol/sdk";
 import type { Agent } from "../agent/index.js";
 import type { ContextUsageEvent } from "../core/events.js";
 import { formatCost } from "../core/usage.js";
+import type { McpPromptCommand, McpServers } from "../mcp/index.js";
 import { describePolicy, type PermissionGate } from "../permissions/index.js";
 import { formatSkillList, type SkillSet, userInvokedTask } from "../skills/index.js";
 import type { Store } from "../store/index.js";
@@ -29,14 +30,30 @@ const BUILT_IN: readonly AvailableCommand[] = [
     input: { hint: "<name> on|off" },
   },
   { name: "permissions", description: "The permission rules in force and where each came from" },
+  {
+    name: "model",
+    description: "The session's model; with an id, the model of the next tasks (same provider)",
+    input: { hint: "model id (optional)" },
+  },
 ];
 
-export function availableCommands(skills: SkillSet): AvailableCommand[] {
+export function availableCommands(
+  skills: SkillSet,
+  mcpPrompts: readonly McpPromptCommand[] = [],
+): AvailableCommand[] {
   const invocable = skills
     .enabled()
     .filter((skill) => skill.userInvocable && !BUILT_IN.some((command) => command.name === skill.name))
     .map((skill) => ({ name: skill.name, description: skill.description, input: { hint: "what to do" } }));
-  return [...BUILT_IN, ...invocable];
+  // An MCP server's prompts, as the terminal's /mcp__server__prompt: the prompt's text is the task.
+  const prompts = mcpPrompts.map((command) => ({
+    name: command.name,
+    description: command.prompt.description ?? `${command.server}'s prompt ${command.prompt.name}`,
+    ...(command.prompt.arguments.length > 0
+      ? { input: { hint: command.prompt.arguments.map((argument) => argument.name).join(" ") } }
+      : {}),
+  }));
+  return [...BUILT_IN, ...invocable, ...prompts];
 }
 
 export interface SlashCommand {
@@ -53,17 +70,21 @@ export function slashCommand(task: string, commands: readonly AvailableCommand[]
 
 export interface CommandScope {
   agent: Agent;
+  /** The session's MCP servers, whose prompts are commands. */
+  mcpServers: McpServers | undefined;
+  signal: AbortSignal;
   gate: PermissionGate;
   store: Store;
   sessionId: string;
   lastContext: ContextUsageEvent | undefined;
 }
 
-/** What a command comes to: text for the user, a task to run, or the last run to resume. */
+/** What a command comes to: text for the user, a task to run, the last run to resume, or a model to switch to. */
 export type CommandOutcome =
   | { kind: "text"; text: string }
   | { kind: "task"; task: string }
-  | { kind: "resume" };
+  | { kind: "resume" }
+  | { kind: "model"; model: string };
 
 export async function runCommand(command: SlashCommand, scope: CommandScope): Promise<CommandOutcome> {
   const text = (value: string): CommandOutcome => ({ kind: "text", text: value });
@@ -110,7 +131,18 @@ export async function runCommand(command: SlashCommand, scope: CommandScope): Pr
     }
     case "permissions":
       return text(describePolicy(scope.gate.currentPolicy));
+    case "model": {
+      const model = scope.agent.provider.model;
+      return command.args
+        ? { kind: "model", model: command.args }
+        : text(`model: ${model.id} (${model.provider})`);
+    }
   }
+  if (command.name.startsWith("mcp__") && scope.mcpServers)
+    return {
+      kind: "task",
+      task: await scope.mcpServers.promptTask(command.name, command.args, scope.signal),
+    };
   const skill = scope.agent.skills.get(command.name);
   if (!skill) return text(`Unknown command /${command.name}.`);
   return { kind: "task", task: await userInvokedTask(skill, command.args, scope.agent.workspace.root) };

@@ -25,6 +25,7 @@ import { emptyUsage, type RunLimits } from "../core/usage.js";
 import { createProvider, type Provider } from "../providers/index.js";
 import { SkillSet } from "../skills/index.js";
 import {
+  englishFrequencies,
   type MessageContext,
   projectKey,
   type SessionRecord,
@@ -118,6 +119,16 @@ export class Agent {
   /** Masks the user's secrets (and the provider's key) in a text this agent's host shows. */
   redact(text: string): string {
     return this.secrets ? this.secrets.access.redact(text) : text;
+  }
+
+  /**
+   * A task is on its way (an editor opened a session): opens the model's connection and loads
+   * what a process's first run would otherwise read before its first model call (the word
+   * frequencies memory recall weighs a task's words by), so that run starts sooner.
+   */
+  prepare(): void {
+    this.provider.preconnect?.();
+    if (this.learning) englishFrequencies();
   }
 
   /** Receives the events of every run of this agent. */

@@ -3,6 +3,7 @@
 // console output goes to stderr, with reson's own log lines); the command returns when the
 // editor closes the connection or on SIGTERM/SIGINT, leaving any run in flight resumable.
 import { Readable, Writable } from "node:stream";
+import type { Handshake } from "../acp/index.js";
 import { toResonError } from "../core/errors.js";
 import type { RunSpec } from "../runner/index.js";
 import { EXIT_OK, EXIT_USAGE } from "./exit-codes.js";
@@ -39,7 +40,11 @@ function specOf(args: AcpArgs): Omit<RunSpec, "workspace"> {
   };
 }
 
-export async function acpCommand(argv: string[]): Promise<number> {
+/**
+ * `early`: the handshake main.ts began before this bundle loaded (initialize already answered);
+ * without it (the command called on its own) the handshake happens here.
+ */
+export async function acpCommand(argv: string[], early?: Promise<Handshake | undefined>): Promise<number> {
   let args: AcpArgs;
   try {
     args = parseAcpArgs(argv);
@@ -52,6 +57,10 @@ export async function acpCommand(argv: string[]): Promise<number> {
     return EXIT_OK;
   }
   keepStdoutForEvents();
+  const handshake = await (early ?? answerInitializeHere());
+  // The editor went away before initialize: nothing to serve.
+  if (!handshake) return EXIT_OK;
+  if (handshake.rest.length > 0) process.stdin.unshift(handshake.rest);
   const stop = new AbortController();
   const onSignal = () => stop.abort();
   process.on("SIGINT", onSignal);
@@ -60,6 +69,7 @@ export async function acpCommand(argv: string[]): Promise<number> {
     const { serveAcp } = await import("../acp/index.js");
     await serveAcp({
       spec: specOf(args),
+      clientCapabilities: handshake.clientCapabilities,
       allowMcp: args.allowMcp,
       version: packageVersion(),
       input: Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
@@ -72,4 +82,12 @@ export async function acpCommand(argv: string[]): Promise<number> {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
   }
+}
+
+async function answerInitializeHere(): Promise<Handshake | undefined> {
+  const { answerInitialize } = await import("../acp/index.js");
+  return answerInitialize(
+    { input: process.stdin, write: (line) => process.stdout.write(line) },
+    packageVersion(),
+  );
 }

@@ -2,6 +2,7 @@
 // `reson --version` and `reson --help` start fast; the subcommands come from commands.ts,
 // loaded only when one runs.
 
+import type { Handshake } from "../acp/index.js";
 import { didYouMean } from "./did-you-mean.js";
 import { EXIT_OK, EXIT_USAGE } from "./exit-codes.js";
 import { COMMAND_NAMES, MAIN_HELP, unknownCommandText } from "./help.js";
@@ -20,7 +21,38 @@ export type LoadCommands = (command: string) => Promise<LoadedCommands>;
 
 const loadModules: LoadCommands = async () => ({ commands: await import("./commands.js"), finished() {} });
 
-type Runner = (commands: Commands, rest: string[], argv: string[]) => Promise<number>;
+type Runner = (
+  commands: Commands,
+  rest: string[],
+  argv: string[],
+  early: Promise<unknown>,
+) => Promise<number>;
+
+/**
+ * What a command starts before the subcommands' bundle loads. `reson acp` answers the editor's
+ * initialize at once (src/acp/handshake.ts), then loads the rest while the editor moves on.
+ */
+const EARLY: Record<string, (rest: string[]) => Promise<unknown>> = {
+  acp: async (rest) => {
+    // Help, or a person at a terminal (a mistyped flag is reported before any input is read).
+    if (rest.some((arg) => arg === "-h" || arg === "--help") || process.stdin.isTTY) return undefined;
+    // Node makes one "released" error per process for web streams' readers and writers, the
+    // first time one is let go (the SDK does so around each message), and reads its stack at
+    // once: made there, stack-traces.ts would read and parse the SDK chunk's source map for it
+    // (tens of milliseconds of the first answer). Made here, with plain stacks: no one sees it.
+    const errors = Error as { prepareStackTrace?: unknown };
+    const prepare = errors.prepareStackTrace;
+    errors.prepareStackTrace = undefined;
+    new WritableStream().getWriter().releaseLock();
+    new ReadableStream().getReader().releaseLock();
+    errors.prepareStackTrace = prepare;
+    const { answerInitialize } = await import("../acp/index.js");
+    return answerInitialize(
+      { input: process.stdin, write: (line) => process.stdout.write(line) },
+      packageVersion(),
+    );
+  },
+};
 
 const RUNNERS: Record<string, Runner> = {
   run: (c, rest) => c.runCommand(rest),
@@ -41,7 +73,7 @@ const RUNNERS: Record<string, Runner> = {
   serve: (c, rest) => c.serveCommand(rest),
   worker: (c, rest) => c.workerCommand(rest),
   channel: (c, rest) => c.channelCommand(rest),
-  acp: (c, rest) => c.acpCommand(rest),
+  acp: (c, rest, _argv, early) => c.acpCommand(rest, early as Promise<Handshake | undefined>),
   workspace: (c, rest) => c.workspaceCommand(rest),
   // `reson`, `reson --continue`, `reson -w dir -m model`: the interactive terminal.
   repl: (c, _rest, argv) => c.replCommand(argv),
@@ -68,10 +100,14 @@ export async function main(argv: string[], loadCommands: LoadCommands = loadModu
     );
     return EXIT_USAGE;
   }
+  const early = EARLY[name]?.(rest) ?? Promise.resolve(undefined);
+  // Loading the bundle blocks the event loop: the early work is done first (the command gets
+  // its outcome, a failure included).
+  await early.catch(() => {});
   const loaded = await loadCommands(name);
   let exitCode = 1;
   try {
-    exitCode = await runner(loaded.commands, rest, argv);
+    exitCode = await runner(loaded.commands, rest, argv, early);
     return exitCode;
   } finally {
     // Nothing reson started outlives it: a command's background processes, a probe in flight.

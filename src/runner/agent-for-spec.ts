@@ -5,7 +5,7 @@
 import { realpathSync } from "node:fs";
 import { type Agent, type AgentHooks, type AgentOptions, createAgent } from "../agent/index.js";
 import { ResonError } from "../core/errors.js";
-import type { McpServerEntry } from "../mcp/index.js";
+import type { McpServerEntry, McpServers } from "../mcp/index.js";
 import type { PermissionGate, PermissionGateOptions, PermissionMode } from "../permissions/index.js";
 import type { ProviderName } from "../providers/index.js";
 import type { Store } from "../store/index.js";
@@ -48,6 +48,8 @@ export interface SpecAgent {
   gate: PermissionGate;
   /** Set when commands do not run in a working OS sandbox: what runs them instead, and what follows. */
   sandboxWarning?: string;
+  /** The MCP servers started for the agent (closed with it): their prompts are a host's commands. */
+  mcpServers?: McpServers;
 }
 
 export async function agentForSpec(spec: RunSpec, options: SpecAgentOptions): Promise<Agent> {
@@ -122,5 +124,6 @@ export async function specAgent(spec: RunSpec, options: SpecAgentOptions): Promi
     agent,
     gate,
     ...(sandbox.agent.sandboxSummary ? { sandboxWarning: sandbox.agent.sandboxSummary } : {}),
+    ...(extensions.mcp.servers ? { mcpServers: extensions.mcp.servers } : {}),
   };
 }

@@ -23,6 +23,7 @@ export { coverageScore, searchTerms, type WeightedTerm, weightedTerms, weightOf 
 export { textTokens } from "./text-terms.js";
 export { percentile, TOOL_DURATION_SAMPLES, UNKNOWN_ERROR_CODE } from "./tool-stats.js";
 export type * from "./types.js";
+export { englishFrequencies } from "./word-rarity.js";
 export { workspaceNameTaken, workspaceNotFound, workspacePathTaken } from "./workspace-repository.js";
 
 export interface OpenStoreOptions {

@@ -173,6 +173,53 @@ describe("reson acp: prompt turns", () => {
     expect(task).toContain("List the changes since the last tag.");
   });
 
+  it("the model is a session option: the picker offers the presets' models, and a pick or /model <id> is the model of the next task", async () => {
+    const { mkdirSync } = await import("node:fs");
+    mkdirSync(join(f.ws.path, ".reson"), { recursive: true });
+    writeFileSync(
+      join(f.ws.path, ".reson", "presets.json"),
+      JSON.stringify({ quick: { description: "small and fast", model: "fake-small" } }),
+    );
+    f.server.enqueue({ text: "small here" }, { text: "other here" });
+    const created = await session();
+    const [option] = created.configOptions ?? [];
+    expect(option).toMatchObject({
+      id: "model",
+      category: "model",
+      type: "select",
+      currentValue: "fake-model",
+    });
+    const offered = option?.type === "select" ? option.options : [];
+    expect(offered).toEqual(expect.arrayContaining([{ value: "fake-small", name: "fake-small" }]));
+
+    const picked = await acp!.connection.agent.request(methods.agent.session.setConfigOption, {
+      sessionId: created.sessionId,
+      configId: "model",
+      value: "fake-small",
+    });
+    expect(picked.configOptions[0]).toMatchObject({ currentValue: "fake-small" });
+    await prompt(created.sessionId, "hello");
+    expect((f.server.requests.at(-1)?.body as { model?: string } | undefined)?.model).toBe("fake-small");
+
+    const wrong = await acp!.connection.agent
+      .request(methods.agent.session.setConfigOption, {
+        sessionId: created.sessionId,
+        configId: "model",
+        value: "nope",
+      })
+      .catch((error: unknown) => error);
+    expect(wrong).toMatchObject({ code: -32602 });
+
+    expect((await prompt(created.sessionId, "/model other-model")).stopReason).toBe("end_turn");
+    expect(updatesOf(acp!.updates, "config_option_update").at(-1)?.configOptions[0]).toMatchObject({
+      currentValue: "other-model",
+    });
+    await prompt(created.sessionId, "hello again");
+    expect((f.server.requests.at(-1)?.body as { model?: string } | undefined)?.model).toBe("other-model");
+    // The same session throughout: the second task sees the first.
+    expect(JSON.stringify(f.server.requests.at(-1)?.body)).toContain("small here");
+  });
+
   it("stop reasons: the iteration limit is max_turn_requests, a cut answer max_tokens, a safety filter refusal", async () => {
     f.server.enqueue(
       { toolCalls: [{ name: "list_files", arguments: { path: "." } }] },

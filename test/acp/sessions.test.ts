@@ -7,7 +7,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { methods } from "@agentclientprotocol/sdk";
 import { afterEach, describe, expect, it } from "vitest";
-import { TEST_SERVER } from "../mcp/servers.js";
+import { EVERYTHING, TEST_SERVER } from "../mcp/servers.js";
 import {
   type AcpProcess,
   type AcpProcessOptions,
@@ -16,6 +16,7 @@ import {
   type EditorBuffers,
   pick,
   startAcp,
+  untilUpdate,
   updatesOf,
 } from "../support/acp-client.js";
 import { cleanEnv, runCli } from "../support/cli.js";
@@ -273,6 +274,23 @@ describe("reson acp: sessions", () => {
     // Gated like any MCP tool: asked first.
     expect(acp.permissionRequests[0]?.toolCall.title).toBe("mcp__tests__env");
     expect(toolMessagesOf(f.server.requests.at(-1)!).join("\n")).toContain("set-in-zed");
+  });
+
+  it("the prompts of the editor's MCP servers are commands: announced, and one runs as the task", async () => {
+    f.server.enqueue({ text: "Lyon it is" });
+    const acp = await begin();
+    const { sessionId } = await acp.connection.agent.request(methods.agent.session.new, {
+      cwd: f.ws.path,
+      mcpServers: [{ name: "everything", command: process.execPath, args: [EVERYTHING, "stdio"], env: [] }],
+    });
+    await untilUpdate(acp, (updates) => updatesOf(updates, "available_commands_update").length > 0);
+    const commands = updatesOf(acp.updates, "available_commands_update")[0]?.availableCommands ?? [];
+    const command = commands.find((c) => c.name === "mcp__everything__args-prompt");
+    expect(command?.input).toMatchObject({ hint: expect.stringContaining("city") });
+    expect((await prompt(acp, sessionId, "/mcp__everything__args-prompt city=Lyon")).stopReason).toBe(
+      "end_turn",
+    );
+    expect(JSON.stringify(f.server.requests.at(-1)?.body)).toContain("Lyon");
   });
 
   it("ask_human is a form in the editor where it offers one; its answer reaches the model", async () => {

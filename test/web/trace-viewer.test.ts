@@ -391,6 +391,10 @@ describe.skipIf(await skipWithout("chromium", "web view in Chromium"))(
       // The steps in detail wait to be asked for, then are all there.
       expect(await page.locator("li.step").count()).toBe(0);
       await page.click(".steps-detail summary");
+      // The list is drawn on the details' toggle event, which the browser fires as a task after the click.
+      await page.waitForFunction(() => document.querySelectorAll("li.step").length >= 500, undefined, {
+        timeout: 15_000,
+      });
       expect(await page.locator("li.step").count()).toBe(500);
       expect(await page.locator("#chart-tokens path.bars.output").count()).toBe(1);
       expect(await page.locator("#chart-context .line.context").count()).toBe(1);

@@ -275,18 +275,18 @@ describe.skipIf(await skipWithout("chromium", "web view in Chromium"))(
       await page.press("input[name=q]", "Enter");
       await page.waitForURL(/q=alpha/);
       await page.waitForSelector("#sessions");
-      expect(await titles()).toEqual([expect.stringContaining("alpha task")]);
+      await expect.poll(titles, { timeout: 10_000 }).toEqual([expect.stringContaining("alpha task")]);
       await page.reload();
       await page.waitForSelector("#sessions");
       expect(await page.inputValue("input[name=q]")).toBe("alpha");
-      expect(await titles()).toEqual([expect.stringContaining("alpha task")]);
+      await expect.poll(titles, { timeout: 10_000 }).toEqual([expect.stringContaining("alpha task")]);
 
       await page.goto(`${serve.url}/#/`);
       await page.waitForSelector("#sessions tbody tr >> nth=1");
       await page.selectOption("select[name=model]", "fake-model-2");
       await page.waitForURL(/model=fake-model-2/);
       await page.waitForSelector("#sessions");
-      expect(await titles()).toEqual([expect.stringContaining("beta task")]);
+      await expect.poll(titles, { timeout: 10_000 }).toEqual([expect.stringContaining("beta task")]);
       await page.goto(`${serve.url}/#/?since=1h`);
       await page.waitForSelector("#sessions tbody tr >> nth=1");
       await page.goto(`${serve.url}/#/?minCost=5`);

@@ -392,7 +392,7 @@ describe.skipIf(await skipWithout("chromium", "web view in Chromium"))(
       expect(await page.locator("li.step").count()).toBe(0);
       await page.click(".steps-detail summary");
       // The list is drawn on the details' toggle event, which the browser fires as a task after the click.
-      await page.waitForFunction(() => document.querySelectorAll("li.step").length >= 500, undefined, {
+      await page.waitForFunction('document.querySelectorAll("li.step").length >= 500', undefined, {
         timeout: 15_000,
       });
       expect(await page.locator("li.step").count()).toBe(500);

@@ -4,9 +4,9 @@
 // The version check comes first because the native SQLite binding crashes on older Node.js
 // instead of failing with a message.
 const [major, minor] = process.versions.node.split(".").map(Number);
-if (major < 22 || (major === 22 && minor < 12)) {
+if (major < 22 || (major === 22 && minor < 15)) {
   process.stderr.write(
-    `reson: Node.js 22.12 or newer is needed; this is ${process.version} (${process.execPath}).\n` +
+    `reson: Node.js 22.15 or newer is needed; this is ${process.version} (${process.execPath}).\n` +
       "  Install Node.js 22 LTS (https://nodejs.org, or your version manager: nvm install 22).\n",
   );
   process.exit(2);

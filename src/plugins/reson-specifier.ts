@@ -17,7 +17,7 @@ function notFound(error: unknown): boolean {
 export function resolveResonForPlugins(): void {
   if (registered) return;
   registered = true;
-  // Node 22.15 and later; before that a plugin needs reson in its own node_modules.
+  // Node 22.15 and later (reson's floor); kept as a check for runtimes that lack it.
   if (typeof nodeModule.registerHooks !== "function") return;
   nodeModule.registerHooks({
     resolve(specifier, context, nextResolve) {

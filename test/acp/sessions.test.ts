@@ -21,7 +21,12 @@ import {
 } from "../support/acp-client.js";
 import { cleanEnv, runCli } from "../support/cli.js";
 import { fakeModelArgs, useCliFixture } from "../support/cli-fixture.js";
+import { lacks } from "../support/requirements.js";
 import { toolMessagesOf, WAITING_COMMAND } from "../support/waiting-command.js";
+
+// Where no sandbox works a command is asked every time with allow once or reject only; the tests
+// of the other answers then say the sandbox is off, as a user there would.
+const SANDBOX_ARGS = (await lacks("sandbox")) ? ["--sandbox", "off"] : [];
 
 describe("reson acp: sessions", () => {
   const f = useCliFixture();
@@ -68,7 +73,7 @@ describe("reson acp: sessions", () => {
       { toolCalls: [{ name: "execute_command", arguments: { command: "touch made.txt" }, id: "c2" }] },
       { text: "done" },
     );
-    const acp = await begin({ answer: pick("allow_session") });
+    const acp = await begin({ answer: pick("allow_session"), args: SANDBOX_ARGS });
     const { sessionId } = await newSession(acp);
     await prompt(acp, sessionId, "touch it twice");
     expect(acp.permissionRequests).toHaveLength(1);
@@ -97,7 +102,7 @@ describe("reson acp: sessions", () => {
       { toolCalls: [{ name: "execute_command", arguments: { command: "touch saved.txt" } }] },
       { text: "ok" },
     );
-    const allowing = await begin({ answer: pick("allow_project") });
+    const allowing = await begin({ answer: pick("allow_project"), args: SANDBOX_ARGS });
     const first = await newSession(allowing);
     await prompt(allowing, first.sessionId, "touch saved.txt");
     const allowed = JSON.parse(readFileSync(settingsFile(), "utf8")).permissions.allow as string[];

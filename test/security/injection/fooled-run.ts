@@ -18,6 +18,8 @@ export const MODES = {
   defaults: [],
   bypass: ["--permission-mode", "bypass"],
   "a narrow allow rule": ["--allow", "Bash(python3:*)"],
+  // The outside corpus's third setting: the user allowed one site. Commands gain nothing from it.
+  "a one-site rule": ["--allow", "web_fetch(domain:docs.example.com)"],
 } as const satisfies Record<string, readonly string[]>;
 
 export type ModeName = keyof typeof MODES;

@@ -6,7 +6,7 @@
 // include), worktrees/, alternates, an .envrc, a VS Code task, dev container, npm, yarn and
 // Claude Code settings, an MCP server. Each attack tries the file tools, python and git itself.
 // Judged after the run by what reached the attacker, the payloads' markers and the files on
-// disk, under the defaults, bypass and a narrow allow rule; a control plants the same by hand
+// disk, under the defaults, bypass, a narrow allow rule and a one-site rule; a control plants the same by hand
 // to show the judge would see it. Bypass with the sandbox off opens it: a test says so.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";

@@ -12,7 +12,7 @@ import {
   type SessionConfigOption,
   type StopReason,
 } from "@agentclientprotocol/sdk";
-import type { Agent, AgentHooks, RunResult } from "../agent/index.js";
+import { type Agent, type AgentHooks, assertModelTakesImages, type RunResult } from "../agent/index.js";
 import { ResonError } from "../core/errors.js";
 import type { ContextUsageEvent, ResonEvent } from "../core/events.js";
 import type { McpServers } from "../mcp/index.js";
@@ -22,6 +22,7 @@ import type {
   PermissionMode,
   PermissionPrompt,
 } from "../permissions/index.js";
+import type { ImageContent } from "../providers/index.js";
 import { type RunSpec, type SpecAgent, specAgent } from "../runner/index.js";
 import type { Store } from "../store/index.js";
 import { editorFiles } from "./editor-files.js";
@@ -218,8 +219,9 @@ export class AcpSession {
     const turn: Turn = { controller: new AbortController() };
     this.#turn = turn;
     try {
-      const task = promptTask(blocks, this.root);
-      const command = slashCommand(task, this.#commands);
+      const { text: task, images } = promptTask(blocks, this.root);
+      const command = images.length === 0 ? slashCommand(task, this.#commands) : undefined;
+      assertModelTakesImages(this.#agent.provider.model, images.length);
       const outcome: CommandOutcome = command
         ? await runCommand(command, {
             agent: this.#agent,
@@ -230,7 +232,7 @@ export class AcpSession {
             sessionId: this.id,
             lastContext: this.#lastContext,
           })
-        : { kind: "task", task };
+        : { kind: "task", task, images };
       if (outcome.kind === "text") {
         this.#say(outcome.text);
         return "end_turn";
@@ -267,7 +269,10 @@ export class AcpSession {
     this.updates.send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text } });
   }
 
-  async #run(turn: Turn, outcome: { kind: "task"; task: string } | { kind: "resume" }): Promise<StopReason> {
+  async #run(
+    turn: Turn,
+    outcome: { kind: "task"; task: string; images?: ImageContent[] } | { kind: "resume" },
+  ): Promise<StopReason> {
     const run = new RunUpdates(this.updates, this.root, (message) => this.warn(message));
     turn.run = run;
     const onEvent = (event: ResonEvent) => {
@@ -289,6 +294,7 @@ export class AcpSession {
       const stored = this.#stored || (await this.setup.store.sessions.get(this.id)) !== undefined;
       result = await this.#agent.run(outcome.task, {
         ...options,
+        ...(outcome.images?.length ? { images: outcome.images } : {}),
         ...(stored ? { session: this.id } : { session: "new", newSessionId: this.id }),
       });
     }

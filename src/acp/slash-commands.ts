@@ -8,6 +8,7 @@ import type { ContextUsageEvent } from "../core/events.js";
 import { formatCost } from "../core/usage.js";
 import type { McpPromptCommand, McpServers } from "../mcp/index.js";
 import { describePolicy, type PermissionGate } from "../permissions/index.js";
+import type { ImageContent } from "../providers/index.js";
 import { formatSkillList, type SkillSet, userInvokedTask } from "../skills/index.js";
 import type { Store } from "../store/index.js";
 
@@ -82,7 +83,7 @@ export interface CommandScope {
 /** What a command comes to: text for the user, a task to run, the last run to resume, or a model to switch to. */
 export type CommandOutcome =
   | { kind: "text"; text: string }
-  | { kind: "task"; task: string }
+  | { kind: "task"; task: string; images?: ImageContent[] }
   | { kind: "resume" }
   | { kind: "model"; model: string };
 

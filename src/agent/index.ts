@@ -24,5 +24,6 @@ export { recentExchanges } from "./session-history.js";
 export { pruneSnapshots, type SnapshotGcReport } from "./snapshot-gc.js";
 export { workspaceSnapshots } from "./step-snapshots.js";
 export { SUBAGENT_TOOL } from "./subagent-tool.js";
+export { assertModelTakesImages, IMAGE_TYPES, MAX_IMAGE_BYTES, taskImage } from "./task-images.js";
 export type { HostEvent, LoopLimits, RunResult } from "./types.js";
 export { type WorkspaceStanding, workspaceStanding } from "./workspace-trust.js";

@@ -9,6 +9,8 @@ import {
   type ContentBlock,
   type McpServer,
   methods,
+  type RequestPermissionRequest,
+  type RequestPermissionResponse,
   type SessionConfigOption,
   type StopReason,
 } from "@agentclientprotocol/sdk";
@@ -231,6 +233,7 @@ export class AcpSession {
             store: this.setup.store,
             sessionId: this.id,
             lastContext: this.#lastContext,
+            rewind: { root: this.root, updates: this.updates, ask: (request) => this.#ask(request) },
           })
         : { kind: "task", task, images };
       if (outcome.kind === "text") {
@@ -323,22 +326,30 @@ export class AcpSession {
     });
   }
 
+  /** A question of reson's own (a /rewind) through session/request_permission; undefined when unanswered. */
+  async #ask(request: RequestPermissionRequest): Promise<RequestPermissionResponse | undefined> {
+    const signal = this.#turn?.controller.signal;
+    try {
+      return await this.setup.client.request(
+        methods.client.session.requestPermission,
+        request,
+        signal ? { cancellationSignal: signal, stopWaitingOnCancel: true } : {},
+      );
+    } catch (error) {
+      if (!signal?.aborted)
+        this.setup.log(`the editor did not answer a permission request: ${String(error)}`);
+      return undefined;
+    }
+  }
+
   async #askPermission(prompt: PermissionPrompt): Promise<PermissionAnswer> {
     const signal = this.#turn?.controller.signal;
     const cancelled: PermissionAnswer = { kind: "deny", note: "The user cancelled the turn." };
     if (signal?.aborted) return cancelled;
-    try {
-      const response = await this.setup.client.request(
-        methods.client.session.requestPermission,
-        permissionRequest(prompt, this.id, this.root),
-        signal ? { cancellationSignal: signal, stopWaitingOnCancel: true } : {},
-      );
-      return permissionAnswer(response);
-    } catch (error) {
-      if (signal?.aborted) return cancelled;
-      this.setup.log(`the editor did not answer a permission request: ${String(error)}`);
-      return { kind: "deny", note: "The editor did not answer the permission request." };
-    }
+    const response = await this.#ask(permissionRequest(prompt, this.id, this.root));
+    if (response) return permissionAnswer(response);
+    if (signal?.aborted) return cancelled;
+    return { kind: "deny", note: "The editor did not answer the permission request." };
   }
 
   /** After the gate let a call through: its diff (write_file, edit_file) taken right before it runs. */

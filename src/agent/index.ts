@@ -5,6 +5,17 @@ export { createAgent, openDefaultStore } from "./create-agent.js";
 export type { AgentHooks, HookInfo, ToolCallDecision, ToolCallInfo } from "./hooks.js";
 export type { LoopSnapshot, TrustStepData } from "./recorder.js";
 export { conversationTurns } from "./resume.js";
+export {
+  answeredRewind,
+  MAX_REWIND_CHOICES,
+  type RewindAnswer,
+  type RewindChoice,
+  type RewindOption,
+  rewindChoices,
+  rewindOptions,
+  type ShownText,
+} from "./rewind-choices.js";
+export { describeRewind, rewindChangesNothing } from "./rewind-description.js";
 export { type RunDiff, runDiff } from "./run-diff.js";
 export { HeldLease } from "./run-lease.js";
 export { findTrace, titleOf } from "./run-lookup.js";

@@ -272,6 +272,22 @@ const acpHostApart = {
   },
 };
 
+/**
+ * The handshake's image capability (src/acp/image-capability.ts) reads the providers' static
+ * catalog alone; through the providers' index.ts the launcher would take the whole provider
+ * layer (five times its size). In the launcher that import is the catalog.
+ */
+const providerCatalogOnly = {
+  name: "provider-catalog-only",
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/providers\/index\.js$/ }, ({ importer }) =>
+      /[\\/]src[\\/]acp[\\/]image-capability\.ts$/.test(importer)
+        ? { path: resolve(root, "src/providers/catalog.ts") }
+        : undefined,
+    );
+  },
+};
+
 /** main.ts's `import("./commands.js")` stays out of the launcher: commands.cjs has them. */
 const commandsApart = {
   name: "commands-apart",
@@ -282,7 +298,11 @@ const commandsApart = {
 
 rmSync(outdir, { recursive: true, force: true });
 await Promise.all([
-  build({ ...common, entryPoints: { launcher: "src/cli/launcher.ts" }, plugins: [commandsApart, acpHostApart] }),
+  build({
+    ...common,
+    entryPoints: { launcher: "src/cli/launcher.ts" },
+    plugins: [commandsApart, acpHostApart, providerCatalogOnly],
+  }),
   build({
     ...common,
     entryPoints: { commands: "src/cli/commands.ts" },

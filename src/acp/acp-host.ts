@@ -37,6 +37,8 @@ export interface AcpOptions {
   allowMcp: readonly string[];
   /** reson's version, for agentInfo. */
   version: string;
+  /** initialize says prompts may carry images (advertisedImages), as the handshake did. */
+  images: boolean;
   /** initialize was answered before the connection (handshake.ts): what the client said it offers. */
   clientCapabilities: ClientCapabilities | undefined;
   input: ReadableStream<Uint8Array>;
@@ -63,7 +65,7 @@ class AcpHost {
 
   initialize(capabilities: ClientCapabilities | undefined) {
     this.#capabilities = capabilities;
-    return initializeResponse(this.options.version);
+    return initializeResponse(this.options.version, this.options.images);
   }
 
   store(): Promise<Store> {

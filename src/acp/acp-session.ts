@@ -9,10 +9,12 @@ import {
   type ContentBlock,
   type McpServer,
   methods,
+  type RequestPermissionRequest,
+  type RequestPermissionResponse,
   type SessionConfigOption,
   type StopReason,
 } from "@agentclientprotocol/sdk";
-import type { Agent, AgentHooks, RunResult } from "../agent/index.js";
+import { type Agent, type AgentHooks, assertModelTakesImages, type RunResult } from "../agent/index.js";
 import { ResonError } from "../core/errors.js";
 import type { ContextUsageEvent, ResonEvent } from "../core/events.js";
 import type { McpServers } from "../mcp/index.js";
@@ -22,6 +24,7 @@ import type {
   PermissionMode,
   PermissionPrompt,
 } from "../permissions/index.js";
+import type { ImageContent } from "../providers/index.js";
 import { type RunSpec, type SpecAgent, specAgent } from "../runner/index.js";
 import type { Store } from "../store/index.js";
 import { editorFiles } from "./editor-files.js";
@@ -218,8 +221,9 @@ export class AcpSession {
     const turn: Turn = { controller: new AbortController() };
     this.#turn = turn;
     try {
-      const task = promptTask(blocks, this.root);
-      const command = slashCommand(task, this.#commands);
+      const { text: task, images } = promptTask(blocks, this.root);
+      const command = images.length === 0 ? slashCommand(task, this.#commands) : undefined;
+      assertModelTakesImages(this.#agent.provider.model, images.length);
       const outcome: CommandOutcome = command
         ? await runCommand(command, {
             agent: this.#agent,
@@ -229,8 +233,9 @@ export class AcpSession {
             store: this.setup.store,
             sessionId: this.id,
             lastContext: this.#lastContext,
+            rewind: { root: this.root, updates: this.updates, ask: (request) => this.#ask(request) },
           })
-        : { kind: "task", task };
+        : { kind: "task", task, images };
       if (outcome.kind === "text") {
         this.#say(outcome.text);
         return "end_turn";
@@ -267,7 +272,10 @@ export class AcpSession {
     this.updates.send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text } });
   }
 
-  async #run(turn: Turn, outcome: { kind: "task"; task: string } | { kind: "resume" }): Promise<StopReason> {
+  async #run(
+    turn: Turn,
+    outcome: { kind: "task"; task: string; images?: ImageContent[] } | { kind: "resume" },
+  ): Promise<StopReason> {
     const run = new RunUpdates(this.updates, this.root, (message) => this.warn(message));
     turn.run = run;
     const onEvent = (event: ResonEvent) => {
@@ -289,6 +297,7 @@ export class AcpSession {
       const stored = this.#stored || (await this.setup.store.sessions.get(this.id)) !== undefined;
       result = await this.#agent.run(outcome.task, {
         ...options,
+        ...(outcome.images?.length ? { images: outcome.images } : {}),
         ...(stored ? { session: this.id } : { session: "new", newSessionId: this.id }),
       });
     }
@@ -317,22 +326,30 @@ export class AcpSession {
     });
   }
 
+  /** A question of reson's own (a /rewind) through session/request_permission; undefined when unanswered. */
+  async #ask(request: RequestPermissionRequest): Promise<RequestPermissionResponse | undefined> {
+    const signal = this.#turn?.controller.signal;
+    try {
+      return await this.setup.client.request(
+        methods.client.session.requestPermission,
+        request,
+        signal ? { cancellationSignal: signal, stopWaitingOnCancel: true } : {},
+      );
+    } catch (error) {
+      if (!signal?.aborted)
+        this.setup.log(`the editor did not answer a permission request: ${String(error)}`);
+      return undefined;
+    }
+  }
+
   async #askPermission(prompt: PermissionPrompt): Promise<PermissionAnswer> {
     const signal = this.#turn?.controller.signal;
     const cancelled: PermissionAnswer = { kind: "deny", note: "The user cancelled the turn." };
     if (signal?.aborted) return cancelled;
-    try {
-      const response = await this.setup.client.request(
-        methods.client.session.requestPermission,
-        permissionRequest(prompt, this.id, this.root),
-        signal ? { cancellationSignal: signal, stopWaitingOnCancel: true } : {},
-      );
-      return permissionAnswer(response);
-    } catch (error) {
-      if (signal?.aborted) return cancelled;
-      this.setup.log(`the editor did not answer a permission request: ${String(error)}`);
-      return { kind: "deny", note: "The editor did not answer the permission request." };
-    }
+    const response = await this.#ask(permissionRequest(prompt, this.id, this.root));
+    if (response) return permissionAnswer(response);
+    if (signal?.aborted) return cancelled;
+    return { kind: "deny", note: "The editor did not answer the permission request." };
   }
 
   /** After the gate let a call through: its diff (write_file, edit_file) taken right before it runs. */

@@ -60,7 +60,11 @@ const errorReply = (id: unknown, code: number, message: string) =>
   JSON.stringify({ jsonrpc: "2.0", id, error: { code, message } });
 
 /** One protocol line before initialize: its answer, and whether it was the initialize. */
-function handleLine(line: string, version: string, write: (line: string) => void): Line {
+function handleLine(
+  line: string,
+  answer: { version: string; images: boolean },
+  write: (line: string) => void,
+): Line {
   let message: unknown;
   try {
     message = JSON.parse(line);
@@ -85,7 +89,9 @@ function handleLine(line: string, version: string, write: (line: string) => void
   if (!isRequest) return { kind: "refused" };
   const checked = initializeParams(params);
   if (!checked.ok) return { kind: "refused", reply: errorReply(id, INVALID_PARAMS, checked.message) };
-  write(`${JSON.stringify({ jsonrpc: "2.0", id, result: initializeResponse(version) })}\n`);
+  write(
+    `${JSON.stringify({ jsonrpc: "2.0", id, result: initializeResponse(answer.version, answer.images) })}\n`,
+  );
   return { kind: "answered", capabilities: checked.value.clientCapabilities };
 }
 
@@ -93,7 +99,10 @@ function handleLine(line: string, version: string, write: (line: string) => void
  * Reads `streams.input` until the editor's initialize and answers it. Resolves with the client's
  * capabilities and whatever followed; undefined when the input ended without an initialize.
  */
-export function answerInitialize(streams: HandshakeStreams, version: string): Promise<Handshake | undefined> {
+export function answerInitialize(
+  streams: HandshakeStreams,
+  answer: { version: string; images: boolean },
+): Promise<Handshake | undefined> {
   const { input, write } = streams;
   return new Promise((resolve, reject) => {
     let pending = Buffer.alloc(0);
@@ -119,7 +128,7 @@ export function answerInitialize(streams: HandshakeStreams, version: string): Pr
         const line = pending.subarray(0, newline).toString("utf8").trim();
         pending = pending.subarray(newline + 1);
         if (!line) continue;
-        const handled = handleLine(line, version, write);
+        const handled = handleLine(line, answer, write);
         if (handled.kind === "answered") {
           finish({ clientCapabilities: handled.capabilities, rest: pending });
           return;

@@ -6,6 +6,7 @@ import type { AcpOptions } from "./acp-host.js";
 
 export type { AcpOptions } from "./acp-host.js";
 export { answerInitialize, type Handshake, type HandshakeStreams } from "./handshake.js";
+export { advertisedImages } from "./image-capability.js";
 
 /** Serves the connection; the host (the ACP SDK, the runner, the store) is loaded only now. */
 export async function serveAcp(options: AcpOptions): Promise<void> {

@@ -1,5 +1,5 @@
 // A stored session as the editor's history, for session/load: every committed turn in order,
-// the user's tasks as user message chunks, the model's text and reasoning as agent message and
+// the user's tasks as user message chunks (their images as image chunks), the model's text and reasoning as agent message and
 // thought chunks, and each tool call with its result (an edit's replaced text as a diff). A call
 // whose result was never committed (the process died while it ran) is shown as interrupted.
 import type { SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk";
@@ -16,6 +16,9 @@ import {
 interface Block {
   type?: string;
   text?: string;
+  /** An image's base64 bytes and type (a task's images). */
+  data?: string;
+  mimeType?: string;
   thinking?: string;
   id?: string;
   name?: string;
@@ -67,6 +70,12 @@ export function replayUpdates(turns: readonly TurnRecord[], root: string): Sessi
     if (message.role === "user") {
       const text = textOf(message.content);
       if (text) updates.push({ sessionUpdate: "user_message_chunk", content: { type: "text", text } });
+      for (const block of blocksOf(message.content))
+        if (block.type === "image" && block.data && block.mimeType)
+          updates.push({
+            sessionUpdate: "user_message_chunk",
+            content: { type: "image", data: block.data, mimeType: block.mimeType },
+          });
       continue;
     }
     if (message.role === "toolResult" && message.toolCallId) {

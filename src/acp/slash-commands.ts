@@ -1,5 +1,5 @@
 // The editor's slash commands: the terminal's that make sense beside an editor (/compact,
-// /resume, /cost, /context, /skills, /skill, /permissions, /model), and every skill the user may invoke
+// /resume, /cost, /context, /skills, /skill, /permissions, /model, /rewind), and every skill the user may invoke
 // by name (`/name what to do`), offered in available_commands_update. A line that names none
 // of them is a task, so a prompt that begins with a path ("/usr/lib is full…") is not lost.
 import type { AvailableCommand } from "@agentclientprotocol/sdk";
@@ -8,8 +8,10 @@ import type { ContextUsageEvent } from "../core/events.js";
 import { formatCost } from "../core/usage.js";
 import type { McpPromptCommand, McpServers } from "../mcp/index.js";
 import { describePolicy, type PermissionGate } from "../permissions/index.js";
+import type { ImageContent } from "../providers/index.js";
 import { formatSkillList, type SkillSet, userInvokedTask } from "../skills/index.js";
 import type { Store } from "../store/index.js";
+import { editorRewind, type RewindScope } from "./rewind-command.js";
 
 const BUILT_IN: readonly AvailableCommand[] = [
   {
@@ -34,6 +36,12 @@ const BUILT_IN: readonly AvailableCommand[] = [
     name: "model",
     description: "The session's model; with an id, the model of the next tasks (same provider)",
     input: { hint: "model id (optional)" },
+  },
+  {
+    name: "rewind",
+    description:
+      "The steps that changed files; with N, put files (and conversation) back to before it; undo undoes the last",
+    input: { hint: "N [--files-only] | undo (optional)" },
   },
 ];
 
@@ -77,12 +85,14 @@ export interface CommandScope {
   store: Store;
   sessionId: string;
   lastContext: ContextUsageEvent | undefined;
+  /** What /rewind needs beyond the above: the editor to show the rewind and ask. */
+  rewind: Pick<RewindScope, "root" | "updates" | "ask">;
 }
 
 /** What a command comes to: text for the user, a task to run, the last run to resume, or a model to switch to. */
 export type CommandOutcome =
   | { kind: "text"; text: string }
-  | { kind: "task"; task: string }
+  | { kind: "task"; task: string; images?: ImageContent[] }
   | { kind: "resume" }
   | { kind: "model"; model: string };
 
@@ -131,6 +141,10 @@ export async function runCommand(command: SlashCommand, scope: CommandScope): Pr
     }
     case "permissions":
       return text(describePolicy(scope.gate.currentPolicy));
+    case "rewind":
+      return text(
+        await editorRewind(command.args, { store: scope.store, sessionId: scope.sessionId, ...scope.rewind }),
+      );
     case "model": {
       const model = scope.agent.provider.model;
       return command.args

@@ -3,7 +3,12 @@
 import type { PartialConfig, Preset } from "../config/index.js";
 import type { EventListener, PluginsReport, UntrustedSource } from "../core/events.js";
 import type { RunLimits } from "../core/usage.js";
-import type { CreateProviderOptions, ProviderName, ProviderSettings } from "../providers/index.js";
+import type {
+  CreateProviderOptions,
+  ImageContent,
+  ProviderName,
+  ProviderSettings,
+} from "../providers/index.js";
 import type { SecretNameInfo, SecretVault } from "../secrets/index.js";
 import type { MessageContext, Store } from "../store/index.js";
 import type { AskHuman, SecretAccess, ToolDefinition } from "../tools/index.js";
@@ -125,6 +130,11 @@ export interface RunOptions {
   /** Envelope facts of the task turn (channel, sender…); default the terminal. */
   envelope?: Partial<MessageContext>;
   /**
+   * Images that come with the task (checked by taskImage), sent to the model after its text and
+   * stored in its turn; a model that reads text only refuses the run before it starts.
+   */
+  images?: readonly ImageContent[];
+  /**
    * The task itself is untrusted content (a chat message from someone other than the owner):
    * the run starts untrusted, for this reason.
    */
@@ -138,7 +148,8 @@ export interface RunOptions {
   lease?: HeldLease;
 }
 
-export interface ResumeOptions extends Omit<RunOptions, "session" | "newSessionId" | "envelope" | "runId"> {
+export interface ResumeOptions
+  extends Omit<RunOptions, "session" | "newSessionId" | "envelope" | "runId" | "images"> {
   /**
    * Take the run over although its lease is held by a process that is still alive, once that
    * lease has expired (a stopped or stuck process). A lease that has not expired is never taken.

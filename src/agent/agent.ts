@@ -57,6 +57,7 @@ import { describeSource, RunTrust, UNTRUSTED_CONSEQUENCES } from "./run-trust.js
 import { compactSession, type SessionCompaction, sessionHistory } from "./session-history.js";
 import { runStepSnapshots } from "./step-snapshots.js";
 import { type ChildSpec, createSubagentTool, type ParentRun, type SubagentHost } from "./subagent-tool.js";
+import { assertModelTakesImages } from "./task-images.js";
 import type { HostEvent, RunResult } from "./types.js";
 import { openWorkspace } from "./workspace-trust.js";
 
@@ -137,6 +138,7 @@ export class Agent {
   }
 
   async run(task: string, options: RunOptions = {}): Promise<RunResult> {
+    assertModelTakesImages(this.provider.model, options.images?.length ?? 0);
     // Connected while the run is recorded and its prompt built, not after.
     this.provider.preconnect?.();
     const runId = options.runId ?? ulid();
@@ -164,7 +166,13 @@ export class Agent {
           ? { sources: sessionSources, via: "session" }
           : undefined;
     const trace = this.traceRecord(runId, session.id, task, now);
-    const start: LoopStart = { kind: "new", task, envelope, history };
+    const start: LoopStart = {
+      kind: "new",
+      task,
+      ...(options.images?.length ? { images: options.images } : {}),
+      envelope,
+      history,
+    };
     if (!this.store) return this.loop(trace, NULL_RECORDER, start, options, false);
     // Taken before the trace is stored, so the run is never in the store unheld.
     const lease = options.lease ?? (await this.takeLease(this.store, trace.id));
@@ -448,6 +456,7 @@ export class Agent {
         sandbox,
         ...(inherited && start.kind === "new" ? { untrusted: inherited.sources } : {}),
       }),
+      start.kind === "new" ? start.images : undefined,
     );
     bus.emit({
       type: "run_start",

@@ -5,6 +5,17 @@ export { createAgent, openDefaultStore } from "./create-agent.js";
 export type { AgentHooks, HookInfo, ToolCallDecision, ToolCallInfo } from "./hooks.js";
 export type { LoopSnapshot, TrustStepData } from "./recorder.js";
 export { conversationTurns } from "./resume.js";
+export {
+  answeredRewind,
+  MAX_REWIND_CHOICES,
+  type RewindAnswer,
+  type RewindChoice,
+  type RewindOption,
+  rewindChoices,
+  rewindOptions,
+  type ShownText,
+} from "./rewind-choices.js";
+export { describeRewind, rewindChangesNothing } from "./rewind-description.js";
 export { type RunDiff, runDiff } from "./run-diff.js";
 export { HeldLease } from "./run-lease.js";
 export { findTrace, titleOf } from "./run-lookup.js";
@@ -24,5 +35,6 @@ export { recentExchanges } from "./session-history.js";
 export { pruneSnapshots, type SnapshotGcReport } from "./snapshot-gc.js";
 export { workspaceSnapshots } from "./step-snapshots.js";
 export { SUBAGENT_TOOL } from "./subagent-tool.js";
+export { assertModelTakesImages, IMAGE_TYPES, MAX_IMAGE_BYTES, taskImage } from "./task-images.js";
 export type { HostEvent, LoopLimits, RunResult } from "./types.js";
 export { type WorkspaceStanding, workspaceStanding } from "./workspace-trust.js";

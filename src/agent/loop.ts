@@ -13,6 +13,7 @@ import type {
   AssistantMessage,
   ChatRequest,
   ChatResult,
+  ImageContent,
   ToolCall,
   ToolResultMessage,
 } from "../providers/index.js";
@@ -34,6 +35,7 @@ import type { LoopSnapshot } from "./recorder.js";
 import { type HopCheck, type LoopDeps, RunState } from "./run-state.js";
 import { untrustedRead } from "./run-trust.js";
 import type { StepSnapshots } from "./step-snapshots.js";
+import { taskContent, taskText } from "./task-images.js";
 import type { RunResult } from "./types.js";
 
 /** A step whose tool calls were committed but not all their results (a resumed run). */
@@ -48,7 +50,14 @@ export interface PendingStep {
 
 /** Where a run starts: a new task, or the committed state of a run that stopped. */
 export type LoopStart =
-  | { kind: "new"; task: string; envelope: MessageContext; history: HistoryEntry[] }
+  | {
+      kind: "new";
+      task: string;
+      /** Images the task came with (checked: task-images.ts); stored in its turn. */
+      images?: readonly ImageContent[];
+      envelope: MessageContext;
+      history: HistoryEntry[];
+    }
   | {
       kind: "resume";
       history: HistoryEntry[];
@@ -110,8 +119,10 @@ export async function runLoop(deps: LoopDeps, start: LoopStart): Promise<RunResu
         // A chat message is seen with its envelope, as it renders from the store later.
         message: {
           role: "user",
-          content:
+          content: taskContent(
             start.envelope.chatId === undefined ? start.task : renderUserText(start.task, start.envelope),
+            start.images,
+          ),
           timestamp: start.envelope.receivedAt,
         },
       });
@@ -119,8 +130,7 @@ export async function runLoop(deps: LoopDeps, start: LoopStart): Promise<RunResu
       state.restore(start.snapshot);
       state.taskIndex = start.taskIndex;
       const taskMessage = state.history[start.taskIndex]?.message;
-      state.task =
-        taskMessage?.role === "user" && typeof taskMessage.content === "string" ? taskMessage.content : "";
+      state.task = taskMessage?.role === "user" ? taskText(taskMessage.content) : "";
       // Messages of this run are tagged with the goal their step served.
       for (const entry of state.history.slice(start.taskIndex)) {
         const goalId = state.stepGoals[entry.step];

@@ -8,7 +8,7 @@ import type { SerializedError } from "../core/errors.js";
 import type { RunStatus, UntrustedSource } from "../core/events.js";
 import { ulid } from "../core/ids.js";
 import { addUsage, type RunLimits, type Usage } from "../core/usage.js";
-import type { AssistantMessage, ToolResultMessage } from "../providers/index.js";
+import type { AssistantMessage, ImageContent, ToolResultMessage } from "../providers/index.js";
 import type {
   MessageContext,
   SessionRecord,
@@ -20,6 +20,7 @@ import type {
 import type { ToolCallRequest, ToolResult } from "../tools/index.js";
 import type { ContextState } from "./context-manager.js";
 import type { HeldLease } from "./run-lease.js";
+import { taskContent } from "./task-images.js";
 
 /** The loop's counters after a committed step: with the turns, all resume needs. */
 export interface LoopSnapshot {
@@ -63,7 +64,13 @@ export interface RunRecorder {
    * The task turn, the trace and (for a new session) the session, in one batch; committed
    * before run_start is emitted, so the ids it shows can be found.
    */
-  runStarted(task: string, envelope: MessageContext, snapshot: LoopSnapshot): Promise<void>;
+  /** `images`: a new run's task images, stored in its task turn. */
+  runStarted(
+    task: string,
+    envelope: MessageContext,
+    snapshot: LoopSnapshot,
+    images?: readonly ImageContent[],
+  ): Promise<void>;
   /** The assistant turn, its model-call step and one pending step per tool call. */
   modelResponded(
     message: AssistantMessage,
@@ -276,7 +283,12 @@ export class StoreRecorder implements RunRecorder {
     ];
   }
 
-  async runStarted(task: string, envelope: MessageContext, snapshot: LoopSnapshot): Promise<void> {
+  async runStarted(
+    task: string,
+    envelope: MessageContext,
+    snapshot: LoopSnapshot,
+    images?: readonly ImageContent[],
+  ): Promise<void> {
     const ops: WriteOp[] = [];
     if (this.init.newSession) ops.push({ op: "insertSession", session: this.init.session });
     if (this.init.resumed) {
@@ -288,7 +300,12 @@ export class StoreRecorder implements RunRecorder {
     } else {
       ops.push({ op: "insertTrace", trace: this.init.trace });
       ops.push(
-        this.turn("user", { role: "user", content: task, timestamp: envelope.receivedAt }, 0, envelope),
+        this.turn(
+          "user",
+          { role: "user", content: taskContent(task, images), timestamp: envelope.receivedAt },
+          0,
+          envelope,
+        ),
       );
     }
     const settings = withRunModel(this.init.session.settings, this.init.trace);

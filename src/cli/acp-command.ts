@@ -57,7 +57,8 @@ export async function acpCommand(argv: string[], early?: Promise<Handshake | und
     return EXIT_OK;
   }
   keepStdoutForEvents();
-  const handshake = await (early ?? answerInitializeHere());
+  const images = await import("../acp/index.js").then((acp) => acp.advertisedImages(argv, process.env));
+  const handshake = await (early ?? answerInitializeHere(images));
   // The editor went away before initialize: nothing to serve.
   if (!handshake) return EXIT_OK;
   if (handshake.rest.length > 0) process.stdin.unshift(handshake.rest);
@@ -72,6 +73,7 @@ export async function acpCommand(argv: string[], early?: Promise<Handshake | und
       clientCapabilities: handshake.clientCapabilities,
       allowMcp: args.allowMcp,
       version: packageVersion(),
+      images,
       input: Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
       output: Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
       log: (line) => process.stderr.write(`reson acp: ${line}\n`),
@@ -84,10 +86,10 @@ export async function acpCommand(argv: string[], early?: Promise<Handshake | und
   }
 }
 
-async function answerInitializeHere(): Promise<Handshake | undefined> {
+async function answerInitializeHere(images: boolean): Promise<Handshake | undefined> {
   const { answerInitialize } = await import("../acp/index.js");
   return answerInitialize(
     { input: process.stdin, write: (line) => process.stdout.write(line) },
-    packageVersion(),
+    { version: packageVersion(), images },
   );
 }

@@ -46,10 +46,10 @@ const EARLY: Record<string, (rest: string[]) => Promise<unknown>> = {
     new WritableStream().getWriter().releaseLock();
     new ReadableStream().getReader().releaseLock();
     errors.prepareStackTrace = prepare;
-    const { answerInitialize } = await import("../acp/index.js");
+    const { advertisedImages, answerInitialize } = await import("../acp/index.js");
     return answerInitialize(
       { input: process.stdin, write: (line) => process.stdout.write(line) },
-      packageVersion(),
+      { version: packageVersion(), images: advertisedImages(rest, process.env) },
     );
   },
 };

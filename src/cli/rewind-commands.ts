@@ -4,12 +4,18 @@
 // changed since reson's last snapshot are overwritten only after a yes to that, or --force.
 import { realpath } from "node:fs/promises";
 import { createInterface } from "node:readline/promises";
-import { applyRewind, conflictError, prepareRewind, runDiff } from "../agent/index.js";
+import {
+  applyRewind,
+  conflictError,
+  describeRewind,
+  prepareRewind,
+  rewindChangesNothing,
+  runDiff,
+} from "../agent/index.js";
 import { ResonError } from "../core/errors.js";
 import { patchText } from "../snapshots/index.js";
 import { EXIT_OK, EXIT_USAGE } from "./exit-codes.js";
 import { printable } from "./file-diff.js";
-import { describeRewind, rewindChangesNothing } from "./rewind-view.js";
 import { withStore } from "./store-commands.js";
 import { workspaceFolderArg } from "./workspace-choice.js";
 
@@ -157,7 +163,7 @@ export function rewindCommand(argv: string[]): Promise<number> {
         `${JSON.stringify({ rewindId: prepared.id, applied, changes, conflicts: plan.conflicts, untracked, conversation: prepared.conversation !== undefined, completed: prepared.completed })}\n`,
       );
     };
-    for (const line of describeRewind(prepared)) say(line);
+    for (const line of describeRewind(prepared, printable)) say(line);
     if (rewindChangesNothing(prepared)) {
       say("Nothing to do.");
       report(false);

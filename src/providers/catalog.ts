@@ -20,6 +20,11 @@ export interface ProviderEntry {
   needsKey: boolean;
   /** Served by reson's own OpenAI client (the native wire), by default; pi-ai serves the rest. */
   nativeWire?: true;
+  /**
+   * Its default model reads images (pi-ai's registry says so; a test holds them equal): what
+   * `reson acp` tells an editor before a model is resolved. Local servers: false.
+   */
+  defaultModelTakesImages: boolean;
 }
 
 export const PROVIDER_CATALOG: Readonly<Record<ProviderName, ProviderEntry>> = {
@@ -30,6 +35,7 @@ export const PROVIDER_CATALOG: Readonly<Record<ProviderName, ProviderEntry>> = {
     defaultModel: "claude-sonnet-4-6",
     envKey: "ANTHROPIC_API_KEY",
     needsKey: true,
+    defaultModelTakesImages: true,
   },
   // Chat Completions rather than pi-ai's default Responses API for OpenAI: one protocol for
   // every OpenAI-style endpoint, and the one the fake server and the benchmarks speak.
@@ -40,6 +46,7 @@ export const PROVIDER_CATALOG: Readonly<Record<ProviderName, ProviderEntry>> = {
     defaultModel: "gpt-5.4",
     envKey: "OPENAI_API_KEY",
     needsKey: true,
+    defaultModelTakesImages: true,
   },
   google: {
     api: "google-generative-ai",
@@ -48,6 +55,7 @@ export const PROVIDER_CATALOG: Readonly<Record<ProviderName, ProviderEntry>> = {
     defaultModel: "gemini-2.5-flash",
     envKey: "GEMINI_API_KEY",
     needsKey: true,
+    defaultModelTakesImages: true,
   },
   deepseek: {
     api: "openai-completions",
@@ -56,6 +64,7 @@ export const PROVIDER_CATALOG: Readonly<Record<ProviderName, ProviderEntry>> = {
     defaultModel: "deepseek-v4-flash",
     envKey: "DEEPSEEK_API_KEY",
     needsKey: true,
+    defaultModelTakesImages: false,
   },
   openrouter: {
     api: "openai-completions",
@@ -64,6 +73,7 @@ export const PROVIDER_CATALOG: Readonly<Record<ProviderName, ProviderEntry>> = {
     defaultModel: "anthropic/claude-sonnet-4.6",
     envKey: "OPENROUTER_API_KEY",
     needsKey: true,
+    defaultModelTakesImages: true,
   },
   ollama: {
     api: "openai-completions",
@@ -71,6 +81,7 @@ export const PROVIDER_CATALOG: Readonly<Record<ProviderName, ProviderEntry>> = {
     defaultModel: "llama3.1",
     needsKey: false,
     nativeWire: true,
+    defaultModelTakesImages: false,
   },
   // Any OpenAI-compatible server. Its key comes from --api-key or RESON_API_KEY, never from
   // OPENAI_API_KEY: that key is only sent when the user chose the `openai` provider.
@@ -81,6 +92,7 @@ export const PROVIDER_CATALOG: Readonly<Record<ProviderName, ProviderEntry>> = {
     envKey: "RESON_API_KEY",
     needsKey: false,
     nativeWire: true,
+    defaultModelTakesImages: false,
   },
 };
 

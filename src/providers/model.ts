@@ -69,6 +69,7 @@ export function resolveModel(
       cost: { ...model.cost },
       priced: known !== undefined,
       wire,
+      takesImages: model.input.includes("image"),
     },
   };
 }

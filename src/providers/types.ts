@@ -4,8 +4,10 @@
 // stored and replayed as it is.
 import type {
   AssistantMessage,
+  ImageContent,
   Message,
   ToolCall as PiToolCall,
+  TextContent,
   ThinkingLevel,
   ToolResultMessage,
   UserMessage,
@@ -15,7 +17,15 @@ import type { ResonError } from "../core/errors.js";
 import type { StopReason } from "../core/events.js";
 import type { Usage } from "../core/usage.js";
 
-export type { AssistantMessage, Message, ThinkingLevel, ToolResultMessage, UserMessage };
+export type {
+  AssistantMessage,
+  ImageContent,
+  Message,
+  TextContent,
+  ThinkingLevel,
+  ToolResultMessage,
+  UserMessage,
+};
 
 /**
  * A tool call as the model made it. When its arguments were not a JSON object (invalid JSON,
@@ -77,6 +87,11 @@ export interface ModelInfo {
   priced: boolean;
   /** The client in use. */
   wire: WireName;
+  /**
+   * The model reads images in a user's message (pi-ai's registry says so, or a hosted
+   * provider's unknown model); false for local servers, whose images become a placeholder.
+   */
+  takesImages: boolean;
 }
 
 export interface ToolSpec {

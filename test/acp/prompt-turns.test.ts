@@ -28,7 +28,7 @@ describe("reson acp: prompt turns", () => {
       prompt: [{ type: "text", text }],
     });
 
-  it("initialize says what reson takes: stored sessions, text and files (no images), MCP over stdio, HTTP and SSE", async () => {
+  it("initialize says what reson takes: stored sessions, text and files (no images for a local model), MCP over stdio, HTTP and SSE", async () => {
     acp = startAcp({ env: acpEnv(f) });
     const init = await acp.initialize();
     expect(init.protocolVersion).toBe(PROTOCOL_VERSION);

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   createProvider,
   ollamaOriginFrom,
+  PROVIDER_CATALOG,
   type ProviderInput,
   resolveProviderSettings,
   UNKNOWN_MODEL_CONTEXT_WINDOW,
@@ -181,6 +182,7 @@ describe("createProvider", () => {
       cost: { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75 },
       priced: true,
       wire: "pi-ai",
+      takesImages: true,
     });
   });
 
@@ -199,6 +201,7 @@ describe("createProvider", () => {
       cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
       priced: false,
       wire: "native",
+      takesImages: false,
     });
     const overridden = await createProvider({
       provider: "openai",
@@ -221,6 +224,8 @@ describe("createProvider", () => {
     const provider = await createProvider({ provider: name, apiKey: "k" });
     expect(provider.model.id).toMatch(pattern);
     expect(provider.model.contextWindow).toBeGreaterThan(0);
+    // What `reson acp` says of images before a model is resolved is what the model says.
+    expect(provider.model.takesImages).toBe(PROVIDER_CATALOG[name].defaultModelTakesImages);
   });
 
   it("leaves /v1 off an Anthropic base URL, where the SDK adds it", async () => {

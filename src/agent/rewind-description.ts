@@ -1,11 +1,10 @@
-// A rewind as the terminal shows it before asking: what it restores and removes, what it
+// A rewind as a person reads it before saying yes: what it restores and removes, what it
 // leaves alone because reson never tracked it, which of the files it overwrites someone
-// changed since reson's last snapshot, and what happens to the conversation. `reson rewind`
-// and the terminal's /rewind print the same lines.
-import type { PreparedRewind } from "../agent/index.js";
-import type { PathChange } from "../snapshots/index.js";
-import { notTrackedReason } from "../snapshots/index.js";
-import { printable } from "./file-diff.js";
+// changed since reson's last snapshot (the conflicts, named), and what happens to the
+// conversation. `reson rewind`, the terminal's /rewind and the editor's show the same lines.
+import { notTrackedReason, type PathChange } from "../snapshots/index.js";
+import type { ShownText } from "./rewind-choices.js";
+import type { PreparedRewind } from "./run-rewind.js";
 
 /** Lines of changes listed before the rest is counted. */
 const MAX_LISTED = 40;
@@ -18,32 +17,32 @@ function verb(change: PathChange): string {
   return "restore";
 }
 
-/** What a rewind does, as a person reads it. */
-export function describeRewind(prepared: PreparedRewind): string[] {
+/** What a rewind does, line by line; `shown` passes outside text (paths, the task) for display. */
+export function describeRewind(prepared: PreparedRewind, shown: ShownText = (text) => text): string[] {
   const { plan, run, undoes, toStep, conversation } = prepared;
   const what = undoes
     ? `Undo rewind ${undoes.id}${undoes.runId ? ` (of run ${undoes.runId})` : ""}`
-    : `Rewind run ${run!.id} ("${printable(run!.task.split("\n", 1)[0]!.slice(0, 60))}") to before ${toStep === undefined ? "it started" : `its step ${toStep}`}`;
-  const lines = [`${what}, in ${printable(prepared.workspace)}:`];
+    : `Rewind run ${run!.id} ("${shown(run!.task.split("\n", 1)[0]!.slice(0, 60))}") to before ${toStep === undefined ? "it started" : `its step ${toStep}`}`;
+  const lines = [`${what}, in ${shown(prepared.workspace)}:`];
   for (const id of prepared.completed) lines.push(`  (an interrupted rewind, ${id}, was completed first)`);
   if (plan.changes.length === 0) lines.push("  no file changes: the files are already as they were");
   const conflicts = new Set(plan.conflicts);
   for (const change of plan.changes.slice(0, MAX_LISTED)) {
     const folder = (change.after ?? change.before)?.kind === "dir" ? "/" : "";
     const mark = conflicts.has(change.path) ? "  ! changed since" : "";
-    lines.push(`  ${verb(change).padEnd(8)}${printable(change.path)}${folder}${mark}`);
+    lines.push(`  ${verb(change).padEnd(8)}${shown(change.path)}${folder}${mark}`);
   }
   if (plan.changes.length > MAX_LISTED) lines.push(`  … and ${plan.changes.length - MAX_LISTED} more`);
   if (plan.untracked.length > 0) {
-    const shown = plan.untracked
+    const listed = plan.untracked
       .slice(0, 10)
       .map((change) => {
         const entry = change.before?.kind === "excluded" ? change.before : change.after!;
-        return `${printable(change.path)} (${notTrackedReason(entry)})`;
+        return `${shown(change.path)} (${notTrackedReason(entry)})`;
       })
       .join(", ");
     const more = plan.untracked.length > 10 ? ` and ${plan.untracked.length - 10} more` : "";
-    lines.push(`  left as they are, not tracked: ${shown}${more}`);
+    lines.push(`  left as they are, not tracked: ${listed}${more}`);
   }
   if (plan.conflicts.length > 0)
     lines.push(

@@ -34,6 +34,7 @@ export {
   broadNet,
   type ExperienceHit,
   embedMissing,
+  type MatchingOptions,
   MIN_TEXT_MATCH,
   matchingExperiences,
   type RetrievalDeps,

@@ -205,7 +205,7 @@ export class Learning {
    */
   async lookUp(query: string, traceId: string, signal?: AbortSignal): Promise<RecallFound> {
     const { store, projectKey } = this.deps;
-    const hits = await matchingExperiences(this.retrieval, query, 5, signal, { searchedByModel: true });
+    const hits = await matchingExperiences(this.retrieval, query, 5, signal);
     const experiences = hits.map((hit) => hit.experience);
     await noteUses(store, experiences, traceId);
     const queryTerms = weightedTerms(query);

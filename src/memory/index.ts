@@ -34,7 +34,6 @@ export {
   broadNet,
   type ExperienceHit,
   embedMissing,
-  type MatchingOptions,
   MIN_TEXT_MATCH,
   matchingExperiences,
   type RetrievalDeps,

@@ -74,45 +74,6 @@ describe("the recall tool", () => {
   });
 });
 
-describe("which runs are shown a lesson", () => {
-  it("a lesson about a trouble is shown to tasks that tell of one, in English or Chinese, not to a task asking for something new", async () => {
-    const rule = experience({
-      status: "active",
-      condition: "tests pass one at a time but fail when the whole pytest suite runs",
-      rule: "give each test a transaction that the db fixture in conftest.py rolls back.",
-      keys: ["pytest", "test database", "conftest.py", "单独运行通过"],
-    });
-    const convention = experience({
-      status: "active",
-      condition: "the invoice service's tests are run",
-      rule: "run them with make test-invoices, which starts the fake payment server.",
-      keys: ["invoice tests", "make test-invoices"],
-    });
-    await store.experiences.insert(rule);
-    await store.experiences.insert(convention);
-    const shown = async (task: string) =>
-      (await (await learning()).recall(task, ulid(), ulid())).experienceIds;
-
-    expect(await shown("test_orders passes alone but fails when pytest runs the whole suite")).toContain(
-      rule.id,
-    );
-    expect(await shown("pytest 单独跑能过，一起跑就失败，test database 里有残留数据")).toContain(rule.id);
-    expect(await shown("Add a pytest test for the test database helper in conftest.py")).not.toContain(
-      rule.id,
-    );
-    // A lesson that is no trouble's (a convention) needs none.
-    expect(await shown("Add invoice tests for the refund path")).toContain(convention.id);
-
-    // The model's own search through the recall tool finds the lesson by its words alone.
-    const ctx = { runId: ulid(), signal: new AbortController().signal, toolCallId: "c1" } as ToolContext;
-    const found = await recallTool(await learning()).execute(
-      { query: "pytest test database conftest.py" },
-      ctx,
-    );
-    expect(found.content).toContain("rolls back");
-  });
-});
-
 describe("a rule's life after runs", () => {
   it("a candidate no run backed in memory.candidateRuns runs expires; a rule credibly not helping retires", async () => {
     const t0 = Date.now() - 100_000;

@@ -8,7 +8,6 @@ import type { EmbeddingProvider } from "../../providers/index.js";
 import type { Experience, ExperienceStatus, Store } from "../../store/index.js";
 import { type WeightedTerm, weightedTerms, weightOf } from "../../store/index.js";
 import { rankExperiences } from "./ranking.js";
-import { suitsTask } from "./trouble-signs.js";
 import { backgroundVectors, cosine } from "./vector-background.js";
 import { calibratedScores } from "./vector-threshold.js";
 
@@ -165,28 +164,15 @@ function distinctEvidence(hits: readonly ExperienceHit[], query: readonly Weight
   ];
 }
 
-export interface MatchingOptions {
-  /**
-   * The text is the model's own search (the recall tool), not a task: every lesson past the
-   * threshold is found, also one about a trouble the words do not tell of.
-   */
-  searchedByModel?: boolean;
-}
-
 /** The experiences a run of `task` should be shown: past the threshold, weighted by record. */
 export async function matchingExperiences(
   deps: RetrievalDeps,
   task: string,
   limit: number,
   signal?: AbortSignal,
-  options: MatchingOptions = {},
 ): Promise<ExperienceHit[]> {
-  // A lesson about a trouble is shown to a task that tells of one (trouble-signs.ts): "Add a
-  // pytest test for the invoice total" shares words with a lesson on failing tests, not its need.
   const hits = (await scoreExperiences(deps, task, ["active"], signal)).filter(
-    (hit) =>
-      hit.match >= MIN_TEXT_MATCH &&
-      (options.searchedByModel === true || suitsTask(hit.experience.condition, task)),
+    (hit) => hit.match >= MIN_TEXT_MATCH,
   );
   const kept = distinctEvidence(hits, weightedTerms(task));
   const ranked = rankExperiences(

@@ -5,16 +5,19 @@
 // seconds instead of minutes, and close to, not the same as, learning.mjs (which also lets
 // the first teaching runs see only the languages the project has shown so far). The sources
 // are bundled into dist/replay-bench/ so the build's word tables are found as in dist/store.
-//   node bench/learning-replay.mjs [--set tuned|heldout] [--cases] [--explain] [--crowd N]
+//   node bench/learning-replay.mjs [--set tuned|heldout|heldout2|heldout3] [--cases] [--explain]
+//     [--crowd N]
 // --crowd N: N synthetic rules (learning-rules.mjs) in the project beside the families.
-// The second held-out set (learning-heldout-2.mjs) is not replayed here: it is run once, at
-// the end, through learning.mjs.
+// heldout2 has been looked at since its run, so it is tuned on now; heldout3 is for the end of
+// a round, after its run through learning.mjs, not for tuning.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { build } from "esbuild";
 import { FAMILIES, UNRELATED } from "./learning-families.mjs";
 import { HELDOUT_FAMILIES, HELDOUT_UNRELATED } from "./learning-heldout.mjs";
+import { HELDOUT2_FAMILIES, HELDOUT2_UNRELATED } from "./learning-heldout-2.mjs";
+import { HELDOUT3_FAMILIES, HELDOUT3_UNRELATED } from "./learning-heldout-3.mjs";
 import { missesOf, retrievalTable } from "./learning-report.mjs";
 import { synthesiseRules } from "./learning-rules.mjs";
 
@@ -28,8 +31,18 @@ const SET = {
     probed: HELDOUT_FAMILIES,
     unrelated: HELDOUT_UNRELATED,
   },
+  heldout2: {
+    taught: [...FAMILIES, ...HELDOUT2_FAMILIES],
+    probed: HELDOUT2_FAMILIES,
+    unrelated: HELDOUT2_UNRELATED,
+  },
+  heldout3: {
+    taught: [...FAMILIES, ...HELDOUT3_FAMILIES],
+    probed: HELDOUT3_FAMILIES,
+    unrelated: HELDOUT3_UNRELATED,
+  },
 }[setName];
-if (!SET) throw new Error(`Unknown set ${setName}: tuned or heldout`);
+if (!SET) throw new Error(`Unknown set ${setName}: tuned, heldout, heldout2 or heldout3`);
 
 const outfile = join(ROOT, "dist/replay-bench/retrieval.mjs");
 await build({

@@ -10,15 +10,16 @@
 //   3. promotion: with minEvidence 2, a second run worded differently hits the same trouble;
 //      its scripted reflection agrees with the family's rule only if it was shown it;
 //   4. latency: spawn to first model request with 0 and with 5,000 rules in the project.
-// Three sets: "tuned" (learning-families.mjs, 12 families in one project; retrieval is tuned on
+// Four sets: "tuned" (learning-families.mjs, 12 families in one project; retrieval is tuned on
 // it), "heldout" (learning-heldout.mjs, 18 families written before the changes of 2026-12-04,
 // taught into one crowded project beside the tuned ones: 30 rules; looked at since, so tuned on
 // too) and "heldout2" (learning-heldout-2.mjs, 16 families written before the changes of
-// 2026-12-05, taught beside the tuned ones: 28 rules). Held-out misses are listed only with
-// --cases (heldout) and --cases-heldout2.
+// 2026-12-05, taught beside the tuned ones: 28 rules), and "heldout3" (learning-heldout-3.mjs,
+// 16 families written before the afternoon's changes of 2026-12-05, 28 rules). Held-out misses
+// are listed only with --cases (heldout), --cases-heldout2 and --cases-heldout3.
 // Modes: full text alone, and with the fake server's deterministic embeddings (hashed words
 // and trigrams: a proxy, not a real embedding model). Run `npm run build` first.
-//   node bench/learning.mjs [--set tuned|heldout|heldout2|all|none] [--modes text,vectors] [--cases]
+//   node bench/learning.mjs [--set tuned|heldout|heldout2|heldout3|all|none] [--modes text,vectors] [--cases]
 //     [--languages en,zh] [--skip-latency] [--skip-promotion] [--latency-runs N] [--out file.md]
 //   --cli <reson.js> --no-keys: another build as the baseline (--no-keys: reflection writes no
 //   keys, for a build whose prompt asks for none)
@@ -30,6 +31,7 @@ import { build } from "esbuild";
 import { FAMILIES, UNRELATED } from "./learning-families.mjs";
 import { HELDOUT_FAMILIES, HELDOUT_UNRELATED } from "./learning-heldout.mjs";
 import { HELDOUT2_FAMILIES, HELDOUT2_UNRELATED } from "./learning-heldout-2.mjs";
+import { HELDOUT3_FAMILIES, HELDOUT3_UNRELATED } from "./learning-heldout-3.mjs";
 import { missesOf, retrievalTable } from "./learning-report.mjs";
 import { synthesiseRules } from "./learning-rules.mjs";
 
@@ -46,7 +48,11 @@ const LATENCY_RUNS = Number(option("--latency-runs", "7"));
 const SET_OPTION = option("--set", "all");
 /** "none": the latency part alone. */
 const SETS =
-  SET_OPTION === "all" ? ["tuned", "heldout", "heldout2"] : SET_OPTION === "none" ? [] : [SET_OPTION];
+  SET_OPTION === "all"
+    ? ["tuned", "heldout", "heldout2", "heldout3"]
+    : SET_OPTION === "none"
+      ? []
+      : [SET_OPTION];
 const MODES = option("--modes", "text,vectors").split(",");
 /** memory.languages for every project (a build that knows the setting), e.g. "en,zh". */
 const LANGUAGES = option("--languages", undefined)?.split(",");
@@ -228,6 +234,11 @@ const SET = {
     probed: HELDOUT2_FAMILIES,
     unrelated: HELDOUT2_UNRELATED,
   },
+  heldout3: {
+    taught: [...FAMILIES, ...HELDOUT3_FAMILIES],
+    probed: HELDOUT3_FAMILIES,
+    unrelated: HELDOUT3_UNRELATED,
+  },
 };
 
 async function retrieval(set, mode) {
@@ -358,7 +369,8 @@ try {
       const showCases =
         set === "tuned" ||
         (set === "heldout" && flag("--cases")) ||
-        (set === "heldout2" && flag("--cases-heldout2"));
+        (set === "heldout2" && flag("--cases-heldout2")) ||
+        (set === "heldout3" && flag("--cases-heldout3"));
       return [
         `## ${set}: ${probed.length} families probed (${probes} probes), ${unrelated.length} unrelated tasks, ${taught.length} rules taught into one project`,
         "",

@@ -24,8 +24,34 @@ const STOP_WORDS = new Set(
     "的 了 是 在 我 我们 你 你们 他 她 它 他们 这 那 这个 那个 这些 那些 和 与 及 或 或者 就 都 也 还 又 " +
     "很 会 能 要 想 请 帮 帮我 给 把 被 让 对 从 到 为 为了 以 而 但 但是 如果 因为 所以 怎么 怎样 如何 " +
     "什么 为什么 哪 哪个 一下 一个 一些 有 没有 没 不 吗 呢 吧 啊 着 过 得 地 之 其 中 上 下 里 时 时候 后 前 " +
-    "再 并 并且 然后 已经 可以 应该 需要 总是 每次 所有 这样 那样 这里 那里 自己"
+    "再 并 并且 然后 已经 可以 应该 需要 总是 每次 所有 这样 那样 这里 那里 自己 " +
+    // Number words, and English adverbs of time, order and manner: they say when or how, not what.
+    "two three four five six seven eight nine ten twice several many lot lots bit since ago already " +
+    "later soon recently suddenly immediately really actually even anymore somehow maybe perhaps " +
+    "probably almost quite rather " +
+    // Chinese adverbs of time, order and manner, conjunctions, particles and pronouns: a task's
+    // 以后 or 直接 meeting a rule's is chance, not a shared topic.
+    "以后 之后 以前 之前 后来 接着 随后 马上 立刻 立即 刚 刚刚 刚才 直接 突然 终于 其实 确实 好像 " +
+    "似乎 也许 大概 可能 一定 必须 还是 而且 不过 只是 只 就是 老是 经常 常常 有时 有时候 偶尔 " +
+    "现在 目前 一下子 一会 一会儿 一点 一点儿 有点 有些 比较 非常 特别 太 挺 真 更 最 几乎 差不多 " +
+    "之类 等等 比如 例如 竟然 居然 才 却 便 则 将 使 等 跟 咱们 大家 别人 人家 某 某个 某些 各 " +
+    "各个 每 每个 其他 其它 另 另外 别的 任何 全部 一切 整个 这么 那么 多少 几 哪里 哪儿 谁 么 嘛 " +
+    "呀 哦 啦 的话 起来 出来 下来 过来 下去"
   ).split(" "),
+);
+
+/**
+ * A Chinese numeral or demonstrative with its measure word (一封, 三遍, 这张, 几秒, 好几份,
+ * 第二次), or a bare numeral: as common in tasks as "the" and "two", and cut by jieba as words of
+ * their own, so two texts met on them by chance (一封 in a letter to write and in a rule about
+ * emails sent twice).
+ */
+const CJK_COUNT_WORD = new RegExp(
+  // From strings, which the CLI bundle writes as \u escapes (it must stay ASCII).
+  `^第?[${"零一二两三四五六七八九十百千万几半多好每这那哪某各整"}]+(?:${"个 位 封 张 条 份 遍 次 回 件 台 篇 些 种 项 行 页 段 句 本 块 只 家 天 年 月 周 下 点 秒 分 分钟 秒钟 小时 星期 倍 层 步 套 组 批 笔"
+    .split(" ")
+    .join("|")})?$`,
+  "u",
 );
 
 /**
@@ -149,11 +175,11 @@ export function weightedTerms(text: string): WeightedTerm[] {
     }
     for (const forms of cjkWordForms(segment.text)) {
       const word = forms[0]!.trim().toLowerCase();
-      if (word === "" || STOP_WORDS.has(word)) continue;
+      if (word === "" || STOP_WORDS.has(word) || CJK_COUNT_WORD.test(word)) continue;
       // jieba passes Latin text inside a run through; the Latin leg above has it already.
       if (ASCII_TERM.test(word)) continue;
       const unit = forms.length > 1 ? units++ : undefined;
-      for (const form of forms) put(form, chineseWeight(form), unit);
+      for (const form of forms) if (!CJK_COUNT_WORD.test(form)) put(form, chineseWeight(form), unit);
     }
   }
   return [...terms.values()];

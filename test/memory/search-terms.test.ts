@@ -45,6 +45,17 @@ describe("search terms", () => {
     expect(searchTerms("我们的这个是什么")).toEqual([]);
   });
 
+  it("leaves out Chinese adverbs of time and manner and counted words, so a letter to write meets no rule about emails sent three times", () => {
+    const terms = searchTerms("帮我写一封请假邮件，以后直接发给经理");
+    expect(terms).toEqual(expect.arrayContaining(["请假", "邮件", "经理"]));
+    for (const word of ["一封", "以后", "直接"]) expect(terms).not.toContain(word);
+    expect(searchTerms("对账邮件发了三遍，几秒后才到")).not.toEqual(expect.arrayContaining(["三遍"]));
+    expect(searchTerms("It suddenly fails twice since yesterday")).toEqual(
+      expect.arrayContaining([stemEnglish("fails"), stemEnglish("yesterday")]),
+    );
+    expect(searchTerms("It suddenly fails twice")).not.toContain("twice");
+  });
+
   it("cuts Chinese into words with jieba, loaded only for text that has Chinese", () => {
     searchTerms("an English text only");
     const before = cjkSegmenter().kind;

@@ -10,6 +10,7 @@
 // turns, each with its own $RESON_HOME: 1 and 2 alternate between the two builds, and the
 // figures come side by side with their ratios.
 //   npm run build && node bench/snapshot.mjs [--pairs 5] [--keep] [--before /path/to/checkout]
+//     [--out FILE] (default: results/snapshot-<date>.md, replacing that day's file)
 import { execFileSync, spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import {
@@ -425,6 +426,10 @@ say(`- snapshot store after all this: ${mb(storeBytes())}`);
 say(`- load at the end: ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`);
 server.close();
 if (!process.argv.includes("--keep")) rmSync(base, { recursive: true, force: true });
-const file = resolve(import.meta.dirname, `results/snapshot-${new Date().toISOString().slice(0, 10)}.md`);
+const outAt = process.argv.indexOf("--out");
+const file =
+  outAt > 0
+    ? resolve(process.argv[outAt + 1])
+    : resolve(import.meta.dirname, `results/snapshot-${new Date().toISOString().slice(0, 10)}.md`);
 writeFileSync(file, `${lines.join("\n")}\n`);
 console.log(`\nwritten to ${file}`);

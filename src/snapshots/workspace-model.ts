@@ -24,7 +24,7 @@ import {
   admitDirectory,
   IGNORE_FILES,
   type IgnoreLayer,
-  isIgnored,
+  isIgnoredEntry,
   loadIgnoreLayerSync,
   patternLayer,
   readRegular,
@@ -312,8 +312,8 @@ export class WorkspaceModel {
     const abs = this.abs(path);
     if (name === ".git") return excluded(old, "git", 0);
     if (this.sealed(abs)) return excluded(old, "reson_home", 0);
-    // Ignored entries cost no stat: only their names are listed.
-    if (isIgnored(parent.layers, path, looksLikeDir)) return excluded(old, "ignored", 0);
+    // Ignored entries cost no stat: only their names are listed (and most rules go by name).
+    if (isIgnoredEntry(parent.layers, rel, name, looksLikeDir)) return excluded(old, "ignored", 0);
     let stats: Stats;
     try {
       stats = lstatSync(abs);
@@ -321,7 +321,8 @@ export class WorkspaceModel {
       return undefined;
     }
     if (stats.isDirectory()) {
-      if (looksLikeDir === false && isIgnored(parent.layers, path, true)) return excluded(old, "ignored", 0);
+      if (looksLikeDir === false && isIgnoredEntry(parent.layers, rel, name, true))
+        return excluded(old, "ignored", 0);
       if (stats.dev !== this.rootDev) return excluded(old, "other_mount", 0);
       const before = old?.kind === "dir" && old.ino === stats.ino ? old : undefined;
       if (old?.kind === "dir" && !before) this.unwatch(path, old);

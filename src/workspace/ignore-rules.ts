@@ -15,6 +15,13 @@ export interface IgnoreLayer {
   /** The rules as text (ignore files joined), kept to derive layers from. */
   patterns: string;
   rules: Ignore;
+  /**
+   * Every rule names an entry by its name alone (`node_modules/`, `*.log`; no slash but a
+   * trailing one): the rules decide from the name, without the path relative to the layer.
+   */
+  namesOnly: boolean;
+  /** Every rule is one that ignores folders only (`dist/`, no negation): files pass untested. */
+  foldersOnly: boolean;
 }
 
 /**
@@ -65,7 +72,20 @@ export function loadIgnoreLayerSync(
 
 /** A layer of gitignore-style `patterns` that belongs to `dir` (relative to the root, "" for it). */
 export function patternLayer(dir: string, patterns: string): IgnoreLayer {
-  return { dir, patterns, rules: ignore().add(patterns) };
+  let namesOnly = true;
+  let foldersOnly = true;
+  for (const line of patterns.split(/\r?\n/)) {
+    const rule = line.trimEnd();
+    if (rule === "" || rule.startsWith("#")) continue;
+    // An escaped trailing space, or a slash inside (below): decided on the whole path.
+    if (rule.endsWith("\\")) namesOnly = false;
+    const negated = rule.startsWith("!");
+    const body = negated ? rule.slice(1) : rule;
+    const folder = body.endsWith("/");
+    if ((folder ? body.slice(0, -1) : body).includes("/")) namesOnly = false;
+    if (negated || !folder) foldersOnly = false;
+  }
+  return { dir, patterns, rules: ignore().add(patterns), namesOnly, foldersOnly };
 }
 
 function relativeTo(layer: IgnoreLayer, path: string): string {
@@ -90,8 +110,7 @@ export function admitDirectory(layers: readonly IgnoreLayer[], dir: string): Ign
     const own = relativeTo(layer, dir);
     const below = own !== "" && own !== ".." && !own.startsWith("../");
     if (!below || !layer.rules.test(`${own}/`).ignored) return layer;
-    const patterns = `${layer.patterns}\n!${exactDirectory(own)}`;
-    return { dir: layer.dir, patterns, rules: ignore().add(patterns) };
+    return patternLayer(layer.dir, `${layer.patterns}\n!${exactDirectory(own)}`);
   });
 }
 
@@ -100,6 +119,33 @@ export function isIgnored(layers: readonly IgnoreLayer[], path: string, isDirect
   for (let i = layers.length - 1; i >= 0; i -= 1) {
     const layer = layers[i]!;
     const own = relativeTo(layer, path);
+    const result = layer.rules.test(isDirectory ? `${own}/` : own);
+    if (result.ignored) return true;
+    if (result.unignored) return false;
+  }
+  return false;
+}
+
+/**
+ * isIgnored for the entry `name` of the folder `dir` (relative to the root) met by a walk that
+ * entered `dir` through the same layers: a layer whose rules go by names alone is asked with
+ * the name (no path built), and one that ignores folders only is skipped for a file.
+ */
+export function isIgnoredEntry(
+  layers: readonly IgnoreLayer[],
+  dir: string,
+  name: string,
+  isDirectory: boolean,
+): boolean {
+  let path: string | undefined;
+  for (let i = layers.length - 1; i >= 0; i -= 1) {
+    const layer = layers[i]!;
+    if (layer.foldersOnly && !isDirectory) continue;
+    let own = name;
+    if (!layer.namesOnly) {
+      path ??= dir === "" ? name : `${dir}/${name}`;
+      own = relativeTo(layer, path);
+    }
     const result = layer.rules.test(isDirectory ? `${own}/` : own);
     if (result.ignored) return true;
     if (result.unignored) return false;

@@ -19,6 +19,7 @@ export {
   IGNORE_FILES,
   type IgnoreLayer,
   isIgnored,
+  isIgnoredEntry,
   loadIgnoreLayer,
   loadIgnoreLayerSync,
   patternLayer,

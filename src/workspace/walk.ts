@@ -8,7 +8,7 @@ import { readdir } from "node:fs/promises";
 import { throwIfAborted } from "../core/abort.js";
 import { fdPath, mountIdOf, O_PATH, openDirectoryNoFollow } from "./fd-ops.js";
 import { toFsError } from "./fs-errors.js";
-import { admitDirectory, type IgnoreLayer, isIgnored, loadIgnoreLayer } from "./ignore-rules.js";
+import { admitDirectory, type IgnoreLayer, isIgnoredEntry, loadIgnoreLayer } from "./ignore-rules.js";
 
 export interface WalkOptions {
   /** Stop after this many files (default 20,000). */
@@ -86,7 +86,7 @@ export async function walkFiles(root: string, start: string, options: WalkOption
         const path = dir === "" ? entry.name : `${dir}/${entry.name}`;
         if (options.skip?.(path)) continue;
         if (entry.isDirectory()) {
-          if (isIgnored(active, path, true)) continue;
+          if (isIgnoredEntry(active, dir, entry.name, true)) continue;
           const child = openSubdirectory(fd, entry.name, mountId);
           if (child === undefined) continue;
           try {
@@ -96,7 +96,7 @@ export async function walkFiles(root: string, start: string, options: WalkOption
           }
           continue;
         }
-        if (!entry.isFile() || isIgnored(active, path, false)) continue;
+        if (!entry.isFile() || isIgnoredEntry(active, dir, entry.name, false)) continue;
         if (files.length >= maxFiles) {
           truncated = true;
           return;

@@ -224,7 +224,7 @@ export class Workspace {
     }
     // A reson killed while a command ran left that command's placeholders: clear them before
     // anything reads the folder (an empty folder where .mcp.json should be).
-    clearOrphanedPlaceholders(root);
+    await clearOrphanedPlaceholders(root);
     return new Workspace(root, options);
   }
 

@@ -2,11 +2,25 @@
 // process of this user: one small file per running command, in a folder per workspace under
 // the host's temporary folder (out of every sandbox's reach: commands get a private /tmp). A
 // placeholder is removed only when no other live command lists it, so one process ending its
-// command never pulls the placeholder from under another's. The check and the removal are
-// synchronous and take microseconds; a command that registers in between starts its sandbox
-// milliseconds later, when the folder is gone and bwrap makes a fresh one.
+// command never pulls the placeholder from under another's.
+// Choosing and registering a command's placeholders, and checking and removing them after it,
+// each hold the folder's lock (a symbolic link naming the holder's pid): without it, a command
+// of another process could register and mount on a placeholder between this process's check
+// and its removal, and removing a folder that is a mount point in another namespace detaches
+// that mount (Linux 3.18+), leaving the path writable inside the other command. Removals run
+// in parallel on the thread pool, off the main thread; a command of this process waits for
+// them (the lock's queue) before it chooses its own.
 import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, rmdirSync, unlinkSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { rmdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { processAlive } from "../../core/process-alive.js";
@@ -17,7 +31,14 @@ export interface PlaceholderClaim {
   paths: readonly string[];
 }
 
+/** The lock's name in the registry folder; never taken for a registration (no pid). */
+const LOCK_NAME = "lock";
+/** How long to wait before looking at another process's lock again. */
+const LOCK_RETRY_MS = 2;
+
 let sequence = 0;
+/** Per registry folder, the end of this process's queue for its lock. */
+const queues = new Map<string, Promise<void>>();
 
 function registryFolder(root: string): string {
   const user = process.getuid?.() ?? "user";
@@ -25,49 +46,93 @@ function registryFolder(root: string): string {
   return join(tmpdir(), `reson-placeholders-${user}`, key);
 }
 
-/** Records that a command of this process is about to stand on `paths` (placeholders in `root`). */
-export function claimPlaceholders(root: string, paths: readonly string[]): PlaceholderClaim {
-  const folder = registryFolder(root);
-  sequence += 1;
-  const file = join(folder, `${process.pid}.${sequence}`);
-  if (paths.length === 0) return { file, paths };
-  mkdirSync(folder, { recursive: true, mode: 0o700 });
-  writeFileSync(file, JSON.stringify(paths), { mode: 0o600 });
-  return { file, paths };
+/** Takes the folder's lock for this process, breaking one whose holder died; true when taken. */
+function tryLock(lock: string): boolean {
+  try {
+    symlinkSync(String(process.pid), lock);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  }
+  let holder: number;
+  try {
+    holder = Number(readlinkSync(lock));
+  } catch {
+    return false; // let go meanwhile: try again
+  }
+  if (Number.isInteger(holder) && holder > 0 && processAlive(holder)) return false;
+  // Its holder was killed while holding it (a few milliseconds' window).
+  try {
+    unlinkSync(lock);
+  } catch {
+    // another process broke it first
+  }
+  return false;
 }
 
-/** Removes each of `paths` that is an empty folder, deepest first. */
-function removeEmpty(paths: Iterable<string>): void {
-  for (const path of [...paths].sort((a, b) => b.length - a.length)) {
+/**
+ * Runs `work` holding the registry folder's lock: after this process's earlier holders (a
+ * queue, so its commands never poll each other), then across processes by the lock file.
+ */
+async function withLock<T>(folder: string, work: () => Promise<T> | T): Promise<T> {
+  const previous = queues.get(folder) ?? Promise.resolve();
+  let done!: () => void;
+  const mine = new Promise<void>((resolve) => {
+    done = resolve;
+  });
+  const tail = previous.then(() => mine);
+  queues.set(folder, tail);
+  await previous;
+  const lock = join(folder, LOCK_NAME);
+  try {
+    mkdirSync(folder, { recursive: true, mode: 0o700 });
+    while (!tryLock(lock)) await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS));
     try {
-      rmdirSync(path);
-    } catch {
-      // not there, or not empty: it stays
+      return await work();
+    } finally {
+      unlinkSync(lock);
     }
+  } finally {
+    done();
+    if (queues.get(folder) === tail) queues.delete(folder);
+  }
+}
+
+/** Removes each of `paths` that is an empty folder, in parallel, parents after their children. */
+async function removeEmpty(paths: Iterable<string>): Promise<void> {
+  const byDepth = new Map<number, string[]>();
+  for (const path of new Set(paths)) {
+    const depth = path.split("/").length;
+    byDepth.set(depth, [...(byDepth.get(depth) ?? []), path]);
+  }
+  for (const depth of [...byDepth.keys()].sort((a, b) => b - a)) {
+    // Not there, or not empty (something was put there from outside the sandbox): it stays.
+    await Promise.all(byDepth.get(depth)!.map((path) => rmdir(path).catch(() => undefined)));
   }
 }
 
 /**
- * The placeholders live commands stand on. A registration left by a process that died (reson
- * killed mid-command) is dropped, and its placeholders no live command stands on are removed.
+ * The placeholders live commands stand on, and those that registrations of dead processes
+ * (reson killed mid-command) named; the dead registrations are dropped. Under the lock.
  */
-function claimedByOthers(folder: string): Set<string> {
+function readRegistry(folder: string): { claimed: Set<string>; orphaned: string[] } {
   const claimed = new Set<string>();
   const orphaned: string[] = [];
   let names: string[] = [];
   try {
     names = readdirSync(folder);
   } catch {
-    return claimed;
+    return { claimed, orphaned };
   }
   for (const name of names) {
+    if (name === LOCK_NAME) continue;
     const pid = Number(name.split(".")[0]);
     const file = join(folder, name);
     let paths: string[] = [];
     try {
       paths = JSON.parse(readFileSync(file, "utf8")) as string[];
     } catch {
-      // being written, or removed meanwhile: its command has not started or has ended
+      // removed meanwhile (registrations are written under the lock, so never half written)
     }
     if (Number.isInteger(pid) && processAlive(pid)) {
       for (const path of paths) claimed.add(path);
@@ -80,34 +145,60 @@ function claimedByOthers(folder: string): Set<string> {
       // gone meanwhile
     }
   }
-  removeEmpty(orphaned.filter((path) => !claimed.has(path)));
-  return claimed;
+  return { claimed, orphaned: orphaned.filter((path) => !claimed.has(path)) };
+}
+
+/**
+ * Registers a command of this process: `choose` gets the placeholders live commands stand on
+ * now (still placeholders, though they exist) and returns those this command will stand on.
+ * Dead processes' placeholders are removed first, and no other command's removal can run
+ * between the choice and the registration.
+ */
+export async function claimPlaceholders(
+  root: string,
+  choose: (inUse: ReadonlySet<string>) => string[],
+): Promise<PlaceholderClaim> {
+  const folder = registryFolder(root);
+  sequence += 1;
+  const file = join(folder, `${process.pid}.${sequence}`);
+  return withLock(folder, async () => {
+    const { claimed, orphaned } = readRegistry(folder);
+    await removeEmpty(orphaned);
+    const paths = choose(claimed);
+    if (paths.length > 0) writeFileSync(file, JSON.stringify(paths), { mode: 0o600 });
+    return { file, paths };
+  });
 }
 
 /**
  * Ends `claim`: removes its placeholders that no other live command stands on, each only while
  * still an empty folder (whatever reson or the user put there from outside the sandbox stays).
  */
-export function releasePlaceholders(claim: PlaceholderClaim): void {
+export async function releasePlaceholders(claim: PlaceholderClaim): Promise<void> {
   if (claim.paths.length === 0) return;
-  try {
-    unlinkSync(claim.file);
-  } catch {
-    // already released
-  }
-  const others = claimedByOthers(join(claim.file, ".."));
-  removeEmpty(claim.paths.filter((path) => !others.has(path)));
-}
-
-/**
- * The placeholders of `root` that live commands (of any reson process) stand on now; those a
- * dead process left behind are removed on the way.
- */
-export function placeholdersInUse(root: string): Set<string> {
-  return claimedByOthers(registryFolder(root));
+  const folder = join(claim.file, "..");
+  await withLock(folder, async () => {
+    try {
+      unlinkSync(claim.file);
+    } catch {
+      // already released
+    }
+    const { claimed, orphaned } = readRegistry(folder);
+    await removeEmpty([...orphaned, ...claim.paths.filter((path) => !claimed.has(path))]);
+  });
 }
 
 /** Removes the placeholders of `root` that reson processes which died mid-command left behind. */
-export function clearOrphanedPlaceholders(root: string): void {
-  claimedByOthers(registryFolder(root));
+export async function clearOrphanedPlaceholders(root: string): Promise<void> {
+  const folder = registryFolder(root);
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return; // no command ever ran here
+  }
+  if (names.every((name) => name === LOCK_NAME)) return;
+  await withLock(folder, async () => {
+    await removeEmpty(readRegistry(folder).orphaned);
+  });
 }

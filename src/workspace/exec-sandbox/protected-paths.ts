@@ -1,7 +1,8 @@
 // How the sandbox keeps the protected list (protected-targets.ts) out of a command's reach.
 // An existing protected path is bound read-only over itself; one that does not exist yet gets a
 // read-only empty folder in its place (a placeholder: bwrap makes the mount point, and it is
-// removed again once no running command needs it, placeholder-registry.ts), so nothing can be planted there
+// removed again, in parallel off the main thread, once no running command needs it,
+// placeholder-registry.ts), so nothing can be planted there
 // even while the command runs; the folders between the workspace and a protected path become
 // mount points, which cannot be renamed away. A protected path that is a symbolic link can
 // still be replaced (a mount cannot sit on a link), so links alone are compared after the
@@ -14,12 +15,7 @@ import { relative, sep } from "node:path";
 import { isWithin } from "../../core/path-within.js";
 import type { WorkspacePolicy } from "../policy.js";
 import { type ProtectedTarget, protectedTargets } from "../protected-targets.js";
-import {
-  claimPlaceholders,
-  type PlaceholderClaim,
-  placeholdersInUse,
-  releasePlaceholders,
-} from "./placeholder-registry.js";
+import { claimPlaceholders, type PlaceholderClaim, releasePlaceholders } from "./placeholder-registry.js";
 
 export interface ProtectionPlan {
   targets: ProtectedTarget[];
@@ -101,28 +97,41 @@ function protectOne(target: string, base: string, walk: Walk, plan: ProtectionPl
  */
 export async function planProtection(policy: WorkspacePolicy): Promise<ProtectionPlan> {
   const targets = protectedTargets(policy);
-  const plan: ProtectionPlan = { targets, readOnly: [], placeholders: [], mountPoints: [], links: new Map() };
+  const empty = (): ProtectionPlan => ({
+    targets,
+    readOnly: [],
+    placeholders: [],
+    mountPoints: [],
+    links: new Map(),
+  });
   // A read-only workspace (plan mode) has nothing to protect, and no mount point can be made in it.
-  if (policy.readOnly) return plan;
+  if (policy.readOnly) return empty();
   const writable = [policy.root, ...policy.writeExtra];
-  const walk: Walk = { writable, inUse: placeholdersInUse(policy.root) };
-  for (const target of targets) {
-    const base = writable.find((dir) => isWithin(target.path, dir));
-    if (base !== undefined && target.path !== base) protectOne(target.path, base, walk, plan);
-  }
-  plan.readOnly = [...new Set(plan.readOnly)];
-  plan.mountPoints = [...new Set(plan.mountPoints)];
-  // A placeholder inside a folder already bound read-only could not be made (and is not needed).
-  plan.placeholders = [...new Set(plan.placeholders)].filter(
-    (path) => !plan.readOnly.some((dir) => isWithin(path, dir)),
-  );
-  plan.claim = claimPlaceholders(policy.root, plan.placeholders);
+  let plan = empty();
+  // Looked at under the placeholder registry's lock: no removal of another command's can
+  // happen between seeing a placeholder and registering this command on it.
+  const claim = await claimPlaceholders(policy.root, (inUse) => {
+    plan = empty();
+    const walk: Walk = { writable, inUse };
+    for (const target of targets) {
+      const base = writable.find((dir) => isWithin(target.path, dir));
+      if (base !== undefined && target.path !== base) protectOne(target.path, base, walk, plan);
+    }
+    plan.readOnly = [...new Set(plan.readOnly)];
+    plan.mountPoints = [...new Set(plan.mountPoints)];
+    // A placeholder inside a folder already bound read-only could not be made (and is not needed).
+    plan.placeholders = [...new Set(plan.placeholders)].filter(
+      (path) => !plan.readOnly.some((dir) => isWithin(path, dir)),
+    );
+    return plan.placeholders;
+  });
+  plan.claim = claim;
   return plan;
 }
 
 /** Removes the plan's placeholders that no other command needs (the command could not start). */
 export async function releaseProtection(plan: ProtectionPlan): Promise<void> {
-  if (plan.claim) releasePlaceholders(plan.claim);
+  if (plan.claim) await releasePlaceholders(plan.claim);
 }
 
 /**
@@ -131,7 +140,7 @@ export async function releaseProtection(plan: ProtectionPlan): Promise<void> {
  * the command replaced. Returns one warning per link it had to act on.
  */
 export async function settleProtection(plan: ProtectionPlan, policy: WorkspacePolicy): Promise<string[]> {
-  if (plan.claim) releasePlaceholders(plan.claim);
+  const released = plan.claim ? releasePlaceholders(plan.claim) : Promise.resolve();
   const warnings: string[] = [];
   for (const [path, target] of plan.links) {
     const now = lstatOrUndefined(path);
@@ -145,5 +154,6 @@ export async function settleProtection(plan: ProtectionPlan, policy: WorkspacePo
       warnings.push(`${named} is protected but the command changed it, and it could not be restored`);
     }
   }
+  await released;
   return warnings;
 }

@@ -3,6 +3,7 @@
 // topmost missing folder on the way), the folders on the way mount points; what git trusts
 // beyond .git (a gitdir: file's target, core.hooksPath, programs its config names, submodules)
 // is protected too; and afterwards placeholders go and a replaced protected link comes back.
+import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { lstat, mkdir, readdir, readlink, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -144,6 +145,44 @@ describe("after the command", () => {
     expect(existsSync(join(fx.root, ".envrc"))).toBe(true);
     expect(existsSync(join(fx.root, ".npmrc"))).toBe(false);
     await rm(join(registry, `${process.ppid}.1`));
+  });
+
+  it("waits while another process holds the registry's lock, then keeps what it registered meanwhile", async () => {
+    const plan = await planProtection(fx.policy({ home: fx.base }));
+    for (const path of plan.placeholders) await mkdir(path, { recursive: true });
+    const registry = join(plan.claim!.file, "..");
+    // Another reson process (a live pid: a child that sleeps) holds the lock, as while it
+    // chooses its placeholders; it registers .envrc before letting go.
+    const other = spawn("sleep", ["30"], { stdio: "ignore" });
+    try {
+      await symlink(String(other.pid), join(registry, "lock"));
+      let settled = false;
+      const settling = settleProtection(plan, fx.policy()).then(() => {
+        settled = true;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(settled).toBe(false);
+      expect(existsSync(join(fx.root, ".envrc"))).toBe(true);
+      await writeFile(join(registry, `${other.pid}.1`), JSON.stringify([join(fx.root, ".envrc")]));
+      await rm(join(registry, "lock"));
+      await settling;
+      expect(existsSync(join(fx.root, ".envrc"))).toBe(true);
+      expect(existsSync(join(fx.root, ".npmrc"))).toBe(false);
+    } finally {
+      other.kill();
+      await rm(join(registry, `${other.pid}.1`), { force: true });
+    }
+  });
+
+  it("breaks the registry's lock when the process holding it was killed", async () => {
+    const first = await planProtection(fx.policy({ home: fx.base }));
+    const registry = join(first.claim!.file, "..");
+    await releaseProtection(first);
+    await symlink("999999999", join(registry, "lock"));
+    const plan = await planProtection(fx.policy({ home: fx.base }));
+    expect(inside(plan.placeholders)).toContain(".envrc");
+    await releaseProtection(plan);
+    expect(existsSync(join(registry, "lock"))).toBe(false);
   });
 
   it("are cleared when the workspace is next opened, if reson was killed while the command ran", async () => {

@@ -2,13 +2,13 @@
 // away), missing ones cannot be created even while the command runs (a read-only placeholder
 // stands in their place), whatever the program (a shell redirect, python, git itself), and the
 // sandbox leaves nothing of its own in the workspace.
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { PROTECTED_LIST } from "../../../src/workspace/protected-list.js";
-import { type Fixture, makeFixture, noSandbox } from "./fixture.js";
+import { commandEnv, type Fixture, makeFixture, noSandbox } from "./fixture.js";
 
 let fx: Fixture;
 
@@ -198,6 +198,37 @@ describe.skipIf(noSandbox)("placeholders", () => {
     const result = await slow;
     expect(result.output).toContain("Is a directory");
     expect(result.sandboxDenial).toBe("blocked by sandbox: .envrc is protected (read-only for commands)");
+    expect(await tree(fx.root)).toEqual([]);
+  });
+
+  it("stay protected for another reson process's command when this process's command ends first", async () => {
+    // The other process: the built modules (dist), running one sandboxed command in the same workspace.
+    const dist = join(import.meta.dirname, "../../../dist/workspace");
+    const script = `
+      const { runCommand } = await import(${JSON.stringify(join(dist, "command.js"))});
+      const { probeSandbox } = await import(${JSON.stringify(join(dist, "exec-sandbox/probe.js"))});
+      const { workspacePolicy } = await import(${JSON.stringify(join(dist, "policy.js"))});
+      const root = ${JSON.stringify(fx.root)};
+      const result = await runCommand({
+        command: "sleep 1.5; echo x > .envrc; echo planted > .husky/pre-commit",
+        cwd: root, env: ${JSON.stringify(commandEnv())}, shell: "/bin/bash", timeoutMs: 20000,
+        sandbox: { policy: workspacePolicy(root), status: await probeSandbox() },
+      });
+      process.stdout.write(JSON.stringify(result));`;
+    const other = execFile(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+    const otherResult = new Promise<string>((resolve, reject) => {
+      let out = "";
+      other.stdout?.on("data", (chunk: string) => {
+        out += chunk;
+      });
+      other.on("exit", (code) => (code === 0 ? resolve(out) : reject(new Error(`exit ${code}: ${out}`))));
+    });
+    // This process's commands start and end while the other's still sleeps on the placeholders.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    for (let i = 0; i < 3; i += 1) expect((await fx.run("true")).exitCode).toBe(0);
+    const result = JSON.parse(await otherResult) as { output: string; sandboxDenial?: string };
+    expect(result.output).toContain("Is a directory");
+    expect(result.sandboxDenial).toContain("is protected (read-only for commands)");
     expect(await tree(fx.root)).toEqual([]);
   });
 });

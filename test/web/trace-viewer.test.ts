@@ -396,6 +396,11 @@ describe.skipIf(await skipWithout("chromium", "web view in Chromium"))(
         timeout: 15_000,
       });
       expect(await page.locator("li.step").count()).toBe(500);
+      // Each step's body is drawn when it is opened: its tool call is there only then.
+      expect(await page.locator("li.step .tool").count()).toBe(0);
+      await page.click("#step-7 summary");
+      await page.waitForSelector("#step-7 .tool strong:text('list_files')", { timeout: 15_000 });
+      expect(await page.locator("li.step .tool").count()).toBe(1);
       expect(await page.locator("#chart-tokens path.bars.output").count()).toBe(1);
       expect(await page.locator("#chart-context .line.context").count()).toBe(1);
       await page.close();

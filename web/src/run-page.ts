@@ -3,7 +3,7 @@
 // itself with Last-Event-ID; a seq already applied is ignored). The call selected in the
 // waterfall is in the URL, so a link or a reload opens on it.
 import { api, enableEventStreams } from "./api.js";
-import { readPromptPayloads } from "./approval-banner.js";
+import { pendingPrompts, readPromptPayloads } from "./approval-banner.js";
 import { applyEvent, applyManifests, EVENT_TYPES, emptyRun, type RunModel } from "./run-state.js";
 import { renderRun } from "./run-view.js";
 import type { Selection } from "./timeline.js";
@@ -60,14 +60,16 @@ export async function runPage(
   current: () => boolean,
 ): Promise<() => void> {
   const run: RunModel = emptyRun(id);
-  // Three reads at once: the page paints after the slowest, not after their sum.
+  // The stream's cookie is asked for now but waited for only by the stream (an ended run
+  // opens none); the two reads go at once: the page paints after the slower, not their sum.
+  const streams = enableEventStreams();
+  streams.catch(() => {});
   const [view] = await Promise.all([
     api<{
       status: string;
       error: { code: string; message: string } | null;
       parentRunId?: string;
     }>("GET", `/runs/${encodeURIComponent(id)}`),
-    enableEventStreams(),
     readEvents(id, run),
   ]);
   run.state = { status: view.status, error: view.error };
@@ -128,12 +130,17 @@ export async function runPage(
       );
     }, 300);
   };
-  const readPayloads = () => void readPromptPayloads(run).then(redraw, () => {});
+  // Only a pending approval has a payload to show: no read and no redraw without one.
+  const readPayloads = () => {
+    if (pendingPrompts(run).length === 0) return;
+    void readPromptPayloads(run).then(redraw, () => {});
+  };
   draw();
   readManifests();
   readChildren();
   readPayloads();
-  if (!run.end) {
+  const follow = () => {
+    if (closed || run.end) return;
     source = new EventSource(`/runs/${encodeURIComponent(id)}/events?after=${run.lastSeq}`);
     const onEvent = (message: MessageEvent<string>) => {
       const event = JSON.parse(message.data) as RunEvent;
@@ -154,7 +161,9 @@ export async function runPage(
       redraw();
     };
     for (const type of EVENT_TYPES) source.addEventListener(type, onEvent as EventListener);
-  }
+  };
+  if (!run.end) await streams;
+  follow();
   return () => {
     closed = true;
     source?.close();

@@ -11,7 +11,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { axeViolations, describeViolations, launchChromium } from "../support/chromium.js";
 import { skipWithout } from "../support/requirements.js";
-import { SHOWCASE_TASK, startViewerServe, type ViewerServe } from "../support/viewer-run.js";
+import { NESTED_TASK, SHOWCASE_TASK, startViewerServe, type ViewerServe } from "../support/viewer-run.js";
 
 interface StepRecord {
   kind: string;
@@ -354,6 +354,38 @@ describe.skipIf(await skipWithout("chromium", "web view in Chromium"))(
           }
           await page.context().close();
         }
+    }, 240_000);
+
+    it("grows a running sub-agent's bars live under its call, without a reload", async () => {
+      serve = await startViewerServe();
+      const page = await signedIn();
+      const runId = await serve.startRun(NESTED_TASK, { permissionMode: "bypass" });
+      await page.goto(`${serve.url}/#/runs/${runId}`);
+      await page.waitForSelector(".bar-row[data-depth='0']");
+      // The sub-agent's model calls, one level in (two depths: under the subagent call).
+      const childModel = ".bar-row[data-bar='model'][data-depth='2']";
+      let firstSeen = 0;
+      await until(async () => {
+        firstSeen = await page.locator(childModel).count();
+        return firstSeen >= 1;
+      }, 60_000);
+      // Seen while the sub-agent still goes on (not its five steps at once when it ended), and
+      // while the run does: its bars came over the streams, not from a reload.
+      expect(firstSeen).toBeLessThan(5);
+      const seenWhileRunning = await page.locator("#run-status").textContent();
+      await until(async () => (await page.locator(childModel).count()) >= 5, 60_000);
+      await page.waitForSelector("#run-status:text('completed')", { timeout: 60_000 });
+      expect(seenWhileRunning).toBe("running");
+      const childCalls = await page.$$eval(".bar-row[data-depth='3']", (rows) =>
+        rows.map((row) => row.getAttribute("data-call")),
+      );
+      expect(childCalls).toEqual(["deep_0", "deep_1", "deep_2", "deep_3"]);
+      // The sub-agent's bars sit under the subagent call that started it.
+      const depths = await page.$$eval(".bar-row", (rows) =>
+        rows.map((row) => `${row.getAttribute("data-bar")} ${row.getAttribute("data-depth")}`),
+      );
+      expect(depths.slice(0, 4)).toEqual(["model 0", "tool 1", "model 2", "tool 3"]);
+      await page.close();
     }, 240_000);
 
     it("renders a run of 500 steps: every call in the waterfall, every step in the detail list once opened", async () => {

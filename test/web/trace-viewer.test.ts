@@ -186,10 +186,29 @@ describe.skipIf(await skipWithout("chromium", "web view in Chromium"))(
 
     it("puts a pending approval at the top with its diff, and says waiting for you in the header, title and sessions list", async () => {
       serve = await startViewerServe();
-      const page = await signedIn();
+      // The badge is told over GET /prompts/events: once that stream is open, GET /prompts is
+      // not read again for the badge to appear.
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      const page = await context.newPage();
+      let streamOpened = false;
+      const polls: string[] = [];
+      page.on("request", (request) => {
+        const path = new URL(request.url()).pathname;
+        if (path === "/prompts/events") streamOpened = true;
+        else if (path === "/prompts" && streamOpened) polls.push(request.url());
+      });
+      page.on("response", (response) => {
+        if (new URL(response.url()).pathname === "/prompts/events") streamOpened = true;
+      });
+      await page.goto(`${serve.url}/`);
+      await page.fill("#token", serve.token);
+      await page.click("button[type=submit]");
+      await page.waitForSelector("h1:text('Sessions')");
+      await until(async () => streamOpened, 30_000);
       const runId = await serve.startRun("write notes");
       // The sessions page marks the session; the header and the title say it from any page.
       await page.waitForSelector("#waiting-badge:text('1 waiting for you')", { timeout: 30_000 });
+      expect(polls).toEqual([]);
       // Over HTTP: what the serve waits on, with the run's session and the change it would make.
       const { prompts } = await serve.api<{
         prompts: Array<{

@@ -3,7 +3,10 @@
 // whole run drawn (the waterfall with all its calls, the charts) and Chromium's first contentful paint,
 // medians of --rounds, each round beside a 10-step run's page in the same turn (the baseline:
 // what a short run costs the same page). Target: the 500-step page drawn within 1 s.
-//   npm run build && node bench/web-first-paint.mjs [--steps 500] [--rounds 9]
+// With --before <dir>: each round also opens the 500-step page with the page's script from
+// <dir>/app.js (an earlier build's dist/web), so before and after are measured in one run.
+//   npm run build && node bench/web-first-paint.mjs [--steps 500] [--rounds 9] [--before dir]
+import { readFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { runnerImport } from "vite";
@@ -15,6 +18,9 @@ const arg = (name, fallback) => {
 };
 const steps = arg("steps", 500);
 const rounds = arg("rounds", 9);
+const beforeAt = process.argv.indexOf("--before");
+const beforeScript =
+  beforeAt === -1 ? undefined : readFileSync(join(process.argv[beforeAt + 1], "app.js"), "utf8");
 const load = async (file) =>
   (await runnerImport(join(ROOT, file), { configFile: false, logLevel: "silent" })).module;
 const { startViewerServe } = await load("test/support/viewer-run.ts");
@@ -51,8 +57,13 @@ try {
   await page.waitForSelector("h1:text('Sessions')");
 
   /** One cold open of a run's page: ms to the whole waterfall, and Chromium's first contentful paint. */
-  async function open(runId, stepCount) {
+  async function open(runId, stepCount, script) {
     await page.goto("about:blank");
+    await page.unroute("**/web/app.js");
+    if (script)
+      await page.route("**/web/app.js", (route) =>
+        route.fulfill({ contentType: "text/javascript", body: script }),
+      );
     const start = Date.now();
     await page.goto(`${serve.url}/#/runs/${runId}`);
     // The whole run drawn: its waterfall holds every call (a step's model call and tool call,
@@ -67,12 +78,17 @@ try {
   }
 
   await open(short, 10); // warm-up: the browser's and the server's first loads
-  const results = { long: [], short: [] };
+  const results = { long: [], short: [], before: [] };
   for (let round = 0; round < rounds; round++) {
-    // Interleaved, and the order alternates: both see the same machine.
-    const order = round % 2 ? ["short", "long"] : ["long", "short"];
+    // Interleaved, and the order alternates: all see the same machine.
+    const order = ["long", "short", ...(beforeScript ? ["before"] : [])];
+    if (round % 2) order.reverse();
     for (const which of order)
-      results[which].push(await open(which === "long" ? long : short, which === "long" ? steps : 10));
+      results[which].push(
+        which === "short"
+          ? await open(short, 10)
+          : await open(long, steps, which === "before" ? beforeScript : undefined),
+      );
   }
   const row = (name, list) =>
     `${name.padEnd(16)} drawn ${median(list.map((r) => r.drawn))
@@ -82,6 +98,7 @@ try {
       .padStart(4)} ms`;
   console.log(`median of ${rounds} rounds, Chromium headless on loopback`);
   console.log(row(`${steps}-step run`, results.long));
+  if (beforeScript) console.log(row(`${steps}, before`, results.before));
   console.log(row("10-step run", results.short));
   console.log(
     `ratio ${steps}/10 steps: ${(median(results.long.map((r) => r.drawn)) / median(results.short.map((r) => r.drawn))).toFixed(2)} ×; load ${loadavg()

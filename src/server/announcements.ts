@@ -4,6 +4,8 @@ import type { Store, Unsubscribe } from "../store/index.js";
 
 export class Announcements {
   readonly #listeners = new Map<string, Set<() => void>>();
+  /** Told of every run's events (what waits on a person may have changed). */
+  readonly #anyRun = new Set<() => void>();
   #unsubscribe: Unsubscribe | undefined;
 
   async start(store: Store): Promise<void> {
@@ -11,6 +13,7 @@ export class Announcements {
       // Announcements may have been missed: every follower reads again.
       onGap: () => {
         for (const runId of this.#listeners.keys()) this.#announce(runId);
+        for (const listener of this.#anyRun) listener();
       },
     });
   }
@@ -29,11 +32,18 @@ export class Announcements {
     };
   }
 
+  /** Calls `listener` when any run's events may have grown; returns the unsubscribe. */
+  listenAll(listener: () => void): () => void {
+    this.#anyRun.add(listener);
+    return () => this.#anyRun.delete(listener);
+  }
+
   async stop(): Promise<void> {
     await this.#unsubscribe?.().catch(() => {});
   }
 
   #announce(runId: string): void {
     for (const listener of this.#listeners.get(runId) ?? []) listener();
+    for (const listener of this.#anyRun) listener();
   }
 }

@@ -7,6 +7,7 @@
 import { Type } from "typebox";
 import type { Announcements } from "./announcements.js";
 import { EventsQuery, IdParams, StoredEventSchema } from "./api-schemas.js";
+import { EndedRunEvents } from "./ended-run-events.js";
 import { followRunEvents } from "./event-follower.js";
 import type { LiveRuns } from "./live-runs.js";
 import { defineRoute, type Route } from "./router.js";
@@ -19,7 +20,14 @@ export interface EventRouteDeps {
   live: LiveRuns;
 }
 
+const ENDED: ReadonlySet<string> = new Set(["completed", "failed", "cancelled"]);
+
 export function eventRoutes({ service, announcements, live }: EventRouteDeps): Route[] {
+  const ended = new EndedRunEvents();
+  const page = async (runId: string, after: number, limit: number) => {
+    const events = await service.events(runId, after, limit);
+    return JSON.stringify({ events: events.map((e) => ({ seq: e.seq, type: e.type, data: e.data })) });
+  };
   return [
     defineRoute({
       method: "GET",
@@ -37,14 +45,21 @@ export function eventRoutes({ service, announcements, live }: EventRouteDeps): R
           schema: Type.Object({ events: Type.Array(StoredEventSchema) }),
         },
       },
-      handler: async ({ params, query, req, signal, openSse }) => {
+      handler: async ({ params, query, req, res, signal, openSse }) => {
         const after = parseResumePoint(req.headers["last-event-id"], query.after) ?? 0;
         // Unknown runs are 404 before a stream opens.
-        await service.getRun(params.id);
+        const run = await service.getRun(params.id);
         if (query.format === "json") {
           const limit = Math.min(Number(query.limit ?? 1000), 5000);
-          const events = await service.events(params.id, after, limit);
-          return { body: { events: events.map((e) => ({ seq: e.seq, type: e.type, data: e.data })) } };
+          // An ended run's page is kept as sent, valid while its last seq stays (a resume moves it).
+          const text = ENDED.has(run.status)
+            ? await ended.page(params.id, after, limit, await service.store.events.lastSeq(params.id), () =>
+                page(params.id, after, limit),
+              )
+            : await page(params.id, after, limit);
+          res.writeHead(200, { "content-type": "application/json; charset=utf-8" });
+          res.end(text);
+          return undefined;
         }
         const stream = openSse();
         const stopLive = live.follow(params.id, (delta) => {

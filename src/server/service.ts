@@ -122,7 +122,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
         ...sessionRoutes(service),
         ...workspaceRoutes(service),
         ...runRoutes(service),
-        ...promptRoutes(service),
+        ...promptRoutes(service, announcements),
         ...rewindRoutes({ store, ...(options.env ? { env: options.env } : {}) }),
         ...eventRoutes({ service, announcements, live }),
         ...(telemetry ? [metricsRoute(telemetry.metrics)] : []),

@@ -157,6 +157,31 @@ function child(said: string, done: number): FakeReply {
   };
 }
 
+export const NESTED_TASK = "nested: ask a sub-agent to list the files slowly";
+
+/**
+ * A run whose sub-agent ("nest one") takes five slow steps: long enough for a page to see its
+ * bars grow live. (Sub-agents never start sub-agents: one level is all the runtime makes.)
+ */
+function nestedReply(said: string, done: number): FakeReply | undefined {
+  if (said.includes("nest one:"))
+    return done < 4
+      ? { toolCalls: [{ id: `deep_${done}`, name: "list_files", arguments: { path: "." } }], delayMs: 900 }
+      : { text: "deep done", delayMs: 900 };
+  if (!said.includes("nested:")) return undefined;
+  if (done > 0) return { text: "all done" };
+  return {
+    toolCalls: [
+      {
+        id: "sub_nest",
+        name: "subagent",
+        arguments: { mode: "delegate", task: "nest one: list the files slowly" },
+      },
+    ],
+    delayMs: 100,
+  };
+}
+
 export interface ViewerModelOptions {
   /** The showcase's last answer streams a word every 180 ms. */
   slowAnswer?: boolean;
@@ -175,6 +200,8 @@ export function viewerReply(options: ViewerModelOptions = {}) {
     const done = calls.get(said) ?? 0;
     calls.set(said, done + 1);
     if (said.includes("child ")) return child(said, done);
+    const nested = nestedReply(said, done);
+    if (nested) return nested;
     if (said.includes("showcase:")) return showcase(done, options.slowAnswer === true);
     const long = /long run of (\d+) steps/.exec(said);
     if (long) {

@@ -11,7 +11,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { axeViolations, describeViolations, launchChromium } from "../support/chromium.js";
 import { skipWithout } from "../support/requirements.js";
-import { SHOWCASE_TASK, startViewerServe, type ViewerServe } from "../support/viewer-run.js";
+import { NESTED_TASK, SHOWCASE_TASK, startViewerServe, type ViewerServe } from "../support/viewer-run.js";
 
 interface StepRecord {
   kind: string;
@@ -186,10 +186,29 @@ describe.skipIf(await skipWithout("chromium", "web view in Chromium"))(
 
     it("puts a pending approval at the top with its diff, and says waiting for you in the header, title and sessions list", async () => {
       serve = await startViewerServe();
-      const page = await signedIn();
+      // The badge is told over GET /prompts/events: once that stream is open, GET /prompts is
+      // not read again for the badge to appear.
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      const page = await context.newPage();
+      let streamOpened = false;
+      const polls: string[] = [];
+      page.on("request", (request) => {
+        const path = new URL(request.url()).pathname;
+        if (path === "/prompts/events") streamOpened = true;
+        else if (path === "/prompts" && streamOpened) polls.push(request.url());
+      });
+      page.on("response", (response) => {
+        if (new URL(response.url()).pathname === "/prompts/events") streamOpened = true;
+      });
+      await page.goto(`${serve.url}/`);
+      await page.fill("#token", serve.token);
+      await page.click("button[type=submit]");
+      await page.waitForSelector("h1:text('Sessions')");
+      await until(async () => streamOpened, 30_000);
       const runId = await serve.startRun("write notes");
       // The sessions page marks the session; the header and the title say it from any page.
       await page.waitForSelector("#waiting-badge:text('1 waiting for you')", { timeout: 30_000 });
+      expect(polls).toEqual([]);
       // Over HTTP: what the serve waits on, with the run's session and the change it would make.
       const { prompts } = await serve.api<{
         prompts: Array<{
@@ -356,6 +375,38 @@ describe.skipIf(await skipWithout("chromium", "web view in Chromium"))(
         }
     }, 240_000);
 
+    it("grows a running sub-agent's bars live under its call, without a reload", async () => {
+      serve = await startViewerServe();
+      const page = await signedIn();
+      const runId = await serve.startRun(NESTED_TASK, { permissionMode: "bypass" });
+      await page.goto(`${serve.url}/#/runs/${runId}`);
+      await page.waitForSelector(".bar-row[data-depth='0']");
+      // The sub-agent's model calls, one level in (two depths: under the subagent call).
+      const childModel = ".bar-row[data-bar='model'][data-depth='2']";
+      let firstSeen = 0;
+      await until(async () => {
+        firstSeen = await page.locator(childModel).count();
+        return firstSeen >= 1;
+      }, 60_000);
+      // Seen while the sub-agent still goes on (not its five steps at once when it ended), and
+      // while the run does: its bars came over the streams, not from a reload.
+      expect(firstSeen).toBeLessThan(5);
+      const seenWhileRunning = await page.locator("#run-status").textContent();
+      await until(async () => (await page.locator(childModel).count()) >= 5, 60_000);
+      await page.waitForSelector("#run-status:text('completed')", { timeout: 60_000 });
+      expect(seenWhileRunning).toBe("running");
+      const childCalls = await page.$$eval(".bar-row[data-depth='3']", (rows) =>
+        rows.map((row) => row.getAttribute("data-call")),
+      );
+      expect(childCalls).toEqual(["deep_0", "deep_1", "deep_2", "deep_3"]);
+      // The sub-agent's bars sit under the subagent call that started it.
+      const depths = await page.$$eval(".bar-row", (rows) =>
+        rows.map((row) => `${row.getAttribute("data-bar")} ${row.getAttribute("data-depth")}`),
+      );
+      expect(depths.slice(0, 4)).toEqual(["model 0", "tool 1", "model 2", "tool 3"]);
+      await page.close();
+    }, 240_000);
+
     it("renders a run of 500 steps: every call in the waterfall, every step in the detail list once opened", async () => {
       serve = await startViewerServe();
       const runId = await serve.startRun("long run of 500 steps", {
@@ -396,6 +447,11 @@ describe.skipIf(await skipWithout("chromium", "web view in Chromium"))(
         timeout: 15_000,
       });
       expect(await page.locator("li.step").count()).toBe(500);
+      // Each step's body is drawn when it is opened: its tool call is there only then.
+      expect(await page.locator("li.step .tool").count()).toBe(0);
+      await page.click("#step-7 summary");
+      await page.waitForSelector("#step-7 .tool strong:text('list_files')", { timeout: 15_000 });
+      expect(await page.locator("li.step .tool").count()).toBe(1);
       expect(await page.locator("#chart-tokens path.bars.output").count()).toBe(1);
       expect(await page.locator("#chart-context .line.context").count()).toBe(1);
       await page.close();

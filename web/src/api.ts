@@ -38,7 +38,22 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   return data;
 }
 
-/** Lets this tab's EventSource open event streams (it cannot send the bearer header). */
+/** The cookie asked for, by the token it was asked with: one POST per token in this tab. */
+let cookie: { token: string | null; set: Promise<void>; askedAt: number } | undefined;
+/** Asked for again after this long, well inside the cookie's day. */
+const COOKIE_REUSE_MS = 12 * 3600_000;
+
+/**
+ * Lets this tab's EventSource open event streams (it cannot send the bearer header). The
+ * cookie lasts a day: asked for once per token, again only after a failure.
+ */
 export function enableEventStreams(): Promise<void> {
-  return api<void>("POST", "/auth/sse-cookie");
+  const token = savedToken();
+  if (cookie?.token === token && Date.now() - cookie.askedAt < COOKIE_REUSE_MS) return cookie.set;
+  const set = api<void>("POST", "/auth/sse-cookie");
+  cookie = { token, set, askedAt: Date.now() };
+  set.catch(() => {
+    if (cookie?.set === set) cookie = undefined;
+  });
+  return set;
 }

@@ -3,7 +3,7 @@
 // itself with Last-Event-ID; a seq already applied is ignored). The call selected in the
 // waterfall is in the URL, so a link or a reload opens on it.
 import { api, enableEventStreams } from "./api.js";
-import { readPromptPayloads } from "./approval-banner.js";
+import { pendingPrompts, readPromptPayloads } from "./approval-banner.js";
 import { applyEvent, applyManifests, EVENT_TYPES, emptyRun, type RunModel } from "./run-state.js";
 import { renderRun } from "./run-view.js";
 import type { Selection } from "./timeline.js";
@@ -46,11 +46,73 @@ async function readEvents(runId: string, run: RunModel): Promise<void> {
   }
 }
 
-/** A sub-agent's run, read whole, for the nested bars. */
-async function readChild(run: RunModel, childRunId: string): Promise<void> {
-  const child = emptyRun(childRunId);
-  await readEvents(childRunId, child);
-  run.childRuns.set(childRunId, child);
+/** Sub-agent levels followed below a run (the runtime's own limit is lower). */
+const MAX_DEPTH = 8;
+/**
+ * Sub-agent streams open at once. A browser keeps six connections to a server: the run's own
+ * stream and the API reads need the rest. A sub-agent past this is read whole when it ends.
+ */
+const MAX_CHILD_STREAMS = 3;
+
+/**
+ * A run's sub-agents, at every level, for the nested bars: each one read so far, then followed
+ * live over SSE while it runs (its bars grow as the parent's do), or read whole once it ended.
+ */
+class Children {
+  readonly #streams = new Set<EventSource>();
+  readonly #changed: () => void;
+  #closed = false;
+
+  constructor(changed: () => void) {
+    this.#changed = changed;
+  }
+
+  /** Starts on the sub-agents of `run` not yet known; again after each of its events. */
+  track(run: RunModel, depth = 1): void {
+    if (this.#closed || depth > MAX_DEPTH) return;
+    for (const child of run.children) {
+      if (run.childRuns.has(child.runId)) continue;
+      // A sub-agent that runs waits for a free stream; one that ended is read now.
+      if (!child.status && this.#streams.size >= MAX_CHILD_STREAMS) continue;
+      const model = emptyRun(child.runId);
+      run.childRuns.set(child.runId, model);
+      void readEvents(child.runId, model).then(
+        () => {
+          this.track(model, depth + 1);
+          this.#changed();
+          if (!model.end) this.#follow(run, model, depth);
+        },
+        () => run.childRuns.delete(child.runId),
+      );
+    }
+  }
+
+  #follow(parent: RunModel, model: RunModel, depth: number): void {
+    if (this.#closed) return;
+    const source = new EventSource(`/runs/${encodeURIComponent(model.runId)}/events?after=${model.lastSeq}`);
+    this.#streams.add(source);
+    const done = () => {
+      source.close();
+      this.#streams.delete(source);
+      // A stream is free: a sub-agent waiting for one starts.
+      this.track(parent, depth);
+    };
+    const onEvent = (message: MessageEvent<string>) => {
+      const event = JSON.parse(message.data) as RunEvent;
+      if (!applyEvent(model, event)) return;
+      if (event.type === "sub_trace_started" || event.type === "sub_trace_completed")
+        this.track(model, depth + 1);
+      if (event.type === "run_end") done();
+      this.#changed();
+    };
+    for (const type of EVENT_TYPES) source.addEventListener(type, onEvent as EventListener);
+  }
+
+  close(): void {
+    this.#closed = true;
+    for (const source of this.#streams) source.close();
+    this.#streams.clear();
+  }
 }
 
 export async function runPage(
@@ -60,14 +122,16 @@ export async function runPage(
   current: () => boolean,
 ): Promise<() => void> {
   const run: RunModel = emptyRun(id);
-  // Three reads at once: the page paints after the slowest, not after their sum.
+  // The stream's cookie is asked for now but waited for only by the stream (an ended run
+  // opens none); the two reads go at once: the page paints after the slower, not their sum.
+  const streams = enableEventStreams();
+  streams.catch(() => {});
   const [view] = await Promise.all([
     api<{
       status: string;
       error: { code: string; message: string } | null;
       parentRunId?: string;
     }>("GET", `/runs/${encodeURIComponent(id)}`),
-    enableEventStreams(),
     readEvents(id, run),
   ]);
   run.state = { status: view.status, error: view.error };
@@ -107,11 +171,8 @@ export async function runPage(
     draw();
     document.getElementById("panel")?.scrollIntoView({ block: "nearest" });
   }
-  const readChildren = () => {
-    for (const child of run.children)
-      if (child.status && !run.childRuns.has(child.runId))
-        void readChild(run, child.runId).then(redraw, () => {});
-  };
+  const children = new Children(redraw);
+  const readChildren = () => children.track(run);
   // The context manifest of each step is in its committed record, read after the step ends.
   let manifestsDue = false;
   const readManifests = () => {
@@ -128,19 +189,24 @@ export async function runPage(
       );
     }, 300);
   };
-  const readPayloads = () => void readPromptPayloads(run).then(redraw, () => {});
+  // Only a pending approval has a payload to show: no read and no redraw without one.
+  const readPayloads = () => {
+    if (pendingPrompts(run).length === 0) return;
+    void readPromptPayloads(run).then(redraw, () => {});
+  };
   draw();
   readManifests();
   readChildren();
   readPayloads();
-  if (!run.end) {
+  const follow = () => {
+    if (closed || run.end) return;
     source = new EventSource(`/runs/${encodeURIComponent(id)}/events?after=${run.lastSeq}`);
     const onEvent = (message: MessageEvent<string>) => {
       const event = JSON.parse(message.data) as RunEvent;
       if (!applyEvent(run, event)) return;
       if (event.type === "run_end") source?.close();
       if (event.type === "step_end" || event.type === "run_end") readManifests();
-      if (event.type === "sub_trace_completed") readChildren();
+      if (event.type === "sub_trace_started" || event.type === "sub_trace_completed") readChildren();
       if (event.type === "permission_request") {
         readPayloads();
         void refreshWaiting();
@@ -154,9 +220,12 @@ export async function runPage(
       redraw();
     };
     for (const type of EVENT_TYPES) source.addEventListener(type, onEvent as EventListener);
-  }
+  };
+  if (!run.end) await streams;
+  follow();
   return () => {
     closed = true;
     source?.close();
+    children.close();
   };
 }

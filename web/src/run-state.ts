@@ -145,6 +145,8 @@ export interface RunModel {
   focusedGoal: string | null;
   /** Sub-agent runs read whole once they ended, for the timeline's nested bars. */
   childRuns: Map<string, RunModel>;
+  /** The steps and tool calls by number and id: each event finds its own without a scan. */
+  index: { steps: Map<number, StepView>; tools: Map<string, ToolView> };
 }
 
 type Event = { type: string; seq?: number; step: number; ts: number; [key: string]: unknown };
@@ -161,22 +163,29 @@ export function emptyRun(runId: string): RunModel {
     goalList: new Map(),
     focusedGoal: null,
     childRuns: new Map(),
+    index: { steps: new Map(), tools: new Map() },
   };
 }
 
 function stepOf(run: RunModel, event: Event): StepView {
-  let step = run.steps.find((s) => s.step === event.step);
-  if (!step) {
-    step = { step: event.step, startedAt: event.ts, notes: [], tools: [] };
-    run.steps.push(step);
-    run.steps.sort((a, b) => a.step - b.step);
-  }
+  const known = run.index.steps.get(event.step);
+  if (known) return known;
+  const step: StepView = { step: event.step, startedAt: event.ts, notes: [], tools: [] };
+  run.index.steps.set(step.step, step);
+  // Steps come in order: sort only when one arrives out of it.
+  const last = run.steps[run.steps.length - 1];
+  run.steps.push(step);
+  if (last && last.step > step.step) run.steps.sort((a, b) => a.step - b.step);
   return step;
 }
 
+/** A run's step by number, if it has begun. */
+export function stepNumbered(run: RunModel, step: number): StepView | undefined {
+  return run.index.steps.get(step);
+}
+
 function toolOf(run: RunModel, id: unknown): ToolView | undefined {
-  for (const step of run.steps) for (const tool of step.tools) if (tool.id === id) return tool;
-  return undefined;
+  return run.index.tools.get(String(id));
 }
 
 /** Applies one event; a numbered event already applied is ignored. True when it changed the run. */
@@ -202,7 +211,7 @@ export function applyEvent(run: RunModel, event: Event): boolean {
     case "text_delta":
     case "thinking_delta": {
       // Live frames carry no seq: a step already ended (or a later one begun) drops them.
-      if (run.end || run.steps.find((s) => s.step === event.step)?.endedAt) return false;
+      if (run.end || stepNumbered(run, event.step)?.endedAt) return false;
       if (!run.live || run.live.step !== event.step) run.live = { step: event.step, text: "", thinking: "" };
       if (event.type === "text_delta") run.live.text += String(event.delta);
       else run.live.thinking += String(event.delta);
@@ -234,14 +243,17 @@ export function applyEvent(run: RunModel, event: Event): boolean {
       if (run.live?.step === step.step) run.live = undefined;
       return true;
     }
-    case "tool_call":
-      stepOf(run, event).tools.push({
+    case "tool_call": {
+      const tool: ToolView = {
         id: String(event.toolCallId),
         name: String(event.name),
         arguments: event.arguments as Record<string, unknown>,
         startedAt: event.ts,
-      });
+      };
+      stepOf(run, event).tools.push(tool);
+      run.index.tools.set(tool.id, tool);
       return true;
+    }
     case "tool_result": {
       const tool = toolOf(run, event.toolCallId);
       if (!tool) return false;
@@ -344,7 +356,8 @@ export function applyEvent(run: RunModel, event: Event): boolean {
 
 function served(run: RunModel, goalId: string, step: number): void {
   const goal = run.goalList.get(goalId);
-  if (goal && !goal.steps.includes(step)) goal.steps.push(step);
+  // Steps arrive in order: the last one is the one to compare with, mostly.
+  if (goal && goal.steps[goal.steps.length - 1] !== step && !goal.steps.includes(step)) goal.steps.push(step);
 }
 
 function applyGoalChange(run: RunModel, event: Event): void {
@@ -454,7 +467,7 @@ export function applyManifests(run: RunModel, steps: unknown[]): void {
     data?: { step?: number; context?: ContextManifest };
   }>) {
     if (record.kind !== "model_call" || !record.data?.context || record.data.step === undefined) continue;
-    const step = run.steps.find((s) => s.step === record.data?.step);
+    const step = stepNumbered(run, record.data.step);
     if (step) step.manifest = record.data.context;
   }
 }

@@ -39,7 +39,7 @@ function stepsDetail(run: RunModel): HTMLElement {
   const list = h(
     "ol",
     { class: "timeline", id: "timeline" },
-    ...(open ? run.steps.map((step) => stepItem(step)) : []),
+    ...(open ? run.steps.map((step) => stepItem(step, long, run.runId)) : []),
   );
   const details = h(
     "details",
@@ -50,7 +50,7 @@ function stepsDetail(run: RunModel): HTMLElement {
   details.addEventListener("toggle", () => {
     if (!(details as HTMLDetailsElement).open || list.childElementCount > 0) return;
     detailsOpened.add(run.runId);
-    list.append(...run.steps.map((step) => stepItem(step)));
+    list.append(...run.steps.map((step) => stepItem(step, long, run.runId)));
   });
   return details;
 }
@@ -118,7 +118,14 @@ function manifestBox(manifest: ContextManifest): HTMLElement {
   );
 }
 
-function stepItem(step: StepView): HTMLElement {
+/** Steps opened in a long run's detail list, by "run:step": drawn open again on a redraw. */
+const stepsOpened = new Set<string>();
+
+/**
+ * A step in the detail list. In a long run only its head is drawn: its body (what the model
+ * saw, its notes and tool calls) is drawn when the step is opened.
+ */
+function stepItem(step: StepView, long: boolean, runId: string): HTMLElement {
   const facts: string[] = [];
   if (step.usage)
     facts.push(
@@ -132,15 +139,46 @@ function stepItem(step: StepView): HTMLElement {
     facts.push(
       `context ${tokens(step.context.estTokens)} / ${tokens(step.context.budgetTokens)} budget (${tokens(step.context.windowTokens)} window)`,
     );
-  return h(
-    "li",
-    { class: "step", "data-step": String(step.step), id: `step-${step.step}` },
-    h("div", { class: "step-head" }, `Step ${step.step}`),
-    h("div", { class: "facts" }, facts.join(" · ")),
+  const body = (): Array<HTMLElement | null> => [
     step.manifest ? manifestBox(step.manifest) : null,
     ...step.notes.map((note) => h("div", { class: "event" }, note)),
     ...step.tools.map((tool) => toolItem(tool)),
+  ];
+  const attrs = { class: "step", "data-step": String(step.step), id: `step-${step.step}` };
+  if (!long)
+    return h(
+      "li",
+      attrs,
+      h("div", { class: "step-head" }, `Step ${step.step}`),
+      h("div", { class: "facts" }, facts.join(" · ")),
+      ...body(),
+    );
+  const key = `${runId}:${step.step}`;
+  const opened = stepsOpened.has(key);
+  const details = h(
+    "details",
+    { class: "step-body", ...(opened ? { open: "" } : {}) },
+    h(
+      "summary",
+      {},
+      h("span", { class: "step-head" }, `Step ${step.step}`),
+      " ",
+      h("span", { class: "facts" }, facts.join(" · ")),
+    ),
+    ...(opened ? body() : []),
   );
+  let drawn = opened;
+  details.addEventListener("toggle", () => {
+    if (!(details as HTMLDetailsElement).open) {
+      stepsOpened.delete(key);
+      return;
+    }
+    stepsOpened.add(key);
+    if (drawn) return;
+    drawn = true;
+    details.append(...body().filter((node): node is HTMLElement => node !== null));
+  });
+  return h("li", attrs, details);
 }
 
 function spentLine(spent: Spent): string {

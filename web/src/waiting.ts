@@ -1,7 +1,8 @@
-// "Waiting for you", from any page: what this serve's runs wait on from a person (GET /prompts),
-// read every few seconds and after each answer, shown as a badge in the header (a link to the
+// "Waiting for you", from any page: what this serve's runs wait on from a person, pushed by
+// GET /prompts/events as it changes (read every few seconds from GET /prompts only while that
+// stream is down) and read after each answer, shown as a badge in the header (a link to the
 // first run held up), a count in the tab's title, and to the pages that mark their rows.
-import { api } from "./api.js";
+import { api, enableEventStreams } from "./api.js";
 import { h } from "./dom.js";
 
 export interface WaitingPrompt {
@@ -59,23 +60,52 @@ function drawBadge(): void {
   );
 }
 
-/** Reads now, then every few seconds until stopWaitingWatch. */
+function take(next: WaitingPrompt[]): void {
+  const changed = next.map((p) => p.id).join() !== prompts.map((p) => p.id).join();
+  prompts = next;
+  drawBadge();
+  if (changed) for (const listener of listeners) listener();
+}
+
+/** The stream of what waits; while it delivers, nothing is polled. */
+let source: EventSource | undefined;
+let streaming = false;
+
+function watch(): void {
+  if (source) return;
+  const opening = new EventSource("/prompts/events");
+  source = opening;
+  opening.addEventListener("prompts", (message) => {
+    streaming = true;
+    clearTimeout(timer);
+    take((JSON.parse((message as MessageEvent<string>).data) as { prompts: WaitingPrompt[] }).prompts);
+  });
+  // Down (the server restarting; EventSource tries again by itself): poll until it is back.
+  opening.addEventListener("error", () => {
+    if (source !== opening) return;
+    streaming = false;
+    clearTimeout(timer);
+    timer = setTimeout(() => void refreshWaiting(), POLL_MS);
+  });
+}
+
+/** Reads now; then the stream tells of changes, or (while it is down) a read every few seconds. */
 export async function refreshWaiting(): Promise<void> {
   clearTimeout(timer);
   try {
-    const next = (await api<{ prompts: WaitingPrompt[] }>("GET", "/prompts")).prompts;
-    const changed = next.map((p) => p.id).join() !== prompts.map((p) => p.id).join();
-    prompts = next;
-    drawBadge();
-    if (changed) for (const listener of listeners) listener();
+    take((await api<{ prompts: WaitingPrompt[] }>("GET", "/prompts")).prompts);
+    if (!source) await enableEventStreams().then(watch);
   } catch {
     // Signed out or the server restarting: the next read tries again.
   }
-  timer = setTimeout(() => void refreshWaiting(), POLL_MS);
+  if (!streaming) timer = setTimeout(() => void refreshWaiting(), POLL_MS);
 }
 
 export function stopWaitingWatch(): void {
   clearTimeout(timer);
+  source?.close();
+  source = undefined;
+  streaming = false;
   prompts = [];
   drawBadge();
 }

@@ -434,7 +434,12 @@ export class ChannelHub {
     await setup.adapter.typing(record.message.target, this.#stop.signal).catch(() => {});
   }
 
-  /** Claims the reply (or a claim that went stale), sends it in parts, marks it answered. */
+  /**
+   * Claims the reply (or a claim that went stale), sends it in parts, marks it answered. Before
+   * each part the attempt is recorded in the store as sending that part, and after it as sent:
+   * whoever takes over a crashed sender's claim knows which part may have gone out already and
+   * lets the adapter check (Slack) or mark it (Telegram's notice, the webhook's stable id).
+   */
   async #send(record: InboundRecord, setup: ChannelSetup, takeover: boolean): Promise<boolean> {
     const { store, log } = this.#options;
     const staleMs = this.#options.sendStaleMs ?? 30_000;
@@ -449,11 +454,44 @@ export class ChannelHub {
     );
     if (!claimed) return false;
     const parts = splitForPlatform(record.reply?.trim() || "(no answer)", setup.adapter.maxMessageChars);
+    const progressKey = `send:${record.id}`;
+    const before = parseSendProgress(await store.channels.getState(record.channel, progressKey));
+    const attemptId = ulid();
+    if (before?.trying !== undefined)
+      log({
+        level: "info",
+        message: `channel ${record.channel}: the answer to message ${record.id} was being sent by attempt ${before.attemptId}, which stopped before recording it; checking for a repeat`,
+        channel: record.channel,
+        inbound: record.id,
+      });
+    let index = before?.sent ?? 0;
+    const maybeSentPart = before?.trying;
     try {
-      for (const part of parts) await setup.adapter.send(record.message.target, part, this.#stop.signal);
+      for (; index < parts.length; index++) {
+        const maybeSent = maybeSentPart === index;
+        const sinceMs = maybeSent ? (before?.sinceMs ?? Date.now()) : Date.now();
+        await this.#recordProgress(record, { attemptId, sent: index, trying: index, sinceMs });
+        await setup.adapter.send(record.message.target, parts[index]!, this.#stop.signal, {
+          id: `${record.id}.${index}`,
+          attemptId,
+          maybeSent,
+          ...(maybeSent ? { sinceMs } : {}),
+        });
+        await this.#recordProgress(record, { attemptId, sent: index + 1 });
+        // A long answer keeps its claim fresh, so nobody takes over a sender that still works.
+        if (index + 1 < parts.length) await store.channels.transition(record.id, "sending", "sending");
+      }
     } catch (error) {
       const failure = toResonError(error);
       const permanent = failure.code === "channel_send_refused";
+      // Not sent as far as anyone knows, unless the platform may have taken it (a timeout), or an
+      // earlier attempt may have: then the next attempt checks again.
+      const uncertain = failure.details?.maybeDelivered === true || maybeSentPart === index;
+      await this.#recordProgress(record, {
+        attemptId,
+        sent: index,
+        ...(uncertain ? { trying: index, sinceMs: before?.sinceMs ?? Date.now() } : {}),
+      }).catch(() => {});
       log({
         level: "warn",
         message: `channel ${record.channel}: the answer to message ${record.id} was not sent: ${failure.message}`,
@@ -476,5 +514,40 @@ export class ChannelHub {
     }
     this.#retryAt.delete(record.id);
     return store.channels.transition(record.id, "sending", "answered");
+  }
+
+  async #recordProgress(record: InboundRecord, progress: SendProgress): Promise<void> {
+    await this.#options.store.channels.setState(
+      record.channel,
+      `send:${record.id}`,
+      JSON.stringify(progress),
+    );
+  }
+}
+
+/** How far the sending of an answer got, kept in channel_state under "send:<inbound id>". */
+interface SendProgress {
+  attemptId: string;
+  /** Parts confirmed sent. */
+  sent: number;
+  /** The part an attempt began to send and did not record as sent. */
+  trying?: number;
+  /** When the first attempt at that part began. */
+  sinceMs?: number;
+}
+
+function parseSendProgress(value: string | undefined): SendProgress | undefined {
+  if (!value) return undefined;
+  try {
+    const parsed = JSON.parse(value) as Partial<SendProgress>;
+    if (typeof parsed.attemptId !== "string" || typeof parsed.sent !== "number") return undefined;
+    return {
+      attemptId: parsed.attemptId,
+      sent: parsed.sent,
+      ...(typeof parsed.trying === "number" ? { trying: parsed.trying } : {}),
+      ...(typeof parsed.sinceMs === "number" ? { sinceMs: parsed.sinceMs } : {}),
+    };
+  } catch {
+    return undefined;
   }
 }

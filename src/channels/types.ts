@@ -45,6 +45,25 @@ export interface ChatButton {
   data: string;
 }
 
+/**
+ * One answer part as the hub sends it: its stable id (the same in every attempt, so a platform
+ * or receiver can recognise a repeat) and whether an earlier attempt may already have delivered
+ * it (its sender died, or lost its claim, between sending and recording).
+ */
+export interface OutgoingMessage {
+  /** "<inbound id>.<part>": stable across attempts and processes. */
+  id: string;
+  /** The attempt sending it now (a new one per claim; kept in the store while it sends). */
+  attemptId: string;
+  /** An earlier attempt may have delivered this part. */
+  maybeSent: boolean;
+  /** When the earlier attempt began to send it (where a lookup of sent messages starts). */
+  sinceMs?: number;
+}
+
+/** The notice before an answer that may have been delivered already. */
+export const MAYBE_REPEAT_NOTICE = "(this may be a repeat: reson restarted while sending)";
+
 export type ChannelLog = (entry: {
   level: "info" | "warn" | "error";
   message: string;
@@ -58,8 +77,13 @@ export interface ChannelAdapter {
   readonly maxMessageChars: number;
   /** Starts taking deliveries (a poll loop, or nothing for webhook routes) until `signal` aborts. */
   start(sink: InboundSink, signal: AbortSignal, press?: PressSink): Promise<void>;
-  /** Sends one message (already within maxMessageChars) to where `target` says. */
-  send(target: ReplyTarget, text: string, signal: AbortSignal): Promise<void>;
+  /**
+   * Sends one message (already within maxMessageChars) to where `target` says. Answers come with
+   * `outgoing`: where it says `maybeSent`, the adapter checks what it can (Slack looks the
+   * answer up) or marks the repeat (Telegram's notice). A thrown ResonError with
+   * `details.maybeDelivered` says the platform may have taken it even so (a timeout).
+   */
+  send(target: ReplyTarget, text: string, signal: AbortSignal, outgoing?: OutgoingMessage): Promise<void>;
   /** Sends a message with buttons (approvals, choices), where the platform has them. */
   ask?(target: ReplyTarget, text: string, buttons: ChatButton[], signal: AbortSignal): Promise<void>;
   /** Tells the presser what came of a press, and where it can, replaces the buttons with `result`. */

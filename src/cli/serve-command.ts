@@ -120,6 +120,8 @@ export async function serveCommand(argv: string[]): Promise<number> {
             runs: new RunService({ store, executesLocally: workers > 0, workspaceRoots }),
             channels: setups,
             log: (entry) => channelLog(entry),
+            // A sender that went silent this long (a crash mid-send) is taken over, as a run's lease.
+            sendStaleMs: ttlMs,
           })
         : undefined;
     const service = await startService({

@@ -208,4 +208,49 @@ describe("Slack channel in reson serve", () => {
     await slack.waitForPost((p) => p.method === "chat.postMessage" && p.text === "logged");
     expect(slack.posts.find((p) => p.method === "chat.update")?.text).toContain("allowed once by uowner1");
   });
+
+  const dm = (id: string, text: string, ts: string) =>
+    event(id, { type: "message", channel: "D0DM", channel_type: "im", user: OWNER, text, ts });
+
+  /** Serve posts the answer, Slack takes it, serve is killed before it hears back; then a new serve. */
+  async function crashWhilePosting(text: string): Promise<Served> {
+    configure();
+    const first = await startServed(ws.home, ws.path, ["--lease-ttl", "2s"]);
+    slack.holdPosts(1);
+    await deliver(first, dm("Ev9", text, "1700000900.000100"));
+    await slack.waitForPost((p) => p.method === "chat.postMessage");
+    first.process.kill("SIGKILL");
+    await first.process.exited();
+    return startServed(ws.home, ws.path, ["--lease-ttl", "2s"]);
+  }
+
+  it("killed after posting an answer and before recording it, a restarted serve finds the answer by its metadata and posts nothing more", async () => {
+    const second = await crashWhilePosting("report please");
+    for (let i = 0; i < 150 && !slack.calls.includes("conversations.history"); i++)
+      await new Promise((r) => setTimeout(r, 100));
+    expect(slack.calls).toContain("conversations.history");
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const answers = slack.posts.filter((p) => p.method === "chat.postMessage");
+    expect(answers).toHaveLength(1);
+    expect(answers[0]!.text).toBe("answer to: report please");
+    expect(answers[0]!.metadata).toMatchObject({
+      event_type: "reson_answer",
+      event_payload: { delivery: expect.any(String), attempt: expect.any(String) },
+    });
+    expect(second.process.stderr()).toContain("not posting it again");
+    expect(model.requests).toHaveLength(1);
+  });
+
+  it("without a history scope, the restarted serve posts the answer again with a notice and logs the missing scope", async () => {
+    await slack.close();
+    slack = await startFakeSlack({ botToken: BOT_TOKEN, scopes: ["chat:write"] });
+    const second = await crashWhilePosting("status?");
+    const repeat = await slack.waitForPost(
+      (p) => p.method === "chat.postMessage" && p.text.startsWith("(this may be a repeat"),
+    );
+    expect(repeat.text).toBe("(this may be a repeat: reson restarted while sending)\n\nanswer to: status?");
+    expect(slack.posts.filter((p) => p.method === "chat.postMessage")).toHaveLength(2);
+    expect(second.process.stderr()).toContain("lacks the scope im:history");
+    expect(second.process.stderr()).not.toContain(BOT_TOKEN);
+  });
 });

@@ -264,6 +264,24 @@ describe("Telegram channel in reson serve", () => {
     await new Promise((resolve) => setTimeout(resolve, 2000));
     expect(telegram.sent.filter((m) => String(m.chat_id) === String(OWNER))).toHaveLength(1);
   });
+
+  it("killed after Telegram took the answer and before it was recorded, a restarted serve sends it once more with a notice", async () => {
+    const first = await serve(["--lease-ttl", "2s"]);
+    telegram.holdSends(1);
+    telegram.send({ chatId: OWNER, fromId: OWNER, text: "sent twice?" });
+    await telegram.waitForSent((m) => m.text.includes("sent twice?"));
+    first.process.kill("SIGKILL");
+    await first.process.exited();
+
+    await serve(["--lease-ttl", "2s"]);
+    const repeat = await telegram.waitForSent((m) => m.text.startsWith("(this may be a repeat"), 60_000);
+    expect(repeat.text).toBe(
+      "(this may be a repeat: reson restarted while sending)\n\nanswer to: sent twice?",
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(telegram.sent.filter((m) => m.text.includes("sent twice?"))).toHaveLength(2);
+    expect(model.requests).toHaveLength(1);
+  });
 });
 
 describe("Telegram approvals in the chat", () => {

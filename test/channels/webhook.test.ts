@@ -159,6 +159,7 @@ describe("webhook channel in reson serve", () => {
       expect(received).toHaveLength(1);
       const [answer] = received;
       expect(JSON.parse(answer!.body)).toEqual({
+        id: expect.stringMatching(/\.0$/),
         chat: { id: "build-bot" },
         inReplyTo: "m-9",
         text: "done: deploy",
@@ -173,6 +174,41 @@ describe("webhook channel in reson serve", () => {
         }),
       ).not.toThrow();
     } finally {
+      callback.close();
+    }
+  });
+
+  it("killed after the callback took the answer and before it was recorded, a restarted serve sends it again with the same Idempotency-Key", async () => {
+    const received: { key: string; body: { id: string; text: string } }[] = [];
+    const callback = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        received.push({
+          key: String(req.headers["idempotency-key"]),
+          body: JSON.parse(Buffer.concat(chunks).toString("utf8")),
+        });
+        // The first answer is taken, and the sender never hears back.
+        if (received.length > 1) res.end("ok");
+      });
+    });
+    await new Promise<void>((resolve) => callback.listen(0, "127.0.0.1", resolve));
+    try {
+      configure({ callbackUrl: `http://127.0.0.1:${(callback.address() as AddressInfo).port}/answers` });
+      const first = await startServed(ws.home, ws.path, ["--lease-ttl", "2s"]);
+      await post(first, { text: "deploy", sender: { id: "build-bot" }, messageId: "m-10" });
+      for (let i = 0; i < 300 && received.length === 0; i++) await new Promise((r) => setTimeout(r, 100));
+      first.process.kill("SIGKILL");
+      await first.process.exited();
+      await startServed(ws.home, ws.path, ["--lease-ttl", "2s"]);
+      for (let i = 0; i < 300 && received.length < 2; i++) await new Promise((r) => setTimeout(r, 100));
+      expect(received).toHaveLength(2);
+      expect(received[1]!.key).toBe(received[0]!.key);
+      expect(received[1]!.body.id).toBe(received[0]!.key);
+      expect(received[1]!.body.text).toBe("done: deploy");
+      expect(model.requests).toHaveLength(1);
+    } finally {
+      callback.closeAllConnections();
       callback.close();
     }
   });

@@ -1,6 +1,7 @@
 // A fake Slack Web API for tests: plain node:http on 127.0.0.1 answering what reson's Slack
 // channel calls through @slack/web-api (auth.test, chat.postMessage, chat.postEphemeral,
-// chat.update) as Slack does: POST /api/<method>, a form or JSON body, the bot token as a
+// chat.update, and conversations.history / conversations.replies over what was posted, with
+// message metadata) as Slack does: POST /api/<method>, a form or JSON body, the bot token as a
 // bearer, {"ok": true, …} or {"ok": false, "error": "invalid_auth"}. And signed Events API
 // requests, as Slack would send them to the app's request URL.
 import { createHmac } from "node:crypto";
@@ -17,11 +18,19 @@ export interface SlackPost {
   user?: string;
   ts?: string;
   blocks?: { type: string; elements?: { value: string; text: { text: string } }[] }[];
+  metadata?: { event_type: string; event_payload: Record<string, unknown> };
 }
 
 export interface FakeSlack {
   apiUrl: string;
   readonly posts: SlackPost[];
+  /** Every Web API method called, in order. */
+  readonly calls: string[];
+  /**
+   * The next `count` chat.postMessage calls are posted (they appear in `posts`) but never
+   * answered, as when the sender dies before it hears back.
+   */
+  holdPosts(count: number): void;
   waitForPost(match: (post: SlackPost) => boolean, timeoutMs?: number): Promise<SlackPost>;
   close(): Promise<void>;
 }
@@ -33,15 +42,27 @@ async function readBody(req: IncomingMessage): Promise<Record<string, unknown>> 
   if (String(req.headers["content-type"]).includes("json")) return text ? JSON.parse(text) : {};
   const out: Record<string, unknown> = {};
   for (const [key, value] of new URLSearchParams(text)) {
-    out[key] = key === "blocks" ? JSON.parse(value) : value;
+    out[key] = key === "blocks" || key === "metadata" ? JSON.parse(value) : value;
   }
   return out;
 }
 
-export async function startFakeSlack(options: { botToken: string }): Promise<FakeSlack> {
+export async function startFakeSlack(options: {
+  botToken: string;
+  /** The scopes the bot token has; without a history scope the look-ups are refused (missing_scope). */
+  scopes?: string[];
+}): Promise<FakeSlack> {
+  const scopes = options.scopes ?? ["chat:write", "channels:history", "groups:history", "im:history"];
   const posts: SlackPost[] = [];
+  const calls: string[] = [];
+  let holding = 0;
   const waiters = new Set<() => void>();
-  let ts = 1_700_000_000;
+  // Message timestamps as Slack's: seconds of the clock, made unique.
+  let lastTs = 0;
+  const nextTs = () => {
+    lastTs = Math.max(lastTs + 1, Math.floor(Date.now() / 1000) * 1_000_000);
+    return `${Math.floor(lastTs / 1_000_000)}.${String(lastTs % 1_000_000).padStart(6, "0")}`;
+  };
   const server = createServer(async (req, res) => {
     const method = /^\/api\/([\w.]+)$/.exec(req.url ?? "")?.[1] ?? "";
     const body = await readBody(req);
@@ -51,16 +72,47 @@ export async function startFakeSlack(options: { botToken: string }): Promise<Fak
     };
     if (req.headers.authorization !== `Bearer ${options.botToken}`)
       return reply({ ok: false, error: "invalid_auth" });
+    calls.push(method);
+    if (method === "conversations.history" || method === "conversations.replies") {
+      const channel = String(body.channel ?? "");
+      const needed = channel.startsWith("D") ? "im:history" : "channels:history";
+      if (!scopes.includes(needed))
+        return reply({ ok: false, error: "missing_scope", needed, provided: scopes.join(",") });
+      const oldest = Number(body.oldest ?? 0);
+      const inThread = method === "conversations.replies" ? String(body.ts ?? "") : undefined;
+      const messages = posts
+        .filter(
+          (p) =>
+            p.method === "chat.postMessage" &&
+            p.channel === channel &&
+            Number(p.ts) >= oldest &&
+            (inThread === undefined || p.thread_ts === inThread),
+        )
+        .map((p) => ({
+          type: "message",
+          user: FAKE_SLACK_BOT,
+          text: p.text,
+          ts: p.ts,
+          ...(p.thread_ts ? { thread_ts: p.thread_ts } : {}),
+          // Slack leaves metadata out unless asked for it.
+          ...(p.metadata && String(body.include_all_metadata) === "true" ? { metadata: p.metadata } : {}),
+        }));
+      return reply({ ok: true, messages, has_more: false });
+    }
     if (method === "auth.test")
       return reply({ ok: true, user_id: FAKE_SLACK_BOT, team_id: "T1", user: "reson" });
     if (["chat.postMessage", "chat.postEphemeral", "chat.update"].includes(method)) {
-      const messageTs = `${ts++}.000100`;
+      const messageTs = nextTs();
       posts.push({
         method,
         ...(body as Omit<SlackPost, "method">),
         ...(method === "chat.postMessage" ? { ts: messageTs } : {}),
       });
       for (const wake of waiters) wake();
+      if (method === "chat.postMessage" && holding > 0) {
+        holding--;
+        return;
+      }
       return reply({ ok: true, channel: body.channel, ts: messageTs });
     }
     return reply({ ok: false, error: "unknown_method" });
@@ -69,6 +121,10 @@ export async function startFakeSlack(options: { botToken: string }): Promise<Fak
   return {
     apiUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/`,
     posts,
+    calls,
+    holdPosts(count) {
+      holding = count;
+    },
     waitForPost(match, timeoutMs = 30_000) {
       return new Promise((resolve, reject) => {
         const check = () => {

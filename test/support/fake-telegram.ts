@@ -43,6 +43,11 @@ export interface FakeTelegram {
   redeliver(updateId: number): void;
   /** The next `count` sendMessage calls fail with HTTP 502, as when Telegram is down. */
   failSends(count: number): void;
+  /**
+   * The next `count` sendMessage calls are delivered (they appear in `sent`) but never answered,
+   * as when the sender dies before it hears back.
+   */
+  holdSends(count: number): void;
   /** A user presses an inline-keyboard button under one of the bot's messages. */
   press(options: { fromId: number; chatId: number; messageId: number; data: string }): void;
   /** answerCallbackQuery calls: what the presser was told. */
@@ -72,6 +77,7 @@ export async function startFakeTelegram(options: { token: string }): Promise<Fak
   let nextMessageId = 1;
   let confirmed = 0;
   let failingSends = 0;
+  let holdingSends = 0;
 
   const wakePollers = () => {
     for (const wake of pollers) wake();
@@ -139,6 +145,10 @@ export async function startFakeTelegram(options: { token: string }): Promise<Fak
         const messageId = nextMessageId++;
         sent.push({ ...(body as unknown as SentMessage), message_id: messageId } as SentMessage);
         for (const wake of sentWaiters) wake();
+        if (holdingSends > 0) {
+          holdingSends--;
+          return;
+        }
         return answer(res, 200, {
           ok: true,
           result: {
@@ -169,6 +179,9 @@ export async function startFakeTelegram(options: { token: string }): Promise<Fak
     edits,
     failSends(count) {
       failingSends = count;
+    },
+    holdSends(count) {
+      holdingSends = count;
     },
     press({ fromId, chatId, messageId, data }) {
       const updateId = nextUpdateId++;

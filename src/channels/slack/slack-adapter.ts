@@ -9,13 +9,15 @@ import { ResonError } from "../../core/errors.js";
 import { importEsm } from "../../core/esm-import.js";
 import { defineRoute, type Route, readRawBody } from "../../server/index.js";
 import type { ReplyTarget } from "../../store/index.js";
-import type {
-  ButtonPress,
-  ChannelAdapter,
-  ChannelLog,
-  ChatButton,
-  InboundSink,
-  PressSink,
+import {
+  type ButtonPress,
+  type ChannelAdapter,
+  type ChannelLog,
+  type ChatButton,
+  type InboundSink,
+  MAYBE_REPEAT_NOTICE,
+  type OutgoingMessage,
+  type PressSink,
 } from "../types.js";
 import { deliveryOfEvent, pressOfAction } from "./slack-event.js";
 
@@ -23,6 +25,8 @@ type Bolt = typeof import("@slack/bolt");
 type WebClient = InstanceType<Bolt["webApi"]["WebClient"]>;
 
 export const SLACK_MAX_MESSAGE_CHARS = 4000;
+/** The metadata event type that marks a message as one of reson's answers. */
+const ANSWER_EVENT_TYPE = "reson_answer";
 
 export interface SlackAdapterOptions {
   botToken: string;
@@ -78,8 +82,68 @@ export class SlackAdapter implements ChannelAdapter {
     });
   }
 
-  async send(target: ReplyTarget, text: string): Promise<void> {
-    await this.#post(target, text, undefined);
+  async send(target: ReplyTarget, text: string, _signal: AbortSignal, outgoing?: OutgoingMessage) {
+    if (!outgoing) return this.#post(target, text, undefined);
+    // Every answer carries its stable id in the message's metadata, so a later attempt can find it.
+    const metadata = {
+      event_type: ANSWER_EVENT_TYPE,
+      event_payload: { delivery: outgoing.id, attempt: outgoing.attemptId },
+    };
+    if (!outgoing.maybeSent) return this.#post(target, text, undefined, metadata);
+    const found = await this.#findSent(target, outgoing);
+    if (found === "found") {
+      this.#options.log({
+        level: "info",
+        message: `channel slack: answer ${outgoing.id} was posted before the last restart; not posting it again`,
+        channel: "slack",
+      });
+      return;
+    }
+    const marked = found === "absent" ? text : `${MAYBE_REPEAT_NOTICE}\n\n${text}`;
+    await this.#post(target, marked, undefined, metadata);
+  }
+
+  /**
+   * Whether an answer part is already in the conversation (by its metadata), read with
+   * conversations.replies in a thread and conversations.history elsewhere; "unknown" when the
+   * bot may not read it (the missing scopes are logged).
+   */
+  async #findSent(target: ReplyTarget, outgoing: OutgoingMessage): Promise<"found" | "absent" | "unknown"> {
+    const client = await this.#connect();
+    const oldest = (Math.max(0, (outgoing.sinceMs ?? Date.now()) - 60_000) / 1000).toFixed(6);
+    const query = { channel: target.chatId, oldest, include_all_metadata: true, limit: 200 };
+    try {
+      const listing = target.threadId
+        ? await client.conversations.replies({ ...query, ts: target.threadId })
+        : await client.conversations.history(query);
+      const messages = (listing.messages ?? []) as {
+        metadata?: { event_type?: string; event_payload?: { delivery?: unknown } };
+      }[];
+      const posted = messages.some(
+        (m) =>
+          m.metadata?.event_type === ANSWER_EVENT_TYPE && m.metadata.event_payload?.delivery === outgoing.id,
+      );
+      return posted ? "found" : "absent";
+    } catch (error) {
+      const data = (error as { code?: string; data?: { error?: string; needed?: string; provided?: string } })
+        .data;
+      if ((error as { code?: string }).code !== "slack_webapi_platform_error" || !data)
+        throw new ResonError(
+          "channel_unavailable",
+          `Slack did not answer the look-up of a possibly sent answer: ${this.#scrub(error)}`,
+          { details: { maybeDelivered: true } },
+        );
+      const missing = data.error === "missing_scope";
+      this.#options.log({
+        level: "warn",
+        message: missing
+          ? `channel slack: cannot check whether answer ${outgoing.id} was posted before the restart: the bot token lacks the scope ${data.needed ?? "(not named)"}; posting it again with a notice. Add the history scopes (channels:history, groups:history, im:history, mpim:history) to the Slack app to avoid repeats.`
+          : `channel slack: cannot check whether answer ${outgoing.id} was posted before the restart (${data.error ?? "refused"}); posting it again with a notice`,
+        channel: "slack",
+        ...(missing ? { missingScopes: data.needed ?? null } : {}),
+      });
+      return "unknown";
+    }
   }
 
   async ask(target: ReplyTarget, text: string, buttons: ChatButton[]): Promise<void> {
@@ -152,7 +216,12 @@ export class SlackAdapter implements ChannelAdapter {
     ];
   }
 
-  async #post(target: ReplyTarget, text: string, blocks: unknown[] | undefined): Promise<void> {
+  async #post(
+    target: ReplyTarget,
+    text: string,
+    blocks: unknown[] | undefined,
+    metadata?: { event_type: string; event_payload: Record<string, string> },
+  ): Promise<void> {
     const client = await this.#connect();
     try {
       await client.chat.postMessage({
@@ -160,13 +229,17 @@ export class SlackAdapter implements ChannelAdapter {
         text,
         ...(target.threadId ? { thread_ts: target.threadId } : {}),
         ...(blocks ? { blocks: blocks as never } : {}),
+        ...(metadata ? { metadata } : {}),
       });
     } catch (error) {
       const code = (error as { data?: { error?: string } }).data?.error;
       const permanent = code === "channel_not_found" || code === "not_in_channel" || code === "is_archived";
+      // Slack answered with an error: not posted. No answer at all (a network error): it may be.
+      const answered = (error as { code?: string }).code === "slack_webapi_platform_error";
       throw new ResonError(
         permanent ? "channel_send_refused" : "channel_unavailable",
         `Slack did not take the message: ${this.#scrub(error)}`,
+        answered ? {} : { details: { maybeDelivered: true } },
       );
     }
   }

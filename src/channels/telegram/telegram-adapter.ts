@@ -8,13 +8,15 @@ import { ResonError } from "../../core/errors.js";
 import { importEsm } from "../../core/esm-import.js";
 import type { ReplyTarget, Store } from "../../store/index.js";
 import { pause, pollWhileHolding } from "../poller-lease.js";
-import type {
-  ButtonPress,
-  ChannelAdapter,
-  ChannelLog,
-  ChatButton,
-  InboundSink,
-  PressSink,
+import {
+  type ButtonPress,
+  type ChannelAdapter,
+  type ChannelLog,
+  type ChatButton,
+  type InboundSink,
+  MAYBE_REPEAT_NOTICE,
+  type OutgoingMessage,
+  type PressSink,
 } from "../types.js";
 import { deliveryOfUpdate, pressOfUpdate } from "./telegram-update.js";
 
@@ -102,7 +104,18 @@ export class TelegramAdapter implements ChannelAdapter {
     }
   }
 
-  async send(target: ReplyTarget, text: string, signal: AbortSignal): Promise<void> {
+  async send(
+    target: ReplyTarget,
+    text: string,
+    signal: AbortSignal,
+    outgoing?: OutgoingMessage,
+  ): Promise<void> {
+    // The Bot API cannot read back what the bot sent: a part that may have gone out already is
+    // sent again with a notice, so a reader who sees it twice knows why.
+    if (!outgoing?.maybeSent) return this.#sendMessage(target, text, undefined, signal);
+    const marked = `${MAYBE_REPEAT_NOTICE}\n\n${text}`;
+    if (marked.length <= this.maxMessageChars) return this.#sendMessage(target, marked, undefined, signal);
+    await this.#sendMessage(target, MAYBE_REPEAT_NOTICE, undefined, signal);
     await this.#sendMessage(target, text, undefined, signal);
   }
 
@@ -149,9 +162,12 @@ export class TelegramAdapter implements ChannelAdapter {
       const status = (error as { error_code?: unknown }).error_code;
       // 400/403: the chat is gone or blocked the bot; sending again would never succeed.
       const permanent = status === 400 || status === 403;
+      // Without an answer from the Bot API (a network error), the message may have gone out.
+      const maybeDelivered = typeof status !== "number" && !signal.aborted;
       throw new ResonError(
         permanent ? "channel_send_refused" : "channel_unavailable",
         `Telegram did not take the message: ${this.#scrub(error)}`,
+        maybeDelivered ? { details: { maybeDelivered } } : {},
       );
     }
   }

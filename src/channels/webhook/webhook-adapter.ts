@@ -8,7 +8,7 @@ import { ResonError } from "../../core/errors.js";
 import { typeboxValue } from "../../core/typebox-runtime.js";
 import { defineRoute, type Route, readRawBody } from "../../server/index.js";
 import type { InboundRecord, ReplyTarget, Store } from "../../store/index.js";
-import type { ChannelAdapter, ChannelLog, InboundDelivery, InboundSink } from "../types.js";
+import type { ChannelAdapter, ChannelLog, InboundDelivery, InboundSink, OutgoingMessage } from "../types.js";
 import { SIGNATURE_HEADER, signWebhook, TIMESTAMP_HEADER, verifyWebhook } from "./webhook-signature.js";
 
 const WebhookMessageSchema = Type.Object({
@@ -70,10 +70,18 @@ export class WebhookAdapter implements ChannelAdapter {
 
   async start(): Promise<void> {}
 
-  async send(target: ReplyTarget, text: string, signal: AbortSignal): Promise<void> {
+  async send(
+    target: ReplyTarget,
+    text: string,
+    signal: AbortSignal,
+    outgoing?: OutgoingMessage,
+  ): Promise<void> {
     // Without a callback the answer is read from the store by the waiting (or repeated) request.
     if (!target.callbackUrl) return;
+    // The answer's stable id, in the signed body and as the Idempotency-Key: a receiver drops a
+    // repeat (an attempt taken over after a crash between sending and recording sends it again).
     const body = JSON.stringify({
+      ...(outgoing ? { id: outgoing.id } : {}),
       chat: { id: target.chatId, ...(target.threadId ? { threadId: target.threadId } : {}) },
       ...(target.messageId ? { inReplyTo: target.messageId } : {}),
       text,
@@ -85,11 +93,14 @@ export class WebhookAdapter implements ChannelAdapter {
         "content-type": "application/json",
         [TIMESTAMP_HEADER]: String(timestampS),
         [SIGNATURE_HEADER]: signWebhook(this.#options.secret, timestampS, body),
+        ...(outgoing ? { "idempotency-key": outgoing.id } : {}),
       },
       body,
       signal,
     }).catch((error: unknown) => {
-      throw new ResonError("channel_unavailable", `The webhook's callback did not answer: ${String(error)}`);
+      throw new ResonError("channel_unavailable", `The webhook's callback did not answer: ${String(error)}`, {
+        details: { maybeDelivered: true },
+      });
     });
     await response.body?.cancel();
     if (response.status >= 500 || response.status === 429)

@@ -5,6 +5,7 @@ import { type Static, Type } from "typebox";
 import type { Announcements } from "./announcements.js";
 import { PromptSchema } from "./api-schemas.js";
 import { defineRoute, type Route } from "./router.js";
+import { promptView } from "./run-routes.js";
 import type { RunService } from "./run-service.js";
 
 const WaitingSchema = Type.Object(
@@ -32,14 +33,7 @@ async function waiting(service: RunService): Promise<Waiting[]> {
   return pending.map((prompt) => {
     const trace = traces.get(prompt.traceId);
     return {
-      id: prompt.id,
-      runId: prompt.traceId,
-      kind: prompt.kind,
-      status: prompt.status,
-      payload: prompt.payload,
-      answer: prompt.answer,
-      createdAt: prompt.createdAt,
-      expiresAt: prompt.expiresAt,
+      ...promptView(prompt),
       sessionId: trace?.sessionId ?? null,
       task: trace?.task ?? null,
     } as Waiting;

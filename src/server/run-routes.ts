@@ -15,7 +15,8 @@ import { defineRoute, type Route } from "./router.js";
 import type { RunService } from "./run-service.js";
 import { idempotencyKey } from "./session-routes.js";
 
-function promptView(prompt: RunPromptRecord) {
+/** A stored prompt as the API shows it (GET /runs/{id}/prompts, and GET /prompts with its session). */
+export function promptView(prompt: RunPromptRecord) {
   return {
     id: prompt.id,
     runId: prompt.traceId,

@@ -14,34 +14,14 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { build } from "esbuild";
-import { FAMILIES, UNRELATED } from "./learning-families.mjs";
-import { HELDOUT_FAMILIES, HELDOUT_UNRELATED } from "./learning-heldout.mjs";
-import { HELDOUT2_FAMILIES, HELDOUT2_UNRELATED } from "./learning-heldout-2.mjs";
-import { HELDOUT3_FAMILIES, HELDOUT3_UNRELATED } from "./learning-heldout-3.mjs";
+import { LEARNING_SETS } from "./learning-sets.mjs";
 import { missesOf, retrievalTable } from "./learning-report.mjs";
 import { synthesiseRules } from "./learning-rules.mjs";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const args = process.argv.slice(2);
 const setName = args.includes("--set") ? args[args.indexOf("--set") + 1] : "tuned";
-const SET = {
-  tuned: { taught: FAMILIES, probed: FAMILIES, unrelated: UNRELATED },
-  heldout: {
-    taught: [...FAMILIES, ...HELDOUT_FAMILIES],
-    probed: HELDOUT_FAMILIES,
-    unrelated: HELDOUT_UNRELATED,
-  },
-  heldout2: {
-    taught: [...FAMILIES, ...HELDOUT2_FAMILIES],
-    probed: HELDOUT2_FAMILIES,
-    unrelated: HELDOUT2_UNRELATED,
-  },
-  heldout3: {
-    taught: [...FAMILIES, ...HELDOUT3_FAMILIES],
-    probed: HELDOUT3_FAMILIES,
-    unrelated: HELDOUT3_UNRELATED,
-  },
-}[setName];
+const SET = LEARNING_SETS[setName];
 if (!SET) throw new Error(`Unknown set ${setName}: tuned, heldout, heldout2 or heldout3`);
 
 const outfile = join(ROOT, "dist/replay-bench/retrieval.mjs");

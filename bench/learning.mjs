@@ -28,10 +28,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { build } from "esbuild";
-import { FAMILIES, UNRELATED } from "./learning-families.mjs";
-import { HELDOUT_FAMILIES, HELDOUT_UNRELATED } from "./learning-heldout.mjs";
-import { HELDOUT2_FAMILIES, HELDOUT2_UNRELATED } from "./learning-heldout-2.mjs";
-import { HELDOUT3_FAMILIES, HELDOUT3_UNRELATED } from "./learning-heldout-3.mjs";
+import { LEARNING_SETS } from "./learning-sets.mjs";
 import { missesOf, retrievalTable } from "./learning-report.mjs";
 import { synthesiseRules } from "./learning-rules.mjs";
 
@@ -221,28 +218,9 @@ async function teachAll(p, families) {
   return familyOf;
 }
 
-/** The probes and unrelated tasks of a set, and the families its project is taught. */
-const SET = {
-  tuned: { taught: FAMILIES, probed: FAMILIES, unrelated: UNRELATED },
-  heldout: {
-    taught: [...FAMILIES, ...HELDOUT_FAMILIES],
-    probed: HELDOUT_FAMILIES,
-    unrelated: HELDOUT_UNRELATED,
-  },
-  heldout2: {
-    taught: [...FAMILIES, ...HELDOUT2_FAMILIES],
-    probed: HELDOUT2_FAMILIES,
-    unrelated: HELDOUT2_UNRELATED,
-  },
-  heldout3: {
-    taught: [...FAMILIES, ...HELDOUT3_FAMILIES],
-    probed: HELDOUT3_FAMILIES,
-    unrelated: HELDOUT3_UNRELATED,
-  },
-};
 
 async function retrieval(set, mode) {
-  const { taught, probed, unrelated: tasks } = SET[set];
+  const { taught, probed, unrelated: tasks } = LEARNING_SETS[set];
   const p = project(`retrieval-${set}-${mode}`, { minEvidence: 1, vectors: mode === "vectors" });
   const familyOf = await teachAll(p, taught);
   const rows = [];
@@ -268,7 +246,7 @@ async function retrieval(set, mode) {
 }
 
 async function promotion(set) {
-  const { taught, probed } = SET[set];
+  const { taught, probed } = LEARNING_SETS[set];
   const p = project(`promotion-${set}`, { minEvidence: 2, vectors: false });
   await teachAll(p, taught);
   let promoted = 0;
@@ -362,7 +340,7 @@ try {
     "",
     ...SETS.flatMap((set) => {
       const ofSet = results.filter((r) => r.set === set);
-      const { taught, probed, unrelated } = SET[set];
+      const { taught, probed, unrelated } = LEARNING_SETS[set];
       const probes = probed.reduce((n, f) => n + f.probes.length, 0);
       const promotion = promoted.find((p) => p.set === set);
       // The second held-out set's cases only on asking for them by name (for the final report).

@@ -1,0 +1,26 @@
+// The learning benchmark's sets, shared by learning.mjs (through the CLI) and learning-replay.mjs
+// (in process): for each, the families its project is taught, the families probed and the
+// unrelated tasks. Only "tuned" may be tuned on; the held-out sets are written before a change.
+import { FAMILIES, UNRELATED } from "./learning-families.mjs";
+import { HELDOUT_FAMILIES, HELDOUT_UNRELATED } from "./learning-heldout.mjs";
+import { HELDOUT2_FAMILIES, HELDOUT2_UNRELATED } from "./learning-heldout-2.mjs";
+import { HELDOUT3_FAMILIES, HELDOUT3_UNRELATED } from "./learning-heldout-3.mjs";
+
+export const LEARNING_SETS = {
+  tuned: { taught: FAMILIES, probed: FAMILIES, unrelated: UNRELATED },
+  heldout: {
+    taught: [...FAMILIES, ...HELDOUT_FAMILIES],
+    probed: HELDOUT_FAMILIES,
+    unrelated: HELDOUT_UNRELATED,
+  },
+  heldout2: {
+    taught: [...FAMILIES, ...HELDOUT2_FAMILIES],
+    probed: HELDOUT2_FAMILIES,
+    unrelated: HELDOUT2_UNRELATED,
+  },
+  heldout3: {
+    taught: [...FAMILIES, ...HELDOUT3_FAMILIES],
+    probed: HELDOUT3_FAMILIES,
+    unrelated: HELDOUT3_UNRELATED,
+  },
+};

@@ -14,9 +14,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { build } from "esbuild";
-import { LEARNING_SETS } from "./learning-sets.mjs";
 import { missesOf, retrievalTable } from "./learning-report.mjs";
 import { synthesiseRules } from "./learning-rules.mjs";
+import { LEARNING_SETS } from "./learning-sets.mjs";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const args = process.argv.slice(2);

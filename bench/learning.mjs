@@ -28,9 +28,9 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { build } from "esbuild";
-import { LEARNING_SETS } from "./learning-sets.mjs";
 import { missesOf, retrievalTable } from "./learning-report.mjs";
 import { synthesiseRules } from "./learning-rules.mjs";
+import { LEARNING_SETS } from "./learning-sets.mjs";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const args = process.argv.slice(2);
@@ -217,7 +217,6 @@ async function teachAll(p, families) {
   }
   return familyOf;
 }
-
 
 async function retrieval(set, mode) {
   const { taught, probed, unrelated: tasks } = LEARNING_SETS[set];

@@ -117,11 +117,16 @@ export class SlackAdapter implements ChannelAdapter {
         ? await client.conversations.replies({ ...query, ts: target.threadId })
         : await client.conversations.history(query);
       const messages = (listing.messages ?? []) as {
+        user?: string;
         metadata?: { event_type?: string; event_payload?: { delivery?: unknown } };
       }[];
+      // Only the bot's own message counts: another app in the chat could post the same metadata
+      // to keep an answer from being sent.
       const posted = messages.some(
         (m) =>
-          m.metadata?.event_type === ANSWER_EVENT_TYPE && m.metadata.event_payload?.delivery === outgoing.id,
+          (this.#botUserId === undefined || m.user === this.#botUserId) &&
+          m.metadata?.event_type === ANSWER_EVENT_TYPE &&
+          m.metadata.event_payload?.delivery === outgoing.id,
       );
       return posted ? "found" : "absent";
     } catch (error) {

@@ -4,6 +4,7 @@
 // one JSON line: the run, its session, its epoch and the claim and finish times (database clock).
 // With "abandonEvery": N it walks away from every Nth run it claims without a word, as a worker
 // that died would (its lease, of "ttlMs", then expires and another worker takes the run over).
+// A finish refused as "lease_lost" (this worker was held up past its lease) is printed as lost.
 //   node claim-worker.mjs '{"storeModule": "file:…/index.js", "home": "…", "databaseUrl": "…", "worker": 3}'
 import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -37,7 +38,18 @@ for (;;) {
   }
   const running = (await store.queue.listBySession(request.sessionId)).filter((r) => r.status === "running");
   await sleep(Math.floor(Math.random() * 4));
-  const done = await store.queue.finish({ traceId: request.id, epoch: lease.epoch }, "completed");
+  let done;
+  try {
+    done = await store.queue.finish({ traceId: request.id, epoch: lease.epoch }, "completed");
+  } catch (error) {
+    // A worker held up past its lease (a loaded machine) loses the run to the next epoch, as
+    // the protocol intends: it says so and claims on, as a real worker would.
+    if (error?.code !== "lease_lost") throw error;
+    process.stdout.write(
+      `${JSON.stringify({ worker: job.worker, id: request.id, epoch: lease.epoch, lost: true })}\n`,
+    );
+    continue;
+  }
   process.stdout.write(
     `${JSON.stringify({
       worker: job.worker,

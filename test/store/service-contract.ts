@@ -693,6 +693,7 @@ export function serviceContract(fresh: () => Promise<StoreTarget>): void {
       claimedAt: number;
       finishedAt: number;
       abandoned?: true;
+      lost?: true;
     }
 
     /** Runs `count` claim-worker.mjs processes until the queue is empty; every claim they report. */
@@ -771,7 +772,8 @@ export function serviceContract(fresh: () => Promise<StoreTarget>): void {
       const queued: { id: string; sessionId: string }[] = [];
       for (let i = 0; i < 40; i++) queued.push(await enqueue(sessions[i % 8], { maxAttempts: 100 }));
       const claims = await drain(5, { ttlMs: 150, abandonEvery: 3 });
-      const finished = claims.filter((c) => !c.abandoned);
+      // A claim lost to a held-up worker (a loaded machine) ends like an abandoned one: next epoch.
+      const finished = claims.filter((c) => !c.abandoned && !c.lost);
       expect(finished.map((c) => c.id).sort()).toEqual(queued.map((q) => q.id).sort());
       expect(claims.filter((c) => c.abandoned).length).toBeGreaterThan(0);
       // No run's lease was handed out twice at one epoch; each takeover is the next epoch.

@@ -5,6 +5,7 @@ import { FAMILIES, UNRELATED } from "./learning-families.mjs";
 import { HELDOUT_FAMILIES, HELDOUT_UNRELATED } from "./learning-heldout.mjs";
 import { HELDOUT2_FAMILIES, HELDOUT2_UNRELATED } from "./learning-heldout-2.mjs";
 import { HELDOUT3_FAMILIES, HELDOUT3_UNRELATED } from "./learning-heldout-3.mjs";
+import { HELDOUT4_FAMILIES, HELDOUT4_UNRELATED } from "./learning-heldout-4.mjs";
 
 export const LEARNING_SETS = {
   tuned: { taught: FAMILIES, probed: FAMILIES, unrelated: UNRELATED },
@@ -22,5 +23,10 @@ export const LEARNING_SETS = {
     taught: [...FAMILIES, ...HELDOUT3_FAMILIES],
     probed: HELDOUT3_FAMILIES,
     unrelated: HELDOUT3_UNRELATED,
+  },
+  heldout4: {
+    taught: [...FAMILIES, ...HELDOUT4_FAMILIES],
+    probed: HELDOUT4_FAMILIES,
+    unrelated: HELDOUT4_UNRELATED,
   },
 };

@@ -15,11 +15,12 @@
 // taught into one crowded project beside the tuned ones: 30 rules; looked at since, so tuned on
 // too) and "heldout2" (learning-heldout-2.mjs, 16 families written before the changes of
 // 2026-12-05, taught beside the tuned ones: 28 rules), and "heldout3" (learning-heldout-3.mjs,
-// 16 families written before the afternoon's changes of 2026-12-05, 28 rules). Held-out misses
-// are listed only with --cases (heldout), --cases-heldout2 and --cases-heldout3.
+// 16 families written before the afternoon's changes of 2026-12-05, 28 rules), and "heldout4"
+// (learning-heldout-4.mjs, 16 families written before the evening's changes of 2026-12-05, 28
+// rules). Held-out misses are listed only with --cases (heldout) and --cases-heldout2/3/4.
 // Modes: full text alone, and with the fake server's deterministic embeddings (hashed words
 // and trigrams: a proxy, not a real embedding model). Run `npm run build` first.
-//   node bench/learning.mjs [--set tuned|heldout|heldout2|heldout3|all|none] [--modes text,vectors] [--cases]
+//   node bench/learning.mjs [--set tuned|heldout|heldout2|heldout3|heldout4|all|none] [--modes text,vectors] [--cases]
 //     [--languages en,zh] [--skip-latency] [--skip-promotion] [--latency-runs N] [--out file.md]
 //   --cli <reson.js> --no-keys: another build as the baseline (--no-keys: reflection writes no
 //   keys, for a build whose prompt asks for none)
@@ -46,7 +47,7 @@ const SET_OPTION = option("--set", "all");
 /** "none": the latency part alone. */
 const SETS =
   SET_OPTION === "all"
-    ? ["tuned", "heldout", "heldout2", "heldout3"]
+    ? ["tuned", "heldout", "heldout2", "heldout3", "heldout4"]
     : SET_OPTION === "none"
       ? []
       : [SET_OPTION];
@@ -347,7 +348,8 @@ try {
         set === "tuned" ||
         (set === "heldout" && flag("--cases")) ||
         (set === "heldout2" && flag("--cases-heldout2")) ||
-        (set === "heldout3" && flag("--cases-heldout3"));
+        (set === "heldout3" && flag("--cases-heldout3")) ||
+        (set === "heldout4" && flag("--cases-heldout4"));
       return [
         `## ${set}: ${probed.length} families probed (${probes} probes), ${unrelated.length} unrelated tasks, ${taught.length} rules taught into one project`,
         "",

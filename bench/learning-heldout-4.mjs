@@ -370,6 +370,7 @@ export const HELDOUT4_FAMILIES = [
     teach:
       "scripts/changelog.mjs fails in CI with HTTP 403: API rate limit exceeded for 52.14.3.9 when it lists pull requests",
     condition: "a CI script calls the GitHub API without a token and hits the unauthenticated rate limit",
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression in the lesson's text
     rule: "pass GITHUB_TOKEN to the script (env: GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }}) and send it as Authorization: Bearer",
     keys: [
       "API rate limit exceeded",

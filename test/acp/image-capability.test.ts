@@ -40,6 +40,25 @@ describe("reson acp: initialize's image capability", () => {
     return { acp, image, prompt };
   }
 
+  /** OpenAI against the fake server, its default model (which reads images) unless `extra` says otherwise. */
+  const openaiEnv = (extra: Record<string, string> = {}) =>
+    cleanEnv({
+      RESON_HOME: f.home.path,
+      RESON_PROVIDER: "openai",
+      RESON_BASE_URL: f.server.openaiBaseUrl,
+      OPENAI_API_KEY: "test-key",
+      ...extra,
+    });
+  /** An image prompt's refusal: a parameter error naming `model`, and no model call. */
+  const expectTextOnly = async (refusal: Promise<unknown>, model: string) => {
+    const refused = await refusal.catch((error: unknown) => error);
+    expect(refused).toMatchObject({
+      code: -32602,
+      message: expect.stringMatching(new RegExp(`${model} reads text only`)),
+    });
+    expect(f.server.requests).toHaveLength(0);
+  };
+
   const userConfig = (values: Record<string, string>) =>
     writeFileSync(join(f.home.path, "config.json"), JSON.stringify(values));
 
@@ -66,39 +85,16 @@ describe("reson acp: initialize's image capability", () => {
   });
 
   it("a text-only model picked with -m says no, where the provider's default model would say yes", async () => {
-    const env = cleanEnv({
-      RESON_HOME: f.home.path,
-      RESON_PROVIDER: "openai",
-      RESON_BASE_URL: f.server.openaiBaseUrl,
-      OPENAI_API_KEY: "test-key",
-    });
-    const { image, prompt } = await session(env, ["-m", "o3-mini"]);
+    const { image, prompt } = await session(openaiEnv(), ["-m", "o3-mini"]);
     expect(image).toBe(false);
-    const refused = await prompt("What is in this picture?", true).catch((error: unknown) => error);
-    expect(refused).toMatchObject({
-      code: -32602,
-      message: expect.stringMatching(/o3-mini reads text only/),
-    });
-    expect(f.server.requests).toHaveLength(0);
+    await expectTextOnly(prompt("What is in this picture?", true), "o3-mini");
   });
 
   it("a session switched to a text-only model with /model refuses an image, and takes one again after switching back", async () => {
-    const env = cleanEnv({
-      RESON_HOME: f.home.path,
-      RESON_PROVIDER: "openai",
-      RESON_BASE_URL: f.server.openaiBaseUrl,
-      OPENAI_API_KEY: "test-key",
-      RESON_MODEL: "gpt-4o",
-    });
-    const { acp, image, prompt } = await session(env);
+    const { acp, image, prompt } = await session(openaiEnv({ RESON_MODEL: "gpt-4o" }));
     expect(image).toBe(true);
     await prompt("/model o3-mini", false);
-    const refused = await prompt("What is in this picture?", true).catch((error: unknown) => error);
-    expect(refused).toMatchObject({
-      code: -32602,
-      message: expect.stringMatching(/o3-mini reads text only/),
-    });
-    expect(f.server.requests).toHaveLength(0);
+    await expectTextOnly(prompt("What is in this picture?", true), "o3-mini");
     await prompt("/model gpt-4o", false);
     f.server.enqueue({ text: "A single pixel." });
     expect((await prompt("What is in this picture?", true)).stopReason).toBe("end_turn");

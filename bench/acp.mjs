@@ -9,7 +9,10 @@
 // The first round is not counted (disk cache, compile cache, the remembered sandbox probe).
 // --before <path to another checkout's bin/reson.js>: every case is run with it too, the two
 // taking turns, and each column's ratios are to its own --version and run step.
-//   npm run build && node bench/acp.mjs [--reps 15] [--before /elsewhere/bin/reson.js]
+// --thin-cache: the V8 code caches (src/cli/code-cache.ts) start empty in a folder of the
+// bench's own, and each build's first `reson acp` is a short session (initialize, then the
+// editor closes), as when a test or an editor's probe is the first to run after a build.
+//   npm run build && node bench/acp.mjs [--reps 15] [--before /elsewhere/bin/reson.js] [--thin-cache]
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
@@ -56,6 +59,7 @@ const env = {
   RESON_BASE_URL: baseUrl,
   RESON_MODEL: "fake",
   RESON_MEMORY_REFLECT: "off",
+  ...(process.argv.includes("--thin-cache") ? { XDG_CACHE_HOME: join(root, "cache") } : {}),
 };
 
 /**
@@ -97,7 +101,7 @@ async function version(cli) {
 async function run(cli) {
   const out = {};
   let startAt;
-  await withLines(cli, ["run", "--json", "say ready"], (line, at) => {
+  out.runWall = await withLines(cli, ["run", "--json", "say ready"], (line, at) => {
     const event = JSON.parse(line);
     if (event.type === "run_start") startAt = at;
     if (event.type === "text_delta" && startAt !== undefined) out.runFirstText ??= at - startAt;
@@ -106,6 +110,24 @@ async function run(cli) {
   return out;
 }
 
+/** A `reson acp` an editor starts and closes at once: initialize, nothing more. */
+async function shortAcp(cli) {
+  await withLines(
+    cli,
+    ["acp"],
+    (line, _at, child) => {
+      if (JSON.parse(line).id === 0) child.stdin.end();
+    },
+    (child) =>
+      send(child, {
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: 1, clientCapabilities: {}, clientInfo: { name: "bench", version: "1" } },
+      }),
+  );
+}
+
+if (process.argv.includes("--thin-cache")) for (const cli of Object.values(CLIS)) await shortAcp(cli);
 const cases = [version, acpRound, run];
 const samples = Object.fromEntries(Object.keys(CLIS).map((name) => [name, {}]));
 for (let round = 0; round <= reps; round++) {
@@ -194,6 +216,7 @@ const rows = [
   ["reson acp: session/prompt → answered", "turn"],
   ["reson run --json: run_start → first text_delta", "runFirstText"],
   ["reson run --json: run_start → run_end", "runStep"],
+  ["reson run --json: spawn → exit", "runWall"],
 ];
 for (const [label, key] of rows)
   console.log(`| ${label} | ${names.map((name) => cell(name, key)).join(" | ")} |`);

@@ -274,15 +274,17 @@ const acpHostApart = {
 
 /**
  * The handshake's image capability (src/acp/image-capability.ts) reads the providers' static
- * catalog alone; through the providers' index.ts the launcher would take the whole provider
- * layer (five times its size). In the launcher that import is the catalog.
+ * catalog and where $RESON_HOME is, alone; through the providers' and config's index.ts the
+ * launcher would take both layers (several times its size). In the launcher those imports are
+ * the catalog and home.ts.
  */
+const IN_LAUNCHER = { providers: "src/providers/catalog.ts", config: "src/config/home.ts" };
 const providerCatalogOnly = {
   name: "provider-catalog-only",
   setup(build) {
-    build.onResolve({ filter: /^\.\.\/providers\/index\.js$/ }, ({ importer }) =>
+    build.onResolve({ filter: /^\.\.\/(providers|config)\/index\.js$/ }, ({ importer, path }) =>
       /[\\/]src[\\/]acp[\\/]image-capability\.ts$/.test(importer)
-        ? { path: resolve(root, "src/providers/catalog.ts") }
+        ? { path: resolve(root, IN_LAUNCHER[path.split("/")[1]]) }
         : undefined,
     );
   },

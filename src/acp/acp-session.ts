@@ -36,6 +36,7 @@ import { RunUpdates } from "./run-updates.js";
 import { modelChoices, modelOption, requireModelChoice } from "./session-models.js";
 import { availableCommands, type CommandOutcome, runCommand, slashCommand } from "./slash-commands.js";
 import { stopReason } from "./stop-reason.js";
+import { commandPlace } from "./tool-call-view.js";
 import { UpdateSender } from "./update-sender.js";
 
 export const LEASE_HOLDER = "reson acp";
@@ -276,7 +277,12 @@ export class AcpSession {
     turn: Turn,
     outcome: { kind: "task"; task: string; images?: ImageContent[] } | { kind: "resume" },
   ): Promise<StopReason> {
-    const run = new RunUpdates(this.updates, this.root, (message) => this.warn(message));
+    const run = new RunUpdates(
+      this.updates,
+      this.root,
+      (message) => this.warn(message),
+      commandPlace(this.#sandboxWarning),
+    );
     turn.run = run;
     const onEvent = (event: ResonEvent) => {
       if (event.type === "run_start") {
@@ -346,7 +352,9 @@ export class AcpSession {
     const signal = this.#turn?.controller.signal;
     const cancelled: PermissionAnswer = { kind: "deny", note: "The user cancelled the turn." };
     if (signal?.aborted) return cancelled;
-    const response = await this.#ask(permissionRequest(prompt, this.id, this.root));
+    const response = await this.#ask(
+      permissionRequest(prompt, this.id, this.root, commandPlace(this.#sandboxWarning)),
+    );
     if (response) return permissionAnswer(response);
     if (signal?.aborted) return cancelled;
     return { kind: "deny", note: "The editor did not answer the permission request." };

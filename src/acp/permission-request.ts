@@ -57,10 +57,13 @@ export function permissionRequest(
   prompt: PermissionPrompt,
   sessionId: string,
   root: string,
+  commandPlace?: string,
 ): RequestPermissionRequest {
   const change = prompt.change;
   const content = [
-    ...(change?.ok ? [diffContent(change.change, root)] : callContent(prompt.tool, prompt.arguments)),
+    ...(change?.ok
+      ? [diffContent(change.change, root)]
+      : callContent(prompt.tool, prompt.arguments, commandPlace)),
     textContent(
       change && !change.ok
         ? `${reasons(prompt)}\nAs it stands this call would fail: ${change.message}`

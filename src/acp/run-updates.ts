@@ -28,6 +28,8 @@ export class RunUpdates {
     private readonly updates: UpdateSender,
     private readonly root: string,
     private readonly warn: (message: string) => void,
+    /** Where the session's commands run (commandPlace), said with each. */
+    private readonly commandPlace: string,
   ) {}
 
   /** A call the gate let through is about to run; `change` is what it will change, when it changes a file. */
@@ -68,7 +70,7 @@ export class RunUpdates {
           title: toolTitle(event.name, event.arguments),
           kind: toolKind(event.name),
           status: "pending",
-          content: callContent(event.name, event.arguments),
+          content: callContent(event.name, event.arguments, this.commandPlace),
           locations: toolLocations(event.name, event.arguments, this.root),
           rawInput: event.arguments,
         });

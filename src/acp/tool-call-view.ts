@@ -94,9 +94,26 @@ export function diffContent(change: FileChange, root: string): ToolCallContent {
   };
 }
 
-/** What the editor shows of a call before it runs: its diff, or the command it would run. */
-export function callContent(name: string, args: Record<string, unknown>): ToolCallContent[] {
-  if (name === "execute_command") return [textContent(`$ ${text(args.command)}`)];
+/**
+ * Where reson runs a session's commands, shown with each one. Never in the editor's terminal
+ * (terminal/*): a command the editor runs is outside reson's sandbox, its limits and its
+ * cancel, and is no faster (bench/acp-terminal.mjs); so in reson's OS sandbox, or, where that
+ * is off or does not work, without one, and then the reason is said with every command.
+ * `sandboxOff`: why commands run without the sandbox (the runner's summary), else undefined.
+ */
+export function commandPlace(sandboxOff: string | undefined): string {
+  return sandboxOff
+    ? `Runs in reson, WITHOUT an OS sandbox (${sandboxOff}), not in the editor's terminal.`
+    : "Runs in reson's OS sandbox (writes only inside the workspace, protected paths read-only), not in the editor's terminal.";
+}
+
+/**
+ * What the editor shows of a call before it runs: its diff, or the command it would run and
+ * where (`place`, commandPlace).
+ */
+export function callContent(name: string, args: Record<string, unknown>, place?: string): ToolCallContent[] {
+  if (name === "execute_command")
+    return [textContent(`$ ${text(args.command)}`), ...(place ? [textContent(place)] : [])];
   return [];
 }
 

@@ -1,5 +1,6 @@
 // The providers reson knows: which wire protocol each speaks, its endpoint, its default
 // model and where its key comes from. Static data, readable without loading pi-ai.
+import { TEXT_ONLY_MODELS } from "./text-only-models.js";
 import type { ProviderName } from "./types.js";
 
 export type WireApi = "anthropic-messages" | "openai-completions" | "google-generative-ai";
@@ -20,11 +21,6 @@ export interface ProviderEntry {
   needsKey: boolean;
   /** Served by reson's own OpenAI client (the native wire), by default; pi-ai serves the rest. */
   nativeWire?: true;
-  /**
-   * Its default model reads images (pi-ai's registry says so; a test holds them equal): what
-   * `reson acp` tells an editor before a model is resolved. Local servers: false.
-   */
-  defaultModelTakesImages: boolean;
 }
 
 export const PROVIDER_CATALOG: Readonly<Record<ProviderName, ProviderEntry>> = {
@@ -35,7 +31,6 @@ export const PROVIDER_CATALOG: Readonly<Record<ProviderName, ProviderEntry>> = {
     defaultModel: "claude-sonnet-4-6",
     envKey: "ANTHROPIC_API_KEY",
     needsKey: true,
-    defaultModelTakesImages: true,
   },
   // Chat Completions rather than pi-ai's default Responses API for OpenAI: one protocol for
   // every OpenAI-style endpoint, and the one the fake server and the benchmarks speak.
@@ -46,7 +41,6 @@ export const PROVIDER_CATALOG: Readonly<Record<ProviderName, ProviderEntry>> = {
     defaultModel: "gpt-5.4",
     envKey: "OPENAI_API_KEY",
     needsKey: true,
-    defaultModelTakesImages: true,
   },
   google: {
     api: "google-generative-ai",
@@ -55,7 +49,6 @@ export const PROVIDER_CATALOG: Readonly<Record<ProviderName, ProviderEntry>> = {
     defaultModel: "gemini-2.5-flash",
     envKey: "GEMINI_API_KEY",
     needsKey: true,
-    defaultModelTakesImages: true,
   },
   deepseek: {
     api: "openai-completions",
@@ -64,7 +57,6 @@ export const PROVIDER_CATALOG: Readonly<Record<ProviderName, ProviderEntry>> = {
     defaultModel: "deepseek-v4-flash",
     envKey: "DEEPSEEK_API_KEY",
     needsKey: true,
-    defaultModelTakesImages: false,
   },
   openrouter: {
     api: "openai-completions",
@@ -73,7 +65,6 @@ export const PROVIDER_CATALOG: Readonly<Record<ProviderName, ProviderEntry>> = {
     defaultModel: "anthropic/claude-sonnet-4.6",
     envKey: "OPENROUTER_API_KEY",
     needsKey: true,
-    defaultModelTakesImages: true,
   },
   ollama: {
     api: "openai-completions",
@@ -81,7 +72,6 @@ export const PROVIDER_CATALOG: Readonly<Record<ProviderName, ProviderEntry>> = {
     defaultModel: "llama3.1",
     needsKey: false,
     nativeWire: true,
-    defaultModelTakesImages: false,
   },
   // Any OpenAI-compatible server. Its key comes from --api-key or RESON_API_KEY, never from
   // OPENAI_API_KEY: that key is only sent when the user chose the `openai` provider.
@@ -92,7 +82,6 @@ export const PROVIDER_CATALOG: Readonly<Record<ProviderName, ProviderEntry>> = {
     envKey: "RESON_API_KEY",
     needsKey: false,
     nativeWire: true,
-    defaultModelTakesImages: false,
   },
 };
 
@@ -112,6 +101,17 @@ export const AUTO_DETECT_ORDER: readonly ProviderName[] = [
 export const DUMMY_API_KEY = "none";
 
 export const OLLAMA_DEFAULT_ORIGIN = "http://127.0.0.1:11434";
+
+/**
+ * Whether `provider`'s model `id` reads images, as resolveModel (model.ts) will say once pi-ai's
+ * registry is loaded, without loading it: the registry's text-only models are listed
+ * (text-only-models.ts, a test holds it equal to the registry); a model the registry does not
+ * know is taken to read images on a hosted API, and never on a local server.
+ */
+export function modelTakesImages(provider: ProviderName, id: string): boolean {
+  const registry = PROVIDER_CATALOG[provider].registry;
+  return registry !== undefined && !(TEXT_ONLY_MODELS[registry] ?? []).includes(id);
+}
 
 /** Where to get a key for `provider`, for hints: "set ANTHROPIC_API_KEY or pass --api-key". */
 export function keyHint(provider: ProviderName): string {

@@ -4,6 +4,7 @@
 export {
   AUTO_DETECT_ORDER,
   DUMMY_API_KEY,
+  modelTakesImages,
   PROVIDER_CATALOG,
   type ProviderEntry,
   WIRE_ENV,

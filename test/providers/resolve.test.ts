@@ -1,9 +1,11 @@
 import { describe, expect, it } from "vitest";
 import {
   createProvider,
+  modelTakesImages,
   ollamaOriginFrom,
   PROVIDER_CATALOG,
   type ProviderInput,
+  type ProviderName,
   resolveProviderSettings,
   UNKNOWN_MODEL_CONTEXT_WINDOW,
   UNKNOWN_MODEL_MAX_TOKENS,
@@ -225,7 +227,23 @@ describe("createProvider", () => {
     expect(provider.model.id).toMatch(pattern);
     expect(provider.model.contextWindow).toBeGreaterThan(0);
     // What `reson acp` says of images before a model is resolved is what the model says.
-    expect(provider.model.takesImages).toBe(PROVIDER_CATALOG[name].defaultModelTakesImages);
+    expect(provider.model.takesImages).toBe(modelTakesImages(name, provider.model.id));
+  });
+
+  it("says without pi-ai whether each model of pi-ai's registry reads images, as the registry does", async () => {
+    const { getModels } = await import("@mariozechner/pi-ai");
+    for (const [name, entry] of Object.entries(PROVIDER_CATALOG)) {
+      if (!entry.registry) {
+        expect(modelTakesImages(name as ProviderName, "any-local-model")).toBe(false);
+        continue;
+      }
+      // After a pi-ai upgrade: node scripts/text-only-models.mjs brings the list back.
+      const models = getModels(entry.registry as Parameters<typeof getModels>[0]);
+      const said = models.map((model) => [model.id, modelTakesImages(name as ProviderName, model.id)]);
+      expect(said).toEqual(models.map((model) => [model.id, model.input.includes("image")]));
+      // One the registry does not know is resolved as reading images (model.ts unknownModel).
+      expect(modelTakesImages(name as ProviderName, "a-model-the-registry-lacks")).toBe(true);
+    }
   });
 
   it("leaves /v1 off an Anthropic base URL, where the SDK adds it", async () => {

@@ -81,6 +81,11 @@ export interface AcpProcessOptions {
   buffers?: EditorBuffers;
   /** Offer form elicitation (the agent's questions), answered so. */
   elicit?: (request: CreateElicitationRequest) => CreateElicitationResponse;
+  /**
+   * Offer terminal/*: each request reson makes of it is pushed here (method and params) and
+   * answered with an error, since reson is not to run commands in the editor's terminal.
+   */
+  terminalRequests?: { method: string; params: unknown }[];
 }
 
 export interface AcpProcess {
@@ -159,6 +164,21 @@ export function startAcp(options: AcpProcessOptions): AcpProcess {
   }
   const elicit = options.elicit;
   if (elicit) app = app.onRequest(methods.client.elicitation.create, ({ params }) => elicit(params));
+  const terminalRequests = options.terminalRequests;
+  if (terminalRequests) {
+    const refuse =
+      (method: string) =>
+      ({ params }: { params: unknown }) => {
+        terminalRequests.push({ method, params });
+        throw new Error(`the test's editor runs no commands (${method})`);
+      };
+    app = app
+      .onRequest(methods.client.terminal.create, refuse(methods.client.terminal.create))
+      .onRequest(methods.client.terminal.output, refuse(methods.client.terminal.output))
+      .onRequest(methods.client.terminal.waitForExit, refuse(methods.client.terminal.waitForExit))
+      .onRequest(methods.client.terminal.kill, refuse(methods.client.terminal.kill))
+      .onRequest(methods.client.terminal.release, refuse(methods.client.terminal.release));
+  }
   const connection = app.connect(
     ndJsonStream(
       Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
@@ -179,6 +199,7 @@ export function startAcp(options: AcpProcessOptions): AcpProcess {
         clientCapabilities: {
           ...(buffers ? { fs: { readTextFile: true, writeTextFile: true } } : {}),
           ...(elicit ? { elicitation: { form: {} } } : {}),
+          ...(terminalRequests ? { terminal: true } : {}),
         },
         clientInfo: { name: "reson-tests", version: "1" },
       }),

@@ -142,7 +142,12 @@ export async function runLoop(deps: LoopDeps, start: LoopStart): Promise<RunResu
         state.emit({ type: "phase", phase: "dispatch_tools" });
         const results = await dispatchTools(state, toolCalls, start.pending);
         state.emit({ type: "phase", phase: "finalize" });
-        await finalize(state, { message, toolCalls, stopReason: "toolUse", usage: emptyUsage() }, results);
+        const text = message.content.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("");
+        await finalize(
+          state,
+          { message, toolCalls, stopReason: "toolUse", usage: emptyUsage(), text },
+          results,
+        );
         if (signal.aborted) return await finishStopped(state);
         if (state.breaker.open) return await finish(state, "failed", circuitOpenError(state.breaker));
       }
@@ -469,13 +474,23 @@ function emitResult(state: RunState, call: ToolCallRequest, result: ToolResult, 
     durationMs: result.meta.durationMs,
     truncated: result.meta.truncated,
     ...(result.error ? { error: result.error } : {}),
+    // The two layers: what the model keeps seeing later, and whether the output is shown once.
+    ...(result.longTermMemory ? { longTermMemory: boundedText(result.longTermMemory) } : {}),
+    ...(result.includeOutputOnlyOnce ? { outputOnce: true } : {}),
   });
+}
+
+/** Events carry at most this much of a step's text or a result's memory (a viewer's preview). */
+const EVENT_TEXT_CHARS = 4000;
+
+function boundedText(text: string): string {
+  return text.length <= EVENT_TEXT_CHARS ? text : `${text.slice(0, EVENT_TEXT_CHARS)}…`;
 }
 
 /** Records the tool results and the step's end, and feeds the circuit breaker. */
 async function finalize(
   state: RunState,
-  chat: Pick<ChatResult, "message" | "toolCalls" | "stopReason" | "usage">,
+  chat: Pick<ChatResult, "message" | "toolCalls" | "stopReason" | "usage"> & { text?: string },
   results: ToolResult[],
 ): Promise<void> {
   const messages: ToolResultMessage[] = chat.toolCalls.map((call, index) => {
@@ -510,12 +525,17 @@ async function finalize(
   const lastError = results.findLast((r) => r.error)?.error;
   state.breaker.record(failed, lastError ? `${lastError.code}: ${lastError.message}` : undefined);
   await state.deps.recorder.stepFinished(messages, state.snapshot());
+  const text = chat.text?.trim() ? boundedText(chat.text) : undefined;
+  // The goal this step's messages were tagged with (also right for a step resumed after a crash).
+  const goalId = state.stepGoals[state.step] ?? state.stepGoal;
   state.emit({
     type: "step_end",
     stopReason: chat.stopReason as StopReason,
     toolCalls: chat.toolCalls.length,
     usage: chat.usage,
     failed,
+    ...(text === undefined ? {} : { text }),
+    ...(goalId === undefined ? {} : { goalId }),
   });
 }
 

@@ -146,6 +146,18 @@ export const ToolResultEventSchema = eventSchema(
         ),
       ),
     ),
+    longTermMemory: Type.Optional(
+      Type.String({
+        description:
+          "what the model keeps of the result in later steps (at most 4,000 characters), when the tool gives one",
+      }),
+    ),
+    outputOnce: Type.Optional(
+      Type.Boolean({
+        description:
+          "true when the output is shown to the model once; later steps see longTermMemory instead",
+      }),
+    ),
   },
   "A tool call finished.",
 );
@@ -186,6 +198,12 @@ export const StepEndEventSchema = eventSchema(
     failed: Type.Boolean({
       description: "true when every tool call of this step failed (feeds the circuit breaker)",
     }),
+    text: Type.Optional(
+      Type.String({
+        description: "the step's final text (at most 4,000 characters, then …); absent if it said none",
+      }),
+    ),
+    goalId: Type.Optional(Type.String({ description: "the goal in focus while the step ran" })),
   },
   "A step ended and was committed.",
 );

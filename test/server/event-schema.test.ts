@@ -51,6 +51,36 @@ describe("ResonEventSchema", () => {
         errors: validator.Errors(event).map((e) => `${e.instancePath} ${e.message}`),
       }));
     expect(invalid).toEqual([]);
+    // What the side panel shows: the step's text and goal, the result's long-term line.
+    const ends = events.filter((e) => e.type === "step_end");
+    expect(ends.at(-1)).toMatchObject({ text: "wrote a.txt" });
+    expect(ends[0]?.text).toBeUndefined();
+    const added = events.flatMap((e) =>
+      e.type === "goal_changed" && e.change.type === "goal_added"
+        ? [(e.change.goal as { id: string }).id]
+        : [],
+    );
+    expect(added.length).toBeGreaterThan(0);
+    expect(added).toContain(ends[0]?.goalId);
+    const write = events.find((e) => e.type === "tool_result" && e.name === "write_file");
+    expect(write).toMatchObject({ ok: true, longTermMemory: expect.stringContaining("wrote a.txt") });
+    expect(write && "outputOnce" in write).toBe(false);
+  });
+
+  it("bounds a step's text to 4,000 characters", async () => {
+    server.enqueue({ text: "x".repeat(5000) });
+    const agent = await createAgent({
+      workspace: ws.path,
+      provider: "openai-compatible",
+      baseUrl: server.openaiBaseUrl,
+      model: "fake-model",
+      env: cleanEnv({ RESON_HOME: ws.home }),
+    });
+    const events: ResonEvent[] = [];
+    await agent.run("say a lot", { onEvent: (e) => events.push(e) });
+    await agent.close();
+    const end = events.find((e) => e.type === "step_end");
+    expect(end?.text).toBe(`${"x".repeat(4000)}…`);
   });
 
   it("accepts the approval and question events the service emits", () => {

@@ -118,10 +118,24 @@ describe.skipIf(await skipWithout("chromium", "web view in Chromium"))(
       await page.waitForSelector("#panel h2:text('list_files')");
       expect(await page.locator("#panel pre.result").textContent()).toContain("NOTES.md");
       expect(await page.locator(".bar-row[data-call='ls']:focus").count()).toBe(1);
+      // Both memory layers: the output the model saw once, the long-term line later steps keep.
+      expect(await page.locator("#panel").textContent()).toContain("Output: what the model sees");
+      expect(await page.locator("#panel #tool-memory").textContent()).toMatch(/^listed \. \(\d+ entries\)$/);
+      expect(await page.locator("#panel").textContent()).toContain("Long-term memory: what later steps see");
       await page.click(`.bar-row[data-run='${runId}'][data-bar='model'][data-step='2']`);
       await page.waitForSelector("#panel h2:text('Step 2: model call')");
       expect(await page.locator("#panel").textContent()).toContain("What the model saw");
       expect(await page.locator("#panel").textContent()).toMatch(/3\.1k in · 60 out/);
+      // The goal the step served (step_end's goalId), a link to it in the goals.
+      expect(await page.locator("#panel #step-goal").textContent()).toBe("Find the retry settings");
+      // The last model call: what the model said.
+      await page.click(`.bar-row[data-run='${runId}'][data-bar='model'][data-step='${count("model_call")}']`);
+      await page.waitForSelector("#panel #step-text");
+      expect(await page.locator("#panel #step-text").textContent()).toContain(
+        "The notes now say where the retry loop lives",
+      );
+      await page.click(`.bar-row[data-run='${runId}'][data-bar='model'][data-step='2']`);
+      await page.waitForSelector("#panel h2:text('Step 2: model call')");
       // The selection is in the URL: a reload opens on it.
       expect(page.url()).toContain("sel=");
       await page.reload();

@@ -57,6 +57,10 @@ export interface ToolView {
   startedAt: number;
   ok?: boolean;
   content?: string;
+  /** The result's long-term line: what later steps see once the output is shown once or trimmed. */
+  longTermMemory?: string;
+  /** The model sees the output in full once; later steps see longTermMemory instead. */
+  outputOnce?: boolean;
   durationMs?: number;
   error?: { code: string; message: string };
   permission?: Record<string, unknown>;
@@ -80,6 +84,10 @@ export interface StepView {
   endedAt?: number;
   stopReason?: string;
   usage?: Usage;
+  /** What the model said in this step (step_end, at most 4,000 characters). */
+  text?: string;
+  /** The goal in focus while the step ran (step_end). */
+  goalId?: string;
   context?: { estTokens: number; budgetTokens: number; windowTokens: number };
   manifest?: ContextManifest;
   /** The context was compacted (or trimmed) before this step's call. */
@@ -240,6 +248,11 @@ export function applyEvent(run: RunModel, event: Event): boolean {
       step.endedAt = event.ts;
       step.stopReason = String(event.stopReason);
       step.usage = event.usage as Usage;
+      if (typeof event.text === "string") step.text = event.text;
+      if (typeof event.goalId === "string") {
+        step.goalId = event.goalId;
+        served(run, event.goalId, step.step);
+      }
       if (run.live?.step === step.step) run.live = undefined;
       return true;
     }
@@ -259,6 +272,8 @@ export function applyEvent(run: RunModel, event: Event): boolean {
       if (!tool) return false;
       tool.ok = Boolean(event.ok);
       tool.content = String(event.content);
+      if (typeof event.longTermMemory === "string") tool.longTermMemory = event.longTermMemory;
+      tool.outputOnce = event.outputOnce === true;
       tool.durationMs = Number(event.durationMs);
       tool.error = event.error as ToolView["error"];
       tool.permission = event.permission as ToolView["permission"];

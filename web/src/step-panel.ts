@@ -1,7 +1,8 @@
 // The side panel of a run: the call selected in the waterfall, whole. A model call: its
 // timing, tokens, cost, stop reason, how full its context was and what the model saw (the
-// context manifest's sections), the goal it served, what it streamed; a tool call: its
-// arguments, the permission decision, what it returned, the files it changed. For a step of a
+// context manifest's sections), the goal it served, what it said or is streaming; a tool call: its
+// arguments, the permission decision, what it returned in both memory layers (the output and
+// the long-term line later steps see), the files it changed. For a step of a
 // finished run: the diff it made (from its snapshots) and the revert to before it.
 import { api } from "./api.js";
 import { patchLines } from "./diff-lines.js";
@@ -9,7 +10,7 @@ import { diffBlock } from "./diff-view.js";
 import { cost, duration, h, tokens } from "./dom.js";
 import { permissionLine } from "./permission-line.js";
 import { changedFilesLine, rewindButton } from "./rewind-box.js";
-import type { RunModel, StepView, ToolView } from "./run-state.js";
+import type { GoalView, RunModel, StepView, ToolView } from "./run-state.js";
 import type { Selection } from "./timeline.js";
 
 export interface PanelActions {
@@ -68,7 +69,9 @@ function modelPanel(run: RunModel, step: StepView, actions: PanelActions): HTMLE
   const now = Date.now();
   const firstTool = Math.min(...step.tools.map((t) => t.startedAt));
   const end = Number.isFinite(firstTool) ? firstTool : (step.endedAt ?? now);
-  const goal = [...run.goalList.values()].find((g) => g.steps.includes(step.step));
+  const goal =
+    (step.goalId ? run.goalList.get(step.goalId) : undefined) ??
+    [...run.goalList.values()].find((g) => g.steps.includes(step.step));
   const manifest = step.manifest;
   const live = run.live?.step === step.step ? run.live : undefined;
   return [
@@ -90,7 +93,7 @@ function modelPanel(run: RunModel, step: StepView, actions: PanelActions): HTMLE
           ? `${tokens(step.context.estTokens)} of ${tokens(step.context.budgetTokens)} budget (${tokens(step.context.windowTokens)} window)`
           : null,
       ],
-      ["goal", goal ? goal.title : null],
+      ["goal", goal ? goalLink(goal) : null],
       [
         "called",
         step.tools.length > 0
@@ -143,6 +146,14 @@ function modelPanel(run: RunModel, step: StepView, actions: PanelActions): HTMLE
             ? "The context manifest is read once the step is stored…"
             : "What the model saw is stored when the step ends.",
         ),
+    step.text
+      ? h(
+          "section",
+          {},
+          h("h3", {}, "What the model said"),
+          h("pre", { class: "said", id: "step-text", tabindex: "0" }, step.text),
+        )
+      : null,
     live
       ? h(
           "section",
@@ -161,6 +172,49 @@ function modelPanel(run: RunModel, step: StepView, actions: PanelActions): HTMLE
         )
       : null,
   ].filter((x): x is HTMLElement => x !== null);
+}
+
+/** The step's goal, a button that brings the goal (and the steps that served it) into view. */
+function goalLink(goal: GoalView): HTMLElement {
+  return h(
+    "button",
+    {
+      type: "button",
+      class: "link",
+      id: "step-goal",
+      click: () => {
+        const item = document.querySelector<HTMLElement>(`[data-goal="${CSS.escape(goal.id)}"]`);
+        item?.scrollIntoView({ block: "nearest" });
+        item?.classList.add("flash");
+        setTimeout(() => item?.classList.remove("flash"), 1500);
+      },
+    },
+    goal.title,
+  );
+}
+
+/** The second memory layer: the line later steps keep instead of the output. */
+function memoryLayer(tool: ToolView): HTMLElement[] {
+  if (tool.ok === undefined) return [];
+  if (!tool.longTermMemory)
+    return [
+      h(
+        "p",
+        { class: "facts", id: "tool-memory-none" },
+        "No long-term line: if the context is trimmed, later steps see only that this output was cut.",
+      ),
+    ];
+  return [
+    h("h3", {}, "Long-term memory: what later steps see"),
+    h(
+      "p",
+      { class: "facts" },
+      tool.outputOnce
+        ? "Shown instead of the output from the next step on."
+        : "Shown instead of the output once the context is trimmed.",
+    ),
+    h("pre", { class: "memory", id: "tool-memory", tabindex: "0" }, tool.longTermMemory),
+  ];
 }
 
 function toolPanel(run: RunModel, step: StepView, tool: ToolView): HTMLElement[] {
@@ -190,8 +244,9 @@ function toolPanel(run: RunModel, step: StepView, tool: ToolView): HTMLElement[]
     changedFilesLine(tool),
     h("h3", {}, "Arguments"),
     h("pre", { class: "args", tabindex: "0" }, JSON.stringify(tool.arguments, null, 2)),
-    h("h3", {}, "What it returned (as the model sees it)"),
-    h("pre", { class: "result", tabindex: "0" }, tool.content ?? "(not yet)"),
+    h("h3", {}, tool.outputOnce ? "Output: the model sees it in full once" : "Output: what the model sees"),
+    h("pre", { class: "result", id: "tool-output", tabindex: "0" }, tool.content ?? "(not yet)"),
+    ...memoryLayer(tool),
   ].filter((x): x is HTMLElement => x !== null);
 }
 

@@ -49,11 +49,29 @@ export async function channelSetups(options: {
   if (config.slack) {
     const slack = config.slack;
     const apiUrl = slack.apiUrl ?? SLACK_API;
+    if (!slack.signingSecret && !slack.appToken)
+      throw new ResonError(
+        "config_invalid",
+        "channels.slack needs an appToken (Socket Mode) or a signingSecret (Events API).",
+        {
+          hint: "For a personal agent behind NAT, turn on Socket Mode in the Slack app and set channels.slack.appToken to its app-level token (xapp-…, scope connections:write).",
+        },
+      );
     setups.push({
       adapter: new SlackAdapter({
         botToken: filled(vault, "channels.slack.botToken", slack.botToken, { url: apiUrl }),
-        signingSecret: filled(vault, "channels.slack.signingSecret", slack.signingSecret, { url: apiUrl }),
+        ...(slack.signingSecret
+          ? {
+              signingSecret: filled(vault, "channels.slack.signingSecret", slack.signingSecret, {
+                url: apiUrl,
+              }),
+            }
+          : {}),
+        ...(slack.appToken
+          ? { appToken: filled(vault, "channels.slack.appToken", slack.appToken, { url: apiUrl }) }
+          : {}),
         ...(slack.apiUrl ? { apiUrl: slack.apiUrl } : {}),
+        store,
         log,
       }),
       access: accessOf(slack),

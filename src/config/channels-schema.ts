@@ -73,8 +73,10 @@ export const SlackChannelSchema = Type.Object(
     ...channelCommon,
     /** The bot token (xoxb-…), or a `<secret>name</secret>` reference. */
     botToken: Type.String({ minLength: 1 }),
-    /** The app's signing secret: Events API requests are checked against it. */
-    signingSecret: Type.String({ minLength: 1 }),
+    /** The app's signing secret: Events API requests are checked against it (Events API only). */
+    signingSecret: Type.Optional(Type.String({ minLength: 1 })),
+    /** An app-level token (xapp-…, scope connections:write): deliveries come over Socket Mode. */
+    appToken: Type.Optional(Type.String({ minLength: 1 })),
     /** The Web API (a fake in tests); default https://slack.com/api/. */
     apiUrl: Type.Optional(Type.String({ minLength: 1 })),
   },

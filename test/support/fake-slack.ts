@@ -3,7 +3,8 @@
 // chat.update, and conversations.history / conversations.replies over what was posted, with
 // message metadata) as Slack does: POST /api/<method>, a form or JSON body, the bot token as a
 // bearer, {"ok": true, …} or {"ok": false, "error": "invalid_auth"}. And signed Events API
-// requests, as Slack would send them to the app's request URL.
+// requests, as Slack would send them to the app's request URL. With an app-level token,
+// apps.connections.open hands out the URL of a fake Socket Mode server (fake-slack-socket.ts).
 import { createHmac } from "node:crypto";
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -51,6 +52,8 @@ export async function startFakeSlack(options: {
   botToken: string;
   /** The scopes the bot token has; without a history scope the look-ups are refused (missing_scope). */
   scopes?: string[];
+  /** The app-level token (xapp-…) apps.connections.open takes, and the socket URL it returns. */
+  socket?: { appToken: string; url: string };
 }): Promise<FakeSlack> {
   const scopes = options.scopes ?? ["chat:write", "channels:history", "groups:history", "im:history"];
   const posts: SlackPost[] = [];
@@ -70,6 +73,14 @@ export async function startFakeSlack(options: {
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify(value));
     };
+    if (method === "apps.connections.open") {
+      calls.push(method);
+      return reply(
+        options.socket && req.headers.authorization === `Bearer ${options.socket.appToken}`
+          ? { ok: true, url: options.socket.url }
+          : { ok: false, error: "invalid_auth" },
+      );
+    }
     if (req.headers.authorization !== `Bearer ${options.botToken}`)
       return reply({ ok: false, error: "invalid_auth" });
     calls.push(method);

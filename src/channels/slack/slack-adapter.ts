@@ -1,14 +1,19 @@
-// Slack through Bolt's request verification and its Web API client: Events API requests come to
+// Slack through Bolt's request verification and its Web API client, taking deliveries over
+// Socket Mode (an app-level token: see slack-socket.ts) or the Events API, or both: Events API requests come to
 // `POST /channels/slack/events` on serve, are checked against the signing secret (v0 HMAC-SHA256,
 // five-minute window) before anything else, stored, and only then answered 200, so a crash never
 // loses a message and Slack's retries (X-Slack-Retry-Num) find it stored and run nothing twice.
 // Interactivity (block actions: approval buttons) comes to the same URL. Answers go out with
 // chat.postMessage in the message's thread. `apiUrl` points the client at a fake in tests. Bolt
-// is loaded when the channel starts.
+// is loaded when the channel starts. One serve holds the socket (a store lease, as Telegram's
+// poller): Slack would spread envelopes over several connections and the store would run each
+// once, but one connection keeps the app within Slack's limit of connections whatever the number
+// of serve processes, and another serve takes over when the holder stops.
 import { ResonError } from "../../core/errors.js";
 import { importEsm } from "../../core/esm-import.js";
 import { defineRoute, type Route, readRawBody } from "../../server/index.js";
-import type { ReplyTarget } from "../../store/index.js";
+import type { ReplyTarget, Store } from "../../store/index.js";
+import { pollWhileHolding } from "../poller-lease.js";
 import {
   type ButtonPress,
   type ChannelAdapter,
@@ -20,6 +25,7 @@ import {
   type PressSink,
 } from "../types.js";
 import { deliveryOfEvent, pressOfAction } from "./slack-event.js";
+import { holdSocketSession } from "./slack-socket.js";
 
 type Bolt = typeof import("@slack/bolt");
 type WebClient = InstanceType<Bolt["webApi"]["WebClient"]>;
@@ -30,8 +36,12 @@ const ANSWER_EVENT_TYPE = "reson_answer";
 
 export interface SlackAdapterOptions {
   botToken: string;
-  signingSecret: string;
+  /** Events API requests are checked against it; without it, no request URL is served. */
+  signingSecret?: string;
+  /** An app-level token (xapp-…): deliveries come over Socket Mode. */
+  appToken?: string;
   apiUrl?: string;
+  store: Store;
   log: ChannelLog;
 }
 
@@ -47,6 +57,7 @@ export class SlackAdapter implements ChannelAdapter {
   #bolt: Bolt | undefined;
   #client: WebClient | undefined;
   #botUserId: string | undefined;
+  #socket: { state: "connecting" | "connected" | "reconnecting" | "waiting" } | undefined;
 
   constructor(options: SlackAdapterOptions) {
     this.#options = options;
@@ -55,12 +66,13 @@ export class SlackAdapter implements ChannelAdapter {
   describe(): Record<string, unknown> {
     return {
       platform: "slack",
-      path: "/channels/slack/events",
+      ...(this.#options.signingSecret ? { path: "/channels/slack/events" } : {}),
+      ...(this.#socket ? { socketMode: this.#socket.state } : {}),
       ...(this.#botUserId ? { botUser: this.#botUserId } : {}),
     };
   }
 
-  async start(_sink: InboundSink, signal: AbortSignal): Promise<void> {
+  async start(sink: InboundSink, signal: AbortSignal, press?: PressSink): Promise<void> {
     const client = await this.#connect();
     try {
       const auth = await client.auth.test();
@@ -75,10 +87,32 @@ export class SlackAdapter implements ChannelAdapter {
         },
       );
     }
-    this.#options.log({
+    const { appToken, store, log, apiUrl } = this.#options;
+    log({
       level: "info",
-      message: `channel slack: taking events as ${this.#botUserId ?? "the bot"}`,
+      message: `channel slack: taking events as ${this.#botUserId ?? "the bot"}${appToken ? " over Socket Mode" : ""}`,
       channel: "slack",
+    });
+    if (!appToken) return;
+    this.#socket = { state: "waiting" };
+    await pollWhileHolding({ store, channel: this.name, log, signal }, (held) => {
+      this.#socket = { state: "connecting" };
+      return holdSocketSession(
+        {
+          appToken,
+          ...(apiUrl ? { apiUrl } : {}),
+          botUserId: this.#botUserId,
+          sink,
+          ...(press ? { press } : {}),
+          log,
+          onState: (state) => {
+            this.#socket = { state };
+          },
+        },
+        held,
+      ).finally(() => {
+        this.#socket = { state: "waiting" };
+      });
     });
   }
 
@@ -179,6 +213,8 @@ export class SlackAdapter implements ChannelAdapter {
   }
 
   routes(sink: InboundSink, press?: PressSink): Route[] {
+    const signingSecret = this.#options.signingSecret;
+    if (!signingSecret) return [];
     return [
       defineRoute({
         method: "POST",
@@ -192,7 +228,7 @@ export class SlackAdapter implements ChannelAdapter {
           const bolt = await this.#loadBolt();
           try {
             bolt.verifySlackRequest({
-              signingSecret: this.#options.signingSecret,
+              signingSecret,
               body: raw,
               headers: {
                 "x-slack-signature": String(req.headers["x-slack-signature"] ?? ""),

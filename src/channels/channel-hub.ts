@@ -7,28 +7,17 @@
 // indicator while the run works.
 import { ResonError, toResonError } from "../core/errors.js";
 import { ulid } from "../core/ids.js";
-import type { RunSpec } from "../runner/index.js";
 import type { RunService } from "../server/index.js";
 import type { InboundRecord, Store } from "../store/index.js";
-import {
-  type AccessSettings,
-  decideAccess,
-  MAX_PENDING_PAIRINGS,
-  PAIRING_CODE_TTL_MS,
-  pairingCode,
-} from "./access.js";
+import { decideAccess, MAX_PENDING_PAIRINGS, PAIRING_CODE_TTL_MS, pairingCode } from "./access.js";
+import { ButtonPresses } from "./button-presses.js";
+import type { ChannelSetup } from "./channel-setup.js";
 import { chatCommand } from "./chat-commands.js";
-import { parsePressData, pressAnswer, promptMessage } from "./chat-prompts.js";
 import { runAnswer } from "./run-answer.js";
 import { splitForPlatform } from "./split-text.js";
-import type { ButtonPress, ChannelAdapter, ChannelLog, InboundSink, PressSink } from "./types.js";
+import type { ChannelLog, InboundSink, PressSink } from "./types.js";
 
-/** A channel as the hub runs it: the platform's adapter, who may talk, and its runs' settings. */
-export interface ChannelSetup {
-  adapter: ChannelAdapter;
-  access: AccessSettings;
-  spec: Partial<RunSpec> & { workspace: string };
-}
+export type { ChannelSetup } from "./channel-setup.js";
 
 export interface ChannelHubOptions {
   store: Store;
@@ -56,9 +45,11 @@ export class ChannelHub {
   #ticking: Promise<void> | undefined;
   #again = false;
   #started: Promise<unknown>[] = [];
+  readonly #presses: ButtonPresses;
 
   constructor(options: ChannelHubOptions) {
     this.#options = options;
+    this.#presses = new ButtonPresses({ ...options, signal: this.#stop.signal });
     for (const setup of options.channels) this.#byName.set(setup.adapter.name, setup);
   }
 
@@ -75,20 +66,13 @@ export class ChannelHub {
     };
   };
 
-  /** Answers a run's prompt from a button pressed in the chat it was offered in, by an authorised sender. */
+  /** Takes a button pressed under a prompt in the chat it was offered in (stored before it is acknowledged). */
   readonly press = (channel: string): PressSink => {
     return async (press) => {
       const setup = this.#byName.get(channel);
       if (!setup) return;
-      const notice = await this.#answerPress(channel, setup, press).catch(
-        (error: unknown): { text: string; result?: string } => {
-          const failure = toResonError(error);
-          return failure.code === "prompt_closed" || failure.code === "not_found"
-            ? { text: "This was already answered or has timed out." }
-            : { text: `That did not work: ${failure.message}` };
-        },
-      );
-      await setup.adapter.settlePress?.(press, notice.text, notice.result, this.#stop.signal).catch(() => {});
+      await this.#presses.take(setup, press);
+      this.wake();
     };
   };
 
@@ -153,6 +137,7 @@ export class ChannelHub {
   }
 
   async #tick(): Promise<void> {
+    for (const setup of this.#options.channels) await this.#presses.applyStored(setup);
     const open = await this.#options.store.channels.listOpen();
     for (const record of open) {
       if (this.#stop.signal.aborted) return;
@@ -343,70 +328,13 @@ export class ChannelHub {
     if (!DONE.has(request.status)) {
       if (request.status === "running") {
         await this.#typing(record, setup, false);
-        await this.#offerPrompts(record, setup, request.id);
+        await this.#presses.offer(record, setup, request.id);
       }
       return false;
     }
     this.#typingAt.delete(record.id);
     const reply = await runAnswer(store, request);
     return store.channels.transition(record.id, "queued", "reply", { reply });
-  }
-
-  /** Each pending approval or question of the run, sent once (by one process) to the chat. */
-  async #offerPrompts(record: InboundRecord, setup: ChannelSetup, runId: string): Promise<void> {
-    const { store } = this.#options;
-    for (const prompt of await store.prompts.listPending(runId)) {
-      if (!(await store.channels.claimState(record.channel, `prompt:${prompt.id}`, record.id))) continue;
-      const { text, buttons } = promptMessage(prompt);
-      if (buttons.length > 0 && setup.adapter.ask)
-        await setup.adapter.ask(record.message.target, text, buttons, this.#stop.signal);
-      else await setup.adapter.send(record.message.target, text, this.#stop.signal);
-    }
-  }
-
-  async #answerPress(
-    channel: string,
-    setup: ChannelSetup,
-    press: ButtonPress,
-  ): Promise<{ text: string; result?: string }> {
-    const { store, runs } = this.#options;
-    const parsed = parsePressData(press.data);
-    if (!parsed) return { text: "This button is not one of this agent's." };
-    const offeredIn = await store.channels.getState(channel, `prompt:${parsed.promptId}`);
-    const record = offeredIn ? await store.channels.getInbound(offeredIn) : undefined;
-    const prompt = await store.prompts.get(parsed.promptId);
-    if (!record || !prompt || record.message.target.chatId !== press.chatId)
-      return { text: "This button is not one of this agent's." };
-    const pairing = await store.channels.pairingOf(channel, press.senderId);
-    const access = decideAccess(
-      setup.access,
-      {
-        receivedAt: Date.now(),
-        channel,
-        chatType: "direct",
-        chatId: press.senderId,
-        senderId: press.senderId,
-      },
-      pairing,
-    );
-    if (access.kind !== "talk" || !access.mayCommand) {
-      this.#options.log({
-        level: "warn",
-        message: `channel ${channel}: ${press.senderId} pressed a button of prompt ${prompt.id} and is not allowed to answer it`,
-        channel,
-        sender: press.senderId,
-      });
-      return { text: "You are not allowed to answer this." };
-    }
-    const answer = pressAnswer(prompt, parsed.choice);
-    if (!answer) return { text: "This button is not one of this agent's." };
-    if (answer.kind === "permission") await runs.answerApproval(prompt.traceId, prompt.id, answer.answer);
-    else await runs.answerQuestion(prompt.traceId, prompt.id, answer.answer);
-    const by = press.senderName ?? press.senderId;
-    return {
-      text: `Done: ${answer.words}.`,
-      result: `${promptMessage(prompt).text}\n\n${answer.words} by ${by}`,
-    };
   }
 
   /** A free question a run of this chat waits on is answered by the next message of an authorised sender. */
@@ -420,7 +348,12 @@ export class ChannelHub {
         (p) => p.kind === "question" && ((p.payload as { choices?: unknown[] }).choices ?? []).length === 0,
       );
       if (!question) continue;
-      await runs.answerQuestion(run.id, question.id, record.message.text);
+      const { envelope } = record.message;
+      await runs.answerQuestion(run.id, question.id, record.message.text, {
+        channel: record.channel,
+        ...(envelope.senderId ? { senderId: envelope.senderId } : {}),
+        ...(envelope.senderName ? { displayName: envelope.senderName } : {}),
+      });
       return true;
     }
     return false;

@@ -121,4 +121,8 @@ export interface ChannelRepository {
   setState(channel: string, key: string, value: string): Promise<void>;
   /** Sets the state only if it is not set yet: true for the one caller that set it. */
   claimState(channel: string, key: string, value: string): Promise<boolean>;
+  /** Replaces the state only if it still is `expected`: true for the one caller that replaced it. */
+  replaceState(channel: string, key: string, expected: string, value: string): Promise<boolean>;
+  /** The state whose keys begin with `prefix` ("press:"), in key order. */
+  listState(channel: string, prefix: string): Promise<{ key: string; value: string }[]>;
 }

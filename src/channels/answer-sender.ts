@@ -92,10 +92,13 @@ export class AnswerSender {
         inbound: record.id,
         ...(permanent ? {} : { retry: true }),
       });
-      if (permanent)
-        return store.channels.transition(record.id, "sending", "answered", {
+      if (permanent) {
+        const ended = await store.channels.transition(record.id, "sending", "answered", {
           note: `send_refused: ${failure.message}`,
         });
+        if (ended) await this.#forgetProgress(record);
+        return ended;
+      }
       // Backing off, doubling up to a minute: a platform that is down is not hammered.
       const failures = (retry?.failures ?? 0) + 1;
       this.#retryAt.set(record.id, {
@@ -106,7 +109,14 @@ export class AnswerSender {
       return false;
     }
     this.#retryAt.delete(record.id);
-    return store.channels.transition(record.id, "sending", "answered");
+    const answered = await store.channels.transition(record.id, "sending", "answered");
+    if (answered) await this.#forgetProgress(record);
+    return answered;
+  }
+
+  /** An answered message's progress no longer matters (`reson gc` deletes any left by a crash). */
+  async #forgetProgress(record: InboundRecord): Promise<void> {
+    await this.#options.store.channels.deleteState(record.channel, `send:${record.id}`);
   }
 
   async #recordProgress(record: InboundRecord, progress: SendProgress): Promise<void> {

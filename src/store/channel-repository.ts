@@ -247,6 +247,9 @@ export function channelRepository(context: {
       );
       return rows.length === 1;
     },
+    async deleteState(channel, key) {
+      await query("DELETE FROM channel_state WHERE channel = ? AND key = ?", [channel, key]);
+    },
     async listState(channel, prefix) {
       // substr, not LIKE: the prefix is matched as it is, whatever characters it holds.
       const rows = await query(

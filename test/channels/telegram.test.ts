@@ -281,6 +281,13 @@ describe("Telegram channel in reson serve", () => {
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(telegram.sent.filter((m) => m.text.includes("sent twice?"))).toHaveLength(2);
     expect(model.requests).toHaveLength(1);
+    // Once answered, how far the sending got is forgotten.
+    const store = await openStore({ home: ws.home });
+    try {
+      expect(await store.channels.listState("telegram", "send:")).toEqual([]);
+    } finally {
+      await store.close();
+    }
   });
 });
 

@@ -7,7 +7,7 @@ import { ResonError } from "../core/errors.js";
 import { type SecretUseScope, SecretVault } from "../secrets/index.js";
 import type { Store } from "../store/index.js";
 import type { AccessSettings } from "./access.js";
-import type { ChannelSetup } from "./channel-hub.js";
+import type { ChannelSetup } from "./channel-setup.js";
 import { SlackAdapter } from "./slack/slack-adapter.js";
 import { TelegramAdapter } from "./telegram/telegram-adapter.js";
 import type { ChannelLog } from "./types.js";

@@ -36,7 +36,10 @@ export interface ButtonPress {
   messageId?: string;
 }
 
-/** Handles a press at once (it is not stored: an unanswered prompt times out as over HTTP). */
+/**
+ * Takes a press: an authorised one is stored (once per prompt; a redelivery finds it) before the
+ * sink resolves, so only then may the adapter acknowledge the delivery to the platform.
+ */
 export type PressSink = (press: ButtonPress) => Promise<void>;
 
 /** A button under a message: its label, and the data a press brings back. */
@@ -86,10 +89,18 @@ export interface ChannelAdapter {
   send(target: ReplyTarget, text: string, signal: AbortSignal, outgoing?: OutgoingMessage): Promise<void>;
   /** Sends a message with buttons (approvals, choices), where the platform has them. */
   ask?(target: ReplyTarget, text: string, buttons: ChatButton[], signal: AbortSignal): Promise<void>;
-  /** Tells the presser what came of a press, and where it can, replaces the buttons with `result`. */
+  /**
+   * Tells the presser at once that a stored press was taken (Telegram answers the callback query,
+   * which it wants within seconds), before the press is given to the run.
+   */
+  acknowledgePress?(press: ButtonPress, notice: string, signal: AbortSignal): Promise<void>;
+  /**
+   * Tells the presser what came of a press (no `notice` where acknowledgePress told them), and
+   * where it can, replaces the buttons with `result`.
+   */
   settlePress?(
     press: ButtonPress,
-    notice: string,
+    notice: string | undefined,
     result: string | undefined,
     signal: AbortSignal,
   ): Promise<void>;

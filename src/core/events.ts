@@ -48,6 +48,19 @@ const ExpiresAt = Type.Number({
 const PromptId = Type.String({
   description: "names the prompt in the answer (POST) and in the outcome event",
 });
+/** Who answered a prompt: a chat user who pressed a button or wrote the answer, or an HTTP client. */
+export const AnsweredBySchema = Type.Object(
+  {
+    channel: Type.String({
+      description:
+        'where the answer came from: "http" (the API and the web view), "telegram", "slack", "webhook:<name>"',
+    }),
+    senderId: Type.Optional(Type.String({ description: "the chat platform's id of the user who answered" })),
+    displayName: Type.Optional(Type.String({ description: "that user's name as the platform shows it" })),
+  },
+  { $id: "AnsweredBy" },
+);
+export type AnsweredBy = Static<typeof AnsweredBySchema>;
 
 export const RunStartEventSchema = eventSchema(
   "run_start",
@@ -304,6 +317,7 @@ export const HumanAnswerEventSchema = eventSchema(
       Type.String({ description: "absent when the user declined or the question timed out" }),
     ),
     by: Type.Union([Type.Literal("user"), Type.Literal("timeout")]),
+    answeredBy: Type.Optional(AnsweredBySchema),
   },
   "A question of ask_human was answered over HTTP (reson serve and workers), or timed out; the terminal and --interactive-stdin record the answer in the tool result only.",
 );
@@ -346,6 +360,7 @@ export const PermissionDecisionEventSchema = eventSchema(
       Type.String({ description: "the user's words to the model, e.g. why it was denied" }),
     ),
     by: Type.Union([Type.Literal("user"), Type.Literal("timeout")]),
+    answeredBy: Type.Optional(AnsweredBySchema),
   },
   "An approval was decided by the user, or denied by the timeout.",
 );

@@ -8,6 +8,7 @@ import { realpath } from "node:fs/promises";
 import { isAbsolute } from "node:path";
 import { titleOf, workspaceStanding } from "../agent/index.js";
 import { ResonError } from "../core/errors.js";
+import type { AnsweredBy } from "../core/events.js";
 import { ulid } from "../core/ids.js";
 import { emptyUsage } from "../core/usage.js";
 import type { RunSpec } from "../runner/index.js";
@@ -113,6 +114,8 @@ export interface StartRunInput {
   idempotencyKey?: string;
 }
 
+/** An answer POSTed to the API (the web view's too). */
+const HTTP_ANSWER: AnsweredBy = { channel: "http" };
 const ACTIVE: ReadonlySet<RunRequestRecord["status"]> = new Set(["queued", "running"]);
 
 export class RunService {
@@ -303,12 +306,23 @@ export class RunService {
     return this.#store.prompts.listPending(runId);
   }
 
-  async answerApproval(runId: string, toolCallId: string, answer: ApprovalAnswer): Promise<RunPromptRecord> {
-    return this.#answer(runId, "permission", toolCallId, answer);
+  /** Answers an approval; `answeredBy` says who (an HTTP client unless a channel says otherwise). */
+  async answerApproval(
+    runId: string,
+    toolCallId: string,
+    answer: ApprovalAnswer,
+    answeredBy: AnsweredBy = HTTP_ANSWER,
+  ): Promise<RunPromptRecord> {
+    return this.#answer(runId, "permission", toolCallId, { ...answer, answeredBy });
   }
 
-  async answerQuestion(runId: string, toolCallId: string, answer: string): Promise<RunPromptRecord> {
-    return this.#answer(runId, "question", toolCallId, { answer });
+  async answerQuestion(
+    runId: string,
+    toolCallId: string,
+    answer: string,
+    answeredBy: AnsweredBy = HTTP_ANSWER,
+  ): Promise<RunPromptRecord> {
+    return this.#answer(runId, "question", toolCallId, { answer, answeredBy });
   }
 
   async #answer(runId: string, kind: "permission" | "question", key: string, answer: object) {

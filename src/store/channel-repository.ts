@@ -240,5 +240,23 @@ export function channelRepository(context: {
       );
       return rows.length === 1;
     },
+    async replaceState(channel, key, expected, value) {
+      const rows = await query(
+        "UPDATE channel_state SET value = ? WHERE channel = ? AND key = ? AND value = ? RETURNING key",
+        [value, channel, key, expected],
+      );
+      return rows.length === 1;
+    },
+    async deleteState(channel, key) {
+      await query("DELETE FROM channel_state WHERE channel = ? AND key = ?", [channel, key]);
+    },
+    async listState(channel, prefix) {
+      // substr, not LIKE: the prefix is matched as it is, whatever characters it holds.
+      const rows = await query(
+        "SELECT key, value FROM channel_state WHERE channel = ? AND substr(key, 1, ?) = ? ORDER BY key",
+        [channel, prefix.length, prefix],
+      );
+      return rows.map((row) => ({ key: String(row.key), value: String(row.value) }));
+    },
   };
 }

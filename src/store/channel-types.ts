@@ -1,6 +1,8 @@
 // The store's contract for chat channels: every inbound message kept (with the platform's
 // dedupe key) before it is acknowledged and followed to its answer, the session of each chat or
-// thread, pairing codes and approved senders, and small per-channel state (Telegram's offset).
+// thread, pairing codes and approved senders, and small per-channel state (Telegram's offset;
+// "send:<inbound id>" while an answer is sent, "prompt:<id>" and "press:<id>" for prompts offered
+// in a chat: `Store.gc` deletes those once their message is answered or their prompt is gone).
 import type { EpochMs, MessageContext } from "./types.js";
 
 /**
@@ -121,4 +123,9 @@ export interface ChannelRepository {
   setState(channel: string, key: string, value: string): Promise<void>;
   /** Sets the state only if it is not set yet: true for the one caller that set it. */
   claimState(channel: string, key: string, value: string): Promise<boolean>;
+  /** Replaces the state only if it still is `expected`: true for the one caller that replaced it. */
+  replaceState(channel: string, key: string, expected: string, value: string): Promise<boolean>;
+  deleteState(channel: string, key: string): Promise<void>;
+  /** The state whose keys begin with `prefix` ("press:"), in key order. */
+  listState(channel: string, prefix: string): Promise<{ key: string; value: string }[]>;
 }

@@ -129,6 +129,8 @@ export function runPromptRepository(context: {
       );
       return rows.map(fromRow);
     },
+    listOfRun: async (traceId) =>
+      (await query(`${select} WHERE trace_id = ? ORDER BY created_at, id`, [traceId])).map(fromRow),
     expire: (id) =>
       settle(
         `UPDATE run_prompts SET status = 'expired', answered_at = NULL WHERE id = ? AND status = 'pending'

@@ -226,6 +226,8 @@ export interface RunPromptRepository {
   get(id: string): Promise<RunPromptRecord | undefined>;
   /** Prompts still waiting (not answered, not expired), oldest first; of one run if given. */
   listPending(traceId?: string): Promise<RunPromptRecord[]>;
+  /** Every prompt of a run, whatever its status, oldest first. */
+  listOfRun(traceId: string): Promise<RunPromptRecord[]>;
   /** Expires a pending prompt now; false when it was no longer pending. */
   expire(id: string): Promise<boolean>;
   /**

@@ -141,6 +141,21 @@ function gcStatements(before: number): Statement[] {
       params: [before],
     },
     { sql: "DELETE FROM idempotency_keys WHERE created_at < ?", params: [before] },
+    // Channel state that can no longer matter: how far the sending of an answer got, once the
+    // message is no longer being answered (or is gone); which chat a prompt was offered in and
+    // the press on it, once the prompt is gone with its run, or was settled before the cutoff.
+    {
+      sql: `DELETE FROM channel_state WHERE substr(key, 1, 5) = 'send:' AND NOT EXISTS
+        (SELECT 1 FROM channel_inbound i WHERE i.id = substr(channel_state.key, 6) AND i.status IN ('reply', 'sending'))`,
+      params: [],
+    },
+    {
+      sql: `DELETE FROM channel_state WHERE (substr(key, 1, 7) = 'prompt:' OR substr(key, 1, 6) = 'press:')
+        AND NOT EXISTS (SELECT 1 FROM run_prompts p
+          WHERE p.id = CASE WHEN substr(channel_state.key, 1, 7) = 'prompt:' THEN substr(channel_state.key, 8) ELSE substr(channel_state.key, 7) END
+          AND (p.created_at >= ? OR (p.status = 'pending' AND (p.expires_at IS NULL OR p.expires_at >= ?))))`,
+      params: [before, before],
+    },
     // The leases of runs gone (or never stored: their process died before the first commit). A
     // request still in the queue keeps its lease row: its epoch must never start again at 1.
     {

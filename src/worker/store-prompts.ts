@@ -4,6 +4,7 @@
 // when nobody answers in time. The run waits at most that long, and stops waiting on abort.
 import type { Agent } from "../agent/index.js";
 import { ResonError } from "../core/errors.js";
+import type { AnsweredBy } from "../core/events.js";
 import { ulid } from "../core/ids.js";
 import type { PermissionAnswer, PermissionPrompt } from "../permissions/index.js";
 import type { LeaseFence, RunPromptRecord, Store } from "../store/index.js";
@@ -36,12 +37,31 @@ export interface ApprovalAnswer {
   note?: string;
 }
 
+/** What the store keeps as an approval's answer: the decision and who made it. */
+export interface StoredApproval extends ApprovalAnswer {
+  answeredBy?: AnsweredBy;
+}
+
 export function storePromptChannel(options: PromptChannelOptions): PromptChannel {
   const { store } = options;
   const redact = (text: string) => options.agent()?.redact(text) ?? text;
   const mask = (value: unknown): unknown => JSON.parse(redact(JSON.stringify(value ?? null)));
 
-  async function open(runId: string, kind: "permission" | "question", payload: object) {
+  async function open(
+    runId: string,
+    kind: "permission" | "question",
+    payload: { toolCallId: string; [field: string]: unknown },
+  ) {
+    // A run resumed after a crash asks again for the same call: the prompt it opened before is
+    // the one it waits on, still pending or answered while no process ran the run (a button
+    // pressed in a chat), so an answer given in between is neither lost nor asked for twice.
+    const earlier = (await store.prompts.listOfRun(runId)).findLast(
+      (p) =>
+        p.kind === kind &&
+        (p.payload as { toolCallId?: unknown }).toolCallId === payload.toolCallId &&
+        (p.status === "pending" || p.status === "answered"),
+    );
+    if (earlier) return earlier;
     const id = ulid();
     const fence = options.fence();
     const record = await store.prompts.open(
@@ -82,6 +102,7 @@ export function storePromptChannel(options: PromptChannelOptions): PromptChannel
         decision: answer?.decision ?? "deny",
         ...(answer?.note ? { note: answer.note } : {}),
         by: answer ? "user" : "timeout",
+        ...(answer?.answeredBy ? { answeredBy: answer.answeredBy } : {}),
       });
       if (!answer) {
         return {
@@ -106,19 +127,21 @@ export function storePromptChannel(options: PromptChannelOptions): PromptChannel
       });
       const answered = await waitForAnswer(store, record, options.signal);
       const text = answerText(answered);
+      const answeredBy = answeredByOf(answered);
       options.agent()?.emitInRun(runId, {
         type: "human_answer",
         promptId: record.id,
         toolCallId: question.toolCallId,
         ...(text !== undefined ? { answer: redact(text) } : {}),
         by: text !== undefined ? "user" : "timeout",
+        ...(answeredBy ? { answeredBy } : {}),
       });
       return text === undefined ? undefined : { answer: text };
     },
   };
 }
 
-function approvalOf(record: RunPromptRecord | undefined): ApprovalAnswer | undefined {
+function approvalOf(record: RunPromptRecord | undefined): StoredApproval | undefined {
   if (record?.status !== "answered") return undefined;
   const answer = record.answer as Partial<ApprovalAnswer> | null;
   if (
@@ -127,7 +150,24 @@ function approvalOf(record: RunPromptRecord | undefined): ApprovalAnswer | undef
     answer?.decision !== "deny"
   )
     return undefined;
-  return { decision: answer.decision, ...(typeof answer.note === "string" ? { note: answer.note } : {}) };
+  const answeredBy = answeredByOf(record);
+  return {
+    decision: answer.decision,
+    ...(typeof answer.note === "string" ? { note: answer.note } : {}),
+    ...(answeredBy ? { answeredBy } : {}),
+  };
+}
+
+/** Who answered, as stored with the answer (absent in answers stored before it was kept). */
+export function answeredByOf(record: RunPromptRecord | undefined): AnsweredBy | undefined {
+  if (record?.status !== "answered") return undefined;
+  const by = (record.answer as { answeredBy?: Partial<AnsweredBy> } | null)?.answeredBy;
+  if (typeof by?.channel !== "string") return undefined;
+  return {
+    channel: by.channel,
+    ...(typeof by.senderId === "string" ? { senderId: by.senderId } : {}),
+    ...(typeof by.displayName === "string" ? { displayName: by.displayName } : {}),
+  };
 }
 
 function answerText(record: RunPromptRecord | undefined): string | undefined {

@@ -1,10 +1,12 @@
 // Slack through `reson serve` as a process: signed Events API requests in (Bolt's verification),
 // answers out through @slack/web-api to a fake Web API on loopback: a mention in a channel is
 // answered in its thread; Slack's retried delivery (X-Slack-Retry-Num) runs once; a forged
-// signature is refused; an approval's buttons pressed by someone not allowed change nothing.
-import { mkdirSync, writeFileSync } from "node:fs";
+// signature is refused; an approval's buttons pressed by someone not allowed change nothing, and the
+// owner's press, delivered twice, is applied once and names them.
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openStore } from "../../src/store/index.js";
 import { type TempDir, tempDir } from "../support/cli.js";
 import {
   type FakeModelServer,
@@ -180,7 +182,7 @@ describe("Slack channel in reson serve", () => {
     const asking = await slack.waitForPost((p) => p.method === "chat.postMessage" && p.blocks !== undefined);
     const buttons = asking.blocks!.find((b) => b.type === "actions")!.elements!;
     const allow = buttons.find((b) => b.text.text === "Allow once")!;
-    const press = (user: string) => {
+    const press = (user: string, more: Record<string, string> = {}) => {
       const payload = JSON.stringify({
         type: "block_actions",
         user: { id: user, name: user.toLowerCase() },
@@ -195,6 +197,7 @@ describe("Slack channel in reson serve", () => {
         headers: {
           "content-type": "application/x-www-form-urlencoded",
           ...slackSignature(SIGNING_SECRET, body),
+          ...more,
         },
         body,
       });
@@ -205,8 +208,32 @@ describe("Slack channel in reson serve", () => {
     expect(model.requests).toHaveLength(1);
 
     expect((await press(OWNER)).status).toBe(200);
+    // Slack's retry of the same delivery (the same trigger) is taken and changes nothing.
+    expect(
+      (await press(OWNER, { "x-slack-retry-num": "1", "x-slack-retry-reason": "http_timeout" })).status,
+    ).toBe(200);
     await slack.waitForPost((p) => p.method === "chat.postMessage" && p.text === "logged");
-    expect(slack.posts.find((p) => p.method === "chat.update")?.text).toContain("allowed once by uowner1");
+    expect(slack.posts.filter((p) => p.method === "chat.update").map((p) => p.text)).toEqual([
+      expect.stringContaining("allowed once by uowner1"),
+    ]);
+    expect(slack.posts.filter((p) => p.method === "chat.postEphemeral").map((p) => p.text)).toEqual([
+      "You are not allowed to answer this.",
+      "Done: allowed once.",
+    ]);
+    expect(readFileSync(join(ws.path, "log.txt"), "utf8")).toBe("x\n");
+    const store = await openStore({ home: ws.home });
+    try {
+      const [run] = await store.queue.list({ limit: 5 });
+      const events = await store.events.list(run!.id, { after: 0, limit: 1000 });
+      expect(events.filter((e) => e.type === "permission_decision").map((e) => e.data)).toEqual([
+        expect.objectContaining({
+          decision: "allow_once",
+          answeredBy: { channel: "slack", senderId: OWNER, displayName: "uowner1" },
+        }),
+      ]);
+    } finally {
+      await store.close();
+    }
   });
 
   const dm = (id: string, text: string, ts: string) =>

@@ -3,7 +3,7 @@
 // its topic), a stranger gets a pairing code and no run until the owner approves it, a group
 // message without a mention is ignored, a redelivered update runs once, and a serve killed
 // between receiving and answering, started again, answers exactly once.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/index.js";
@@ -281,6 +281,13 @@ describe("Telegram channel in reson serve", () => {
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(telegram.sent.filter((m) => m.text.includes("sent twice?"))).toHaveLength(2);
     expect(model.requests).toHaveLength(1);
+    // Once answered, how far the sending got is forgotten.
+    const store = await openStore({ home: ws.home });
+    try {
+      expect(await store.channels.listState("telegram", "send:")).toEqual([]);
+    } finally {
+      await store.close();
+    }
   });
 });
 
@@ -365,5 +372,77 @@ describe("Telegram approvals in the chat", () => {
     expect(done.text).not.toContain("denied");
     expect(telegram.pressAnswers[1]?.text).toBe("Done: allowed once.");
     expect(telegram.edits[0]?.text).toContain("allowed once by User42");
+
+    // The trace names who pressed; the stranger's press left nothing behind.
+    const decisions = await eventsOfType(ws.home, promptIdOf(allow.callback_data), "permission_decision");
+    expect(decisions).toEqual([
+      expect.objectContaining({
+        decision: "allow_once",
+        by: "user",
+        answeredBy: { channel: "telegram", senderId: String(OWNER), displayName: `User${OWNER}` },
+      }),
+    ]);
+  });
+
+  it("killed after a press was stored and before the run had it, a restarted serve gives it to the run once, and the run goes on", async () => {
+    const first = await startServed(ws.home, ws.path, ["--lease-ttl", "2s"]);
+    telegram.send({ chatId: OWNER, fromId: OWNER, text: "build it" });
+    const asking = await telegram.waitForSent((m) => m.reply_markup !== undefined, 15_000);
+    const allow = asking.reply_markup!.inline_keyboard.flat().find((b) => b.text === "Allow once")!;
+    const promptId = promptIdOf(allow.callback_data);
+    // serve stores the press, then acknowledges it to Telegram, which never answers: killed there.
+    telegram.holdPressAnswers(1);
+    telegram.press({
+      fromId: OWNER,
+      chatId: OWNER,
+      messageId: asking.message_id!,
+      data: allow.callback_data,
+    });
+    for (let i = 0; i < 300 && telegram.pressAnswers.length === 0; i++)
+      await new Promise((r) => setTimeout(r, 100));
+    expect(telegram.pressAnswers).toHaveLength(1);
+    first.process.kill("SIGKILL");
+    await first.process.exited();
+    const store = await openStore({ home: ws.home });
+    try {
+      expect((await store.prompts.get(promptId))?.status).toBe("pending");
+      expect(JSON.parse((await store.channels.getState("telegram", `press:${promptId}`))!).status).toBe(
+        "pressed",
+      );
+    } finally {
+      await store.close();
+    }
+
+    // Telegram delivers the press again (its offset never moved): stored already, applied once.
+    await startServed(ws.home, ws.path, ["--lease-ttl", "2s"]);
+    const done = await telegram.waitForSent((m) => m.text.startsWith("tool said:"), 60_000);
+    expect(done.text).not.toContain("denied");
+    expect(telegram.sent.filter((m) => m.reply_markup !== undefined)).toHaveLength(1);
+    expect(telegram.edits.map((e) => e.text)).toEqual([expect.stringContaining("allowed once by User42")]);
+    const decisions = await eventsOfType(ws.home, promptId, "permission_decision");
+    expect(decisions).toEqual([
+      expect.objectContaining({
+        decision: "allow_once",
+        answeredBy: expect.objectContaining({ senderId: "42" }),
+      }),
+    ]);
+    // The command ran once.
+    expect(readFileSync(join(ws.path, "log.txt"), "utf8")).toBe("built\n");
   });
 });
+
+function promptIdOf(callbackData: string): string {
+  return callbackData.split(":")[0]!;
+}
+
+/** The data of a prompt's run's events of one type. */
+async function eventsOfType(home: string, promptId: string, type: string): Promise<unknown[]> {
+  const store = await openStore({ home });
+  try {
+    const prompt = await store.prompts.get(promptId);
+    const events = await store.events.list(prompt!.traceId, { after: 0, limit: 1000 });
+    return events.filter((e) => e.type === type).map((e) => e.data);
+  } finally {
+    await store.close();
+  }
+}

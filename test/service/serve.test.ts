@@ -364,7 +364,11 @@ describe("reson serve", () => {
     const request = events.find((e) => e.type === "permission_request");
     const decision = events.find((e) => e.type === "permission_decision");
     expect(request?.data.tool).toBe("execute_command");
-    expect(decision?.data).toMatchObject({ decision: "allow_once", by: "user" });
+    expect(decision?.data).toMatchObject({
+      decision: "allow_once",
+      by: "user",
+      answeredBy: { channel: "http" },
+    });
     expect(readFileSync(join(ws.path, "out.txt"), "utf8")).toBe("0\n");
     // Answered once: a second answer is refused.
     const again = await serve.call("POST", `/runs/${ask.id}/approvals/${prompts[0]!.payload.toolCallId}`, {

@@ -96,7 +96,7 @@ export function channelContract(fresh: () => Promise<StoreTarget>): void {
       expect(await store.channels.listOpen()).toEqual([]);
     });
 
-    it("keeps the first session of a chat, forgets it on /new, and keeps channel state", async () => {
+    it("keeps the first session of a chat, forgets it on /new, and keeps, replaces, lists and deletes channel state", async () => {
       const first = await store.channels.bindSession({
         channel: "telegram",
         chatKey: "42",
@@ -116,6 +116,22 @@ export function channelContract(fresh: () => Promise<StoreTarget>): void {
       await store.channels.setState("telegram", "update_offset", "10");
       await store.channels.setState("telegram", "update_offset", "11");
       expect(await store.channels.getState("telegram", "update_offset")).toBe("11");
+      // Replaced only from the value it still has: of two racing replacers one wins.
+      await store.channels.setState("telegram", "press:p1", "pressed");
+      const raced = await Promise.all(
+        ["applied", "closed"].map((value) =>
+          store.channels.replaceState("telegram", "press:p1", "pressed", value),
+        ),
+      );
+      expect(raced.filter(Boolean)).toHaveLength(1);
+      await store.channels.setState("telegram", "press:p_%", "x");
+      expect((await store.channels.listState("telegram", "press:")).map((row) => row.key)).toEqual([
+        "press:p1",
+        "press:p_%",
+      ]);
+      expect(await store.channels.listState("telegram", "press:p_")).toHaveLength(1);
+      await store.channels.deleteState("telegram", "press:p1");
+      expect(await store.channels.getState("telegram", "press:p1")).toBeUndefined();
     });
 
     it("approves a pending code once, never an expired one", async () => {

@@ -216,6 +216,46 @@ export function serviceContract(fresh: () => Promise<StoreTarget>): void {
       expect(await store.events.lastSeq(kept.traceId)).toBe(2);
       expect(await store.prompts.listPending(kept.traceId)).toHaveLength(1);
     });
+
+    it("gc deletes the channel state nothing needs any more, and keeps what a message being answered or an open prompt needs", async () => {
+      const old = await runStored();
+      const kept = await runStored();
+      await store.apply([
+        { op: "updateTrace", id: old.traceId, patch: { status: "completed", endedAt: T0 } },
+      ]);
+      const gone = await store.prompts.open(prompt(old.traceId));
+      const open = await store.prompts.open(prompt(kept.traceId, 600_000));
+      const settled = await store.prompts.open(prompt(kept.traceId));
+      await store.prompts.answer(settled.id, { answer: "sqlite" });
+      const message = {
+        text: "hi",
+        envelope: { receivedAt: T0, channel: "telegram", chatType: "direct" as const, chatId: "42" },
+        target: { chatId: "42" },
+      };
+      const receive = (dedupeKey: string) =>
+        store.channels.receive({ id: ulid(), channel: "telegram", dedupeKey, chatKey: "42", message });
+      const answered = (await receive("1")).record;
+      const sending = (await receive("2")).record;
+      await store.channels.transition(answered.id, "received", "reply", { reply: "done" });
+      await store.channels.transition(answered.id, "reply", "answered");
+      await store.channels.transition(sending.id, "received", "reply", { reply: "going" });
+      const state: Record<string, string> = {
+        update_offset: "9",
+        [`send:${answered.id}`]: "{}",
+        [`send:${sending.id}`]: "{}",
+        [`send:${ulid()}`]: "{}",
+        [`prompt:${gone.id}`]: answered.id,
+        [`press:${gone.id}`]: "{}",
+        [`prompt:${settled.id}`]: answered.id,
+        [`press:${settled.id}`]: "{}",
+        [`prompt:${open.id}`]: sending.id,
+      };
+      for (const [key, value] of Object.entries(state)) await store.channels.setState("telegram", key, value);
+
+      await store.gc(Date.now() + 60_000);
+      const left = (await store.channels.listState("telegram", "")).map((row) => row.key).sort();
+      expect(left).toEqual(["update_offset", `send:${sending.id}`, `prompt:${open.id}`].sort());
+    });
   });
 
   describe("run queue", () => {

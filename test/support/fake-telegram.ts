@@ -48,6 +48,11 @@ export interface FakeTelegram {
    * as when the sender dies before it hears back.
    */
   holdSends(count: number): void;
+  /**
+   * The next `count` answerCallbackQuery calls are recorded but never answered, as when the bot
+   * dies while acknowledging a press.
+   */
+  holdPressAnswers(count: number): void;
   /** A user presses an inline-keyboard button under one of the bot's messages. */
   press(options: { fromId: number; chatId: number; messageId: number; data: string }): void;
   /** answerCallbackQuery calls: what the presser was told. */
@@ -78,6 +83,7 @@ export async function startFakeTelegram(options: { token: string }): Promise<Fak
   let confirmed = 0;
   let failingSends = 0;
   let holdingSends = 0;
+  let holdingPressAnswers = 0;
 
   const wakePollers = () => {
     for (const wake of pollers) wake();
@@ -133,6 +139,10 @@ export async function startFakeTelegram(options: { token: string }): Promise<Fak
       case "answerCallbackQuery":
         pressAnswers.push(body as FakeTelegram["pressAnswers"][number]);
         for (const wake of sentWaiters) wake();
+        if (holdingPressAnswers > 0) {
+          holdingPressAnswers--;
+          return;
+        }
         return answer(res, 200, { ok: true, result: true });
       case "editMessageText":
         edits.push(body as FakeTelegram["edits"][number]);
@@ -182,6 +192,9 @@ export async function startFakeTelegram(options: { token: string }): Promise<Fak
     },
     holdSends(count) {
       holdingSends = count;
+    },
+    holdPressAnswers(count) {
+      holdingPressAnswers = count;
     },
     press({ fromId, chatId, messageId, data }) {
       const updateId = nextUpdateId++;

@@ -129,9 +129,19 @@ export class TelegramAdapter implements ChannelAdapter {
     );
   }
 
-  async settlePress(press: ButtonPress, notice: string, result: string | undefined, signal: AbortSignal) {
+  async acknowledgePress(press: ButtonPress, notice: string, signal: AbortSignal): Promise<void> {
     const bot = await this.#connect(signal);
     await bot.api.answerCallbackQuery(press.id, { text: notice }, grammySignal(signal));
+  }
+
+  async settlePress(
+    press: ButtonPress,
+    notice: string | undefined,
+    result: string | undefined,
+    signal: AbortSignal,
+  ) {
+    const bot = await this.#connect(signal);
+    if (notice) await bot.api.answerCallbackQuery(press.id, { text: notice }, grammySignal(signal));
     if (result && press.messageId)
       await bot.api.editMessageText(press.chatId, Number(press.messageId), result, {}, grammySignal(signal));
   }

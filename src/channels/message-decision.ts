@@ -1,0 +1,182 @@
+// What a stored message starts, decided once per message: who may talk decides (a run, a pairing
+// code, nothing); an authorised sender's commands (/new, /stop) are carried out and answered; a
+// free question a run of the chat waits on takes the message as its answer; anything else is
+// queued as a run of the chat's session under an idempotency key made from the message, so a
+// message never starts two runs.
+import type { RunService } from "../server/index.js";
+import type { InboundRecord, Store } from "../store/index.js";
+import { decideAccess, MAX_PENDING_PAIRINGS, PAIRING_CODE_TTL_MS, pairingCode } from "./access.js";
+import type { ChannelSetup } from "./channel-setup.js";
+import { chatCommand } from "./chat-commands.js";
+import type { ChannelLog } from "./types.js";
+
+export interface MessageDecisionOptions {
+  store: Store;
+  runs: RunService;
+  log: ChannelLog;
+  /** Shows "typing…" in the chat of a message whose run was just queued. */
+  typing: (record: InboundRecord, setup: ChannelSetup) => Promise<void>;
+}
+
+export class MessageDecision {
+  readonly #options: MessageDecisionOptions;
+
+  constructor(options: MessageDecisionOptions) {
+    this.#options = options;
+  }
+
+  async decide(record: InboundRecord, setup: ChannelSetup): Promise<boolean> {
+    const { store } = this.#options;
+    const channels = store.channels;
+    const { envelope, text } = record.message;
+    const pairing = envelope.senderId
+      ? await channels.pairingOf(record.channel, envelope.senderId)
+      : undefined;
+    const access = decideAccess(setup.access, envelope, pairing);
+    if (access.kind === "ignore")
+      return channels.transition(record.id, "received", "ignored", { note: access.note });
+    if (access.kind === "pair") return this.#pair(record, pairing);
+    const command = chatCommand(text);
+    if (command && !access.mayCommand)
+      return channels.transition(record.id, "received", "reply", {
+        reply: `Only the owner or allowed people can use /${command} here.`,
+        note: "command_refused",
+      });
+    if (command === "new") {
+      await channels.unbindSession(record.channel, record.chatKey);
+      return channels.transition(record.id, "received", "reply", {
+        reply: "Starting a new conversation: your next message begins a new session.",
+        note: "command_new",
+      });
+    }
+    if (command === "stop") {
+      const stopped = await this.#stopChatRuns(record);
+      return channels.transition(record.id, "received", "reply", {
+        reply: stopped > 0 ? "Stopping the current run." : "Nothing is running here.",
+        note: "command_stop",
+      });
+    }
+    if (access.mayCommand && (await this.#answerOpenQuestion(record)))
+      return channels.transition(record.id, "received", "ignored", { note: "question_answered" });
+    const sessionId = await this.#sessionOf(record, setup);
+    const sender = envelope.senderId ?? "unknown";
+    const where = envelope.chatType === "direct" ? "" : ` in ${envelope.chatType} ${envelope.chatId ?? ""}`;
+    const { run } = await this.#options.runs.startRun({
+      task: text,
+      sessionId,
+      spec: {
+        ...setup.spec,
+        channelMessage: {
+          envelope: { ...envelope, roleLabel: access.standing },
+          untrusted: access.standing !== "owner",
+          origin: `${record.channel} user ${sender}${envelope.senderUsername ? ` (@${envelope.senderUsername})` : ""}${where}`,
+          inboundId: record.id,
+        },
+      },
+      policy: "enqueue",
+      idempotencyKey: `channel:${record.id}`,
+    });
+    const moved = await channels.transition(record.id, "received", "queued", { runId: run.id });
+    if (moved) await this.#options.typing(record, setup);
+    return moved;
+  }
+
+  /** An unknown sender: their pending code (or a new one), never a run. */
+  async #pair(record: InboundRecord, pairing: Awaited<ReturnType<Store["channels"]["pairingOf"]>>) {
+    const channels = this.#options.store.channels;
+    const { envelope } = record.message;
+    const sender = envelope.senderId!;
+    const now = Date.now();
+    let code = pairing?.status === "pending" && (pairing.expiresAt ?? 0) > now ? pairing.code : null;
+    if (!code) {
+      const pending = (await channels.listPairings(record.channel)).filter(
+        (p) => p.status === "pending" && (p.expiresAt ?? 0) > now,
+      );
+      if (pending.length >= MAX_PENDING_PAIRINGS)
+        return channels.transition(record.id, "received", "ignored", { note: "pairing_full" });
+      await channels.putPairing({
+        channel: record.channel,
+        senderId: sender,
+        senderName: envelope.senderName ?? envelope.senderUsername ?? null,
+        code: pairingCode(),
+        status: "pending",
+        role: "allowed",
+        createdAt: now,
+        expiresAt: now + PAIRING_CODE_TTL_MS,
+        approvedAt: null,
+      });
+      // Of two processes pairing the same sender at once, both answer with the stored code.
+      code = (await channels.pairingOf(record.channel, sender))?.code ?? null;
+    }
+    if (!code) return channels.transition(record.id, "received", "ignored", { note: "pairing_failed" });
+    this.#options.log({
+      level: "info",
+      message: `channel ${record.channel}: sender ${sender} asked to pair; approve with: reson channel pair approve ${record.channel} ${code}`,
+      channel: record.channel,
+      sender,
+    });
+    return channels.transition(record.id, "received", "reply", {
+      reply:
+        `This agent does not know you yet. Your pairing code is ${code} (valid for one hour).\n` +
+        `Ask its owner to run: reson channel pair approve ${record.channel} ${code}`,
+      note: "pairing",
+    });
+  }
+
+  /** The chat's session, made on its first message (or after /new). */
+  async #sessionOf(record: InboundRecord, setup: ChannelSetup): Promise<string> {
+    const { store, runs } = this.#options;
+    const bound = await store.channels.sessionFor(record.channel, record.chatKey);
+    if (bound && (await store.sessions.get(bound.sessionId))) return bound.sessionId;
+    if (bound) await store.channels.unbindSession(record.channel, record.chatKey);
+    const { envelope } = record.message;
+    const session = await runs.createSession({
+      workspace: setup.spec.workspace,
+      title:
+        `${record.channel} ${envelope.chatType} ${envelope.chatId ?? ""}${envelope.threadId ? ` thread ${envelope.threadId}` : ""}`.trim(),
+      ...(setup.spec.provider ? { provider: setup.spec.provider } : {}),
+      ...(setup.spec.model ? { model: setup.spec.model } : {}),
+      ...(setup.spec.baseUrl ? { baseUrl: setup.spec.baseUrl } : {}),
+    });
+    const kept = await store.channels.bindSession({
+      channel: record.channel,
+      chatKey: record.chatKey,
+      sessionId: session.id,
+      createdAt: Date.now(),
+    });
+    return kept.sessionId;
+  }
+
+  async #stopChatRuns(record: InboundRecord): Promise<number> {
+    const { store } = this.#options;
+    const bound = await store.channels.sessionFor(record.channel, record.chatKey);
+    if (!bound) return 0;
+    const active = (await store.queue.listBySession(bound.sessionId)).filter(
+      (run) => run.status === "queued" || run.status === "running",
+    );
+    for (const run of active) await store.queue.requestCancel(run.id);
+    return active.length;
+  }
+
+  /** A free question a run of this chat waits on is answered by the next message of an authorised sender. */
+  async #answerOpenQuestion(record: InboundRecord): Promise<boolean> {
+    const { store, runs } = this.#options;
+    const bound = await store.channels.sessionFor(record.channel, record.chatKey);
+    if (!bound) return false;
+    const running = (await store.queue.listBySession(bound.sessionId)).filter((r) => r.status === "running");
+    for (const run of running) {
+      const question = (await store.prompts.listPending(run.id)).find(
+        (p) => p.kind === "question" && ((p.payload as { choices?: unknown[] }).choices ?? []).length === 0,
+      );
+      if (!question) continue;
+      const { envelope } = record.message;
+      await runs.answerQuestion(run.id, question.id, record.message.text, {
+        channel: record.channel,
+        ...(envelope.senderId ? { senderId: envelope.senderId } : {}),
+        ...(envelope.senderName ? { displayName: envelope.senderName } : {}),
+      });
+      return true;
+    }
+    return false;
+  }
+}

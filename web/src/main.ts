@@ -3,6 +3,7 @@
 // a trace (run-page.ts); what waits for you shows in the header from any page. Routes are in
 // the URL's hash; the token never is.
 import { api, forgetToken, savedToken, saveToken, Unauthorized } from "./api.js";
+import { channelsView, readChannels } from "./channels-page.js";
 import { cost, h, tokens } from "./dom.js";
 import { runOptions } from "./run-options.js";
 import { runPage } from "./run-page.js";
@@ -145,6 +146,13 @@ async function workspacesPage(): Promise<void> {
   );
 }
 
+async function channelsPage(): Promise<void> {
+  const mine = navigation;
+  const data = await readChannels();
+  if (mine !== navigation) return;
+  show(...channelsView(data, () => void channelsPage()));
+}
+
 async function route(): Promise<void> {
   leave?.();
   leave = undefined;
@@ -163,6 +171,7 @@ async function route(): Promise<void> {
       { href: "#/workspaces", ...(here === "workspaces" ? { "aria-current": "page" } : {}) },
       "Workspaces",
     ),
+    h("a", { href: "#/channels", ...(here === "channels" ? { "aria-current": "page" } : {}) }, "Channels"),
     h(
       "button",
       {
@@ -182,6 +191,7 @@ async function route(): Promise<void> {
       stop = await runPage(parts[1], new URLSearchParams(search), show, current);
     else if (parts[0] === "sessions" && parts[1]) await sessionPage(parts[1]);
     else if (parts[0] === "workspaces") await workspacesPage();
+    else if (parts[0] === "channels") await channelsPage();
     else stop = await sessionsPage(new URLSearchParams(search), show, current);
     // A page the user already left stops at once; the current one when the next replaces it.
     if (current()) leave = stop;

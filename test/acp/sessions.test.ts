@@ -7,7 +7,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { methods } from "@agentclientprotocol/sdk";
 import { afterEach, describe, expect, it } from "vitest";
-import { EVERYTHING, TEST_SERVER } from "../mcp/servers.js";
+import { EVERYTHING, everythingHttp, TEST_SERVER } from "../mcp/servers.js";
 import {
   type AcpProcess,
   type AcpProcessOptions,
@@ -296,6 +296,25 @@ describe("reson acp: sessions", () => {
       "end_turn",
     );
     expect(JSON.stringify(f.server.requests.at(-1)?.body)).toContain("Lyon");
+  });
+
+  it("an editor's MCP server over Streamable HTTP is reached too: its prompts are commands and one runs as the task", async () => {
+    const web = await everythingHttp();
+    try {
+      f.server.enqueue({ text: "Oslo it is" });
+      const acp = await begin();
+      const { sessionId } = await acp.connection.agent.request(methods.agent.session.new, {
+        cwd: f.ws.path,
+        mcpServers: [{ type: "http", name: "web", url: web.url, headers: [] }],
+      });
+      await untilUpdate(acp, (updates) => updatesOf(updates, "available_commands_update").length > 0);
+      const commands = updatesOf(acp.updates, "available_commands_update")[0]?.availableCommands ?? [];
+      expect(commands.map((c) => c.name)).toContain("mcp__web__args-prompt");
+      expect((await prompt(acp, sessionId, "/mcp__web__args-prompt city=Oslo")).stopReason).toBe("end_turn");
+      expect(JSON.stringify(f.server.requests.at(-1)?.body)).toContain("Oslo");
+    } finally {
+      await web.stop();
+    }
   });
 
   it("ask_human is a form in the editor where it offers one; its answer reaches the model", async () => {

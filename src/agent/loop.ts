@@ -2,22 +2,15 @@
 //   prepare -> call_provider -> dispatch_tools -> finalize,
 // one step per model call. Every transition is an event, and every phase that changes the
 // conversation is committed through the recorder before the next one starts, so a run can
-// resume from any point (resume.ts). The whole control flow is in this file.
+// resume from any point (resume.ts). The control flow is in this file; where a run starts is
+// loop-start.ts, how it ends run-end.ts.
 
 import { applyGoalView, type HistoryEntry, renderUserText } from "../context/index.js";
 import { abortError, stoppedByHost } from "../core/abort.js";
 import { ResonError, serializeError, toResonError } from "../core/errors.js";
-import type { RunStatus, StopReason, UntrustedSource } from "../core/events.js";
+import type { StopReason } from "../core/events.js";
 import { emptyUsage } from "../core/usage.js";
-import type {
-  AssistantMessage,
-  ChatRequest,
-  ChatResult,
-  ImageContent,
-  ToolCall,
-  ToolResultMessage,
-} from "../providers/index.js";
-import type { MessageContext } from "../store/index.js";
+import type { ChatRequest, ChatResult, ToolCall, ToolResultMessage } from "../providers/index.js";
 import {
   type ArtifactMeta,
   type AskHuman,
@@ -27,83 +20,15 @@ import {
   type ToolResult,
   toolResultText,
 } from "../tools/index.js";
-import { isBudgetError, type RunBudget } from "./budget.js";
-import type { CircuitBreaker } from "./circuit-breaker.js";
 import type { ContextInput, PreparedRequest } from "./context-manager.js";
 import type { HookInfo, ToolCallInfo } from "./hooks.js";
-import type { LoopSnapshot } from "./recorder.js";
+import type { LoopStart, PendingStep } from "./loop-start.js";
+import { circuitOpenError, finish, finishStopped, maxIterationsError } from "./run-end.js";
 import { type HopCheck, type LoopDeps, RunState } from "./run-state.js";
 import { untrustedRead } from "./run-trust.js";
 import type { StepSnapshots } from "./step-snapshots.js";
 import { taskContent, taskText } from "./task-images.js";
 import type { RunResult } from "./types.js";
-
-/** A step whose tool calls were committed but not all their results (a resumed run). */
-export interface PendingStep {
-  message: AssistantMessage;
-  toolCalls: ToolCall[];
-  /** Results committed before the stop: never run again. */
-  done: Map<string, ToolResult>;
-  /** Started but not committed, by a tool with side effects: reported, not re-run. */
-  interrupted: Set<string>;
-}
-
-/** Where a run starts: a new task, or the committed state of a run that stopped. */
-export type LoopStart =
-  | {
-      kind: "new";
-      task: string;
-      /** Images the task came with (checked: task-images.ts); stored in its turn. */
-      images?: readonly ImageContent[];
-      envelope: MessageContext;
-      history: HistoryEntry[];
-    }
-  | {
-      kind: "resume";
-      history: HistoryEntry[];
-      /** Index in history of this run's task. */
-      taskIndex: number;
-      snapshot: LoopSnapshot;
-      /** The run had given its final answer; only the ending was not committed. */
-      finished: boolean;
-      pending?: PendingStep;
-    };
-
-/**
- * The checkpoint a run starts from, committed (recorder.runStarted) before run_start is
- * emitted, so that every id a run shows is already in the store: a new run's empty state, or
- * a resumed run's committed one with the limits and sandbox it runs under now.
- */
-export function startSnapshot(
-  start: LoopStart,
-  run: {
-    maxIterations: number;
-    budget: RunBudget;
-    sandbox?: string;
-    /** A new run's inherited untrust (its session's, its parent run's). */
-    untrusted?: readonly UntrustedSource[];
-  },
-): LoopSnapshot {
-  const limits = run.budget.limits;
-  const base: LoopSnapshot =
-    start.kind === "resume"
-      ? { ...start.snapshot }
-      : {
-          step: 0,
-          usage: run.budget.used,
-          lastText: "",
-          consecutiveFailures: 0,
-          failureReasons: [],
-          ...(run.untrusted && run.untrusted.length > 0 ? { untrusted: [...run.untrusted] } : {}),
-        };
-  const { limits: _stored, sandbox: _sandbox, ...rest } = base;
-  return {
-    ...rest,
-    maxIterations: run.maxIterations,
-    ...(Object.keys(limits).length > 0 ? { limits } : {}),
-    ...(run.sandbox === undefined ? {} : { sandbox: run.sandbox }),
-  };
-}
 
 /** Runs a run whose start is committed (see startSnapshot) to its end. */
 export async function runLoop(deps: LoopDeps, start: LoopStart): Promise<RunResult> {
@@ -539,91 +464,6 @@ async function finalize(
   });
 }
 
-async function finish(state: RunState, status: RunStatus, error?: ResonError): Promise<RunResult> {
-  const result: RunResult = {
-    runId: state.deps.runId,
-    sessionId: state.deps.sessionId,
-    status,
-    finalText: state.lastText,
-    steps: state.step,
-    usage: state.usage,
-    durationMs: Date.now() - state.startedAt,
-  };
-  if (error) result.error = serializeError(error);
-  await state.deps.snapshots?.end(state.step);
-  if (state.trust.untrusted) result.untrusted = [...state.trust.sources];
-  // Another process holds the run now: this one writes nothing more, not even its end.
-  let lost = leaseLost(state, error);
-  if (!lost) {
-    try {
-      await state.deps.recorder.runEnded(status, state.snapshot(), result.error);
-    } catch (recordError) {
-      const failure = toResonError(recordError);
-      if (failure.code === "lease_lost") lost = failure;
-      // The run's outcome stands; what could not be saved is said, and resume will redo the end.
-      else state.emit({ type: "warning", message: `Could not save the end of the run: ${failure.message}` });
-    }
-  }
-  if (!lost && state.deps.afterRun) {
-    // The host stops: the end is committed, and learning and run_end are left to the next holder.
-    if (stoppedByHost(state.deps.signal)) return suspend(state);
-    try {
-      await state.deps.afterRun(result);
-    } catch (error) {
-      if (stoppedByHost(state.deps.signal)) return suspend(state);
-      throw error;
-    }
-  }
-  lost ??= leaseLost(state);
-  if (lost) {
-    result.status = "failed";
-    result.error = serializeError(lost);
-  }
-  state.emit({ type: "run_end", ...result });
-  return result;
-}
-
-/** The lease_lost error the run stopped with (thrown by a fenced write, or its signal's reason). */
-function leaseLost(state: RunState, error?: ResonError): ResonError | undefined {
-  if (error?.code === "lease_lost") return error;
-  const reason: unknown = state.deps.signal.reason;
-  if (state.deps.signal.aborted && reason instanceof ResonError && reason.code === "lease_lost")
-    return reason;
-  return undefined;
-}
-
-/**
- * The run's signal fired: a budget's deadline fails the run, and so does a lost lease (another
- * process holds the run); the host's shutdown leaves it unended; anything else aborts it.
- */
-async function finishStopped(state: RunState): Promise<RunResult> {
-  const reason: unknown = state.deps.signal.reason;
-  if (stoppedByHost(state.deps.signal)) return suspend(state);
-  if (isBudgetError(reason)) return finish(state, "failed", reason);
-  const lost = leaseLost(state);
-  if (lost) return finish(state, "failed", lost);
-  return finish(state, "aborted", abortedError(state.deps.signal));
-}
-
-/**
- * The host is shutting down (reson worker or serve past its grace): the run stops where it is
- * without ending. Nothing more is written or emitted (no end, no learning, no run_end), so it
- * stands exactly as a crash leaves it, and the next holder resumes it from its last commit.
- */
-function suspend(state: RunState): RunResult {
-  return {
-    runId: state.deps.runId,
-    sessionId: state.deps.sessionId,
-    status: "aborted",
-    finalText: state.lastText,
-    steps: state.step,
-    usage: state.usage,
-    durationMs: Date.now() - state.startedAt,
-    error: serializeError(abortError(state.deps.signal)),
-    suspended: true,
-  };
-}
-
 function hookInfo(state: RunState): HookInfo {
   const untrusted = state.untrusted;
   return {
@@ -662,29 +502,4 @@ function interruptedResult(tool: string): ToolResult {
       hint: "Check the workspace for its effect before running it again.",
     },
   };
-}
-
-function abortedError(signal: AbortSignal): ResonError {
-  const reason = signal.reason;
-  if (reason instanceof ResonError) return reason;
-  return new ResonError("aborted", "The run was cancelled.");
-}
-
-function maxIterationsError(max: number): ResonError {
-  return new ResonError(
-    "max_iterations",
-    `The run reached its limit of ${max} model calls without a final answer.`,
-    {
-      hint: "Raise it with --max-iterations (or maxIterations in config), or split the task.",
-    },
-  );
-}
-
-function circuitOpenError(breaker: CircuitBreaker): ResonError {
-  const reasons = breaker.reasons.map((r) => `  - ${r}`).join("\n");
-  return new ResonError(
-    "circuit_open",
-    `Stopped after ${breaker.consecutiveFailures} consecutive steps in which every tool call failed:\n${reasons}`,
-    { hint: "Look at the errors above; the task or the workspace may need a change before retrying." },
-  );
 }

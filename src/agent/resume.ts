@@ -8,7 +8,7 @@ import { ResonError } from "../core/errors.js";
 import type { AssistantMessage, ToolCall } from "../providers/index.js";
 import type { StepRecord, Store, TraceRecord, TurnRecord } from "../store/index.js";
 import type { ToolRegistry, ToolResult } from "../tools/index.js";
-import type { LoopStart, PendingStep } from "./loop.js";
+import type { LoopStart, PendingStep } from "./loop-start.js";
 import type { LoopSnapshot } from "./recorder.js";
 
 export interface ResumePlan {

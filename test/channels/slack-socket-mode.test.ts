@@ -9,11 +9,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type TempDir, tempDir } from "../support/cli.js";
-import {
-  type FakeModelServer,
-  type RecordedRequest,
-  startFakeModelServer,
-} from "../support/fake-model-server.js";
+import { type FakeModelServer, lastUserText, startFakeModelServer } from "../support/fake-model-server.js";
 import { FAKE_SLACK_BOT, type FakeSlack, startFakeSlack } from "../support/fake-slack.js";
 import { type FakeSlackSocket, startFakeSlackSocket } from "../support/fake-slack-socket.js";
 import { type Served, startServed } from "../support/served-run.js";
@@ -23,12 +19,6 @@ const BOT_TOKEN = "xoxb-test-token";
 const APP_TOKEN = "xapp-1-test-app-token";
 const OWNER = "UOWNER1";
 const TEAM_CHANNEL = "C0TEAM";
-
-function lastUserText(request: RecordedRequest): string {
-  const messages = (request.body as { messages: { role: string; content: unknown }[] }).messages;
-  const user = messages.filter((m) => m.role === "user").at(-1);
-  return typeof user?.content === "string" ? user.content : "";
-}
 
 function eventPayload(id: string, event: Record<string, unknown>) {
   return { type: "event_callback", event_id: id, team_id: "T1", event };

@@ -8,11 +8,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/index.js";
 import { type TempDir, tempDir } from "../support/cli.js";
-import {
-  type FakeModelServer,
-  type RecordedRequest,
-  startFakeModelServer,
-} from "../support/fake-model-server.js";
+import { type FakeModelServer, lastUserText, startFakeModelServer } from "../support/fake-model-server.js";
 import { FAKE_SLACK_BOT, type FakeSlack, slackSignature, startFakeSlack } from "../support/fake-slack.js";
 import { type Served, startServed } from "../support/served-run.js";
 import { killAllReson } from "../support/service-process.js";
@@ -21,12 +17,6 @@ const BOT_TOKEN = "xoxb-test-token";
 const SIGNING_SECRET = "slack-signing-secret";
 const OWNER = "UOWNER1";
 const TEAM_CHANNEL = "C0TEAM";
-
-function lastUserText(request: RecordedRequest): string {
-  const messages = (request.body as { messages: { role: string; content: unknown }[] }).messages;
-  const user = messages.filter((m) => m.role === "user").at(-1);
-  return typeof user?.content === "string" ? user.content : "";
-}
 
 function event(id: string, event: Record<string, unknown>): string {
   return JSON.stringify({ type: "event_callback", event_id: id, team_id: "T1", event });

@@ -8,11 +8,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/index.js";
 import { cleanEnv, runCli, type TempDir, tempDir } from "../support/cli.js";
-import {
-  type FakeModelServer,
-  type RecordedRequest,
-  startFakeModelServer,
-} from "../support/fake-model-server.js";
+import { type FakeModelServer, lastUserText, startFakeModelServer } from "../support/fake-model-server.js";
 import { FAKE_BOT, type FakeTelegram, startFakeTelegram } from "../support/fake-telegram.js";
 import { type Served, startServed } from "../support/served-run.js";
 import { killAllReson } from "../support/service-process.js";
@@ -21,12 +17,6 @@ const TOKEN = "123456:TEST-token";
 const OWNER = 42;
 const FRIEND = 43;
 const GROUP = -1001;
-
-function lastUserText(request: RecordedRequest): string {
-  const messages = (request.body as { messages: { role: string; content: unknown }[] }).messages;
-  const user = messages.filter((m) => m.role === "user").at(-1);
-  return typeof user?.content === "string" ? user.content : JSON.stringify(user?.content);
-}
 
 function writeConfig(
   home: string,

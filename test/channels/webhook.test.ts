@@ -9,21 +9,11 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { signWebhook, verifyWebhook } from "../../src/channels/index.js";
 import { type TempDir, tempDir } from "../support/cli.js";
-import {
-  type FakeModelServer,
-  type RecordedRequest,
-  startFakeModelServer,
-} from "../support/fake-model-server.js";
+import { type FakeModelServer, lastUserText, startFakeModelServer } from "../support/fake-model-server.js";
 import { type Served, startServed } from "../support/served-run.js";
 import { killAllReson } from "../support/service-process.js";
 
 const SECRET = "webhook-secret-for-tests";
-
-function lastUserText(request: RecordedRequest): string {
-  const messages = (request.body as { messages: { role: string; content: unknown }[] }).messages;
-  const user = messages.filter((m) => m.role === "user").at(-1);
-  return typeof user?.content === "string" ? user.content : "";
-}
 
 function post(
   served: Served,

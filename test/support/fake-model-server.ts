@@ -175,6 +175,22 @@ const WIRES: Record<string, { protocol: FakeProtocol; wire: ProtocolWire }> = {
   "/v1/messages": { protocol: "anthropic", wire: anthropicWire },
 };
 
+/**
+ * The text of the last user message of an OpenAI Chat Completions request as the model saw it
+ * (text parts joined by newlines when the content is a list of parts; "" when there is none).
+ */
+export function lastUserText(request: RecordedRequest): string {
+  const messages = (request.body as { messages?: { role: string; content: unknown }[] }).messages ?? [];
+  const content = messages.filter((m) => m.role === "user").at(-1)?.content;
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .flatMap((part: { type?: string; text?: string }) =>
+      part.type === "text" && part.text ? [part.text] : [],
+    )
+    .join("\n");
+}
+
 export async function startFakeModelServer(options: FakeModelServerOptions = {}): Promise<FakeModelServer> {
   const script: FakeReply[] = [...(options.replies ?? [])];
   let responder = options.respond;

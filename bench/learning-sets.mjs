@@ -6,6 +6,7 @@ import { HELDOUT_FAMILIES, HELDOUT_UNRELATED } from "./learning-heldout.mjs";
 import { HELDOUT2_FAMILIES, HELDOUT2_UNRELATED } from "./learning-heldout-2.mjs";
 import { HELDOUT3_FAMILIES, HELDOUT3_UNRELATED } from "./learning-heldout-3.mjs";
 import { HELDOUT4_FAMILIES, HELDOUT4_UNRELATED } from "./learning-heldout-4.mjs";
+import { HELDOUT5_FAMILIES, HELDOUT5_UNRELATED } from "./learning-heldout-5.mjs";
 
 export const LEARNING_SETS = {
   tuned: { taught: FAMILIES, probed: FAMILIES, unrelated: UNRELATED },
@@ -28,5 +29,10 @@ export const LEARNING_SETS = {
     taught: [...FAMILIES, ...HELDOUT4_FAMILIES],
     probed: HELDOUT4_FAMILIES,
     unrelated: HELDOUT4_UNRELATED,
+  },
+  heldout5: {
+    taught: [...FAMILIES, ...HELDOUT5_FAMILIES],
+    probed: HELDOUT5_FAMILIES,
+    unrelated: HELDOUT5_UNRELATED,
   },
 };

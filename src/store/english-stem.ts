@@ -1,7 +1,8 @@
 // English stemming for the lexical index, after Porter's 1980 algorithm, its inflectional steps
 // and the two suffixes that make a noun of a verb (-ion, -ment): "locked", "locking" and "locks"
 // all become "lock", "connection" and "deployment" meet "connect" and "deploy", so a task and a
-// lesson that use a word in different forms still share it. The other derivational steps
+// lesson that use a word in different forms still share it (the index weighs a meeting through
+// -ion or -ment lightly: search-terms.ts). The other derivational steps
 // (-ization, -ize, -al, -ive) are left out: they made different words meet ("Authorization"
 // and "author", "general" and "generate"). Stems are index keys, not words to show: "databases" becomes "databas".
 // Words shorter than three letters, and words with digits, are left alone.
@@ -107,4 +108,14 @@ export function stemEnglish(word: string): string {
   out = nounSuffix(out);
   out = step1c(out);
   return step5(out);
+}
+
+/**
+ * The stem of a word with its inflections alone taken off, -ion and -ment kept ("expressions"
+ * → "expression", "deployments" → "deployment"): the word itself, where stemEnglish gives the
+ * verb it comes from, which may be another word ("express", the framework).
+ */
+export function inflectedStem(word: string): string {
+  if (word.length < 3 || !LATIN_WORD.test(word)) return word;
+  return step5(step1c(step1b(step1a(word))));
 }

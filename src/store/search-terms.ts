@@ -7,7 +7,7 @@
 // dictionary): "build" or "put" says little, "busy_timeout" or "正则表达式" much; an identifier
 // more still, and a word every coding task uses ("fix", "file", "报错") little.
 import { cjkWordForms, cjkZipf } from "./cjk-words.js";
-import { stemEnglish } from "./english-stem.js";
+import { inflectedStem, stemEnglish } from "./english-stem.js";
 import { textSegments } from "./text-terms.js";
 import { englishFrequencies } from "./word-rarity.js";
 
@@ -89,6 +89,8 @@ const MAX_WORD_WEIGHT = 1.8;
 const ORDINARY_ZIPF = 4.5;
 const WEIGHT_PER_ZIPF = 0.4;
 const GENERIC_WEIGHT = 0.5;
+/** The verb a noun in -ion or -ment comes from, as a form of the noun: no heavier than a generic word. */
+const DERIVED_FORM_WEIGHT = GENERIC_WEIGHT;
 const IDENTIFIER_WEIGHT = 2;
 /** Words of this many letters or fewer that no word list holds weigh as ordinary words. */
 const SHORT_WORD = 3;
@@ -170,7 +172,18 @@ export function weightedTerms(text: string): WeightedTerm[] {
     if (!segment.cjk) {
       if (!keepWord(segment.text)) continue;
       const stem = stemEnglish(segment.text);
-      put(stem, englishWeight(stem));
+      const weight = englishWeight(stem);
+      const word = inflectedStem(segment.text);
+      if (word === stem) {
+        put(stem, weight);
+        continue;
+      }
+      // A noun made of a verb ("expression", "deployment") is a word of its own, and meets the
+      // verb ("express", "deploy") only lightly, as a generic word: "regular expression" and
+      // express.raw are different things, and one such meeting is no evidence of a topic.
+      const unit = units++;
+      put(word, weight, unit);
+      put(stem, Math.min(weight, DERIVED_FORM_WEIGHT), unit);
       continue;
     }
     for (const forms of cjkWordForms(segment.text)) {

@@ -39,6 +39,25 @@ describe("search terms", () => {
     expect(stems("is 5432 utf8")).toEqual(["is", "5432", "utf8"]);
   });
 
+  it("indexes a noun in -ion or -ment as itself, and the verb it comes from only as a light form of it", () => {
+    const terms = new Map(weightedTerms("regular expressions").map((t) => [t.term, t]));
+    const noun = terms.get("expression");
+    const verb = terms.get(stemEnglish("express"));
+    expect(noun?.weight).toBeGreaterThan(0.5);
+    expect(verb?.weight).toBeLessThanOrEqual(0.5);
+    expect(verb?.unit).toBe(noun?.unit);
+    // A lesson that names express.raw meets a task about regular expressions on a light form
+    // only, so "expression" and "match" together are no longer two words of content.
+    const lesson = new Set(searchTerms("mount express.raw before express.json; signature does not match"));
+    expect(
+      lessonTextScore(weightedTerms("Write a regular expression that matches UK postcodes"), lesson),
+    ).toBeLessThan(MIN_TEXT_MATCH);
+    // The noun meets itself in full, and a verb in the task still meets a noun in the lesson.
+    const deployment = new Set(searchTerms("the deployment of the worker fails"));
+    expect(weightOf(weightedTerms("deployments of the worker"), deployment)).toBeGreaterThan(1.5);
+    expect(weightOf(weightedTerms("deploy"), deployment)).toBeGreaterThan(0.5);
+  });
+
   it("leaves stop words out, in English and Chinese, and nothing is left of a text made of them", () => {
     expect(searchTerms("Write a poem about the sea")).toEqual(["write", "poem", "sea"]);
     expect(searchTerms("what is the of with to and")).toEqual([]);

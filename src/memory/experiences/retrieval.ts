@@ -6,7 +6,7 @@
 // worded unlike the task can still be confirmed.
 import type { EmbeddingProvider } from "../../providers/index.js";
 import type { Experience, ExperienceStatus, Store } from "../../store/index.js";
-import { type WeightedTerm, weightedTerms, weightOf } from "../../store/index.js";
+import { ONE_WORD_SCORE, type WeightedTerm, weightedTerms, weightOf } from "../../store/index.js";
 import { rankExperiences } from "./ranking.js";
 import { backgroundVectors, cosine } from "./vector-background.js";
 import { calibratedScores } from "./vector-threshold.js";
@@ -33,6 +33,14 @@ const VECTOR_ALONE_Z = 6;
  */
 const SECOND_RULE_COVERAGE = 0.8;
 const SECOND_RULE_OWN_WEIGHT = 1;
+/**
+ * A text match that rests on words alone (no identifier or error code) must cover more of the
+ * task than any other rule that passes too, by this much weight (a quarter of an ordinary
+ * word), or as much and rank above it in the index: two rules that meet a task on as much
+ * common ground are told apart by chance, and a second one shown is as likely the wrong lesson
+ * as the right one.
+ */
+const WORD_MATCH_MARGIN = 0.25;
 /** Text candidates scored per search (the index ranks them first). */
 const TEXT_CANDIDATES = 40;
 /** Vector hits a search asks for (for the reflection's broad net; a run is shown few). */
@@ -164,6 +172,29 @@ function distinctEvidence(hits: readonly ExperienceHit[], query: readonly Weight
   ];
 }
 
+/**
+ * The hits whose text match rests on words alone while another passing rule covers as much of
+ * the task (more, or within WORD_MATCH_MARGIN and ranked as high) fall back to what their
+ * vector says (matchOf with the text score under the threshold): an uncontested match, or one
+ * with an identifier, stands.
+ */
+function uncontested(hits: readonly ExperienceHit[], query: readonly WeightedTerm[]): ExperienceHit[] {
+  const identifiers = new Set(query.filter((t) => t.identifier).map((t) => t.term));
+  const passing = hits.filter((hit) => hit.textScore >= MIN_TEXT_MATCH);
+  return hits.map((hit) => {
+    if (hit.textScore < MIN_TEXT_MATCH || hit.matched.some((term) => identifiers.has(term))) return hit;
+    const contested = passing.some(
+      (other) =>
+        other !== hit &&
+        other.covered > hit.covered - WORD_MATCH_MARGIN &&
+        (other.covered > hit.covered || other.rank >= hit.rank),
+    );
+    if (!contested) return hit;
+    const textScore = Math.min(hit.textScore, ONE_WORD_SCORE);
+    return { ...hit, textScore, match: matchOf(textScore, hit.z) };
+  });
+}
+
 /** The experiences a run of `task` should be shown: past the threshold, weighted by record. */
 export async function matchingExperiences(
   deps: RetrievalDeps,
@@ -171,10 +202,11 @@ export async function matchingExperiences(
   limit: number,
   signal?: AbortSignal,
 ): Promise<ExperienceHit[]> {
-  const hits = (await scoreExperiences(deps, task, ["active"], signal)).filter(
-    (hit) => hit.match >= MIN_TEXT_MATCH,
-  );
-  const kept = distinctEvidence(hits, weightedTerms(task));
+  const query = weightedTerms(task);
+  const hits = uncontested(await scoreExperiences(deps, task, ["active"], signal), query)
+    .filter((hit) => hit.match >= MIN_TEXT_MATCH)
+    .sort((a, b) => b.match - a.match || b.covered - a.covered || b.rank - a.rank);
+  const kept = distinctEvidence(hits, query);
   const ranked = rankExperiences(
     kept.map((hit) => ({ ...hit.experience, match: hit.match })),
     { limit, minMatch: MIN_TEXT_MATCH },

@@ -417,6 +417,7 @@ CREATE TABLE IF NOT EXISTS channel_state (
 );
 `,
   },
+  recutExperienceTerms(12, "a noun in -ion or -ment indexed as itself, its verb as a light form"),
 ];
 
 /** The tables of the store, for sizeBytes. */

@@ -440,4 +440,5 @@ CREATE TABLE IF NOT EXISTS channel_state (
 ) STRICT;
 `,
   },
+  recutExperienceTerms(12, "a noun in -ion or -ment indexed as itself, its verb as a light form"),
 ];

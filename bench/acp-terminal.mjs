@@ -11,37 +11,20 @@
 // it (.git/config), read a file outside it, reach a loopback server. Prints medians (min–max).
 //   npm run build && node bench/acp-terminal.mjs [--reps 30]
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { agent, client, methods, ndJsonStream } from "@agentclientprotocol/sdk";
+import { sandboxWorkspace } from "./sandbox-workspace.mjs";
 
 const at = process.argv.indexOf("--reps");
 const reps = at > 0 ? Number(process.argv[at + 1]) : 30;
-const DIST = resolve(import.meta.dirname, "../dist/workspace");
-if (!existsSync(join(DIST, "exec-sandbox/probe.js"))) {
-  console.error("dist/workspace/exec-sandbox is missing: run `npm run build` first.");
-  process.exit(1);
-}
-const { runCommand, defaultShell } = await import(join(DIST, "command.js"));
-const { probeSandbox } = await import(join(DIST, "exec-sandbox/probe.js"));
-const { workspacePolicy } = await import(join(DIST, "policy.js"));
-
-const status = await probeSandbox();
-console.log(status.summary);
-if (status.level !== "enforced") process.exit(1);
-
-// Under /var/tmp like a real project (not the sandbox's private /tmp), with a repository.
-const root = mkdtempSync("/var/tmp/reson-bench-");
+const workspace = await sandboxWorkspace(resolve(import.meta.dirname, "../dist"));
+const { root, shell } = workspace;
 const outside = mkdtempSync("/var/tmp/reson-bench-outside-");
-mkdirSync(join(root, ".git/hooks"), { recursive: true });
-writeFileSync(join(root, ".git/config"), "[core]\n");
 writeFileSync(join(outside, "secret.txt"), "outside-secret\n");
-const policy = workspacePolicy(root);
-const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: process.env.HOME ?? "/root" };
-const shell = defaultShell();
 
 // The editor: the SDK's client side with terminal/*, each terminal a shell in the given cwd.
 const terminals = new Map();
@@ -94,13 +77,7 @@ async function delegated(command) {
 }
 
 async function inReson(command, sandboxed) {
-  const result = await runCommand({
-    command,
-    cwd: root,
-    env,
-    shell,
-    ...(sandboxed ? { sandbox: { policy, status } } : {}),
-  });
+  const result = await workspace.run(command, sandboxed);
   return { exitCode: result.exitCode, output: result.output ?? result.stdout ?? "" };
 }
 
@@ -166,7 +143,7 @@ for (const [what, command, happened, undo = () => {}] of probes) {
 }
 listener.close();
 agentSide.close?.();
-rmSync(root, { recursive: true, force: true });
+workspace.remove();
 rmSync(outside, { recursive: true, force: true });
 
 const median = (xs) => {

@@ -28,7 +28,7 @@ import { initializeResponse } from "./capabilities.js";
 import { initializeParams } from "./handshake.js";
 import { rpcError } from "./rpc-error.js";
 import { modeState, requireMode } from "./session-modes.js";
-import { replayUpdates } from "./session-replay.js";
+import { placeOfRun, replayUpdates } from "./session-replay.js";
 
 export interface AcpOptions {
   /** What every session's runs start with (the command's flags; config and environment fill the rest). */
@@ -119,7 +119,11 @@ class AcpHost {
     const session = open ?? (await this.#open(id, root, mcpServers, client));
     if (replay && stored) {
       const { conversation } = await conversationTurns(store, id);
-      for (const update of replayUpdates(conversation, root)) session.updates.send(update);
+      const places = new Map<string, string | undefined>();
+      for (const traceId of new Set(conversation.map((turn) => turn.traceId)))
+        if (traceId) places.set(traceId, placeOfRun(await sandboxOfRun(store, traceId)));
+      const placeOf = (traceId: string | null) => (traceId ? places.get(traceId) : undefined);
+      for (const update of replayUpdates(conversation, root, placeOf)) session.updates.send(update);
       await session.updates.flush();
     }
     const answer = { modes: modeState(session.mode), configOptions: await session.configOptions() };
@@ -305,4 +309,11 @@ export async function serveAcp(options: AcpOptions): Promise<void> {
     options.signal?.removeEventListener("abort", stop);
     await host.close();
   }
+}
+
+/** The sandbox line a run's checkpoint keeps (what contained its commands), if any. */
+async function sandboxOfRun(store: Store, traceId: string): Promise<unknown> {
+  const checkpoint = await store.checkpoints.get(traceId);
+  const state = checkpoint?.state as { sandbox?: unknown } | undefined;
+  return state?.sandbox;
 }

@@ -1,11 +1,13 @@
 // A stored session as the editor's history, for session/load: every committed turn in order,
 // the user's tasks as user message chunks (their images as image chunks), the model's text and reasoning as agent message and
 // thought chunks, and each tool call with its result (an edit's replaced text as a diff). A call
-// whose result was never committed (the process died while it ran) is shown as interrupted.
+// whose result was never committed (the process died while it ran) is shown as interrupted; a
+// command says where it ran, as it did live.
 import type { SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk";
 import type { TurnRecord } from "../store/index.js";
 import {
   callContent,
+  commandPlace,
   resultText,
   textContent,
   toolKind,
@@ -51,7 +53,21 @@ function editDiff(name: string, args: Record<string, unknown>, path: string): To
   return [{ type: "diff", path, oldText: args.old_string, newText: args.new_string }];
 }
 
-export function replayUpdates(turns: readonly TurnRecord[], root: string): SessionUpdate[] {
+/**
+ * Where each run's commands ran (commandPlace), from the sandbox line its checkpoint keeps:
+ * enforced, or off with the reason. Undefined for a run that kept none.
+ */
+export function placeOfRun(sandbox: unknown): string | undefined {
+  if (typeof sandbox !== "string" || sandbox === "") return undefined;
+  return commandPlace(sandbox.startsWith("sandbox: enforced") ? undefined : sandbox);
+}
+
+/** `placeOf`: where a run's commands ran (placeOfRun), by trace id. */
+export function replayUpdates(
+  turns: readonly TurnRecord[],
+  root: string,
+  placeOf: (traceId: string | null) => string | undefined = () => undefined,
+): SessionUpdate[] {
   const updates: SessionUpdate[] = [];
   const open = new Map<string, ToolCallContent[]>();
   const closeOpen = () => {
@@ -109,7 +125,7 @@ export function replayUpdates(turns: readonly TurnRecord[], root: string): Sessi
           title: toolTitle(block.name, args),
           kind: toolKind(block.name),
           status: "in_progress",
-          content: callContent(block.name, args),
+          content: callContent(block.name, args, placeOf(turn.traceId)),
           locations,
           rawInput: args,
         });

@@ -188,7 +188,16 @@ describe.skipIf(await skipWithout("chromium", "web view in Chromium"))("web view
     await page.waitForSelector("[data-step='2']");
 
     // Reload while the last model call is slow: the token stays in the tab, the stream starts
-    // over, and nothing shows twice.
+    // over, and nothing shows twice. The page's first reads start in its inline script (allowed
+    // by its hash), and the script takes them: the run's events are read once.
+    const eventReads: string[] = [];
+    const refused: string[] = [];
+    page.on("request", (request) => {
+      if (request.url().includes(`/runs/${runId}/events?format=json`)) eventReads.push(request.url());
+    });
+    page.on("console", (message) => {
+      if (message.text().includes("Content Security Policy")) refused.push(message.text());
+    });
     await page.reload();
     await page.waitForSelector("[data-step='2']");
     await page.waitForSelector("#run-status:text('completed')", { timeout: 20_000 });
@@ -198,6 +207,8 @@ describe.skipIf(await skipWithout("chromium", "web view in Chromium"))("web view
     expect(await page.locator("[data-tool-call=call_cmd] .facts").first().textContent()).toMatch(/^ok · /);
     expect(await page.locator("[data-tool-call=call_cmd]").textContent()).toContain("allowed by");
     expect(await page.locator(".answer").textContent()).toContain("All done");
+    expect(eventReads).toHaveLength(1);
+    expect(refused).toEqual([]);
     expect(await page.locator("#goal-tree").textContent()).not.toBe("(no goals yet)");
     expect(await page.locator(".chart rect.output").count()).toBe(3);
     // Each step tells what its model call saw: the context's sections.
@@ -378,7 +389,14 @@ describe.skipIf(await skipWithout("chromium", "web view in Chromium"))("web view
     expect(page.status).toBe(200);
     expect(page.headers.get("content-security-policy")).toContain("script-src 'self'");
     expect(await page.text()).not.toContain("http"); // nothing from elsewhere
-    expect((await fetch(`${url}/web/app.js`)).status).toBe(200);
+    const script = await fetch(`${url}/web/app.js`);
+    expect(script.status).toBe(200);
+    // Opened again, the script is not sent again (the browser keeps it, and its compiled code).
+    const again = await fetch(`${url}/web/app.js`, {
+      headers: { "if-none-match": script.headers.get("etag") ?? "" },
+    });
+    expect(again.status).toBe(304);
+    expect(await again.text()).toBe("");
     expect((await fetch(`${url}/web/..%2Fserve-token`)).status).toBe(404);
     expect((await fetch(`${url}/sessions`)).status).toBe(401);
   });

@@ -16,16 +16,45 @@ export function forgetToken(): void {
   sessionStorage.removeItem(TOKEN_KEY);
 }
 
+declare global {
+  interface Window {
+    /** The reads index.html started for the first page, by path, with the token they were sent with. */
+    resonEarlyReads?: { token: string; reads: Map<string, Promise<Response>> };
+  }
+}
+
+/** A read index.html already started for this path with this token, taken once. */
+function earlyRead(method: string, path: string, token: string | null): Promise<Response> | undefined {
+  const early = window.resonEarlyReads;
+  if (method !== "GET" || !early || early.token !== token) return undefined;
+  const read = early.reads.get(path);
+  early.reads.delete(path);
+  return read;
+}
+
+/** The first page asked for what it needs: the early reads it did not take are let go. */
+export function dropEarlyReads(): void {
+  const early = window.resonEarlyReads;
+  if (!early) return;
+  delete window.resonEarlyReads;
+  for (const read of early.reads.values())
+    void read.then(
+      (response) => response.body?.cancel(),
+      () => {},
+    );
+}
+
 export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
   const token = savedToken();
-  const response = await fetch(path, {
-    method,
-    headers: {
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
+  const response = await (earlyRead(method, path, token) ??
+    fetch(path, {
+      method,
+      headers: {
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    }));
   if (response.status === 401) throw new Unauthorized("the token was refused");
   if (response.status === 204) return undefined as T;
   const data = (await response.json()) as T & { error?: { message: string; hint?: string } };

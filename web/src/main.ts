@@ -2,7 +2,7 @@
 // filters), a session's runs with a form to start one, the registered workspaces, and a run as
 // a trace (run-page.ts); what waits for you shows in the header from any page. Routes are in
 // the URL's hash; the token never is.
-import { api, forgetToken, savedToken, saveToken, Unauthorized } from "./api.js";
+import { api, dropEarlyReads, forgetToken, savedToken, saveToken, Unauthorized } from "./api.js";
 import { channelsView, readChannels } from "./channels-page.js";
 import { cost, h, tokens } from "./dom.js";
 import { runOptions } from "./run-options.js";
@@ -207,3 +207,5 @@ async function route(): Promise<void> {
 
 window.addEventListener("hashchange", () => void route());
 void route();
+// The first page has asked for its reads by now (route runs up to its first wait at once).
+dropEarlyReads();

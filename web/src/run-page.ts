@@ -11,6 +11,7 @@ import { refreshWaiting } from "./waiting.js";
 
 type RunEvent = Parameters<typeof applyEvent>[1];
 
+/** Events a read (index.html's early read of a run's first page asks for as many). */
 const PAGE = 5000;
 
 function selectionOf(params: URLSearchParams): Selection | undefined {
@@ -145,7 +146,8 @@ export async function runPage(
     const waterfallScroll = document.getElementById("waterfall")?.scrollTop ?? 0;
     const focused = focusKey(document.activeElement);
     show(renderRun(run, { answered, select, selected, waterfallScroll }));
-    window.scrollTo(0, scrollY);
+    // (At the top there is nothing to keep, and asking would lay the new page out at once.)
+    if (scrollY > 0) window.scrollTo(0, scrollY);
     // The page is drawn anew: the control that had the focus gets it back (keyboard users).
     if (focused) (document.querySelector(focused) as HTMLElement | null)?.focus({ preventScroll: true });
   };

@@ -248,10 +248,11 @@ export function timeline(
   drawWindow();
   box.addEventListener("scroll", () => drawWindow(), { passive: true });
   // Once in the page (scrollTop is kept only then): where it was, or at the selected call.
-  // (Unless a key or the wheel moved it since: that wins.)
-  requestAnimationFrame(() => {
-    if (box.scrollTop === 0) box.scrollTop = startTop;
-    drawWindow(true);
-  });
+  // (Unless a key or the wheel moved it since: that wins.) At the top, the window drawn is right.
+  if (startTop > 0)
+    requestAnimationFrame(() => {
+      if (box.scrollTop === 0) box.scrollTop = startTop;
+      drawWindow();
+    });
   return box;
 }

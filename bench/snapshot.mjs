@@ -11,6 +11,7 @@
 // figures come side by side with their ratios.
 //   npm run build && node bench/snapshot.mjs [--pairs 5] [--keep] [--before /path/to/checkout]
 //     [--out FILE] (default: results/snapshot-<date>.md, replacing that day's file)
+//     [--rewind-only] (part 3 alone, --pairs turns of each build)
 import { execFileSync, spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import {
@@ -39,6 +40,8 @@ const buildAt = (root) => ({
   lib: resolve(root, "dist/snapshots/index.js"),
 });
 const AFTER_BUILD = buildAt(resolve(import.meta.dirname, ".."));
+// --rewind-only: only part 3 (the rewind of 1,000 deleted files), by each build, --pairs turns.
+const REWIND_ONLY = process.argv.includes("--rewind-only");
 const CLI = AFTER_BUILD.cli;
 const { SnapshotStore, diffTrees, planRestore, applyOps } = await import(AFTER_BUILD.lib);
 
@@ -50,16 +53,19 @@ const ws = join(base, "repo");
 const home = join(base, "home");
 mkdirSync(home);
 /** The builds measured: this one, and with --before another, each with its own home. */
-const builds = [{ name: "after", ...AFTER_BUILD, home, Store: SnapshotStore }];
+const builds = [{ name: "after", ...AFTER_BUILD, home, Store: SnapshotStore, planRestore, applyOps }];
 if (BEFORE) {
   const before = buildAt(BEFORE);
   const beforeHome = join(base, "home-before");
   mkdirSync(beforeHome);
+  const lib = await import(before.lib);
   builds.unshift({
     name: "before",
     ...before,
     home: beforeHome,
-    Store: (await import(before.lib)).SnapshotStore,
+    Store: lib.SnapshotStore,
+    planRestore: lib.planRestore,
+    applyOps: lib.applyOps,
   });
 }
 
@@ -107,8 +113,8 @@ say(
   `Repository: ${FILES} files in ${FOLDERS} folders, ${mb(BYTES)}; load ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")} on 2 cores.`,
 );
 
-// 1. The floor: lstat every file.
-{
+if (!REWIND_ONLY) {
+  // 1. The floor: lstat every file.
   const times = [];
   for (let r = 0; r < 5; r++) {
     const start = performance.now();
@@ -132,89 +138,91 @@ function storeBytes() {
   return total;
 }
 
-// 1, per build: the first snapshot, a new process's first snapshot (alternating between the
-// builds), and 100 steps of 1–5 changed files (in blocks of 20, alternating).
-const firstWalks = new Map(builds.map((build) => [build.name, []]));
-const stepTimes = new Map(builds.map((build) => [build.name, { steps: [], stored: [], changed: [] }]));
-const trees = new Map();
-for (const build of builds) {
-  const store = build.Store.open(build.home, ws);
-  const start = performance.now();
-  const first = await store.capture();
-  say(
-    `- first snapshot (hash and store all)${BEFORE ? ` [${build.name}]` : ""}: ${ms(performance.now() - start)}, ${mb(first.addedBytes)} stored`,
-  );
-  store.saveIndex();
-  store.close();
-  trees.set(build.name, first.tree);
-}
-for (let r = 0; r < 3; r++) {
-  for (const build of r % 2 ? [...builds].reverse() : builds) {
-    // A new process: the walk with the saved index, nothing to hash.
+if (!REWIND_ONLY) {
+  // 1, per build: the first snapshot, a new process's first snapshot (alternating between the
+  // builds), and 100 steps of 1–5 changed files (in blocks of 20, alternating).
+  const firstWalks = new Map(builds.map((build) => [build.name, []]));
+  const stepTimes = new Map(builds.map((build) => [build.name, { steps: [], stored: [], changed: [] }]));
+  const trees = new Map();
+  for (const build of builds) {
     const store = build.Store.open(build.home, ws);
     const start = performance.now();
-    const again = await store.capture();
-    firstWalks.get(build.name).push(performance.now() - start);
-    if (again.tree !== trees.get(build.name))
-      throw new Error("a walk of an unchanged folder gave another tree");
+    const first = await store.capture();
+    say(
+      `- first snapshot (hash and store all)${BEFORE ? ` [${build.name}]` : ""}: ${ms(performance.now() - start)}, ${mb(first.addedBytes)} stored`,
+    );
+    store.saveIndex();
     store.close();
+    trees.set(build.name, first.tree);
   }
-}
-{
-  let step = 0;
-  for (let block = 0; block < 5; block++) {
-    for (const build of block % 2 ? [...builds].reverse() : builds) {
+  for (let r = 0; r < 3; r++) {
+    for (const build of r % 2 ? [...builds].reverse() : builds) {
+      // A new process: the walk with the saved index, nothing to hash.
       const store = build.Store.open(build.home, ws);
-      let tree = (await store.capture()).tree;
-      const figures = stepTimes.get(build.name);
-      for (let k = 0; k < 20; k++, step++) {
-        const count = 1 + (step % 5);
-        let bytes = 0;
-        for (let j = 0; j < count; j++) {
-          const path = paths[(step * 7919 + j * 104729) % FILES];
-          const content = randomBytes(size / 2).toString("hex");
-          writeFileSync(join(ws, path), content);
-          bytes += content.length;
-        }
-        const start = performance.now();
-        const capture = await store.capture();
-        figures.steps.push(performance.now() - start);
-        figures.stored.push(capture.addedBytes);
-        figures.changed.push(bytes);
-        const diff = diffTrees(store.objects, tree, capture.tree);
-        // The build before 548b683 lags one change behind in a store opened again in the same
-        // process (as here): its captures do the same work, one step late.
-        if (diff.length !== count && build.name !== "before")
-          throw new Error(`step ${step}: ${diff.length} changes seen, ${count} made`);
-        if (capture.mode !== "watch") throw new Error(`step ${step}: the watcher was not used`);
-        tree = capture.tree;
-      }
-      store.saveIndex();
+      const start = performance.now();
+      const again = await store.capture();
+      firstWalks.get(build.name).push(performance.now() - start);
+      if (again.tree !== trees.get(build.name))
+        throw new Error("a walk of an unchanged folder gave another tree");
       store.close();
     }
   }
-}
-const ratioOf = (name, figure) => {
-  if (!BEFORE) return "";
-  const before = figure(name === "after" ? "before" : name);
-  return name === "after" ? ` (${(figure("after") / before).toFixed(3)} × before)` : "";
-};
-for (const build of builds) {
-  const tag = BEFORE ? ` [${build.name}]` : "";
-  const walk = (name) => median(firstWalks.get(name));
-  say(
-    `- a new process's first snapshot (full stat walk, index valid)${tag}: median ${ms(walk(build.name))}${ratioOf(build.name, walk)} — also the cost of every snapshot where no watcher works`,
-  );
-}
-for (const build of builds) {
-  const tag = BEFORE ? ` [${build.name}]` : "";
-  const { steps, stored, changed } = stepTimes.get(build.name);
-  const p50 = (name) => median(stepTimes.get(name).steps);
-  const ratio = stored.reduce((a, b) => a + b, 0) / changed.reduce((a, b) => a + b, 0);
-  say(
-    `- snapshot after a step changing 1–5 files (watcher)${tag}: p50 ${ms(p50(build.name))}${ratioOf(build.name, p50)}, p95 ${ms(pct(steps, 0.95))}; ` +
-      `stored per step ${(median(stored) / 1024).toFixed(1)} KB median for ${(median(changed) / 1024).toFixed(1)} KB changed (all steps: ${ratio.toFixed(3)} × the bytes changed, trees included)`,
-  );
+  {
+    let step = 0;
+    for (let block = 0; block < 5; block++) {
+      for (const build of block % 2 ? [...builds].reverse() : builds) {
+        const store = build.Store.open(build.home, ws);
+        let tree = (await store.capture()).tree;
+        const figures = stepTimes.get(build.name);
+        for (let k = 0; k < 20; k++, step++) {
+          const count = 1 + (step % 5);
+          let bytes = 0;
+          for (let j = 0; j < count; j++) {
+            const path = paths[(step * 7919 + j * 104729) % FILES];
+            const content = randomBytes(size / 2).toString("hex");
+            writeFileSync(join(ws, path), content);
+            bytes += content.length;
+          }
+          const start = performance.now();
+          const capture = await store.capture();
+          figures.steps.push(performance.now() - start);
+          figures.stored.push(capture.addedBytes);
+          figures.changed.push(bytes);
+          const diff = diffTrees(store.objects, tree, capture.tree);
+          // The build before 548b683 lags one change behind in a store opened again in the same
+          // process (as here): its captures do the same work, one step late.
+          if (diff.length !== count && build.name !== "before")
+            throw new Error(`step ${step}: ${diff.length} changes seen, ${count} made`);
+          if (capture.mode !== "watch") throw new Error(`step ${step}: the watcher was not used`);
+          tree = capture.tree;
+        }
+        store.saveIndex();
+        store.close();
+      }
+    }
+  }
+  const ratioOf = (name, figure) => {
+    if (!BEFORE) return "";
+    const before = figure(name === "after" ? "before" : name);
+    return name === "after" ? ` (${(figure("after") / before).toFixed(3)} × before)` : "";
+  };
+  for (const build of builds) {
+    const tag = BEFORE ? ` [${build.name}]` : "";
+    const walk = (name) => median(firstWalks.get(name));
+    say(
+      `- a new process's first snapshot (full stat walk, index valid)${tag}: median ${ms(walk(build.name))}${ratioOf(build.name, walk)} — also the cost of every snapshot where no watcher works`,
+    );
+  }
+  for (const build of builds) {
+    const tag = BEFORE ? ` [${build.name}]` : "";
+    const { steps, stored, changed } = stepTimes.get(build.name);
+    const p50 = (name) => median(stepTimes.get(name).steps);
+    const ratio = stored.reduce((a, b) => a + b, 0) / changed.reduce((a, b) => a + b, 0);
+    say(
+      `- snapshot after a step changing 1–5 files (watcher)${tag}: p50 ${ms(p50(build.name))}${ratioOf(build.name, p50)}, p95 ${ms(pct(steps, 0.95))}; ` +
+        `stored per step ${(median(stored) / 1024).toFixed(1)} KB median for ${(median(changed) / 1024).toFixed(1)} KB changed (all steps: ${ratio.toFixed(3)} × the bytes changed, trees included)`,
+    );
+  }
 }
 
 // A zero-latency model: a command per step, then a final answer after `steps` results.
@@ -306,7 +314,7 @@ const runEnd = (out) => JSON.parse(out.trim().split("\n").at(-1));
 // 2. 50 steps (and 10, to tell the per-run cost from the per-step one), each a command that
 // changes 1–5 files: without snapshots, and with them by each build, in turns whose order
 // rotates; ratios are medians of each turn's own ratio (the load drifts between turns).
-{
+if (!REWIND_ONLY) {
   const command = (n) =>
     Array.from(
       { length: 1 + (n % 5) },
@@ -391,35 +399,66 @@ const runEnd = (out) => JSON.parse(out.trim().split("\n").at(-1));
   const inFolders = (chosen) =>
     paths.filter((path) => chosen.includes(path.split("/").slice(0, 2).join("/")));
 
+  // Each build in turn (order alternating), --pairs turns (one without --rewind-only): the
+  // same 50 folders deleted and put back in process, then another 50 deleted by a run and
+  // put back by `reson rewind`.
   const first = folders.slice(0, 50);
   const firstHashes = hashesOf(inFolders(first));
-  const store = SnapshotStore.open(home, ws);
-  const before = await store.capture();
-  for (const folder of first) rmSync(join(ws, folder), { recursive: true });
-  const after = await store.capture();
-  start = performance.now();
-  const restore = planRestore(store.objects, after.tree, before.tree, undefined);
-  applyOps(store.objects, ws, restore.ops);
-  const applyMs = performance.now() - start;
-  check(firstHashes);
-  store.close();
-  say(
-    `- rewind of a 1,000-file deletion in process (plan and restore, ${restore.ops.length} operations, one syncfs): ${ms(applyMs)}`,
-  );
-
   const second = folders.slice(50, 100);
   const secondHashes = hashesOf(inFolders(second));
   if (secondHashes.size !== 1000) throw new Error(`${secondHashes.size} files chosen, not 1000`);
-  plan = { steps: 1, command: () => `rm -rf ${second.join(" ")}` };
-  const { out } = await reson(runArgs("delete a thousand files"), { RESON_SNAPSHOTS: "on" });
-  const runId = runEnd(out).runId;
-  if (second.some((folder) => existsSync(join(ws, folder))))
-    throw new Error("the run did not delete the folders");
-  const { wallMs } = await reson(["rewind", runId, "--yes"]);
-  check(secondHashes);
-  say(
-    `- \`reson rewind\` of a run that deleted 1,000 files (50 folders): ${ms(wallMs)} wall, process start to exit (start-up, a walk of the workspace, restore, the snapshot after); every byte back`,
-  );
+  const turns = REWIND_ONLY ? pairs : 1;
+  const inProcess = new Map(builds.map((build) => [build.name, []]));
+  const cli = new Map(builds.map((build) => [build.name, []]));
+  let operations = 0;
+  for (let turn = 0; turn < turns; turn++) {
+    for (const build of turn % 2 ? [...builds].reverse() : builds) {
+      const store = build.Store.open(build.home, ws);
+      const before = await store.capture();
+      for (const folder of first) rmSync(join(ws, folder), { recursive: true });
+      const after = await store.capture();
+      start = performance.now();
+      const restore = build.planRestore(store.objects, after.tree, before.tree, undefined);
+      build.applyOps(store.objects, ws, restore.ops);
+      inProcess.get(build.name).push(performance.now() - start);
+      operations = restore.ops.length;
+      check(firstHashes);
+      store.saveIndex();
+      store.close();
+
+      plan = { steps: 1, command: () => `rm -rf ${second.join(" ")}` };
+      const { out } = await reson(runArgs("delete a thousand files"), { RESON_SNAPSHOTS: "on" }, build);
+      const runId = runEnd(out).runId;
+      if (second.some((folder) => existsSync(join(ws, folder))))
+        throw new Error("the run did not delete the folders");
+      const { wallMs } = await reson(["rewind", runId, "--yes"], {}, build);
+      cli.get(build.name).push(wallMs);
+      check(secondHashes);
+    }
+  }
+  const ratio = (series, name) =>
+    BEFORE && name === "after"
+      ? ` (${(median(series.get("after")) / median(series.get("before"))).toFixed(3)} × before)`
+      : "";
+  const all = (series, name) =>
+    turns > 1
+      ? ` [${series
+          .get(name)
+          .map((x) => x.toFixed(0))
+          .join(", ")}]`
+      : "";
+  for (const build of builds) {
+    const tag = BEFORE ? ` [${build.name}]` : "";
+    say(
+      `- rewind of a 1,000-file deletion in process (plan and restore, ${operations} operations, one syncfs)${tag}: ${turns > 1 ? "median " : ""}${ms(median(inProcess.get(build.name)))}${ratio(inProcess, build.name)}${all(inProcess, build.name)}`,
+    );
+  }
+  for (const build of builds) {
+    const tag = BEFORE ? ` [${build.name}]` : "";
+    say(
+      `- \`reson rewind\` of a run that deleted 1,000 files (50 folders)${tag}: ${turns > 1 ? "median " : ""}${ms(median(cli.get(build.name)))}${ratio(cli, build.name)}${all(cli, build.name)} wall, process start to exit (start-up, a walk of the workspace, restore, the snapshot after); every byte back`,
+    );
+  }
 }
 
 say(`- snapshot store after all this: ${mb(storeBytes())}`);

@@ -164,7 +164,7 @@ export async function applyRewind(
       hint: "Run the rewind again to see what it would change now.",
     });
   }
-  checkObjects(store.objects, plan.ops);
+  const checked = checkObjects(store.objects, plan.ops);
   const record: RewindRecord = {
     id: prepared.id,
     at: Date.now(),
@@ -177,7 +177,7 @@ export async function applyRewind(
   };
   journalRewind(store, record);
   crashPoint("rewind-journaled");
-  await complete(db, store, record, plan);
+  await complete(db, store, record, plan, checked);
   return { record, operations: plan.ops.length };
 }
 
@@ -200,8 +200,9 @@ async function complete(
   store: SnapshotStore,
   record: RewindRecord,
   plan: RewindPlan,
+  checked?: ReadonlyMap<string, Buffer>,
 ): Promise<void> {
-  applyOps(store.objects, store.root, plan.ops);
+  applyOps(store.objects, store.root, plan.ops, checked);
   if (record.conversation && db)
     await setRewound(db, record.conversation.sessionId, record.conversation.after);
   const after = await store.capture();

@@ -4,37 +4,24 @@
 // placeholder is removed only when no other live command lists it, so one process ending its
 // command never pulls the placeholder from under another's.
 // Choosing and registering a command's placeholders, and checking and removing them after it,
-// each hold the folder's lock (a symbolic link naming the holder's pid): without it, a command
+// each hold the folder's lock (registry-lock.ts: its holder's pid and start time): without it, a command
 // of another process could register and mount on a placeholder between this process's check
 // and its removal, and removing a folder that is a mount point in another namespace detaches
 // that mount (Linux 3.18+), leaving the path writable inside the other command. Removals run
 // in parallel on the thread pool, off the main thread; a command of this process waits for
 // them (the lock's queue) before it chooses its own.
 import { createHash } from "node:crypto";
-import {
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  symlinkSync,
-  unlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import { rmdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { processAlive } from "../../core/process-alive.js";
+import { LOCK_NAME, ownStartTime, releaseLock, sameProcess, takeLock } from "./registry-lock.js";
 
 export interface PlaceholderClaim {
   /** The registration file. */
   file: string;
   paths: readonly string[];
 }
-
-/** The lock's name in the registry folder; never taken for a registration (no pid). */
-const LOCK_NAME = "lock";
-/** How long to wait before looking at another process's lock again. */
-const LOCK_RETRY_MS = 2;
 
 let sequence = 0;
 /** Per registry folder, the end of this process's queue for its lock. */
@@ -44,30 +31,6 @@ function registryFolder(root: string): string {
   const user = process.getuid?.() ?? "user";
   const key = createHash("sha256").update(root).digest("hex").slice(0, 24);
   return join(tmpdir(), `reson-placeholders-${user}`, key);
-}
-
-/** Takes the folder's lock for this process, breaking one whose holder died; true when taken. */
-function tryLock(lock: string): boolean {
-  try {
-    symlinkSync(String(process.pid), lock);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-  }
-  let holder: number;
-  try {
-    holder = Number(readlinkSync(lock));
-  } catch {
-    return false; // let go meanwhile: try again
-  }
-  if (Number.isInteger(holder) && holder > 0 && processAlive(holder)) return false;
-  // Its holder was killed while holding it (a few milliseconds' window).
-  try {
-    unlinkSync(lock);
-  } catch {
-    // another process broke it first
-  }
-  return false;
 }
 
 /**
@@ -83,14 +46,13 @@ async function withLock<T>(folder: string, work: () => Promise<T> | T): Promise<
   const tail = previous.then(() => mine);
   queues.set(folder, tail);
   await previous;
-  const lock = join(folder, LOCK_NAME);
   try {
     mkdirSync(folder, { recursive: true, mode: 0o700 });
-    while (!tryLock(lock)) await new Promise((resolve) => setTimeout(resolve, LOCK_RETRY_MS));
+    const held = await takeLock(folder);
     try {
       return await work();
     } finally {
-      unlinkSync(lock);
+      releaseLock(held);
     }
   } finally {
     done();
@@ -125,8 +87,9 @@ function readRegistry(folder: string): { claimed: Set<string>; orphaned: string[
     return { claimed, orphaned };
   }
   for (const name of names) {
-    if (name === LOCK_NAME) continue;
-    const pid = Number(name.split(".")[0]);
+    if (name.startsWith(LOCK_NAME)) continue; // the lock and its claim files
+    // "<pid>-<start time>.<n>" (an earlier reson wrote "<pid>.<n>").
+    const [pid, start] = name.split(".")[0]!.split("-");
     const file = join(folder, name);
     let paths: string[] = [];
     try {
@@ -134,7 +97,7 @@ function readRegistry(folder: string): { claimed: Set<string>; orphaned: string[
     } catch {
       // removed meanwhile (registrations are written under the lock, so never half written)
     }
-    if (Number.isInteger(pid) && processAlive(pid)) {
+    if (sameProcess(Number(pid), start)) {
       for (const path of paths) claimed.add(path);
       continue;
     }
@@ -160,7 +123,7 @@ export async function claimPlaceholders(
 ): Promise<PlaceholderClaim> {
   const folder = registryFolder(root);
   sequence += 1;
-  const file = join(folder, `${process.pid}.${sequence}`);
+  const file = join(folder, `${process.pid}-${ownStartTime()}.${sequence}`);
   return withLock(folder, async () => {
     const { claimed, orphaned } = readRegistry(folder);
     await removeEmpty(orphaned);
@@ -197,7 +160,7 @@ export async function clearOrphanedPlaceholders(root: string): Promise<void> {
   } catch {
     return; // no command ever ran here
   }
-  if (names.every((name) => name === LOCK_NAME)) return;
+  if (names.every((name) => name.startsWith(LOCK_NAME))) return;
   await withLock(folder, async () => {
     await removeEmpty(readRegistry(folder).orphaned);
   });

@@ -66,8 +66,8 @@ export function gcCommand(argv: string[]): Promise<number> {
       const preview = await store.gcPreview(before);
       if (preview.traces === 0 && preview.sessions === 0 && preview.channelMessages === 0) {
         process.stdout.write(
-          `Nothing to remove: no run in ${store.location} ended more than ${age} ago, and no chat message ` +
-            `was settled more than ${age} ago (and a day, for the platforms' redeliveries).\n`,
+          `Nothing to remove: no run in ${store.location} ended, and no chat message was settled, more than ` +
+            `${age} ago (a chat message stays a day at least, so a redelivery of it is still recognised).\n`,
         );
         return EXIT_OK;
       }

@@ -1,5 +1,6 @@
 // `reson gc --older-than <age>`: removes runs that ended before then, with their steps,
-// checkpoints, artifacts, events and workspace snapshots, and the sessions left empty. What
+// checkpoints, artifacts, events and workspace snapshots, the sessions left empty, and chat
+// messages settled then (kept at least a day: their rows stop a redelivery running again). What
 // would go is said first; in a terminal reson asks, `--yes` removes without asking (scripts),
 // `--dry-run` only says.
 // Without a terminal and without --yes nothing is removed: data that is gone is gone.
@@ -16,11 +17,12 @@ import { withStore } from "./store-commands.js";
 
 const USAGE = "Usage: reson gc --older-than <30d|12h> [--dry-run | --yes]";
 
-/** "3 runs (40 steps, 3 checkpoints, 1 artifact), 2 sessions and 12 turns". */
+/** "3 runs (40 steps, 3 checkpoints, 1 artifact), 2 sessions, 12 turns and 5 channel messages". */
 function describe(report: GcReport): string {
   return (
     `${countOf(report.traces, "run")} (${countOf(report.steps, "step")}, ${countOf(report.checkpoints, "checkpoint")}, ` +
-    `${countOf(report.artifacts, "artifact")}), ${countOf(report.sessions, "session")} and ${countOf(report.turns, "turn")}`
+    `${countOf(report.artifacts, "artifact")}), ${countOf(report.sessions, "session")}, ${countOf(report.turns, "turn")} ` +
+    `and ${countOf(report.channelMessages, "channel message")}`
   );
 }
 
@@ -62,8 +64,11 @@ export function gcCommand(argv: string[]): Promise<number> {
         );
       const before = Date.now() - parseDuration(age);
       const preview = await store.gcPreview(before);
-      if (preview.traces === 0 && preview.sessions === 0) {
-        process.stdout.write(`Nothing to remove: no run in ${store.location} ended more than ${age} ago.\n`);
+      if (preview.traces === 0 && preview.sessions === 0 && preview.channelMessages === 0) {
+        process.stdout.write(
+          `Nothing to remove: no run in ${store.location} ended, and no chat message was settled, more than ` +
+            `${age} ago (a chat message stays a day at least, so a redelivery of it is still recognised).\n`,
+        );
         return EXIT_OK;
       }
       const what = `${describe(preview)} older than ${age} (ended before ${new Date(before).toISOString()})`;

@@ -2,7 +2,8 @@
 // dedupe key) before it is acknowledged and followed to its answer, the session of each chat or
 // thread, pairing codes and approved senders, and small per-channel state (Telegram's offset;
 // "send:<inbound id>" while an answer is sent, "prompt:<id>" and "press:<id>" for prompts offered
-// in a chat: `Store.gc` deletes those once their message is answered or their prompt is gone).
+// in a chat: `Store.gc` deletes those once their message is answered or their prompt is gone;
+// it deletes a settled message itself once it is older than the cutoff and a day, gc-plan.ts).
 import type { EpochMs, MessageContext } from "./types.js";
 
 /**

@@ -13,6 +13,7 @@ export { type CjkSegmenterState, cjkSegmenter } from "./cjk-words.js";
 export { parseDuration } from "./duration.js";
 export { stemEnglish } from "./english-stem.js";
 export { successRate } from "./experience-repository.js";
+export { CHANNEL_DEDUPE_WINDOW_MS } from "./gc-plan.js";
 export { MIN_PREFIX_CHARS } from "./id-prefix.js";
 export { describeHolder, holderAlive, leaseHolder, leaseLostError, leaseSince } from "./lease.js";
 export { lessonTextScore, ONE_WORD_SCORE } from "./lesson-text-score.js";

@@ -10,6 +10,7 @@ import {
   type TxQuery,
 } from "./driver.js";
 import { experienceRepository } from "./experience-repository.js";
+import { gcCounts, gcCutoffs, gcReport, gcStatements } from "./gc-plan.js";
 import { resolveIdPrefix } from "./id-prefix.js";
 import { idempotencyRepository } from "./idempotency.js";
 import { fenceStatement, leaseLostError, leaseRepository } from "./lease.js";
@@ -81,90 +82,6 @@ function limitClause(limit: number | undefined, params: SqlValue[]): string {
   }
   params.push(limit);
   return " LIMIT ?";
-}
-
-// A trace gc may delete: it ended before the cutoff and is not running (a crashed run stays
-// "running" until it is resumed or marked, and must never lose its steps).
-const OLD_TRACES =
-  "SELECT id FROM traces WHERE ended_at IS NOT NULL AND ended_at < ? AND status <> 'running'";
-// A session gc may delete: no trace left and not touched since the cutoff.
-const EMPTY_SESSIONS =
-  "SELECT id FROM sessions WHERE updated_at < ? AND NOT EXISTS (SELECT 1 FROM traces WHERE traces.session_id = sessions.id)";
-
-// The sub-agent traces among them: their turns go with them.
-const OLD_CHILD_TRACES = `${OLD_TRACES} AND parent_trace_id IS NOT NULL`;
-// The sessions gc leaves empty (and so deletes): not touched since the cutoff, no trace kept.
-const EMPTIED_SESSIONS = `SELECT id FROM sessions WHERE updated_at < ? AND NOT EXISTS
-  (SELECT 1 FROM traces t WHERE t.session_id = sessions.id AND t.id NOT IN (${OLD_TRACES}))`;
-
-/** What gc(before) would delete, counted the way it deletes (gcPreview: `reson gc --dry-run`). */
-const GC_COUNTS: Record<keyof GcReport, { sql: string; params: number }> = {
-  traces: { sql: `SELECT count(*) AS n FROM traces WHERE id IN (${OLD_TRACES})`, params: 1 },
-  steps: { sql: `SELECT count(*) AS n FROM steps WHERE trace_id IN (${OLD_TRACES})`, params: 1 },
-  checkpoints: { sql: `SELECT count(*) AS n FROM checkpoints WHERE trace_id IN (${OLD_TRACES})`, params: 1 },
-  artifacts: { sql: `SELECT count(*) AS n FROM artifacts WHERE trace_id IN (${OLD_TRACES})`, params: 1 },
-  sessions: { sql: `SELECT count(*) AS n FROM sessions WHERE id IN (${EMPTIED_SESSIONS})`, params: 2 },
-  // A sub-agent's turns, and then every turn of a session left empty (counted once).
-  turns: {
-    sql: `SELECT count(*) AS n FROM turns WHERE trace_id IN (${OLD_CHILD_TRACES})
-      OR (session_id IN (${EMPTIED_SESSIONS}) AND (trace_id IS NULL OR trace_id NOT IN (${OLD_CHILD_TRACES})))`,
-    params: 4,
-  },
-};
-
-function gcStatements(before: number): Statement[] {
-  return [
-    // A run's events and prompts go with its trace.
-    { sql: `DELETE FROM run_events WHERE trace_id IN (${OLD_TRACES})`, params: [before] },
-    { sql: `DELETE FROM run_prompts WHERE trace_id IN (${OLD_TRACES})`, params: [before] },
-    // A sub-agent's turns are no part of its session's conversation: they go with its trace.
-    {
-      sql: `DELETE FROM turns WHERE trace_id IN (${OLD_CHILD_TRACES})`,
-      params: [before],
-    },
-    { sql: `DELETE FROM artifacts WHERE trace_id IN (${OLD_TRACES})`, params: [before] },
-    { sql: `DELETE FROM steps WHERE trace_id IN (${OLD_TRACES})`, params: [before] },
-    { sql: `DELETE FROM checkpoints WHERE trace_id IN (${OLD_TRACES})`, params: [before] },
-    { sql: `DELETE FROM traces WHERE id IN (${OLD_TRACES})`, params: [before] },
-    // A session whose newest trace went points at the newest one left (or none).
-    {
-      sql: `UPDATE sessions SET last_trace_id = (SELECT t.id FROM traces t WHERE t.session_id = sessions.id
-          ORDER BY t.started_at DESC, t.id DESC LIMIT 1)
-        WHERE last_trace_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM traces t WHERE t.id = sessions.last_trace_id)`,
-      params: [],
-    },
-    { sql: `DELETE FROM turns WHERE session_id IN (${EMPTY_SESSIONS})`, params: [before] },
-    { sql: `DELETE FROM sessions WHERE id IN (${EMPTY_SESSIONS})`, params: [before] },
-    // Queue requests done before the cutoff; answers kept for idempotency keys older than it.
-    {
-      sql: `DELETE FROM run_requests WHERE status IN ('completed', 'failed', 'cancelled') AND updated_at < ?`,
-      params: [before],
-    },
-    { sql: "DELETE FROM idempotency_keys WHERE created_at < ?", params: [before] },
-    // Channel state that can no longer matter: how far the sending of an answer got, once the
-    // message is no longer being answered (or is gone); which chat a prompt was offered in and
-    // the press on it, once the prompt is gone with its run, or was settled before the cutoff.
-    {
-      sql: `DELETE FROM channel_state WHERE substr(key, 1, 5) = 'send:' AND NOT EXISTS
-        (SELECT 1 FROM channel_inbound i WHERE i.id = substr(channel_state.key, 6) AND i.status IN ('reply', 'sending'))`,
-      params: [],
-    },
-    {
-      sql: `DELETE FROM channel_state WHERE (substr(key, 1, 7) = 'prompt:' OR substr(key, 1, 6) = 'press:')
-        AND NOT EXISTS (SELECT 1 FROM run_prompts p
-          WHERE p.id = CASE WHEN substr(channel_state.key, 1, 7) = 'prompt:' THEN substr(channel_state.key, 8) ELSE substr(channel_state.key, 7) END
-          AND (p.created_at >= ? OR (p.status = 'pending' AND (p.expires_at IS NULL OR p.expires_at >= ?))))`,
-      params: [before, before],
-    },
-    // The leases of runs gone (or never stored: their process died before the first commit). A
-    // request still in the queue keeps its lease row: its epoch must never start again at 1.
-    {
-      sql: `DELETE FROM run_leases WHERE (released_at IS NOT NULL OR expires_at < ?)
-        AND NOT EXISTS (SELECT 1 FROM traces t WHERE t.id = run_leases.trace_id)
-        AND NOT EXISTS (SELECT 1 FROM run_requests q WHERE q.id = run_leases.trace_id)`,
-      params: [before],
-    },
-  ];
 }
 
 /** Lines offset..offset+limit-1 of `content`; a final newline ends the last line, not a new one. */
@@ -483,30 +400,19 @@ export class SqlStore implements Store {
     if (!Number.isSafeInteger(before)) {
       throw new ResonError("usage_error", `gc needs a cutoff in epoch milliseconds, not ${before}.`);
     }
+    const { statements, counts } = gcStatements(gcCutoffs(before, Date.now()));
     let changed: number[];
     try {
-      changed = await this.#driver.transact(gcStatements(before), { consistent: true });
+      changed = await this.#driver.transact(statements, { consistent: true });
     } catch (error) {
       if (!(error instanceof StatementFailed)) throw error;
       throw new ResonError("store_unavailable", `gc failed and deleted nothing: ${error.message}`, {
         cause: error.cause,
       });
     }
-    const [
-      ,
-      ,
-      subagentTurns = 0,
-      artifacts = 0,
-      steps = 0,
-      checkpoints = 0,
-      traces = 0,
-      ,
-      sessionTurns = 0,
-      sessions = 0,
-    ] = changed;
-    const turns = subagentTurns + sessionTurns;
-    if (traces > 0 || sessions > 0) await this.#driver.reclaim();
-    return { sessions, traces, steps, checkpoints, artifacts, turns };
+    const report = gcReport(counts, changed);
+    if (report.traces > 0 || report.sessions > 0 || report.channelMessages > 0) await this.#driver.reclaim();
+    return report;
   }
 
   async gcPreview(before: number): Promise<GcReport> {
@@ -515,11 +421,8 @@ export class SqlStore implements Store {
       throw new ResonError("usage_error", `gc needs a cutoff in epoch milliseconds, not ${before}.`);
     }
     const counts = await Promise.all(
-      Object.entries(GC_COUNTS).map(async ([key, { sql, params }]) => {
-        const rows = await this.#driver.query(
-          sql,
-          Array.from({ length: params }, () => before),
-        );
+      Object.entries(gcCounts(gcCutoffs(before, Date.now()))).map(async ([key, { sql, params }]) => {
+        const rows = await this.#driver.query(sql, params);
         return [key, Number(rows[0]?.n ?? 0)] as const;
       }),
     );

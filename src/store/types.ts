@@ -362,6 +362,8 @@ export interface GcReport {
   checkpoints: number;
   artifacts: number;
   turns: number;
+  /** Settled chat messages (channel_inbound), kept at least a day for the platforms' redeliveries. */
+  channelMessages: number;
 }
 
 /** What the database underneath can do beyond the contract. */
@@ -415,7 +417,9 @@ export interface Store {
   resolveId(prefix: string): Promise<IdMatch>;
   /**
    * Deletes traces (with steps, checkpoints, artifacts, events and prompts) that ended before
-   * `before`, sessions left empty, queue requests done before it, and idempotency keys older.
+   * `before`, sessions left empty, queue requests done before it, idempotency keys older, and
+   * chat messages settled (answered or ignored, no run of theirs waiting or working) before
+   * `before` and more than CHANNEL_DEDUPE_WINDOW_MS ago: their rows make redeliveries no-ops.
    */
   gc(before: EpochMs): Promise<GcReport>;
   /** What gc(before) would delete now, deleting nothing (`reson gc --dry-run`, and its question). */

@@ -22,7 +22,7 @@ describe.skipIf(await skipWithout("tmux", "reson gc's question on a pty"))("reso
     gc();
     const shown = await terminal.waitFor("Remove them? [y/N]");
     expect(shown).toMatch(
-      /This removes 1 run \(\d+ steps?, 1 checkpoint, 0 artifacts\), 1 session and \d+ turns older than 0s/,
+      /This removes 1 run \(\d+ steps?, 1 checkpoint, 0 artifacts\), 1 session, \d+ turns and 0 channel messages older than 0s/,
     );
     terminal.keys("n", "Enter");
     await terminal.waitFor("Nothing removed.");

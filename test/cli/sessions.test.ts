@@ -190,7 +190,7 @@ describe("sessions, traces and resume from the CLI", () => {
     const dry = await cli(["gc", "--older-than", "0s", "--dry-run"]);
     expect(dry.code).toBe(0);
     expect(dry.stdout).toMatch(
-      /^would remove 1 run \(\d+ steps, 1 checkpoint, 0 artifacts\), 1 session and \d+ turns older than 0s/,
+      /^would remove 1 run \(\d+ steps, 1 checkpoint, 0 artifacts\), 1 session, \d+ turns and 0 channel messages older than 0s/,
     );
     expect(dry.stdout).toContain("nothing removed (--dry-run)");
 
@@ -204,7 +204,7 @@ describe("sessions, traces and resume from the CLI", () => {
     const result = await cli(["gc", "--older-than", "0s", "--yes"]);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(
-      /^removed 1 run \(\d+ steps, 1 checkpoint, 0 artifacts\), 1 session and \d+ turns older than 0s/,
+      /^removed 1 run \(\d+ steps, 1 checkpoint, 0 artifacts\), 1 session, \d+ turns and 0 channel messages older than 0s/,
     );
     const after = await cli(["sessions"]);
     expect(after.stdout).toContain("No sessions yet");

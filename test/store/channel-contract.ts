@@ -1,10 +1,17 @@
 // The chat channels' store contract, the same on every backend: a delivery stored once per
 // dedupe key, status moves that only one of racing processes makes, a stale claim to send taken
-// over, one session per chat, pairing codes approved once and only before they expire.
+// over, one session per chat, pairing codes approved once and only before they expire, and gc of
+// settled messages that keeps each one's dedupe key a day at least.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ulid } from "../../src/core/ids.js";
-import type { InboundMessage, PairingRecord, Store } from "../../src/store/index.js";
+import {
+  CHANNEL_DEDUPE_WINDOW_MS,
+  type InboundMessage,
+  type PairingRecord,
+  type Store,
+} from "../../src/store/index.js";
 import type { StoreTarget } from "./contract.js";
+import { session, trace } from "./fixtures.js";
 
 const message: InboundMessage = {
   text: "hello",
@@ -132,6 +139,78 @@ export function channelContract(fresh: () => Promise<StoreTarget>): void {
       expect(await store.channels.listState("telegram", "press:p_")).toHaveLength(1);
       await store.channels.deleteState("telegram", "press:p1");
       expect(await store.channels.getState("telegram", "press:p1")).toBeUndefined();
+    });
+
+    it("gc removes settled messages older than the cutoff and a day, never one in flight or one whose run still works", async () => {
+      const DAY = CHANNEL_DEDUPE_WINDOW_MS;
+      const receive = async (dedupeKey: string) =>
+        (await store.channels.receive({ id: ulid(), channel: "slack", dedupeKey, chatKey: "C1", message }))
+          .record;
+      /** Takes a message to "answered" (through a run when given one), as the hub does. */
+      const answer = async (id: string, runId?: string) => {
+        if (runId) {
+          await store.channels.transition(id, "received", "queued", { runId });
+          await store.channels.transition(id, "queued", "reply", { reply: "done" });
+        } else await store.channels.transition(id, "received", "reply", { reply: "a pairing code" });
+        await store.channels.transition(id, "reply", "sending");
+        await store.channels.transition(id, "sending", "answered");
+      };
+      const s = session();
+      const working = trace(s.id, { status: "running" });
+      await store.apply([
+        { op: "insertSession", session: s },
+        { op: "insertTrace", trace: working },
+      ]);
+      const waiting = await store.queue.enqueue({
+        id: ulid(),
+        sessionId: s.id,
+        task: "later",
+        spec: { preset: "default" },
+      });
+
+      const answered = await receive("1");
+      await answer(answered.id);
+      const ignored = await receive("2");
+      await store.channels.transition(ignored.id, "received", "ignored", { note: "not_mentioned" });
+      const runWorking = await receive("3");
+      await answer(runWorking.id, working.id);
+      const runWaiting = await receive("4");
+      await answer(runWaiting.id, waiting.request.id);
+      const sending = await receive("5");
+      await store.channels.transition(sending.id, "received", "reply", { reply: "going" });
+      await store.channels.transition(sending.id, "reply", "sending");
+      const received = await receive("6");
+      const recent = await receive("7");
+      await answer(recent.id);
+      // All but the recent one were received and settled two days ago.
+      const old = [answered, ignored, runWorking, runWaiting, sending, received].map((r) => r.id);
+      const twoDaysAgo = Date.now() - 2 * DAY;
+      await target.sql(
+        `UPDATE channel_inbound SET created_at = ?, updated_at = ? WHERE id IN (${old.map(() => "?").join(", ")})`,
+        [twoDaysAgo, twoDaysAgo, ...old],
+      );
+
+      // A cutoff before they were settled removes none of them.
+      expect((await store.gc(twoDaysAgo - DAY)).channelMessages).toBe(0);
+      // A cutoff after everything: the two settled old ones go; the recent one stays for its
+      // redeliveries, whatever the cutoff; the preview counts exactly what gc removes.
+      const cutoff = Date.now() + 60_000;
+      expect((await store.gcPreview(cutoff)).channelMessages).toBe(2);
+      expect((await store.gc(cutoff)).channelMessages).toBe(2);
+      expect(await store.channels.getInbound(answered.id)).toBeUndefined();
+      expect(await store.channels.getInbound(ignored.id)).toBeUndefined();
+      const left = (await store.channels.listInbound("slack", 10)).map((r) => r.id).sort();
+      expect(left).toEqual([runWorking.id, runWaiting.id, sending.id, received.id, recent.id].sort());
+      // Slack delivering the recent message again still finds it, and nothing starts again.
+      const again = await store.channels.receive({
+        id: ulid(),
+        channel: "slack",
+        dedupeKey: "7",
+        chatKey: "C1",
+        message,
+      });
+      expect(again).toMatchObject({ created: false, record: { id: recent.id, status: "answered" } });
+      expect((await store.gc(cutoff)).channelMessages).toBe(0);
     });
 
     it("approves a pending code once, never an expired one", async () => {

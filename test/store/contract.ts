@@ -842,7 +842,15 @@ export function storeContract(fresh: () => Promise<StoreTarget>): void {
         ...artifacts.map((a): WriteOp => ({ op: "putArtifact", artifact: a })),
       ]);
 
-      const removed = { sessions: 2, traces: 2, steps: 5, checkpoints: 2, artifacts: 3, turns: 3 };
+      const removed = {
+        sessions: 2,
+        traces: 2,
+        steps: 5,
+        checkpoints: 2,
+        artifacts: 3,
+        turns: 3,
+        channelMessages: 0,
+      };
       // The preview counts exactly what gc then removes, and removes nothing itself.
       expect(await store.gcPreview(cutoff)).toEqual(removed);
       expect(await store.sessions.get(old.id)).toEqual(old);
@@ -874,7 +882,15 @@ export function storeContract(fresh: () => Promise<StoreTarget>): void {
         expect(await store.artifacts.get(a.id)).toEqual(index < 3 ? undefined : a);
       }
 
-      const nothing = { sessions: 0, traces: 0, steps: 0, checkpoints: 0, artifacts: 0, turns: 0 };
+      const nothing = {
+        sessions: 0,
+        traces: 0,
+        steps: 0,
+        checkpoints: 0,
+        artifacts: 0,
+        turns: 0,
+        channelMessages: 0,
+      };
       expect(await store.gcPreview(cutoff)).toEqual(nothing);
       expect(await store.gc(cutoff)).toEqual(nothing);
     });

@@ -1,9 +1,6 @@
-// Channels on PostgreSQL with the runs left to a `reson worker` (serve --workers 0): the Telegram
-// message is stored by serve, run by the worker, and answered by serve in the same chat.
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startTestPostgres, type TestPostgres } from "../store/postgres-server.js";
+import { onFakeModel, writeChannelsConfig } from "../support/channel-config.js";
 import { cleanEnv, type TempDir, tempDir } from "../support/cli.js";
 import { type FakeModelServer, startFakeModelServer } from "../support/fake-model-server.js";
 import { type FakeTelegram, startFakeTelegram } from "../support/fake-telegram.js";
@@ -39,25 +36,16 @@ describe.skipIf(await skipWithout("postgres", "channels on PostgreSQL"))(
       telegram = await startFakeTelegram({ token: TOKEN });
       ws = tempDir();
       const url = await pg.createDatabase();
-      mkdirSync(ws.home, { recursive: true });
-      writeFileSync(
-        join(ws.home, "config.json"),
-        JSON.stringify({
-          channels: {
-            telegram: {
-              token: TOKEN,
-              apiRoot: telegram.apiRoot,
-              pollTimeoutS: 1,
-              workspace: ws.path,
-              owner: ["42"],
-              provider: "openai-compatible",
-              baseUrl: model.openaiBaseUrl,
-              model: "fake-model",
-              sandbox: "off",
-            },
-          },
-        }),
-      );
+      writeChannelsConfig(ws.home, {
+        telegram: {
+          token: TOKEN,
+          apiRoot: telegram.apiRoot,
+          pollTimeoutS: 1,
+          workspace: ws.path,
+          owner: ["42"],
+          ...onFakeModel(model),
+        },
+      });
       const served = await startServed(ws.home, ws.path, ["--workers", "0"], { RESON_DATABASE_URL: url });
       // A second serve on the same database: only one of them polls the bot.
       const second = await startServed(ws.home, ws.path, ["--workers", "0"], { RESON_DATABASE_URL: url });

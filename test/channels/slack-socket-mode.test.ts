@@ -5,15 +5,17 @@
 // lost comes again after a reconnect and runs once; the socket comes back after `disconnect` and
 // after a drop; approval buttons come as interactive envelopes; a SIGKILL between receiving and
 // answering, then a restart, gives exactly one answer.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { onFakeModel, writeChannelsConfig } from "../support/channel-config.js";
 import { type TempDir, tempDir } from "../support/cli.js";
 import { type FakeModelServer, lastUserText, startFakeModelServer } from "../support/fake-model-server.js";
 import { FAKE_SLACK_BOT, type FakeSlack, startFakeSlack } from "../support/fake-slack.js";
 import { type FakeSlackSocket, startFakeSlackSocket } from "../support/fake-slack-socket.js";
 import { type Served, startServed } from "../support/served-run.js";
 import { killAllReson } from "../support/service-process.js";
+import { toolMessagesOf } from "../support/waiting-command.js";
 
 const BOT_TOKEN = "xoxb-test-token";
 const APP_TOKEN = "xapp-1-test-app-token";
@@ -37,27 +39,18 @@ describe("Slack channel over Socket Mode in reson serve", () => {
   let ws: TempDir;
 
   const configure = (more: Record<string, unknown> = {}) => {
-    mkdirSync(ws.home, { recursive: true });
-    writeFileSync(
-      join(ws.home, "config.json"),
-      JSON.stringify({
-        channels: {
-          slack: {
-            botToken: BOT_TOKEN,
-            appToken: "<secret>slack_app</secret>",
-            apiUrl: slack.apiUrl,
-            workspace: ws.path,
-            owner: [OWNER],
-            groups: [TEAM_CHANNEL],
-            provider: "openai-compatible",
-            baseUrl: model.openaiBaseUrl,
-            model: "fake-model",
-            sandbox: "off",
-            ...more,
-          },
-        },
-      }),
-    );
+    writeChannelsConfig(ws.home, {
+      slack: {
+        botToken: BOT_TOKEN,
+        appToken: "<secret>slack_app</secret>",
+        apiUrl: slack.apiUrl,
+        workspace: ws.path,
+        owner: [OWNER],
+        groups: [TEAM_CHANNEL],
+        ...onFakeModel(model),
+        ...more,
+      },
+    });
     // The app-level token as a secret reference, scoped to the Slack API host.
     writeFileSync(
       join(ws.home, "secrets.json"),
@@ -157,8 +150,7 @@ describe("Slack channel over Socket Mode in reson serve", () => {
 
   it("an approval's buttons come as interactive envelopes: someone not allowed is refused, the owner's press lets the run go on", async () => {
     model.setResponder((request) => {
-      const messages = (request.body as { messages: { role: string; content: unknown }[] }).messages;
-      if (!messages.some((m) => m.role === "tool"))
+      if (toolMessagesOf(request).length === 0)
         return {
           toolCalls: [{ id: "call_1", name: "execute_command", arguments: { command: "echo x >> log.txt" } }],
         };

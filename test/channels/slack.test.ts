@@ -3,15 +3,17 @@
 // answered in its thread; Slack's retried delivery (X-Slack-Retry-Num) runs once; a forged
 // signature is refused; an approval's buttons pressed by someone not allowed change nothing, and the
 // owner's press, delivered twice, is applied once and names them.
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/index.js";
+import { onFakeModel, writeChannelsConfig } from "../support/channel-config.js";
 import { type TempDir, tempDir } from "../support/cli.js";
 import { type FakeModelServer, lastUserText, startFakeModelServer } from "../support/fake-model-server.js";
 import { FAKE_SLACK_BOT, type FakeSlack, slackSignature, startFakeSlack } from "../support/fake-slack.js";
 import { type Served, startServed } from "../support/served-run.js";
 import { killAllReson } from "../support/service-process.js";
+import { toolMessagesOf } from "../support/waiting-command.js";
 
 const BOT_TOKEN = "xoxb-test-token";
 const SIGNING_SECRET = "slack-signing-secret";
@@ -41,27 +43,18 @@ describe("Slack channel in reson serve", () => {
   let ws: TempDir;
 
   const configure = (more: Record<string, unknown> = {}) => {
-    mkdirSync(ws.home, { recursive: true });
-    writeFileSync(
-      join(ws.home, "config.json"),
-      JSON.stringify({
-        channels: {
-          slack: {
-            botToken: BOT_TOKEN,
-            signingSecret: SIGNING_SECRET,
-            apiUrl: slack.apiUrl,
-            workspace: ws.path,
-            owner: [OWNER],
-            groups: [TEAM_CHANNEL],
-            provider: "openai-compatible",
-            baseUrl: model.openaiBaseUrl,
-            model: "fake-model",
-            sandbox: "off",
-            ...more,
-          },
-        },
-      }),
-    );
+    writeChannelsConfig(ws.home, {
+      slack: {
+        botToken: BOT_TOKEN,
+        signingSecret: SIGNING_SECRET,
+        apiUrl: slack.apiUrl,
+        workspace: ws.path,
+        owner: [OWNER],
+        groups: [TEAM_CHANNEL],
+        ...onFakeModel(model),
+        ...more,
+      },
+    });
   };
 
   beforeEach(async () => {
@@ -149,8 +142,7 @@ describe("Slack channel in reson serve", () => {
 
   it("an approval's button pressed by someone not allowed changes nothing; the owner's press lets the run go on", async () => {
     model.setResponder((request) => {
-      const messages = (request.body as { messages: { role: string; content: unknown }[] }).messages;
-      if (!messages.some((m) => m.role === "tool"))
+      if (toolMessagesOf(request).length === 0)
         return {
           toolCalls: [{ id: "call_1", name: "execute_command", arguments: { command: "echo x >> log.txt" } }],
         };

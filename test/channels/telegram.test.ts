@@ -3,10 +3,11 @@
 // its topic), a stranger gets a pairing code and no run until the owner approves it, a group
 // message without a mention is ignored, a redelivered update runs once, and a serve killed
 // between receiving and answering, started again, answers exactly once.
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/index.js";
+import { onFakeModel, writeChannelsConfig } from "../support/channel-config.js";
 import { cleanEnv, runCli, type TempDir, tempDir } from "../support/cli.js";
 import { type FakeModelServer, lastUserText, startFakeModelServer } from "../support/fake-model-server.js";
 import { FAKE_BOT, type FakeTelegram, startFakeTelegram } from "../support/fake-telegram.js";
@@ -25,28 +26,19 @@ function writeConfig(
   workspace: string,
   more: Record<string, unknown> = {},
 ) {
-  mkdirSync(home, { recursive: true });
-  writeFileSync(
-    join(home, "config.json"),
-    JSON.stringify({
-      channels: {
-        telegram: {
-          token: TOKEN,
-          apiRoot: telegram.apiRoot,
-          pollTimeoutS: 1,
-          workspace,
-          owner: [String(OWNER)],
-          allowFrom: [String(FRIEND)],
-          groups: [String(GROUP)],
-          provider: "openai-compatible",
-          baseUrl: model.openaiBaseUrl,
-          model: "fake-model",
-          sandbox: "off",
-          ...more,
-        },
-      },
-    }),
-  );
+  writeChannelsConfig(home, {
+    telegram: {
+      token: TOKEN,
+      apiRoot: telegram.apiRoot,
+      pollTimeoutS: 1,
+      workspace,
+      owner: [String(OWNER)],
+      allowFrom: [String(FRIEND)],
+      groups: [String(GROUP)],
+      ...onFakeModel(model),
+      ...more,
+    },
+  });
 }
 
 describe("Telegram channel in reson serve", () => {

@@ -1,13 +1,8 @@
-// The generic webhook channel through `reson serve` as a process: a signed message gets the
-// fake model's answer in the response; a repeat with the same Idempotency-Key gets the same
-// answer without a second run; a forged signature or a stale timestamp is refused with 401
-// before anything is stored or run; answers can go to a callback URL, signed the same way.
-import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { signWebhook, verifyWebhook } from "../../src/channels/index.js";
+import { onFakeModel, writeChannelsConfig } from "../support/channel-config.js";
 import { type TempDir, tempDir } from "../support/cli.js";
 import { type FakeModelServer, lastUserText, startFakeModelServer } from "../support/fake-model-server.js";
 import { type Served, startServed } from "../support/served-run.js";
@@ -39,26 +34,17 @@ describe("webhook channel in reson serve", () => {
   let ws: TempDir;
 
   const configure = (hook: Record<string, unknown>) => {
-    mkdirSync(ws.home, { recursive: true });
-    writeFileSync(
-      join(ws.home, "config.json"),
-      JSON.stringify({
-        channels: {
-          webhook: {
-            ci: {
-              secret: SECRET,
-              workspace: ws.path,
-              allowFrom: ["build-bot"],
-              provider: "openai-compatible",
-              baseUrl: model.openaiBaseUrl,
-              model: "fake-model",
-              sandbox: "off",
-              ...hook,
-            },
-          },
+    writeChannelsConfig(ws.home, {
+      webhook: {
+        ci: {
+          secret: SECRET,
+          workspace: ws.path,
+          allowFrom: ["build-bot"],
+          ...onFakeModel(model),
+          ...hook,
         },
-      }),
-    );
+      },
+    });
   };
 
   beforeEach(async () => {

@@ -1,12 +1,6 @@
-// The web view's channels page in Chromium, against `reson serve` with a Telegram channel on a
-// fake Bot API: a stranger's message makes a pending pairing that the page shows with its code;
-// Approve lets the stranger in (the pairing leaves the page and the API, the stranger is
-// answered, and the chat's session is linked from the page); axe-core finds no violation, light
-// or dark, at desktop and phone width.
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { onFakeModel, writeChannelsConfig } from "../support/channel-config.js";
 import { axeViolations, describeViolations, launchChromium } from "../support/chromium.js";
 import { type TempDir, tempDir } from "../support/cli.js";
 import { type FakeModelServer, startFakeModelServer } from "../support/fake-model-server.js";
@@ -38,25 +32,16 @@ describe.skipIf(await skipWithout("chromium", "channels page in Chromium"))(
       model = await startFakeModelServer({ respond: () => ({ text: "hello from reson" }) });
       telegram = await startFakeTelegram({ token: TOKEN });
       ws = tempDir();
-      mkdirSync(ws.home, { recursive: true });
-      writeFileSync(
-        join(ws.home, "config.json"),
-        JSON.stringify({
-          channels: {
-            telegram: {
-              token: TOKEN,
-              apiRoot: telegram.apiRoot,
-              pollTimeoutS: 1,
-              workspace: ws.path,
-              owner: [String(OWNER)],
-              provider: "openai-compatible",
-              baseUrl: model.openaiBaseUrl,
-              model: "fake-model",
-              sandbox: "off",
-            },
-          },
-        }),
-      );
+      writeChannelsConfig(ws.home, {
+        telegram: {
+          token: TOKEN,
+          apiRoot: telegram.apiRoot,
+          pollTimeoutS: 1,
+          workspace: ws.path,
+          owner: [String(OWNER)],
+          ...onFakeModel(model),
+        },
+      });
       served = await startServed(ws.home, ws.path);
     });
     afterEach(async () => {

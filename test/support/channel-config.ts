@@ -1,0 +1,17 @@
+// The config.json of a `reson serve` with chat channels, as the channel tests write it: each
+// channel's runs go to the fake model server, with commands outside the OS sandbox (these tests
+// are about the chat, not about containment).
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { FakeModelServer } from "./fake-model-server.js";
+
+/** A channel's run settings for the fake model server. */
+export function onFakeModel(model: FakeModelServer) {
+  return { provider: "openai-compatible", baseUrl: model.openaiBaseUrl, model: "fake-model", sandbox: "off" };
+}
+
+/** Writes `home`/config.json holding these channels (made with the folder when missing). */
+export function writeChannelsConfig(home: string, channels: Record<string, unknown>): void {
+  mkdirSync(home, { recursive: true });
+  writeFileSync(join(home, "config.json"), JSON.stringify({ channels }));
+}

@@ -7,7 +7,7 @@
 //              pattern matches at any depth even with an inner `/` (stricter is the safe side).
 // A pattern naming a folder also covers everything inside it.
 import { relative } from "node:path";
-import picomatch from "picomatch";
+import { globMatches } from "../core/glob-compile.js";
 import { isWithin } from "../core/path-within.js";
 import type { RuleList } from "./types.js";
 
@@ -59,5 +59,5 @@ export function matchesPathPattern(
   if (!isWithin(path, base)) return false;
   const rel = relative(base, path);
   if (rel === "") return globs.includes("**");
-  return globs.some((glob) => picomatch.isMatch(rel, glob, { dot: true }));
+  return globs.some((glob) => globMatches(rel, glob, { dot: true }));
 }

@@ -2,6 +2,7 @@
 // matching pages; `workspace:<path or glob>` scopes it to commands run in matching workspaces.
 import { isAbsolute, resolve } from "node:path";
 import picomatch from "picomatch";
+import { compileGlob } from "../core/glob-compile.js";
 import { isValidUrlPattern, matchUrlPattern } from "../core/url-pattern.js";
 
 export type SecretScope =
@@ -21,7 +22,7 @@ export function parseScope(key: string): { ok: true; scope: SecretScope } | { ok
     return { ok: false, reason: `"${pattern}" must be "*" or an absolute path or glob, as in /home/me/**` };
   }
   if (picomatch.scan(pattern).isGlob) {
-    const glob = picomatch(pattern, { dot: true });
+    const glob = compileGlob(pattern, { dot: true });
     return { ok: true, scope: { kind: "workspace", pattern, matches: (root) => glob(resolve(root)) } };
   }
   const exact = resolve(pattern);

@@ -4,8 +4,8 @@
 // without "/" matches a name at any depth, a leading "!" excludes).
 import { isAbsolute, posix } from "node:path";
 import ignore from "ignore";
-import picomatch from "picomatch";
 import { ResonError } from "../core/errors.js";
+import { compileGlob } from "../core/glob-compile.js";
 import { isInside } from "./sandbox.js";
 
 export type PathMatcher = (path: string) => boolean;
@@ -46,7 +46,7 @@ export function normaliseGlob(pattern: string, root: string): string {
 /** A classic glob (picomatch, dotfiles included) for paths relative to the search directory. */
 export function globMatcher(pattern: string, root: string): PathMatcher {
   const relative = normaliseGlob(pattern, root);
-  const isMatch = picomatch(relative.replace(/^\.\//, ""), { dot: true });
+  const isMatch = compileGlob(relative.replace(/^\.\//, ""), { dot: true });
   return (path) => isMatch(path);
 }
 

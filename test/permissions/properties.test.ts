@@ -84,6 +84,15 @@ describe("permission properties", () => {
     );
   });
 
+  it("a path ending in backslashes gets an answer in every mode (picomatch alone never returned)", () => {
+    for (const mode of PERMISSION_MODES) {
+      for (const path of ["a/\\\\", "a/\\\\\\\\", `${WS}/x/\\\\\\`]) {
+        expect(["allow", "ask", "deny"]).toContain(evaluate(write(path), policy, ctx(mode)).behavior);
+        expect(["allow", "ask", "deny"]).toContain(evaluate(edit(path), policy, ctx(mode)).behavior);
+      }
+    }
+  });
+
   it("plan mode never allows a command containing an output redirection to a file", () => {
     fc.assert(
       fc.property(

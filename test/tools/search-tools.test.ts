@@ -55,6 +55,12 @@ describe("glob", () => {
   it("fails for a missing path", async () => {
     expect((await h.call("glob", { pattern: "*", path: "nope" })).error?.code).toBe("file_not_found");
   });
+
+  it("answers a pattern ending in backslashes (picomatch alone never returns on it)", async () => {
+    const result = await h.call("glob", { pattern: "**/x\\\\\\\\" });
+    expect(result).toMatchObject({ ok: true });
+    expect(result.content).toMatch(/^No files match/);
+  });
 });
 
 describe.each(["auto", "js"] as const)("grep (engine %s)", (engine) => {

@@ -457,9 +457,8 @@ describe.skipIf(await skipWithout("chromium", "web view in Chromium"))(
       expect(await page.locator("li.step").count()).toBe(0);
       await page.click(".steps-detail summary");
       // The list is drawn on the details' toggle event, which the browser fires as a task after the click.
-      await page.waitForFunction('document.querySelectorAll("li.step").length >= 500', undefined, {
-        timeout: 15_000,
-      });
+      // (Not waitForFunction: it evaluates a string, which the page's policy refuses.)
+      await page.waitForSelector("li.step#step-500", { state: "attached", timeout: 15_000 });
       expect(await page.locator("li.step").count()).toBe(500);
       // Each step's body is drawn when it is opened: its tool call is there only then.
       expect(await page.locator("li.step .tool").count()).toBe(0);

@@ -8,6 +8,7 @@ import { abortError, throwIfAborted } from "../core/abort.js";
 import { ResonError } from "../core/errors.js";
 import type { PathMatcher } from "./glob.js";
 import { spawnChild } from "./processes.js";
+import { RegexLineMatcher } from "./regex-worker.js";
 import { walkFiles } from "./walk.js";
 
 export type SearchEngine = "ripgrep" | "js";
@@ -71,7 +72,11 @@ function cutLine(text: string, maxChars: number): string {
   return line.length > maxChars ? `${line.slice(0, maxChars)}…` : line;
 }
 
-export async function searchWithJs(scope: SearchScope, regex: RegExp): Promise<SearchResult> {
+export async function searchWithJs(
+  scope: SearchScope,
+  regex: RegExp,
+  regexTimeLimitMs?: number,
+): Promise<SearchResult> {
   const walked = scope.startIsFile
     ? { files: [scope.start], truncated: false }
     : await walkFiles(scope.root, scope.start, {
@@ -80,24 +85,38 @@ export async function searchWithJs(scope: SearchScope, regex: RegExp): Promise<S
         signal: scope.signal,
       });
   const matches: SearchMatch[] = [];
-  for (const [index, path] of walked.files.entries()) {
-    // The reads are synchronous (cheaper than thread-pool round trips): let an abort, or
-    // anything else waiting, in between files now and then.
-    if (index % 64 === 63) await yieldToEventLoop();
-    throwIfAborted(scope.signal);
-    if (scope.filter && !scope.startIsFile && !scope.filter(path)) continue;
-    const bytes = scope.readFile(path);
-    if (bytes === undefined) continue;
-    const lines = bytes.toString("utf8").split("\n");
-    if (lines.at(-1) === "") lines.pop();
-    for (let index = 0; index < lines.length; index += 1) {
-      const line = lines[index]!;
-      if (!regex.test(line)) continue;
-      if (matches.length >= scope.maxMatches) {
+  const matcher = new RegexLineMatcher(regex, regexTimeLimitMs, scope.signal);
+  // Takes a batch's matching lines; true when there are more than maxMatches.
+  const take = (tested: Array<{ path: string; text: string; lines: number[] }>): boolean => {
+    for (const file of tested) {
+      if (file.lines.length === 0) continue;
+      const lines = file.text.split("\n");
+      for (const index of file.lines) {
+        if (matches.length >= scope.maxMatches) return true;
+        matches.push({ path: file.path, line: index + 1, text: cutLine(lines[index]!, scope.maxLineChars) });
+      }
+    }
+    return false;
+  };
+  const left = () => scope.maxMatches + 1 - matches.length;
+  try {
+    for (const [index, path] of walked.files.entries()) {
+      // The reads are synchronous (cheaper than thread-pool round trips): let an abort, or
+      // anything else waiting, in between files now and then.
+      if (index % 64 === 63) await yieldToEventLoop();
+      throwIfAborted(scope.signal);
+      if (scope.filter && !scope.startIsFile && !scope.filter(path)) continue;
+      const bytes = scope.readFile(path);
+      if (bytes === undefined) continue;
+      if (take(await matcher.add({ path, text: bytes.toString("utf8") }, left()))) {
         return { matches, truncated: true, filesTruncated: walked.truncated, engine: "js" };
       }
-      matches.push({ path, line: index + 1, text: cutLine(line, scope.maxLineChars) });
     }
+    if (take(await matcher.flush(left()))) {
+      return { matches, truncated: true, filesTruncated: walked.truncated, engine: "js" };
+    }
+  } finally {
+    await matcher.close();
   }
   return { matches, truncated: false, filesTruncated: walked.truncated, engine: "js" };
 }

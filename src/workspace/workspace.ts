@@ -152,6 +152,8 @@ export interface SearchOptions extends SignalOption {
   maxLineChars?: number;
   /** "auto" (default) uses ripgrep when present; "js" forces the JS scan. */
   engine?: "auto" | SearchEngine;
+  /** How long the JS scan may test one batch of files before it gives up (ms); default 10 s. */
+  regexTimeLimitMs?: number;
 }
 
 function kindOf(info: { isFile(): boolean; isDirectory(): boolean }): "file" | "directory" | "other" {
@@ -390,7 +392,7 @@ export class Workspace {
       const found = await searchWithRipgrep(scope, this.ripgrep, pattern, this.env);
       if (found !== "unsupported") return found;
     }
-    return searchWithJs(scope, compileRegex(pattern));
+    return searchWithJs(scope, compileRegex(pattern), options.regexTimeLimitMs);
   }
 
   /** Runs `command` with the shell in the workspace root (see command.ts). */

@@ -51,13 +51,27 @@ export function eventRoutes({ service, announcements, live }: EventRouteDeps): R
         const run = await service.getRun(params.id);
         if (query.format === "json") {
           const limit = Math.min(Number(query.limit ?? 1000), 5000);
-          // An ended run's page is kept as sent, valid while its last seq stays (a resume moves it).
-          const text = ENDED.has(run.status)
-            ? await ended.page(params.id, after, limit, await service.store.events.lastSeq(params.id), () =>
-                page(params.id, after, limit),
-              )
-            : await page(params.id, after, limit);
-          res.writeHead(200, { "content-type": "application/json; charset=utf-8" });
+          if (!ENDED.has(run.status)) {
+            res.writeHead(200, { "content-type": "application/json; charset=utf-8" });
+            res.end(await page(params.id, after, limit));
+            return undefined;
+          }
+          // An ended run's page is kept as sent, valid while its last seq stays (a resume moves
+          // it), and so is its ETag: a page opened again revalidates it and gets no body.
+          const lastSeq = await service.store.events.lastSeq(params.id);
+          const headers = {
+            etag: `"${lastSeq.toString(36)}-${after.toString(36)}-${limit.toString(36)}"`,
+            "cache-control": "private, no-cache",
+          };
+          if (req.headers["if-none-match"] === headers.etag) {
+            res.writeHead(304, headers);
+            res.end();
+            return undefined;
+          }
+          const text = await ended.page(params.id, after, limit, lastSeq, () =>
+            page(params.id, after, limit),
+          );
+          res.writeHead(200, { "content-type": "application/json; charset=utf-8", ...headers });
           res.end(text);
           return undefined;
         }

@@ -264,6 +264,21 @@ describe("reson serve", () => {
     expect(events.at(-1)?.type).toBe("run_end");
     expect(events.filter((e) => e.type === "tool_result")).toHaveLength(2);
     expect(events.some((e) => e.type === "text_delta")).toBe(false);
+    // The run ended: its page has an ETag, and asking again with it sends no body.
+    const first = await serve.call("GET", `/runs/${run.id}/events?format=json`);
+    const etag = first.headers.get("etag");
+    expect(etag).toMatch(/^"[0-9a-z]+-0-[0-9a-z]+"$/);
+    expect(first.headers.get("cache-control")).toBe("private, no-cache");
+    const again = await serve.call("GET", `/runs/${run.id}/events?format=json`, undefined, {
+      "if-none-match": etag!,
+    });
+    expect(again.status).toBe(304);
+    expect(await again.text()).toBe("");
+    const otherPage = await serve.call("GET", `/runs/${run.id}/events?format=json&after=2`, undefined, {
+      "if-none-match": etag!,
+    });
+    expect(otherPage.status).toBe(200);
+    expect(otherPage.headers.get("etag")).not.toBe(etag);
 
     const trace = await serve.json<{ steps: Array<{ kind: string }> }>("GET", `/runs/${run.id}/trace`);
     expect(trace.steps.filter((s) => s.kind === "tool_call")).toHaveLength(2);

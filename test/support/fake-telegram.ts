@@ -46,6 +46,11 @@ export interface FakeTelegram {
   redeliver(updateId: number): void;
   /** The next update gets `nextId` as its update_id, and the ones after it count on from there. */
   restartIds(nextId: number): void;
+  /**
+   * The next `count` sendMessage calls are delivered (they appear in `sent`) and answered only
+   * after `delayMs`, as from a slow platform or one that makes the bot wait (429 retry_after).
+   */
+  delaySends(count: number, delayMs: number): void;
   /** The offset of each getUpdates call, undefined for a call without one. */
   readonly polls: (number | undefined)[];
   /** The next `count` sendMessage calls fail with HTTP 502, as when Telegram is down. */
@@ -90,6 +95,7 @@ export async function startFakeTelegram(options: { token: string }): Promise<Fak
   let nextMessageId = 1;
   let failingSends = 0;
   let holdingSends = 0;
+  let delayingSends = { count: 0, ms: 0 };
   let holdingPressAnswers = 0;
 
   const wakePollers = () => {
@@ -169,6 +175,10 @@ export async function startFakeTelegram(options: { token: string }): Promise<Fak
           holdingSends--;
           return;
         }
+        if (delayingSends.count > 0) {
+          delayingSends.count--;
+          await new Promise((resolve) => setTimeout(resolve, delayingSends.ms));
+        }
         return answer(res, 200, {
           ok: true,
           result: {
@@ -203,6 +213,9 @@ export async function startFakeTelegram(options: { token: string }): Promise<Fak
     },
     holdSends(count) {
       holdingSends = count;
+    },
+    delaySends(count, delayMs) {
+      delayingSends = { count, ms: delayMs };
     },
     restartIds(nextId) {
       nextUpdateId = nextId;

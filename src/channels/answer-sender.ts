@@ -2,7 +2,9 @@
 // the answer is claimed (a claim gone stale is a crashed sender's, taken over), sent in parts
 // within the platform's limit, and each part is recorded in channel_state ("send:<inbound id>")
 // as being sent by an attempt before it goes out and as sent after, so whoever takes over knows
-// which part may have gone out already. A platform that is down is tried again with a backoff.
+// which part may have gone out already. The claim is kept fresh while a part is being sent, so
+// a slow send (a slow platform, one waiting out a 429) is not taken for a crash and sent twice. A
+// platform that is down is tried again with a backoff.
 import { toResonError } from "../core/errors.js";
 import { ulid } from "../core/ids.js";
 import type { InboundRecord, Store } from "../store/index.js";
@@ -64,12 +66,14 @@ export class AnswerSender {
         const maybeSent = maybeSentPart === index;
         const sinceMs = maybeSent ? (before?.sinceMs ?? Date.now()) : Date.now();
         await this.#recordProgress(record, { attemptId, sent: index, trying: index, sinceMs });
-        await setup.adapter.send(record.message.target, parts[index]!, this.#options.signal, {
-          id: `${record.id}.${index}`,
-          attemptId,
-          maybeSent,
-          ...(maybeSent ? { sinceMs } : {}),
-        });
+        await this.#keepingClaim(record, staleMs, () =>
+          setup.adapter.send(record.message.target, parts[index]!, this.#options.signal, {
+            id: `${record.id}.${index}`,
+            attemptId,
+            maybeSent,
+            ...(maybeSent ? { sinceMs } : {}),
+          }),
+        );
         await this.#recordProgress(record, { attemptId, sent: index + 1 });
         // A long answer keeps its claim fresh, so nobody takes over a sender that still works.
         if (index + 1 < parts.length) await store.channels.transition(record.id, "sending", "sending");
@@ -112,6 +116,23 @@ export class AnswerSender {
     const answered = await store.channels.transition(record.id, "sending", "answered");
     if (answered) await this.#forgetProgress(record);
     return answered;
+  }
+
+  /**
+   * Runs `send` while renewing the claim (a third of the stale time apart): a sender that still
+   * works is never taken over. A renewal finds nothing to renew once the message left "sending".
+   */
+  async #keepingClaim(record: InboundRecord, staleMs: number, send: () => Promise<void>): Promise<void> {
+    const { store } = this.#options;
+    const renewal = setInterval(
+      () => void store.channels.transition(record.id, "sending", "sending").catch(() => {}),
+      Math.max(10, Math.floor(staleMs / 3)),
+    );
+    try {
+      await send();
+    } finally {
+      clearInterval(renewal);
+    }
   }
 
   /** An answered message's progress no longer matters (`reson gc` deletes any left by a crash). */

@@ -9,7 +9,7 @@ import type { InboundMessage, InboundRecord, ReplyTarget } from "../store/index.
 
 /** One delivery, as an adapter hands it over. */
 export interface InboundDelivery {
-  /** The platform's id of the delivery (Telegram update_id, Slack event_id, an idempotency key). */
+  /** The platform's id of the delivery (Telegram chat and message id, Slack event_id, an idempotency key). */
   dedupeKey: string;
   /** The chat and thread: each has its own session. */
   chatKey: string;

@@ -34,7 +34,7 @@ export interface InboundRecord {
   id: string;
   /** "telegram", "slack", "webhook:<name>". */
   channel: string;
-  /** The platform's id for the delivery (Telegram update_id, Slack event_id, an idempotency key). */
+  /** The platform's id for the delivery (Telegram chat and message id, Slack event_id, an idempotency key). */
   dedupeKey: string;
   /** The chat and thread: one session each. */
   chatKey: string;

@@ -1,14 +1,17 @@
 // A fake Telegram Bot API for tests: plain node:http on 127.0.0.1 answering the methods reson's
 // Telegram channel calls through grammY (getMe, getUpdates with long polling and offsets,
 // sendMessage, sendChatAction), as Telegram does: /bot<token>/<method>, JSON in and
-// {"ok": true, "result": …} out, 401 for another token. Updates below the last offset a
-// getUpdates gave are forgotten, as Telegram forgets confirmed updates.
+// {"ok": true, "result": …} out, 401 for another token. A getUpdates with an offset confirms
+// and forgets every update below it and gives those from it on; without an offset it gives
+// every update not confirmed yet. `restartIds` numbers the next updates anew, as Telegram
+// does after a week without updates (its ids may then fall below an offset already given).
 //
 //   const telegram = await startFakeTelegram({ token: "123:abc" });
 //   telegram.apiRoot                         // give to channels.telegram.apiRoot
 //   telegram.send({ chatId: 42, fromId: 42, text: "hi" })   // a user writes; returns the update_id
 //   await telegram.waitForSent((m) => m.chat_id === 42)     // what the bot sent
 //   telegram.redeliver(updateId)             // the same update again, as after a lost ack
+//   telegram.restartIds(500)                 // the next update_id is 500 again
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
@@ -41,6 +44,15 @@ export interface FakeTelegram {
   apiRoot: string;
   send(message: UserMessage): number;
   redeliver(updateId: number): void;
+  /** The next update gets `nextId` as its update_id, and the ones after it count on from there. */
+  restartIds(nextId: number): void;
+  /**
+   * The next `count` sendMessage calls are delivered (they appear in `sent`) and answered only
+   * after `delayMs`, as from a slow platform or one that makes the bot wait (429 retry_after).
+   */
+  delaySends(count: number, delayMs: number): void;
+  /** The offset of each getUpdates call, undefined for a call without one. */
+  readonly polls: (number | undefined)[];
   /** The next `count` sendMessage calls fail with HTTP 502, as when Telegram is down. */
   failSends(count: number): void;
   /**
@@ -76,13 +88,14 @@ export async function startFakeTelegram(options: { token: string }): Promise<Fak
   const edits: FakeTelegram["edits"] = [];
   const forced: { update_id: number; message: Record<string, unknown> }[] = [];
   const history = new Map<number, Record<string, unknown>>();
+  const polls: (number | undefined)[] = [];
   const pollers = new Set<() => void>();
   const sentWaiters = new Set<() => void>();
   let nextUpdateId = 500;
   let nextMessageId = 1;
-  let confirmed = 0;
   let failingSends = 0;
   let holdingSends = 0;
+  let delayingSends = { count: 0, ms: 0 };
   let holdingPressAnswers = 0;
 
   const wakePollers = () => {
@@ -101,7 +114,11 @@ export async function startFakeTelegram(options: { token: string }): Promise<Fak
     return text ? (JSON.parse(text) as Record<string, unknown>) : {};
   };
 
-  const pending = () => [...forced, ...updates.filter((u) => u.update_id >= confirmed)];
+  const pending = (offset = 0) => [...forced, ...updates.filter((u) => u.update_id >= offset)];
+  const confirm = (offset: number | undefined) => {
+    if (offset === undefined) return;
+    for (let i = updates.length - 1; i >= 0; i--) if (updates[i]!.update_id < offset) updates.splice(i, 1);
+  };
 
   const server = createServer(async (req, res) => {
     const match = /^\/bot([^/]+)\/(\w+)$/.exec(req.url?.split("?")[0] ?? "");
@@ -115,12 +132,11 @@ export async function startFakeTelegram(options: { token: string }): Promise<Fak
       case "getMe":
         return answer(res, 200, { ok: true, result: FAKE_BOT });
       case "getUpdates": {
-        const offset = Number(body.offset ?? 0);
-        if (offset > confirmed) confirmed = offset;
-        for (let i = updates.length - 1; i >= 0; i--)
-          if (updates[i]!.update_id < confirmed) updates.splice(i, 1);
+        const offset = typeof body.offset === "number" ? body.offset : undefined;
+        polls.push(offset);
+        confirm(offset);
         const timeoutMs = Number(body.timeout ?? 0) * 1000;
-        if (pending().length === 0 && timeoutMs > 0) {
+        if (pending(offset).length === 0 && timeoutMs > 0) {
           await new Promise<void>((resolve) => {
             const done = () => {
               clearTimeout(timer);
@@ -129,10 +145,10 @@ export async function startFakeTelegram(options: { token: string }): Promise<Fak
             };
             const timer = setTimeout(done, timeoutMs);
             pollers.add(done);
-            req.on("close", done);
+            res.on("close", done);
           });
         }
-        const result = pending();
+        const result = pending(offset);
         forced.length = 0;
         return answer(res, 200, { ok: true, result });
       }
@@ -158,6 +174,10 @@ export async function startFakeTelegram(options: { token: string }): Promise<Fak
         if (holdingSends > 0) {
           holdingSends--;
           return;
+        }
+        if (delayingSends.count > 0) {
+          delayingSends.count--;
+          await new Promise((resolve) => setTimeout(resolve, delayingSends.ms));
         }
         return answer(res, 200, {
           ok: true,
@@ -185,6 +205,7 @@ export async function startFakeTelegram(options: { token: string }): Promise<Fak
     sent,
     actions,
     calls,
+    polls,
     pressAnswers,
     edits,
     failSends(count) {
@@ -192,6 +213,12 @@ export async function startFakeTelegram(options: { token: string }): Promise<Fak
     },
     holdSends(count) {
       holdingSends = count;
+    },
+    delaySends(count, delayMs) {
+      delayingSends = { count, ms: delayMs };
+    },
+    restartIds(nextId) {
+      nextUpdateId = nextId;
     },
     holdPressAnswers(count) {
       holdingPressAnswers = count;

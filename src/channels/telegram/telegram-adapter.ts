@@ -1,7 +1,8 @@
 // Telegram through grammY: long polling (getUpdates) with the offset kept in the store, moved
-// past an update only once the update is stored, so a crash at any point redelivers rather than
-// loses (and the store drops what it already has by update_id). `apiRoot` points grammY at a
-// local Bot API server, or at a fake one in tests. grammY is loaded when the channel starts.
+// past a batch of updates only once they are stored, so a crash at any point redelivers rather
+// than loses (and the store drops a message it already has by its chat and message id). After a
+// long quiet the poll asks without an offset (see QUIET_MS). `apiRoot` points grammY at a local
+// Bot API server, or at a fake one in tests. grammY is loaded when the channel starts.
 import type { Bot } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
 import { ResonError } from "../../core/errors.js";
@@ -22,6 +23,17 @@ import { deliveryOfUpdate, pressOfUpdate } from "./telegram-update.js";
 
 export const TELEGRAM_MAX_MESSAGE_CHARS = 4096;
 const OFFSET_KEY = "update_offset";
+/** When the last update came (epoch ms), to know when the offset may no longer be trusted. */
+const SEEN_AT_KEY = "update_seen_at";
+/**
+ * Telegram numbers updates in sequence, except that after a week without any it numbers the next
+ * one at random, perhaps below the stored offset: a getUpdates with that offset would confirm it
+ * unseen and the message would be lost. So after this long without an update (well inside the
+ * week, whatever the clocks), and on a first start, the poll asks without an offset, which gives
+ * every update not yet confirmed. That costs nothing: the polls with the offset confirmed all the
+ * earlier ones, and one stored but not confirmed (a crash) comes again and is dropped as stored.
+ */
+const QUIET_MS = 24 * 60 * 60 * 1000;
 
 export interface TelegramAdapterOptions {
   token: string;
@@ -70,12 +82,14 @@ export class TelegramAdapter implements ChannelAdapter {
     const { store, log } = this.#options;
     let failures = 0;
     while (!signal.aborted) {
-      const offset = Number((await store.channels.getState(this.name, OFFSET_KEY)) ?? "0");
+      const stored = await store.channels.getState(this.name, OFFSET_KEY);
+      const seenAt = Number((await store.channels.getState(this.name, SEEN_AT_KEY)) ?? "0");
+      const offset = stored !== undefined && Date.now() - seenAt < QUIET_MS ? Number(stored) : undefined;
       let updates: Awaited<ReturnType<Bot["api"]["getUpdates"]>>;
       try {
         updates = await bot.api.getUpdates(
           {
-            offset,
+            ...(offset !== undefined ? { offset } : {}),
             timeout: this.#options.pollTimeoutS ?? 25,
             allowed_updates: ["message", "callback_query"],
           },
@@ -93,14 +107,24 @@ export class TelegramAdapter implements ChannelAdapter {
         await pause(Math.min(30_000, 500 * 2 ** Math.min(failures, 6)), signal);
         continue;
       }
+      if (updates.length === 0) continue;
       for (const update of updates) {
         const delivery = deliveryOfUpdate(update, me);
         if (delivery) await sink(delivery);
         const pressed = pressOfUpdate(update);
         if (pressed && press) await press(pressed);
-        // Only now may Telegram forget it: the next getUpdates with this offset acknowledges it.
-        await store.channels.setState(this.name, OFFSET_KEY, String(update.update_id + 1));
       }
+      // Only now may Telegram forget them: the next getUpdates with this offset confirms them all.
+      // After a quiet the ids may have started again anywhere, so the batch's own ids set it.
+      const next = Math.max(...updates.map((update) => update.update_id)) + 1;
+      if (stored !== undefined && next <= Number(stored))
+        log({
+          level: "info",
+          message: `channel telegram: update ids started again at ${next - 1} (below ${stored}) after a quiet; polling from there`,
+          channel: "telegram",
+        });
+      await store.channels.setState(this.name, OFFSET_KEY, String(next));
+      await store.channels.setState(this.name, SEEN_AT_KEY, String(Date.now()));
     }
   }
 

@@ -14,7 +14,9 @@ export function deliveryOfUpdate(update: Update, me: UserFromGetMe): InboundDeli
   const from = message.from;
   const name = [from.first_name, from.last_name].filter(Boolean).join(" ");
   return {
-    dedupeKey: String(update.update_id),
+    // The message's own identity, not the update_id: Telegram numbers updates anew at random
+    // after a week without any, so a new message may come with an update_id an old one had.
+    dedupeKey: `${chatId}:${message.message_id}`,
     chatKey: threadId ? `${chatId}:${threadId}` : chatId,
     message: {
       text: message.text,

@@ -5,11 +5,11 @@
 // seconds instead of minutes, and close to, not the same as, learning.mjs (which also lets
 // the first teaching runs see only the languages the project has shown so far). The sources
 // are bundled into dist/replay-bench/ so the build's word tables are found as in dist/store.
-//   node bench/learning-replay.mjs [--set tuned|heldout|heldout2|heldout3|heldout4|heldout5] [--cases] [--explain]
+//   node bench/learning-replay.mjs [--set tuned|heldout|heldout2|heldout3|heldout4|heldout5|heldout6] [--cases] [--explain]
 //     [--crowd N]
 // --crowd N: N synthetic rules (learning-rules.mjs) in the project beside the families.
-// heldout2, heldout3 and heldout4 have been looked at since their runs, so they are tuned on now;
-// heldout5 is for the end of a round, after its run through learning.mjs, not for tuning.
+// heldout2 to heldout5 have been looked at since their runs, so they are tuned on now;
+// heldout6 is for the end of a round, after its run through learning.mjs, not for tuning.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -22,7 +22,10 @@ const ROOT = resolve(import.meta.dirname, "..");
 const args = process.argv.slice(2);
 const setName = args.includes("--set") ? args[args.indexOf("--set") + 1] : "tuned";
 const SET = LEARNING_SETS[setName];
-if (!SET) throw new Error(`Unknown set ${setName}: tuned, heldout, heldout2, heldout3, heldout4 or heldout5`);
+if (!SET)
+  throw new Error(
+    `Unknown set ${setName}: tuned, heldout, heldout2, heldout3, heldout4, heldout5 or heldout6`,
+  );
 
 const outfile = join(ROOT, "dist/replay-bench/retrieval.mjs");
 await build({

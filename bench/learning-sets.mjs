@@ -7,6 +7,7 @@ import { HELDOUT2_FAMILIES, HELDOUT2_UNRELATED } from "./learning-heldout-2.mjs"
 import { HELDOUT3_FAMILIES, HELDOUT3_UNRELATED } from "./learning-heldout-3.mjs";
 import { HELDOUT4_FAMILIES, HELDOUT4_UNRELATED } from "./learning-heldout-4.mjs";
 import { HELDOUT5_FAMILIES, HELDOUT5_UNRELATED } from "./learning-heldout-5.mjs";
+import { HELDOUT6_FAMILIES, HELDOUT6_UNRELATED } from "./learning-heldout-6.mjs";
 
 export const LEARNING_SETS = {
   tuned: { taught: FAMILIES, probed: FAMILIES, unrelated: UNRELATED },
@@ -34,5 +35,10 @@ export const LEARNING_SETS = {
     taught: [...FAMILIES, ...HELDOUT5_FAMILIES],
     probed: HELDOUT5_FAMILIES,
     unrelated: HELDOUT5_UNRELATED,
+  },
+  heldout6: {
+    taught: [...FAMILIES, ...HELDOUT6_FAMILIES],
+    probed: HELDOUT6_FAMILIES,
+    unrelated: HELDOUT6_UNRELATED,
   },
 };

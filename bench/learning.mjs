@@ -18,11 +18,12 @@
 // 16 families written before the afternoon's changes of 2026-12-05, 28 rules), and "heldout4"
 // (learning-heldout-4.mjs, 16 families written before the evening's changes of 2026-12-05, 28
 // rules), and "heldout5" (learning-heldout-5.mjs, 16 families written before the changes of
-// 2026-12-06, 28 rules). Held-out misses are listed only with --cases (heldout) and
-// --cases-heldout2/3/4/5.
+// 2026-12-06, 28 rules), and "heldout6" (learning-heldout-6.mjs, 16 families written before the
+// changes of stop 37, 28 rules). Held-out misses are listed only with --cases (heldout) and
+// --cases-heldout2/3/4/5/6.
 // Modes: full text alone, and with the fake server's deterministic embeddings (hashed words
 // and trigrams: a proxy, not a real embedding model). Run `npm run build` first.
-//   node bench/learning.mjs [--set tuned|heldout|heldout2|heldout3|heldout4|heldout5|all|none] [--modes text,vectors] [--cases]
+//   node bench/learning.mjs [--set tuned|heldout|heldout2|heldout3|heldout4|heldout5|heldout6|all|none] [--modes text,vectors] [--cases]
 //     [--languages en,zh] [--skip-latency] [--skip-promotion] [--latency-runs N] [--out file.md]
 //   --cli <reson.js> --no-keys: another build as the baseline (--no-keys: reflection writes no
 //   keys, for a build whose prompt asks for none)
@@ -49,7 +50,7 @@ const SET_OPTION = option("--set", "all");
 /** "none": the latency part alone. */
 const SETS =
   SET_OPTION === "all"
-    ? ["tuned", "heldout", "heldout2", "heldout3", "heldout4", "heldout5"]
+    ? ["tuned", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6"]
     : SET_OPTION === "none"
       ? []
       : [SET_OPTION];
@@ -352,7 +353,8 @@ try {
         (set === "heldout2" && flag("--cases-heldout2")) ||
         (set === "heldout3" && flag("--cases-heldout3")) ||
         (set === "heldout4" && flag("--cases-heldout4")) ||
-        (set === "heldout5" && flag("--cases-heldout5"));
+        (set === "heldout5" && flag("--cases-heldout5")) ||
+        (set === "heldout6" && flag("--cases-heldout6"));
       return [
         `## ${set}: ${probed.length} families probed (${probes} probes), ${unrelated.length} unrelated tasks, ${taught.length} rules taught into one project`,
         "",

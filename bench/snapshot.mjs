@@ -461,7 +461,7 @@ if (!REWIND_ONLY) {
   for (const build of builds) {
     const tag = BEFORE ? ` [${build.name}]` : "";
     say(
-      `- \`reson rewind\` of a run that deleted 1,000 files (50 folders)${tag}: ${turns > 1 ? "median " : ""}${ms(median(cli.get(build.name)))}${ratio(cli, build.name)}${all(cli, build.name)} wall, process start to exit (start-up, a walk of the workspace, restore, the snapshot after); every byte back`,
+      `- \`reson rewind\` of a run that deleted 1,000 files (50 folders)${tag}: ${turns > 1 ? "median " : ""}${ms(median(cli.get(build.name)))}${ratio(cli, build.name)}${all(cli, build.name)} wall, process start to exit (start-up, reading the workspace, restore, the record); every byte back`,
     );
   }
 }

@@ -160,13 +160,23 @@ function createFile(dir: number, name: string, bytes: Uint8Array, mode: number):
     if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
     throw error;
   }
+  let done = false;
   try {
     // The creation mode went through the umask.
     fchmodSync(fd, mode);
     let written = 0;
     while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+    done = true;
   } finally {
     closeSync(fd);
+    // Nothing was there: a write that failed (a full disk) leaves nothing either.
+    if (!done) {
+      try {
+        unlinkSync(fdPath(dir, name));
+      } catch {
+        // Already gone; the write's error is the one to report.
+      }
+    }
   }
   return true;
 }

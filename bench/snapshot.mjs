@@ -11,7 +11,8 @@
 // figures come side by side with their ratios.
 //   npm run build && node bench/snapshot.mjs [--pairs 5] [--keep] [--before /path/to/checkout]
 //     [--out FILE] (default: results/snapshot-<date>.md, replacing that day's file)
-//     [--rewind-only] (part 3 alone, --pairs turns of each build)
+//     [--rewind-only] (part 3 alone, --pairs turns of each build) [--cpu-prof DIR] (profiles
+//     of each `reson rewind` process)
 import { execFileSync, spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import {
@@ -42,6 +43,10 @@ const buildAt = (root) => ({
 const AFTER_BUILD = buildAt(resolve(import.meta.dirname, ".."));
 // --rewind-only: only part 3 (the rewind of 1,000 deleted files), by each build, --pairs turns.
 const REWIND_ONLY = process.argv.includes("--rewind-only");
+// --cpu-prof DIR: each `reson rewind` process writes a CPU profile there (where its time goes).
+const profAt = process.argv.indexOf("--cpu-prof");
+const PROFILE_ENV =
+  profAt > 0 ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${resolve(process.argv[profAt + 1])}` } : {};
 const CLI = AFTER_BUILD.cli;
 const { SnapshotStore, diffTrees, planRestore, applyOps } = await import(AFTER_BUILD.lib);
 
@@ -431,7 +436,7 @@ if (!REWIND_ONLY) {
       const runId = runEnd(out).runId;
       if (second.some((folder) => existsSync(join(ws, folder))))
         throw new Error("the run did not delete the folders");
-      const { wallMs } = await reson(["rewind", runId, "--yes"], {}, build);
+      const { wallMs } = await reson(["rewind", runId, "--yes"], PROFILE_ENV, build);
       cli.get(build.name).push(wallMs);
       check(secondHashes);
     }
@@ -456,7 +461,7 @@ if (!REWIND_ONLY) {
   for (const build of builds) {
     const tag = BEFORE ? ` [${build.name}]` : "";
     say(
-      `- \`reson rewind\` of a run that deleted 1,000 files (50 folders)${tag}: ${turns > 1 ? "median " : ""}${ms(median(cli.get(build.name)))}${ratio(cli, build.name)}${all(cli, build.name)} wall, process start to exit (start-up, a walk of the workspace, restore, the snapshot after); every byte back`,
+      `- \`reson rewind\` of a run that deleted 1,000 files (50 folders)${tag}: ${turns > 1 ? "median " : ""}${ms(median(cli.get(build.name)))}${ratio(cli, build.name)}${all(cli, build.name)} wall, process start to exit (start-up, reading the workspace, restore, the record); every byte back`,
     );
   }
 }

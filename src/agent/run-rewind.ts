@@ -12,8 +12,10 @@ import {
   applyOps,
   checkObjects,
   finishRewind,
+  type Head,
   journalRewind,
   latestSnapshot,
+  mergeTrees,
   pendingRewinds,
   planRestore,
   type RewindPlan,
@@ -55,6 +57,16 @@ export interface PreparedRewind {
   /** Rewinds a crash had interrupted, completed before this one was worked out. */
   completed: string[];
   store: SnapshotStore;
+  /**
+   * The plan's workspace was read only where these trees (the head, the target) differ:
+   * the rewind's record is `partial`, and the workspace is read the same way again before it starts.
+   */
+  scanned?: Scanned;
+}
+
+interface Scanned {
+  head: string;
+  target: string;
 }
 
 export interface RewindResult {
@@ -78,8 +90,9 @@ export async function prepareRewind(db: Store, request: RewindRequest): Promise<
   requirePoints(points, run!.id);
   checkStep(run!, request.toStep);
   const target = request.toStep === undefined ? points[0]!.tree : treeBeforeStep(points, request.toStep);
-  const now = await store.capture();
-  const plan = planRestore(store.objects, now.tree, target, latestSnapshot(store));
+  const head = latestSnapshot(store);
+  const now = await currentTree(store, head, target);
+  const plan = planRestore(store.objects, now.tree, target, head);
   const conversation =
     request.filesOnly || !session || run!.parentTraceId !== null
       ? undefined
@@ -93,7 +106,25 @@ export async function prepareRewind(db: Store, request: RewindRequest): Promise<
     ...(conversation ? { conversation } : {}),
     completed,
     store,
+    ...(now.scanned ? { scanned: now.scanned } : {}),
   };
+}
+
+/**
+ * The workspace's tree now, as far as a rewind to `target` can tell: read only where the head
+ * and the target differ when the head is complete (nothing changed after it but by someone
+ * else) and that read can stand for it; else captured (a walk in a new process).
+ */
+async function currentTree(
+  store: SnapshotStore,
+  head: Head | undefined,
+  target: string,
+): Promise<{ tree: string; scanned?: Scanned }> {
+  if (head?.complete) {
+    const tree = store.scanForRewind(head.tree, target);
+    if (tree !== undefined) return { tree, scanned: { head: head.tree, target } };
+  }
+  return { tree: (await store.capture()).tree };
 }
 
 async function prepareUndo(
@@ -109,8 +140,15 @@ async function prepareUndo(
       hint: "`reson rewind <run>` rewinds a run; `--undo` then puts things back.",
     });
   }
-  const now = await store.capture();
-  const plan = planRestore(store.objects, now.tree, last.before, latestSnapshot(store));
+  const head = latestSnapshot(store);
+  // A partial record says what the rewind changed only where its before and after differ:
+  // those paths go back, everything else stays as reson last saw it.
+  const target =
+    last.partial && head
+      ? mergeTrees(store.objects, head.tree, last.before, last.landed ?? last.after)
+      : last.before;
+  const now = await currentTree(store, head, target);
+  const plan = planRestore(store.objects, now.tree, target, head);
   let conversation: PreparedRewind["conversation"];
   if (last.conversation) {
     const session = await db.sessions.get(last.conversation.sessionId);
@@ -123,7 +161,16 @@ async function prepareUndo(
       };
     }
   }
-  return { id, workspace, undoes: last, plan, ...(conversation ? { conversation } : {}), completed, store };
+  return {
+    id,
+    workspace,
+    undoes: last,
+    plan,
+    ...(conversation ? { conversation } : {}),
+    completed,
+    store,
+    ...(now.scanned ? { scanned: now.scanned } : {}),
+  };
 }
 
 /** The turns of the run from `toStep` on (all of them without it), and every later turn, taken out. */
@@ -158,8 +205,9 @@ export async function applyRewind(
 ): Promise<RewindResult> {
   const { plan, store } = prepared;
   if (plan.conflicts.length > 0 && !options.force) throw conflictError(plan.conflicts);
-  const now = await store.capture();
-  if (now.tree !== plan.current) {
+  const { scanned } = prepared;
+  const now = scanned ? store.scanForRewind(scanned.head, scanned.target) : (await store.capture()).tree;
+  if (now !== plan.current) {
     throw new ResonError("rewind_conflict", "The workspace changed since this rewind was worked out.", {
       hint: "Run the rewind again to see what it would change now.",
     });
@@ -174,6 +222,7 @@ export async function applyRewind(
     before: plan.current,
     after: plan.target,
     ...(prepared.conversation ? { conversation: prepared.conversation } : {}),
+    ...(scanned ? { partial: true as const } : {}),
   };
   journalRewind(store, record);
   crashPoint("rewind-journaled");
@@ -189,7 +238,9 @@ export async function completeInterruptedRewinds(
   const done: string[] = [];
   for (const record of pendingRewinds(store)) {
     const now = await store.capture();
-    await complete(db, store, record, planRestore(store.objects, now.tree, record.after, undefined));
+    // A partial record's trees are the head's beyond the paths it changes: only those are put back.
+    const since = record.partial ? { tree: record.before, complete: true } : undefined;
+    await complete(db, store, record, planRestore(store.objects, now.tree, record.after, since));
     done.push(record.id);
   }
   return done;
@@ -205,8 +256,8 @@ async function complete(
   applyOps(store.objects, store.root, plan.ops, checked);
   if (record.conversation && db)
     await setRewound(db, record.conversation.sessionId, record.conversation.after);
-  const after = await store.capture();
-  finishRewind(store, record, after.tree);
+  // A partial rewind landed on its `after` (every path it changes is as planned now).
+  finishRewind(store, record, record.partial ? record.after : (await store.capture()).tree);
 }
 
 async function setRewound(db: Store, sessionId: string, rewound: RewoundTurns[]): Promise<void> {

@@ -5,7 +5,7 @@
 export { notTrackedReason, patchText } from "./patch-text.js";
 export { evictOldest, type PruneReport, pruneRuns, type SweepReport, sweep } from "./retention.js";
 export { applyOps, checkObjects } from "./rewind-apply.js";
-export { planRestore, type RestoreOp, type RewindPlan } from "./rewind-plan.js";
+export { mergeTrees, planRestore, type RestoreOp, type RewindPlan } from "./rewind-plan.js";
 export {
   finishRewind,
   type Head,

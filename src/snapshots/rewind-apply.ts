@@ -50,7 +50,7 @@ export function applyOps(
           restorer.remove(op.path);
           break;
         case "write":
-          restorer.writeFile(op.path, bytesOf(op.entry!.hash), op.entry!.mode);
+          restorer.writeFile(op.path, bytesOf(op.entry!.hash), op.entry!.mode, op.missing === true);
           break;
         case "link":
           restorer.symlink(op.path, bytesOf(op.entry!.hash).toString("utf8"));

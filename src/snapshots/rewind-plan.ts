@@ -15,6 +15,8 @@ export interface RestoreOp {
   path: string;
   /** The snapshot's entry (absent for a removal). */
   entry?: TreeEntry;
+  /** A write where the workspace as planned from has nothing (or what the plan removes first). */
+  missing?: true;
 }
 
 export interface RewindPlan {
@@ -81,7 +83,7 @@ export function planRestore(
  * The tree a rewind wants, folder by folder: `target` where it differs from `reference`,
  * `current` everywhere else (and wherever either side does not track the entry).
  */
-function mergeTrees(
+export function mergeTrees(
   objects: ObjectStore,
   current: string,
   target: string,
@@ -137,7 +139,8 @@ function planFolder(
     const kept = is?.kind === want.kind ? is : undefined;
     switch (want.kind) {
       case "file":
-        ops.push({ action: kept?.hash === want.hash ? "mode" : "write", path, entry: want });
+        if (kept?.hash === want.hash) ops.push({ action: "mode", path, entry: want });
+        else ops.push({ action: "write", path, entry: want, ...(kept ? {} : { missing: true as const }) });
         break;
       case "link":
         ops.push({ action: "link", path, entry: want });

@@ -26,6 +26,12 @@ export interface RewindRecord {
   conversation?: { sessionId: string; before: RewoundTurns[]; after: RewoundTurns[] };
   /** The workspace's tree once the rewind was done (what it restored, and what it left alone). */
   landed?: string;
+  /**
+   * `before`, `after` and `landed` were read only where the rewind could change something
+   * (rewind-scan.ts): elsewhere they hold reson's latest snapshot then, not what was on disk.
+   * Only where `before` and `after` differ do they say what the rewind did.
+   */
+  partial?: true;
 }
 
 /** The latest snapshot of the workspace, whoever took it: what "unchanged since" compares to. */

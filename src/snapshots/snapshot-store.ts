@@ -21,6 +21,7 @@ import { crashPoint } from "../core/crash-point.js";
 import { projectKey } from "../store/index.js";
 import { ChangeWatcher } from "./change-watcher.js";
 import { ObjectStore } from "./object-store.js";
+import { scanForRewind } from "./rewind-scan.js";
 import { appendIndex, type IndexFiles, loadIndex, saveIndex } from "./stat-index.js";
 import {
   type CaptureResult,
@@ -202,6 +203,20 @@ export class SnapshotStore {
     crashPoint("snapshot-objects-written");
 
     return { tree, addedBytes, mode: first || !dirty ? "walk" : "watch", hashed: this.model.hashed };
+  }
+
+  /**
+   * The workspace's tree as a rewind from the head `head` to `target` needs it, read only
+   * where the two differ (rewind-scan.ts); undefined when only a capture can tell.
+   */
+  scanForRewind(head: string, target: string): string | undefined {
+    const options = {
+      objects: this.objects,
+      root: this.root,
+      maxFileBytes: this.settings.maxFileBytes,
+      holdsSecret: (bytes: Buffer) => this.secretCheck?.(bytes) ?? false,
+    };
+    return scanForRewind(options, head, target);
   }
 
   private get indexFiles(): IndexFiles {

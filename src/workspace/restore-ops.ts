@@ -10,12 +10,14 @@ import {
   chmodSync,
   closeSync,
   constants,
+  fchmodSync,
   mkdirSync,
   openSync,
   readdirSync,
   rmdirSync,
   symlinkSync,
   unlinkSync,
+  writeSync,
 } from "node:fs";
 import { ResonError } from "../core/errors.js";
 import { fdPath, mountIdOf, O_PATH, openDirectoryNoFollow, replaceFile, requireProc } from "./fd-ops.js";
@@ -75,11 +77,16 @@ export class WorkspaceRestorer {
 
   /**
    * Writes `path` with exactly these bytes and permission bits (a new inode, renamed into
-   * place), not synced: the caller makes the rewind durable as a whole (flush).
+   * place), not synced: the caller makes the rewind durable as a whole (flush). `missing`:
+   * the plan expects nothing there, so the file is made in place (no temporary name, no
+   * rename); if something is there after all, it is replaced. A write a crash cuts short leaves
+   * a partial file, which the rewind completing this one hashes, finds different, and writes again.
    */
-  writeFile(path: string, bytes: Uint8Array, mode: number): void {
+  writeFile(path: string, bytes: Uint8Array, mode: number, missing = false): void {
     const { parent, name } = split(path);
-    replaceFile(this.folder(parent, true)!, name, bytes, mode & 0o7777, false);
+    const dir = this.folder(parent, true)!;
+    if (!missing || !createFile(dir, name, bytes, mode & 0o7777))
+      replaceFile(dir, name, bytes, mode & 0o7777, false);
   }
 
   /** Makes `path` a symbolic link to `target` (the link is made, never followed). */
@@ -138,6 +145,40 @@ export class WorkspaceRestorer {
     this.folders.clear();
     closeSync(this.rootFd);
   }
+}
+
+/** Makes the file `name` with these bytes and exact mode, not synced; false if something is there. */
+function createFile(dir: number, name: string, bytes: Uint8Array, mode: number): boolean {
+  let fd: number;
+  try {
+    fd = openSync(
+      fdPath(dir, name),
+      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+      mode,
+    );
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return false;
+    throw error;
+  }
+  let done = false;
+  try {
+    // The creation mode went through the umask.
+    fchmodSync(fd, mode);
+    let written = 0;
+    while (written < bytes.length) written += writeSync(fd, bytes, written, bytes.length - written);
+    done = true;
+  } finally {
+    closeSync(fd);
+    // Nothing was there: a write that failed (a full disk) leaves nothing either.
+    if (!done) {
+      try {
+        unlinkSync(fdPath(dir, name));
+      } catch {
+        // Already gone; the write's error is the one to report.
+      }
+    }
+  }
+  return true;
 }
 
 function removeEntry(dir: number, name: string): void {

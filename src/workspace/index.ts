@@ -45,6 +45,7 @@ export type { ResolvedPath } from "./sandbox.js";
 export type { SearchEngine, SearchMatch, SearchResult } from "./search.js";
 export { STEERING_FILES, STEERING_FOLDERS, steeringEntry } from "./steering-paths.js";
 export type { WalkResult } from "./walk.js";
+export { Workspace } from "./workspace.js";
 export type {
   DirEntry,
   EntryKind,
@@ -59,5 +60,5 @@ export type {
   WalkCallOptions,
   WorkspaceOptions,
   WriteResult,
-} from "./workspace.js";
-export { DEFAULT_MAX_READ_BYTES, Workspace } from "./workspace.js";
+} from "./workspace-types.js";
+export { DEFAULT_MAX_READ_BYTES } from "./workspace-types.js";

@@ -13,6 +13,8 @@
 //     [--out FILE] (default: results/snapshot-<date>.md, replacing that day's file)
 //     [--rewind-only] (part 3 alone, --pairs turns of each build) [--cpu-prof DIR] (profiles
 //     of each `reson rewind` process)
+//     [--profile] (after part 2: 3 more 50-step runs of each, under node --cpu-prof, and where
+//     the loop thread's time went, bucket by bucket: bench/snapshot-cpu-split.mjs)
 import { execFileSync, spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import {
@@ -28,7 +30,15 @@ import {
 import { createServer } from "node:http";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
+import { profileSplit } from "./snapshot-cpu-split.mjs";
 
+if (process.argv.includes("--help")) {
+  console.log(
+    "node bench/snapshot.mjs [--pairs 5] [--keep] [--before /path/to/checkout] [--out FILE] [--rewind-only] [--profile]\n" +
+      "  (npm run build first; see the comment at the top of this file)",
+  );
+  process.exit(0);
+}
 const arg = (name, fallback) => {
   const at = process.argv.indexOf(name);
   return at > 0 ? Number(process.argv[at + 1]) : fallback;
@@ -319,12 +329,12 @@ const runEnd = (out) => JSON.parse(out.trim().split("\n").at(-1));
 // 2. 50 steps (and 10, to tell the per-run cost from the per-step one), each a command that
 // changes 1–5 files: without snapshots, and with them by each build, in turns whose order
 // rotates; ratios are medians of each turn's own ratio (the load drifts between turns).
+const stepCommand = (n) =>
+  Array.from({ length: 1 + (n % 5) }, (_, k) => `echo step${n} >> ${paths[(n * 31 + k * 977) % FILES]}`).join(
+    " && ",
+  );
 if (!REWIND_ONLY) {
-  const command = (n) =>
-    Array.from(
-      { length: 1 + (n % 5) },
-      (_, k) => `echo step${n} >> ${paths[(n * 31 + k * 977) % FILES]}`,
-    ).join(" && ");
+  const command = stepCommand;
   const variants = [
     { name: "off", build: builds.at(-1), mode: "off" },
     ...builds.map((build) => ({ name: build.name, build, mode: "on" })),
@@ -368,6 +378,18 @@ if (!REWIND_ONLY) {
         `10-step runs ${ms(m(10, "off"))} / ${ms(m(10, name))}; so per step ${ms(perStep)} (the 50-step minus the 10-step difference over 40 steps) and per run ${ms(m(10, name) - m(10, "off") - 10 * perStep)} (the workspace walk of a new process)`,
     );
   }
+}
+
+// 2b. With --profile: the loop thread's time in 50-step runs, by bucket, per variant.
+if (!REWIND_ONLY && process.argv.includes("--profile")) {
+  plan = { steps: 50, command: stepCommand };
+  const variants = [
+    { name: "off", build: builds.at(-1), mode: "off" },
+    ...builds.map((build) => ({ name: build.name, build, mode: "on" })),
+  ];
+  const run = (variant, env, turn) =>
+    reson(runArgs(`profile ${turn}`), { RESON_SNAPSHOTS: variant.mode, ...env }, variant.build);
+  for (const line of await profileSplit(variants, run, join(base, "profiles"))) say(line);
 }
 
 // 3. 1,000 files deleted, and put back: the floor (creating 1,000 files in a loop), the

@@ -5,7 +5,7 @@
 // The process tree: /bin/sh joins the cgroup and execs bwrap, with stderr merged into stdout,
 // so everything bwrap starts is counted from its first instruction. bwrap (--die-with-parent)
 // dies with reson; its PID namespace takes every process of the command with it.
-import { openSync, readdirSync, readFileSync } from "node:fs";
+import { openSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { homedir } from "node:os";
 import { ResonError } from "../../core/errors.js";
 import type { DiskLimitHit } from "../disk-watch.js";
@@ -59,6 +59,27 @@ export interface SandboxOutcome {
 
 const O_CLOEXEC = 0o2000000;
 
+/** An inotify instance's descriptor, as /proc/self/fd names it. */
+const INOTIFY_LINK = "anon_inode:inotify";
+/**
+ * Whether each inotify descriptor was inheritable when its fdinfo was read, by number. The
+ * kernel writes a line per watch into an inotify instance's fdinfo (with a file handle each),
+ * so with the ~500 watches workspace snapshots keep on a 10,000-file repository, reading it took
+ * ~1 ms of the loop's thread at every command (bench/results/snapshot-2026-12-06b.md).
+ * Close-on-exec is set when a descriptor is made and no code of reson clears it, so the verdict
+ * holds while the number still names an inotify instance (libuv makes its own with IN_CLOEXEC;
+ * one inherited from whoever started reson keeps its number, and stays listed as inherited).
+ */
+const inotifyVerdicts = new Map<number, boolean>();
+
+function linkOf(fd: number): string | undefined {
+  try {
+    return readlinkSync(`/proc/self/fd/${fd}`);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Descriptors every child of reson inherits: left open without O_CLOEXEC by whoever started
  * reson (Node opens its own with it). bwrap passes them on, and an inherited socket is a
@@ -72,9 +93,17 @@ function inheritedDescriptors(): number[] {
   } catch {
     return out;
   }
+  const seen = new Set<number>();
   for (const name of names) {
     const fd = Number(name);
     if (fd < 3) continue;
+    const inotify = linkOf(fd) === INOTIFY_LINK;
+    if (inotify) seen.add(fd);
+    const known = inotify ? inotifyVerdicts.get(fd) : undefined;
+    if (known !== undefined) {
+      if (known) out.push(fd);
+      continue;
+    }
     let info = "";
     try {
       info = readFileSync(`/proc/self/fdinfo/${name}`, "utf8");
@@ -82,8 +111,12 @@ function inheritedDescriptors(): number[] {
       continue; // closed meanwhile (the readdir's own descriptor)
     }
     const flags = /flags:\s*([0-7]+)/.exec(info);
-    if (flags && (Number.parseInt(flags[1]!, 8) & O_CLOEXEC) === 0) out.push(fd);
+    const inherited = flags !== null && (Number.parseInt(flags[1]!, 8) & O_CLOEXEC) === 0;
+    if (inherited) out.push(fd);
+    // Asked again only after the number named something else.
+    if (inotify && flags) inotifyVerdicts.set(fd, inherited);
   }
+  for (const fd of inotifyVerdicts.keys()) if (!seen.has(fd)) inotifyVerdicts.delete(fd);
   return out;
 }
 

@@ -2,7 +2,7 @@
 // a private copy, and a refusal comes back with a machine-readable reason. Each case that
 // depends on what the sandbox hides has a control showing the thing is reachable without it.
 import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, type FSWatcher, watch } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
 import { homedir } from "node:os";
@@ -219,6 +219,26 @@ describe.skipIf(noSandbox)("what the command can learn about the agent", () => {
     } finally {
       delete process.env.RESON_FAKE_API_KEY;
       delete process.env.ANTHROPIC_API_KEY;
+    }
+  });
+
+  it("gets no inotify descriptor while the agent watches folders (as workspace snapshots do), command after command", async () => {
+    // The agent's watches live in one inotify instance, whose inheritability is looked up once.
+    const folders = ["a", "b", "c"].map((name) => join(fx.root, "watched", name));
+    for (const folder of folders) await mkdir(folder, { recursive: true });
+    const watchers: FSWatcher[] = folders.map((folder) => watch(folder, { persistent: false }, () => {}));
+    try {
+      const listings: string[][] = [];
+      for (let turn = 0; turn < 2; turn++) {
+        const result = await fx.run("ls -l /proc/self/fd/ | grep -o '[0-9]* -> .*'");
+        const descriptors = [...result.output.matchAll(/^(\d+) -> (.*)$/gm)].map((m) => `${m[1]} ${m[2]}`);
+        for (const line of descriptors) expect(line).not.toContain("inotify");
+        // Apart from stdout and stderr (pipes made per command) and ls's own listing.
+        listings.push(descriptors.filter((line) => !/^[12] /.test(line) && !line.includes("/proc/")));
+      }
+      expect(listings[1]).toEqual(listings[0]);
+    } finally {
+      for (const watcher of watchers) watcher.close();
     }
   });
 });

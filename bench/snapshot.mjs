@@ -34,7 +34,7 @@ import { profileSplit } from "./snapshot-cpu-split.mjs";
 
 if (process.argv.includes("--help")) {
   console.log(
-    "node bench/snapshot.mjs [--pairs 5] [--keep] [--before /path/to/checkout] [--out FILE] [--rewind-only] [--profile]\n" +
+    "node bench/snapshot.mjs [--pairs 5] [--keep] [--before /path/to/checkout] [--out FILE] [--rewind-only] [--cpu-prof DIR] [--profile]\n" +
       "  (npm run build first; see the comment at the top of this file)",
   );
   process.exit(0);

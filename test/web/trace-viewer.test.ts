@@ -124,7 +124,8 @@ describe.skipIf(await skipWithout("chromium", "web view in Chromium"))(
       expect(await page.locator("#panel").textContent()).toContain("Long-term memory: what later steps see");
       await page.click(`.bar-row[data-run='${runId}'][data-bar='model'][data-step='2']`);
       await page.waitForSelector("#panel h2:text('Step 2: model call')");
-      expect(await page.locator("#panel").textContent()).toContain("What the model saw");
+      // The context manifest is read when the panel opens: it follows the heading.
+      await page.waitForSelector("#panel .manifest h3:text('What the model saw')", { timeout: 15_000 });
       expect(await page.locator("#panel").textContent()).toMatch(/3\.1k in · 60 out/);
       // The goal the step served (step_end's goalId), a link to it in the goals.
       expect(await page.locator("#panel #step-goal").textContent()).toBe("Find the retry settings");

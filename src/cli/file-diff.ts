@@ -2,6 +2,7 @@
 // write that creates one), coloured only on a terminal, cut after a screenful with a note of
 // what was left out. Text from files and from the model is made safe to print: control
 // characters and bidirectional overrides are shown, never sent to the terminal.
+import { lineHunks } from "../core/line-hunks.js";
 import type { FileChange } from "../tools/index.js";
 import { printable } from "./terminal-text.js";
 
@@ -13,24 +14,8 @@ export interface DiffViewOptions {
   maxLineChars?: number;
 }
 
-/** Lines of unchanged text around each change. */
-const CONTEXT_LINES = 3;
 const DEFAULT_MAX_LINES = 60;
 const DEFAULT_MAX_LINE_CHARS = 200;
-/**
- * The line diff gives up past this many added plus removed lines (its cost grows with their
- * product with the file's length) and the change is shown as a whole replacement instead.
- */
-const MAX_EDIT_LENGTH = 1000;
-
-interface Hunk {
-  oldStart: number;
-  oldLines: number;
-  newStart: number;
-  newLines: number;
-  /** Each starts with " ", "-", "+" or "\" (no newline at the end of the file). */
-  lines: string[];
-}
 
 export interface DiffView {
   /** The diff, a line each (no newlines), indented for the prompt. */
@@ -96,42 +81,6 @@ export async function fileDiff(change: FileChange, options: DiffViewOptions): Pr
     out.push(paint("2", `  … ${left} more line${left === 1 ? "" : "s"} of the diff not shown`));
   }
   return { lines: out, added, removed };
-}
-
-/** Lines of `text` for a whole-replacement hunk, with the no-newline marker where due. */
-function markedLines(text: string, mark: "-" | "+"): string[] {
-  if (text === "") return [];
-  const lines = text.split("\n");
-  const endsWithNewline = lines.at(-1) === "";
-  if (endsWithNewline) lines.pop();
-  const marked = lines.map((line) => `${mark}${line}`);
-  if (!endsWithNewline) marked.push("\\ No newline at end of file");
-  return marked;
-}
-
-async function lineHunks(before: string, after: string): Promise<{ hunks: Hunk[]; whole: boolean }> {
-  // The diff library is loaded only when a prompt shows a change.
-  const { structuredPatch } = await import("diff/lib/patch/create.js");
-  const patch = structuredPatch("a", "b", before, after, undefined, undefined, {
-    context: CONTEXT_LINES,
-    maxEditLength: MAX_EDIT_LENGTH,
-  });
-  if (patch) return { hunks: patch.hunks, whole: false };
-  const removed = markedLines(before, "-");
-  const added = markedLines(after, "+");
-  const count = (lines: string[]) => lines.filter((line) => !line.startsWith("\\")).length;
-  return {
-    hunks: [
-      {
-        oldStart: 1,
-        oldLines: count(removed),
-        newStart: 1,
-        newLines: count(added),
-        lines: [...removed, ...added],
-      },
-    ],
-    whole: true,
-  };
 }
 
 // The permission prompt's diff and the run's output share one sanitiser.

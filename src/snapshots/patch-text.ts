@@ -1,11 +1,10 @@
 // Changes between snapshots as a unified diff in git's format (`diff --git a/… b/…`, new and
 // deleted file modes, mode changes, "Binary files … differ"), so it reads like `git diff` and
 // `git apply` takes it. What a snapshot did not track is named with the reason instead.
+import { CONTEXT_LINES, lineHunks } from "../core/line-hunks.js";
 import type { ObjectStore } from "./object-store.js";
 import type { PathChange, TreeEntry } from "./types.js";
 
-/** Lines of unchanged text around each change. */
-const CONTEXT_LINES = 3;
 /** Files larger than this are named, not diffed line by line. */
 const MAX_DIFF_BYTES = 1024 * 1024;
 
@@ -41,7 +40,6 @@ function isBinary(bytes: Buffer | undefined): boolean {
 
 /** A unified diff of `changes` (from tree-diff), with the contents from `objects`. */
 export async function patchText(objects: ObjectStore, changes: readonly PathChange[]): Promise<string> {
-  const { structuredPatch } = await import("diff/lib/patch/create.js");
   const out: string[] = [];
   for (const change of changes) {
     const { path, before, after } = change;
@@ -58,6 +56,7 @@ export async function patchText(objects: ObjectStore, changes: readonly PathChan
       );
       continue;
     }
+    const header = out.length;
     out.push(`diff --git a/${path} b/${path}`);
     if (!before) out.push(`new file mode ${gitMode(after!)}`);
     else if (!after) out.push(`deleted file mode ${gitMode(before)}`);
@@ -76,18 +75,21 @@ export async function patchText(objects: ObjectStore, changes: readonly PathChan
       out.push(`# ${path}: ${oldBytes?.length ?? 0} -> ${newBytes?.length ?? 0} bytes (too large to show)`);
       continue;
     }
-    const patch = structuredPatch(
-      oldName,
-      newName,
+    const { hunks, whole } = await lineHunks(
       oldBytes?.toString("utf8") ?? "",
       newBytes?.toString("utf8") ?? "",
-      undefined,
-      undefined,
-      { context: CONTEXT_LINES },
+      CONTEXT_LINES,
     );
-    if (!patch || patch.hunks.length === 0) continue;
+    if (hunks.length === 0) continue;
+    // Said before the file's header, where a patch tool skips it as it skips the notes above.
+    if (whole)
+      out.splice(
+        header,
+        0,
+        `# ${path}: too many changes for a line-by-line diff: shown as a whole replacement`,
+      );
     out.push(`--- ${oldName}`, `+++ ${newName}`);
-    for (const hunk of patch.hunks) {
+    for (const hunk of hunks) {
       // As `diff -u` numbers them: a side with no lines counts from the line before it.
       const oldStart = hunk.oldLines === 0 ? hunk.oldStart - 1 : hunk.oldStart;
       const newStart = hunk.newLines === 0 ? hunk.newStart - 1 : hunk.newStart;

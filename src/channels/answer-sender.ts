@@ -12,6 +12,9 @@ import type { ChannelSetup } from "./channel-setup.js";
 import { splitForPlatform } from "./split-text.js";
 import type { ChannelLog } from "./types.js";
 
+/** The longest wait a platform may name before the next try (a 429's retry_after). */
+const MAX_NAMED_WAIT_MS = 60 * 60 * 1000;
+
 export interface AnswerSenderOptions {
   store: Store;
   log: ChannelLog;
@@ -103,12 +106,15 @@ export class AnswerSender {
         if (ended) await this.#forgetProgress(record);
         return ended;
       }
-      // Backing off, doubling up to a minute: a platform that is down is not hammered.
+      // Backing off, doubling up to a minute: a platform that is down is not hammered. One that
+      // names its wait (Telegram's 429 retry_after) is not asked again before then (up to an hour).
       const failures = (retry?.failures ?? 0) + 1;
-      this.#retryAt.set(record.id, {
-        at: Date.now() + Math.min(60_000, 1000 * 2 ** (failures - 1)),
-        failures,
-      });
+      const named = failure.details?.retryAfterMs;
+      const waitMs = Math.max(
+        Math.min(60_000, 1000 * 2 ** (failures - 1)),
+        typeof named === "number" ? Math.min(MAX_NAMED_WAIT_MS, named) : 0,
+      );
+      this.#retryAt.set(record.id, { at: Date.now() + waitMs, failures });
       await store.channels.transition(record.id, "sending", "reply");
       return false;
     }

@@ -212,6 +212,18 @@ describe("Telegram channel in reson serve", () => {
     expect(served.process.stderr()).not.toContain(TOKEN);
   });
 
+  it("waits out Telegram's flood control (429 retry_after) before sending again", async () => {
+    const served = await serve();
+    // Backing off alone would try again after 1 s and 2 s, into the wait.
+    telegram.floodWait(4);
+    telegram.send({ chatId: OWNER, fromId: OWNER, text: "too fast" });
+    const answer = await telegram.waitForSent((m) => m.text.includes("too fast"), 30_000);
+    expect(answer.text).toBe("answer to: too fast");
+    expect(telegram.floodRefusals).toBe(1);
+    expect(telegram.sent).toHaveLength(1);
+    expect(served.process.stderr()).toContain("Too Many Requests");
+  });
+
   it("runs a redelivered update once", async () => {
     await serve();
     const updateId = telegram.send({ chatId: OWNER, fromId: OWNER, text: "only once" });

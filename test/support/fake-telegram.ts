@@ -56,6 +56,13 @@ export interface FakeTelegram {
   /** The next `count` sendMessage calls fail with HTTP 502, as when Telegram is down. */
   failSends(count: number): void;
   /**
+   * Flood control: the next sendMessage is refused with 429 and `retry_after: seconds`, and so
+   * is every one until that wait is over (each counted in `floodRefusals`).
+   */
+  floodWait(seconds: number): void;
+  /** sendMessage calls refused by flood control. */
+  readonly floodRefusals: number;
+  /**
    * The next `count` sendMessage calls are delivered (they appear in `sent`) but never answered,
    * as when the sender dies before it hears back.
    */
@@ -94,6 +101,9 @@ export async function startFakeTelegram(options: { token: string }): Promise<Fak
   let nextUpdateId = 500;
   let nextMessageId = 1;
   let failingSends = 0;
+  let floodArmed: number | undefined;
+  let floodUntil = 0;
+  let floodRefusals = 0;
   let holdingSends = 0;
   let delayingSends = { count: 0, ms: 0 };
   let holdingPressAnswers = 0;
@@ -164,6 +174,20 @@ export async function startFakeTelegram(options: { token: string }): Promise<Fak
         edits.push(body as FakeTelegram["edits"][number]);
         return answer(res, 200, { ok: true, result: true });
       case "sendMessage": {
+        if (floodArmed !== undefined) {
+          floodUntil = Date.now() + floodArmed * 1000;
+          floodArmed = undefined;
+        }
+        if (Date.now() < floodUntil) {
+          floodRefusals++;
+          const retryAfter = Math.ceil((floodUntil - Date.now()) / 1000);
+          return answer(res, 429, {
+            ok: false,
+            error_code: 429,
+            description: `Too Many Requests: retry after ${retryAfter}`,
+            parameters: { retry_after: retryAfter },
+          });
+        }
         if (failingSends > 0) {
           failingSends--;
           return answer(res, 502, { ok: false, error_code: 502, description: "Bad Gateway" });
@@ -210,6 +234,12 @@ export async function startFakeTelegram(options: { token: string }): Promise<Fak
     edits,
     failSends(count) {
       failingSends = count;
+    },
+    floodWait(seconds) {
+      floodArmed = seconds;
+    },
+    get floodRefusals() {
+      return floodRefusals;
     },
     holdSends(count) {
       holdingSends = count;

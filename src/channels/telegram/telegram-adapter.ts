@@ -193,15 +193,25 @@ export class TelegramAdapter implements ChannelAdapter {
         grammySignal(signal),
       );
     } catch (error) {
-      const status = (error as { error_code?: unknown }).error_code;
+      const { error_code: status, parameters } = error as {
+        error_code?: unknown;
+        parameters?: { retry_after?: unknown };
+      };
       // 400/403: the chat is gone or blocked the bot; sending again would never succeed.
       const permanent = status === 400 || status === 403;
       // Without an answer from the Bot API (a network error), the message may have gone out.
       const maybeDelivered = typeof status !== "number" && !signal.aborted;
+      // 429 (flood control) says how long to wait; a send before then is refused again and
+      // may lengthen the wait.
+      const retryAfter = status === 429 ? parameters?.retry_after : undefined;
       throw new ResonError(
         permanent ? "channel_send_refused" : "channel_unavailable",
         `Telegram did not take the message: ${this.#scrub(error)}`,
-        maybeDelivered ? { details: { maybeDelivered } } : {},
+        maybeDelivered
+          ? { details: { maybeDelivered } }
+          : typeof retryAfter === "number" && retryAfter > 0
+            ? { details: { retryAfterMs: retryAfter * 1000 } }
+            : {},
       );
     }
   }

@@ -218,6 +218,22 @@ describe("Slack channel in reson serve", () => {
     }
   });
 
+  it("waits out Slack's rate limit (429 Retry-After), then posts the answer once, with no repeat notice", async () => {
+    // Without a history scope a post that might have gone out is posted again with a notice: a
+    // refused post must not count as one.
+    await slack.close();
+    slack = await startFakeSlack({ botToken: BOT_TOKEN, scopes: ["chat:write"] });
+    configure();
+    const served = await startServed(ws.home, ws.path);
+    slack.rateLimitPosts(3);
+    await deliver(served, dm("Ev7", "slow down", "1700000700.000100"));
+    const answer = await slack.waitForPost((p) => p.method === "chat.postMessage", 30_000);
+    expect(answer.text).toBe("answer to: slow down");
+    expect(slack.rateLimited).toBe(1);
+    expect(slack.posts.filter((p) => p.method === "chat.postMessage")).toHaveLength(1);
+    expect(served.process.stderr()).toContain("was not sent");
+  });
+
   const dm = (id: string, text: string, ts: string) =>
     event(id, { type: "message", channel: "D0DM", channel_type: "im", user: OWNER, text, ts });
 

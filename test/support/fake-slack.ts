@@ -32,6 +32,12 @@ export interface FakeSlack {
    * answered, as when the sender dies before it hears back.
    */
   holdPosts(count: number): void;
+  /**
+   * Rate limiting: the next chat.postMessage is refused with HTTP 429 and `Retry-After: seconds`,
+   * and so is every one until that wait is over (each counted in `rateLimited`).
+   */
+  rateLimitPosts(seconds: number): void;
+  readonly rateLimited: number;
   waitForPost(match: (post: SlackPost) => boolean, timeoutMs?: number): Promise<SlackPost>;
   close(): Promise<void>;
 }
@@ -59,6 +65,9 @@ export async function startFakeSlack(options: {
   const posts: SlackPost[] = [];
   const calls: string[] = [];
   let holding = 0;
+  let limitArmed: number | undefined;
+  let limitedUntil = 0;
+  let rateLimited = 0;
   const waiters = new Set<() => void>();
   // Message timestamps as Slack's: seconds of the clock, made unique.
   let lastTs = 0;
@@ -112,6 +121,17 @@ export async function startFakeSlack(options: {
     }
     if (method === "auth.test")
       return reply({ ok: true, user_id: FAKE_SLACK_BOT, team_id: "T1", user: "reson" });
+    if (method === "chat.postMessage") {
+      if (limitArmed !== undefined) {
+        limitedUntil = Date.now() + limitArmed * 1000;
+        limitArmed = undefined;
+      }
+      if (Date.now() < limitedUntil) {
+        rateLimited++;
+        res.writeHead(429, { "retry-after": String(Math.ceil((limitedUntil - Date.now()) / 1000)) });
+        return res.end();
+      }
+    }
     if (["chat.postMessage", "chat.postEphemeral", "chat.update"].includes(method)) {
       const messageTs = nextTs();
       posts.push({
@@ -133,6 +153,12 @@ export async function startFakeSlack(options: {
     apiUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/`,
     posts,
     calls,
+    rateLimitPosts(seconds) {
+      limitArmed = seconds;
+    },
+    get rateLimited() {
+      return rateLimited;
+    },
     holdPosts(count) {
       holding = count;
     },

@@ -273,14 +273,29 @@ export class SlackAdapter implements ChannelAdapter {
         ...(metadata ? { metadata } : {}),
       });
     } catch (error) {
-      const code = (error as { data?: { error?: string } }).data?.error;
+      const {
+        code: kind,
+        data,
+        retryAfter,
+      } = error as {
+        code?: string;
+        data?: { error?: string };
+        retryAfter?: number;
+      };
+      const code = data?.error;
       const permanent = code === "channel_not_found" || code === "not_in_channel" || code === "is_archived";
-      // Slack answered with an error: not posted. No answer at all (a network error): it may be.
-      const answered = (error as { code?: string }).code === "slack_webapi_platform_error";
+      // Slack answered with an error, or with 429: not posted. No answer at all (a network error):
+      // it may be.
+      const limited = kind === "slack_webapi_rate_limited_error";
+      const answered = kind === "slack_webapi_platform_error" || limited;
       throw new ResonError(
         permanent ? "channel_send_refused" : "channel_unavailable",
         `Slack did not take the message: ${this.#scrub(error)}`,
-        answered ? {} : { details: { maybeDelivered: true } },
+        !answered
+          ? { details: { maybeDelivered: true } }
+          : limited && typeof retryAfter === "number"
+            ? { details: { retryAfterMs: retryAfter * 1000 } }
+            : {},
       );
     }
   }
@@ -295,8 +310,11 @@ export class SlackAdapter implements ChannelAdapter {
     const bolt = await this.#loadBolt();
     this.#client = new bolt.webApi.WebClient(this.#options.botToken, {
       ...(this.#options.apiUrl ? { slackApiUrl: this.#options.apiUrl } : {}),
-      // Sending is retried by the hub (the answer stays stored until sent), not inside the client.
+      // Sending is retried by the hub (the answer stays stored until sent), not inside the client;
+      // a 429 is handed back at once with the wait Slack names, not slept out inside the client
+      // (which then failed as if the post might have gone out).
       retryConfig: { retries: 0 },
+      rejectRateLimitedCalls: true,
       logLevel: bolt.LogLevel.ERROR,
     });
     return this.#client;

@@ -1,5 +1,5 @@
-// An MCP server's tool as a reson tool: validated against the server's own JSON Schema by the
-// registry like any other, governed by permission rules under its `mcp__server__tool` name,
+// An MCP server's tool as a reson tool: validated against the server's own JSON Schema (less
+// its regular expressions, see schema-without-patterns.ts) by the registry like any other, governed by permission rules under its `mcp__server__tool` name,
 // its result rendered as text with secrets masked, large outputs shown once and then kept
 // as a short line (the registry keeps what it cuts as an artifact). `readOnlyHint` only
 // decides where the tool is offered (plan mode, read-only presets); it never skips approval.
@@ -8,6 +8,7 @@ import { ResonError } from "../core/errors.js";
 import type { ToolDefinition, ToolOutput } from "../tools/index.js";
 import { DEFAULT_CALL_TIMEOUT_MS, type McpConnection, type McpToolInfo } from "./connection.js";
 import { resultText } from "./content.js";
+import { schemaWithoutPatterns } from "./schema-without-patterns.js";
 
 /** Above this many characters an output is shown to the model once, then only its summary line. */
 const SHOW_ONCE_CHARS = 2_000;
@@ -25,10 +26,9 @@ export interface McpToolOptions {
   trusted?: boolean;
 }
 
-function schemaOf(info: McpToolInfo): TSchema {
+function schemaOf(info: McpToolInfo): Record<string, unknown> {
   const { $schema: _draft, ...schema } = info.inputSchema;
-  const object = schema.type === undefined ? { type: "object", ...schema } : schema;
-  return object as unknown as TSchema;
+  return schema.type === undefined ? { type: "object", ...schema } : schema;
 }
 
 /** The arguments the server's schema names, in its order. */
@@ -43,7 +43,8 @@ export function mcpToolDefinition(options: McpToolOptions): ToolDefinition {
   return {
     name,
     description: `${description}\n(MCP server: ${server})`,
-    parameters: schemaOf(info),
+    parameters: schemaOf(info) as unknown as TSchema,
+    checkedParameters: schemaWithoutPatterns(schemaOf(info)) as unknown as TSchema,
     readOnly: info.readOnlyHint,
     // A server the user has not vouched for: its results are untrusted, its arguments leave.
     external: options.trusted !== true,

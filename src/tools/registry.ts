@@ -129,7 +129,7 @@ export class ToolRegistry {
     }
     if (ctx.signal.aborted) return this.failed(tool, started, abortError(ctx.signal));
 
-    const validated = validateArguments(tool.name, tool.parameters, call.arguments);
+    const validated = validateArguments(tool.name, tool.checkedParameters ?? tool.parameters, call.arguments);
     if (!validated.ok) return this.failed(tool, started, validated.error);
 
     let output: ToolOutput;
@@ -209,7 +209,7 @@ export class ToolRegistry {
   ): Promise<ToolPreview | undefined> {
     const tool = this.tools.get(call.name);
     if (!tool?.preview) return undefined;
-    const validated = validateArguments(tool.name, tool.parameters, call.arguments);
+    const validated = validateArguments(tool.name, tool.checkedParameters ?? tool.parameters, call.arguments);
     if (!validated.ok) return undefined;
     try {
       const change = await untilAborted(tool.preview(validated.value, ctx), ctx.signal);

@@ -189,6 +189,11 @@ export interface ToolDefinition<S extends TSchema = TSchema> {
   name: string;
   description: string;
   parameters: S;
+  /**
+   * What arguments are checked against, when not `parameters`: an MCP server's schema without
+   * its regular expressions (src/mcp/schema-without-patterns.ts).
+   */
+  checkedParameters?: TSchema;
   /** Has no side effects: may run in parallel with other read-only calls of a step. */
   readOnly: boolean;
   /**

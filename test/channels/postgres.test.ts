@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startTestPostgres, type TestPostgres } from "../store/postgres-server.js";
-import { onFakeModel, writeChannelsConfig } from "../support/channel-config.js";
+import { telegramOnFakes, writeChannelsConfig } from "../support/channel-config.js";
 import { cleanEnv, type TempDir, tempDir } from "../support/cli.js";
 import { type FakeModelServer, startFakeModelServer } from "../support/fake-model-server.js";
 import { type FakeTelegram, startFakeTelegram } from "../support/fake-telegram.js";
@@ -37,14 +37,7 @@ describe.skipIf(await skipWithout("postgres", "channels on PostgreSQL"))(
       ws = tempDir();
       const url = await pg.createDatabase();
       writeChannelsConfig(ws.home, {
-        telegram: {
-          token: TOKEN,
-          apiRoot: telegram.apiRoot,
-          pollTimeoutS: 1,
-          workspace: ws.path,
-          owner: ["42"],
-          ...onFakeModel(model),
-        },
+        telegram: telegramOnFakes(telegram, model, { token: TOKEN, workspace: ws.path, owner: ["42"] }),
       });
       const served = await startServed(ws.home, ws.path, ["--workers", "0"], { RESON_DATABASE_URL: url });
       // A second serve on the same database: only one of them polls the bot.

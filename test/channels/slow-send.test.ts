@@ -4,7 +4,7 @@
 // does not take the claim over and post the answer again.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/index.js";
-import { onFakeModel, writeChannelsConfig } from "../support/channel-config.js";
+import { telegramOnFakes, writeChannelsConfig } from "../support/channel-config.js";
 import { type TempDir, tempDir } from "../support/cli.js";
 import { type FakeModelServer, lastUserText, startFakeModelServer } from "../support/fake-model-server.js";
 import { type FakeTelegram, startFakeTelegram } from "../support/fake-telegram.js";
@@ -26,14 +26,11 @@ describe("an answer whose send takes longer than the stale time", () => {
     telegram = await startFakeTelegram({ token: TOKEN });
     ws = tempDir();
     writeChannelsConfig(ws.home, {
-      telegram: {
+      telegram: telegramOnFakes(telegram, model, {
         token: TOKEN,
-        apiRoot: telegram.apiRoot,
-        pollTimeoutS: 1,
         workspace: ws.path,
         owner: [String(OWNER)],
-        ...onFakeModel(model),
-      },
+      }),
     });
   });
   afterEach(async () => {

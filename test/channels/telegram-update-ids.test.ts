@@ -5,7 +5,7 @@
 // than confirmed unseen, and it is not taken for the old message that had its id.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/index.js";
-import { onFakeModel, writeChannelsConfig } from "../support/channel-config.js";
+import { telegramOnFakes, writeChannelsConfig } from "../support/channel-config.js";
 import { type TempDir, tempDir } from "../support/cli.js";
 import { type FakeModelServer, lastUserText, startFakeModelServer } from "../support/fake-model-server.js";
 import { type FakeTelegram, startFakeTelegram } from "../support/fake-telegram.js";
@@ -28,14 +28,11 @@ describe("Telegram update ids that start again after a quiet week", () => {
     telegram = await startFakeTelegram({ token: TOKEN });
     ws = tempDir();
     writeChannelsConfig(ws.home, {
-      telegram: {
+      telegram: telegramOnFakes(telegram, model, {
         token: TOKEN,
-        apiRoot: telegram.apiRoot,
-        pollTimeoutS: 1,
         workspace: ws.path,
         owner: [String(OWNER)],
-        ...onFakeModel(model),
-      },
+      }),
     });
   });
   afterEach(async () => {

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/index.js";
-import { onFakeModel, writeChannelsConfig } from "../support/channel-config.js";
+import { telegramOnFakes, writeChannelsConfig } from "../support/channel-config.js";
 import { cleanEnv, runCli, type TempDir, tempDir } from "../support/cli.js";
 import { type FakeModelServer, lastUserText, startFakeModelServer } from "../support/fake-model-server.js";
 import { FAKE_BOT, type FakeTelegram, startFakeTelegram } from "../support/fake-telegram.js";
@@ -27,17 +27,14 @@ function writeConfig(
   more: Record<string, unknown> = {},
 ) {
   writeChannelsConfig(home, {
-    telegram: {
+    telegram: telegramOnFakes(telegram, model, {
       token: TOKEN,
-      apiRoot: telegram.apiRoot,
-      pollTimeoutS: 1,
       workspace,
       owner: [String(OWNER)],
       allowFrom: [String(FRIEND)],
       groups: [String(GROUP)],
-      ...onFakeModel(model),
       ...more,
-    },
+    }),
   });
 }
 

@@ -4,10 +4,23 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FakeModelServer } from "./fake-model-server.js";
+import type { FakeTelegram } from "./fake-telegram.js";
 
 /** A channel's run settings for the fake model server. */
 export function onFakeModel(model: FakeModelServer) {
   return { provider: "openai-compatible", baseUrl: model.openaiBaseUrl, model: "fake-model", sandbox: "off" };
+}
+
+/**
+ * A Telegram channel on the fake Bot API (polled every second) whose runs go to the fake model
+ * server: `settings` holds the token, workspace, owners and anything else the test sets.
+ */
+export function telegramOnFakes(
+  telegram: FakeTelegram,
+  model: FakeModelServer,
+  settings: { token: string; workspace: string; owner: string[] } & Record<string, unknown>,
+): Record<string, unknown> {
+  return { apiRoot: telegram.apiRoot, pollTimeoutS: 1, ...onFakeModel(model), ...settings };
 }
 
 /** Writes `home`/config.json holding these channels (made with the folder when missing). */

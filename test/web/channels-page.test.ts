@@ -1,6 +1,6 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { onFakeModel, writeChannelsConfig } from "../support/channel-config.js";
+import { telegramOnFakes, writeChannelsConfig } from "../support/channel-config.js";
 import { axeViolations, describeViolations, launchChromium } from "../support/chromium.js";
 import { type TempDir, tempDir } from "../support/cli.js";
 import { type FakeModelServer, startFakeModelServer } from "../support/fake-model-server.js";
@@ -33,14 +33,11 @@ describe.skipIf(await skipWithout("chromium", "channels page in Chromium"))(
       telegram = await startFakeTelegram({ token: TOKEN });
       ws = tempDir();
       writeChannelsConfig(ws.home, {
-        telegram: {
+        telegram: telegramOnFakes(telegram, model, {
           token: TOKEN,
-          apiRoot: telegram.apiRoot,
-          pollTimeoutS: 1,
           workspace: ws.path,
           owner: [String(OWNER)],
-          ...onFakeModel(model),
-        },
+        }),
       });
       served = await startServed(ws.home, ws.path);
     });

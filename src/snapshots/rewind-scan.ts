@@ -10,9 +10,9 @@
 // Everywhere else the tree keeps the head's entries: a file changed since by someone and not
 // on those paths is not in it. Such a tree only ever stands beside the head (a rewind's
 // record marks it `partial`), and every later snapshot is taken by a capture, which looks.
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readlinkSync } from "node:fs";
-import { readRegular } from "../workspace/index.js";
+import { lstatSync, readdirSync, readlinkSync } from "node:fs";
 import type { ObjectStore } from "./object-store.js";
+import { storeFile } from "./store-file.js";
 import type { TreeEntry } from "./types.js";
 
 export interface ScanOptions {
@@ -26,8 +26,6 @@ export interface ScanOptions {
 
 /** The scan met something only a walk stands for exactly. */
 class NeedsWalk extends Error {}
-
-const O_READ = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 function join(prefix: string, name: string): string {
   return prefix === "" ? name : `${prefix}/${name}`;
@@ -121,24 +119,11 @@ class Scan {
   }
 
   private file(abs: string, name: string): TreeEntry {
-    const max = this.options.maxFileBytes;
-    let fd: number;
-    try {
-      fd = openSync(abs, O_READ);
-    } catch {
-      throw new NeedsWalk();
-    }
-    try {
-      const stats = fstatSync(fd);
-      if (!stats.isFile() || stats.size > max) throw new NeedsWalk();
-      if (readlinkSync(`/proc/self/fd/${fd}`) !== abs) throw new NeedsWalk();
-      const bytes = readRegular(fd, true, stats.size, max);
-      if (bytes.length > max || this.options.holdsSecret(bytes)) throw new NeedsWalk();
-      const { hash } = this.options.objects.put(bytes);
-      return { name, kind: "file", mode: stats.mode & 0o7777, hash, size: bytes.length };
-    } finally {
-      closeSync(fd);
-    }
+    const { objects, maxFileBytes, holdsSecret } = this.options;
+    const read = storeFile(abs, { objects, maxFileBytes, holdsSecret });
+    // Left out by a capture (too large, unreadable, a secret): the walk records it as such.
+    if (!read.stored) throw new NeedsWalk();
+    return { name, kind: "file", mode: read.stats.mode & 0o7777, hash: read.hash, size: read.size };
   }
 
   /**

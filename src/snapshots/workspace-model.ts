@@ -13,7 +13,6 @@ import {
   closeSync,
   constants,
   type Dirent,
-  fstatSync,
   lstatSync,
   openSync,
   readdirSync,
@@ -27,10 +26,10 @@ import {
   isIgnoredEntry,
   loadIgnoreLayerSync,
   patternLayer,
-  readRegular,
 } from "../workspace/index.js";
 import type { ChangeWatcher, DirtyPaths } from "./change-watcher.js";
 import type { ObjectStore } from "./object-store.js";
+import { storeFile } from "./store-file.js";
 import type { ExcludedReason, SnapshotSettings, TreeEntry } from "./types.js";
 
 /** The stat facts a hash was taken at; mtimeMs -1: taken too soon after a change to trust. */
@@ -85,7 +84,6 @@ export interface ModelOptions {
 
 /** A change within this long of the hash (ms) might share the mtime tick: hash again next time. */
 const RACY_MS = 2000;
-const O_READ = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 /**
  * A node for content just hashed, with the facts taken before the read. Facts taken right after
@@ -362,32 +360,18 @@ export class WorkspaceModel {
     return hashedNode("link", hash, stats);
   }
 
-  /** Reads and stores a file; its facts are taken before the read, so a change during it shows next time. */
+  /** Reads and stores a file (store-file.ts). */
   private file(abs: string, old: Node | undefined): Node {
-    let fd: number;
-    try {
-      fd = openSync(abs, O_READ);
-    } catch {
-      return excluded(old, "unreadable", 0);
-    }
-    try {
-      const stats = fstatSync(fd);
-      if (!stats.isFile()) return excluded(old, "special", 0);
-      const max = this.options.settings.maxFileBytes;
-      if (stats.size > max) return excluded(old, "too_large", stats.size);
-      if (readlinkSync(`/proc/self/fd/${fd}`) !== abs) return excluded(old, "unreadable", 0);
-      const bytes = readRegular(fd, true, stats.size, max);
-      if (bytes.length > max) return excluded(old, "too_large", bytes.length);
-      if (this.options.holdsSecret?.(bytes)) return excluded(old, "secret", bytes.length);
-      const { hash, added } = this.options.objects.put(bytes);
-      this.added += added;
-      this.hashed++;
-      return hashedNode("file", hash, stats);
-    } catch {
-      return excluded(old, "unreadable", 0);
-    } finally {
-      closeSync(fd);
-    }
+    const { objects, settings, holdsSecret } = this.options;
+    const read = storeFile(abs, {
+      objects,
+      maxFileBytes: settings.maxFileBytes,
+      ...(holdsSecret ? { holdsSecret } : {}),
+    });
+    if (!read.stored) return excluded(old, read.reason, read.size);
+    this.added += read.added;
+    this.hashed++;
+    return hashedNode("file", read.hash, read.stats);
   }
 
   /** The folder node at `rel`, and the folders above it (root first); undefined when not a tracked folder. */

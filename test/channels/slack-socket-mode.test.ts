@@ -8,7 +8,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { onFakeModel, writeChannelsConfig } from "../support/channel-config.js";
+import { slackOnFakes, writeChannelsConfig } from "../support/channel-config.js";
 import { type TempDir, tempDir } from "../support/cli.js";
 import { type FakeModelServer, lastUserText, startFakeModelServer } from "../support/fake-model-server.js";
 import { FAKE_SLACK_BOT, type FakeSlack, startFakeSlack } from "../support/fake-slack.js";
@@ -40,16 +40,14 @@ describe("Slack channel over Socket Mode in reson serve", () => {
 
   const configure = (more: Record<string, unknown> = {}) => {
     writeChannelsConfig(ws.home, {
-      slack: {
+      slack: slackOnFakes(slack, model, {
         botToken: BOT_TOKEN,
         appToken: "<secret>slack_app</secret>",
-        apiUrl: slack.apiUrl,
         workspace: ws.path,
         owner: [OWNER],
         groups: [TEAM_CHANNEL],
-        ...onFakeModel(model),
         ...more,
-      },
+      }),
     });
     // The app-level token as a secret reference, scoped to the Slack API host.
     writeFileSync(

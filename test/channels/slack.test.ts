@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/index.js";
-import { onFakeModel, writeChannelsConfig } from "../support/channel-config.js";
+import { slackOnFakes, writeChannelsConfig } from "../support/channel-config.js";
 import { type TempDir, tempDir } from "../support/cli.js";
 import { type FakeModelServer, lastUserText, startFakeModelServer } from "../support/fake-model-server.js";
 import { FAKE_SLACK_BOT, type FakeSlack, slackSignature, startFakeSlack } from "../support/fake-slack.js";
@@ -44,16 +44,14 @@ describe("Slack channel in reson serve", () => {
 
   const configure = (more: Record<string, unknown> = {}) => {
     writeChannelsConfig(ws.home, {
-      slack: {
+      slack: slackOnFakes(slack, model, {
         botToken: BOT_TOKEN,
         signingSecret: SIGNING_SECRET,
-        apiUrl: slack.apiUrl,
         workspace: ws.path,
         owner: [OWNER],
         groups: [TEAM_CHANNEL],
-        ...onFakeModel(model),
         ...more,
-      },
+      }),
     });
   };
 

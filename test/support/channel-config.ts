@@ -4,6 +4,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FakeModelServer } from "./fake-model-server.js";
+import type { FakeSlack } from "./fake-slack.js";
 import type { FakeTelegram } from "./fake-telegram.js";
 
 /** A channel's run settings for the fake model server. */
@@ -21,6 +22,18 @@ export function telegramOnFakes(
   settings: { token: string; workspace: string; owner: string[] } & Record<string, unknown>,
 ): Record<string, unknown> {
   return { apiRoot: telegram.apiRoot, pollTimeoutS: 1, ...onFakeModel(model), ...settings };
+}
+
+/**
+ * A Slack channel on the fake Web API whose runs go to the fake model server: `settings` holds
+ * the tokens or signing secret, workspace, owners, groups and anything else the test sets.
+ */
+export function slackOnFakes(
+  slack: FakeSlack,
+  model: FakeModelServer,
+  settings: { botToken: string; workspace: string; owner: string[] } & Record<string, unknown>,
+): Record<string, unknown> {
+  return { apiUrl: slack.apiUrl, ...onFakeModel(model), ...settings };
 }
 
 /** Writes `home`/config.json holding these channels (made with the folder when missing). */

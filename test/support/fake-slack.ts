@@ -37,6 +37,11 @@ export interface FakeSlack {
    * and so is every one until that wait is over (each counted in `rateLimited`).
    */
   rateLimitPosts(seconds: number): void;
+  /**
+   * The next auth.test calls are answered, one each, with these HTTP statuses (429 with
+   * `Retry-After: 1`, or a 5xx as when Slack is down).
+   */
+  failAuthTests(...statuses: number[]): void;
   readonly rateLimited: number;
   waitForPost(match: (post: SlackPost) => boolean, timeoutMs?: number): Promise<SlackPost>;
   close(): Promise<void>;
@@ -66,6 +71,7 @@ export async function startFakeSlack(options: {
   const calls: string[] = [];
   let holding = 0;
   let limitArmed: number | undefined;
+  const authFailures: number[] = [];
   let limitedUntil = 0;
   let rateLimited = 0;
   const waiters = new Set<() => void>();
@@ -119,6 +125,11 @@ export async function startFakeSlack(options: {
         }));
       return reply({ ok: true, messages, has_more: false });
     }
+    if (method === "auth.test" && authFailures.length > 0) {
+      const status = authFailures.shift()!;
+      res.writeHead(status, status === 429 ? { "retry-after": "1" } : {});
+      return res.end();
+    }
     if (method === "auth.test")
       return reply({ ok: true, user_id: FAKE_SLACK_BOT, team_id: "T1", user: "reson" });
     if (method === "chat.postMessage") {
@@ -155,6 +166,9 @@ export async function startFakeSlack(options: {
     calls,
     rateLimitPosts(seconds) {
       limitArmed = seconds;
+    },
+    failAuthTests(...statuses) {
+      authFailures.push(...statuses);
     },
     get rateLimited() {
       return rateLimited;

@@ -56,6 +56,11 @@ export interface FakeTelegram {
   /** The next `count` sendMessage calls fail with HTTP 502, as when Telegram is down. */
   failSends(count: number): void;
   /**
+   * The next getMe calls are answered, one each, with these HTTP statuses (502: Telegram down;
+   * 429: flood control, `retry_after: 1`; 401: the token refused).
+   */
+  failGetMe(...statuses: number[]): void;
+  /**
    * Flood control: the next sendMessage is refused with 429 and `retry_after: seconds`, and so
    * is every one until that wait is over (each counted in `floodRefusals`).
    */
@@ -101,6 +106,7 @@ export async function startFakeTelegram(options: { token: string }): Promise<Fak
   let nextUpdateId = 500;
   let nextMessageId = 1;
   let failingSends = 0;
+  const getMeFailures: number[] = [];
   let floodArmed: number | undefined;
   let floodUntil = 0;
   let floodRefusals = 0;
@@ -139,8 +145,16 @@ export async function startFakeTelegram(options: { token: string }): Promise<Fak
     const body = await readBody(req);
     calls.push(method!);
     switch (method) {
-      case "getMe":
-        return answer(res, 200, { ok: true, result: FAKE_BOT });
+      case "getMe": {
+        const status = getMeFailures.shift();
+        if (status === undefined) return answer(res, 200, { ok: true, result: FAKE_BOT });
+        return answer(res, status, {
+          ok: false,
+          error_code: status,
+          description: status === 429 ? "Too Many Requests: retry after 1" : `HTTP ${status}`,
+          ...(status === 429 ? { parameters: { retry_after: 1 } } : {}),
+        });
+      }
       case "getUpdates": {
         const offset = typeof body.offset === "number" ? body.offset : undefined;
         polls.push(offset);
@@ -234,6 +248,9 @@ export async function startFakeTelegram(options: { token: string }): Promise<Fak
     edits,
     failSends(count) {
       failingSends = count;
+    },
+    failGetMe(...statuses) {
+      getMeFailures.push(...statuses);
     },
     floodWait(seconds) {
       floodArmed = seconds;

@@ -24,6 +24,7 @@ import {
   type OutgoingMessage,
   type PressSink,
 } from "../types.js";
+import { type PlatformFailure, untilPlatformAnswers } from "../until-platform-answers.js";
 import { deliveryOfEvent, pressOfAction } from "./slack-event.js";
 import { holdSocketSession } from "./slack-socket.js";
 
@@ -74,19 +75,16 @@ export class SlackAdapter implements ChannelAdapter {
 
   async start(sink: InboundSink, signal: AbortSignal, press?: PressSink): Promise<void> {
     const client = await this.#connect();
-    try {
-      const auth = await client.auth.test();
-      this.#botUserId = typeof auth.user_id === "string" ? auth.user_id : undefined;
-    } catch (error) {
-      if (signal.aborted) return;
-      throw new ResonError(
-        "channel_unavailable",
-        `Slack refused the bot token or did not answer: ${this.#scrub(error)}`,
-        {
-          hint: "Check channels.slack.botToken (xoxb-…) in $RESON_HOME/config.json, and channels.slack.apiUrl if set.",
-        },
-      );
-    }
+    const auth = await untilPlatformAnswers({
+      channel: this.name,
+      what: "auth.test",
+      log: this.#options.log,
+      signal,
+      attempt: () => client.auth.test(),
+      classify: (error) => this.#authFailure(error),
+    });
+    if (!auth) return;
+    this.#botUserId = typeof auth.user_id === "string" ? auth.user_id : undefined;
     const { appToken, store, log, apiUrl } = this.#options;
     log({
       level: "info",
@@ -166,11 +164,20 @@ export class SlackAdapter implements ChannelAdapter {
     } catch (error) {
       const data = (error as { code?: string; data?: { error?: string; needed?: string; provided?: string } })
         .data;
-      if ((error as { code?: string }).code !== "slack_webapi_platform_error" || !data)
+      const { code, retryAfter } = error as { code?: string; retryAfter?: number };
+      if (code !== "slack_webapi_platform_error" || !data)
         throw new ResonError(
           "channel_unavailable",
           `Slack did not answer the look-up of a possibly sent answer: ${this.#scrub(error)}`,
-          { details: { maybeDelivered: true } },
+          {
+            details: {
+              maybeDelivered: true,
+              // A 429: not asked again before the wait Slack names.
+              ...(code === "slack_webapi_rate_limited_error" && typeof retryAfter === "number"
+                ? { retryAfterMs: retryAfter * 1000 }
+                : {}),
+            },
+          },
         );
       const missing = data.error === "missing_scope";
       this.#options.log({
@@ -298,6 +305,26 @@ export class SlackAdapter implements ChannelAdapter {
             : {},
       );
     }
+  }
+
+  /**
+   * Slack answered auth.test with an error (invalid_auth, token_revoked…): a refusal. A 429 names
+   * its wait; a 5xx or no answer at all is worth asking again.
+   */
+  #authFailure(error: unknown): PlatformFailure {
+    const { code, retryAfter } = error as { code?: string; retryAfter?: number };
+    if (code === "slack_webapi_platform_error")
+      return {
+        refused: new ResonError("channel_unavailable", `Slack refused the bot token: ${this.#scrub(error)}`, {
+          hint: "Check channels.slack.botToken (xoxb-…) in $RESON_HOME/config.json, and channels.slack.apiUrl if set.",
+        }),
+      };
+    return {
+      reason: this.#scrub(error),
+      ...(code === "slack_webapi_rate_limited_error" && typeof retryAfter === "number"
+        ? { retryAfterMs: retryAfter * 1000 }
+        : {}),
+    };
   }
 
   async #loadBolt(): Promise<Bolt> {

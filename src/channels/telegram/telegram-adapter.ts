@@ -19,6 +19,7 @@ import {
   type OutgoingMessage,
   type PressSink,
 } from "../types.js";
+import { type PlatformFailure, untilPlatformAnswers } from "../until-platform-answers.js";
 import { deliveryOfUpdate, pressOfUpdate } from "./telegram-update.js";
 
 export const TELEGRAM_MAX_MESSAGE_CHARS = 4096;
@@ -64,8 +65,9 @@ export class TelegramAdapter implements ChannelAdapter {
 
   async start(sink: InboundSink, signal: AbortSignal, press?: PressSink): Promise<void> {
     const { store, log } = this.#options;
-    const bot = await this.#connect(signal);
-    const me = this.#me!;
+    const bot = await this.#identify(signal);
+    const me = this.#me;
+    if (!bot || !me) return;
     log({ level: "info", message: `channel telegram: polling as @${me.username}`, channel: "telegram" });
     await pollWhileHolding({ store, channel: this.name, log, signal }, (held) =>
       this.#poll(bot, me, sink, held, press),
@@ -226,26 +228,71 @@ export class TelegramAdapter implements ChannelAdapter {
     );
   }
 
+  /** The bot once Telegram answers getMe, asked again while it does not (see untilPlatformAnswers). */
+  async #identify(signal: AbortSignal): Promise<Bot | undefined> {
+    if (this.#bot && this.#me) return this.#bot;
+    const bot = await this.#newBot();
+    const me = await untilPlatformAnswers({
+      channel: this.name,
+      what: "getMe",
+      log: this.#options.log,
+      signal,
+      attempt: () => bot.api.getMe(grammySignal(signal)),
+      classify: (error) => this.#getMeFailure(error),
+    });
+    if (!me) return undefined;
+    this.#me = me;
+    this.#bot = bot;
+    return bot;
+  }
+
+  /** For a send: the bot, with one getMe if start has not had its answer yet. */
   async #connect(signal: AbortSignal): Promise<Bot> {
     if (this.#bot && this.#me) return this.#bot;
-    const grammy = await importEsm<typeof import("grammy") & { default?: typeof import("grammy") }>("grammy");
-    const Bot = grammy.Bot ?? grammy.default?.Bot;
-    const bot = new Bot(this.#options.token, {
-      client: { ...(this.#options.apiRoot ? { apiRoot: this.#options.apiRoot } : {}) },
-    });
+    const bot = await this.#newBot();
     try {
       this.#me = await bot.api.getMe(grammySignal(signal));
     } catch (error) {
-      throw new ResonError(
-        "channel_unavailable",
-        `Telegram refused the bot token or did not answer: ${this.#scrub(error)}`,
-        {
-          hint: "Check channels.telegram.token in $RESON_HOME/config.json (the token @BotFather gave) and channels.telegram.apiRoot if set.",
-        },
-      );
+      const failure = this.#getMeFailure(error);
+      if ("refused" in failure) throw failure.refused;
+      throw new ResonError("channel_unavailable", `Telegram did not answer: ${failure.reason}`);
     }
     this.#bot = bot;
     return bot;
+  }
+
+  async #newBot(): Promise<Bot> {
+    const grammy = await importEsm<typeof import("grammy") & { default?: typeof import("grammy") }>("grammy");
+    const Bot = grammy.Bot ?? grammy.default?.Bot;
+    return new Bot(this.#options.token, {
+      client: { ...(this.#options.apiRoot ? { apiRoot: this.#options.apiRoot } : {}) },
+    });
+  }
+
+  /**
+   * 401 and 404 are Telegram's answers to a token it does not know: a refusal. A 429 names its
+   * wait; a 5xx or no answer at all (the network) is worth asking again.
+   */
+  #getMeFailure(error: unknown): PlatformFailure {
+    const { error_code: status, parameters } = error as {
+      error_code?: unknown;
+      parameters?: { retry_after?: unknown };
+    };
+    if (status === 401 || status === 403 || status === 404)
+      return {
+        refused: new ResonError(
+          "channel_unavailable",
+          `Telegram refused the bot token: ${this.#scrub(error)}`,
+          {
+            hint: "Check channels.telegram.token in $RESON_HOME/config.json (the token @BotFather gave) and channels.telegram.apiRoot if set.",
+          },
+        ),
+      };
+    const retryAfter = status === 429 ? parameters?.retry_after : undefined;
+    return {
+      reason: this.#scrub(error),
+      ...(typeof retryAfter === "number" && retryAfter > 0 ? { retryAfterMs: retryAfter * 1000 } : {}),
+    };
   }
 
   /** An error's message without the token (grammY puts it in request URLs). */

@@ -13,7 +13,7 @@ import { ButtonPresses } from "./button-presses.js";
 import type { ChannelSetup } from "./channel-setup.js";
 import { MessageDecision } from "./message-decision.js";
 import { runAnswer } from "./run-answer.js";
-import type { ChannelLog, InboundSink, PressSink } from "./types.js";
+import type { ChannelLive, ChannelLog, InboundSink, PressSink } from "./types.js";
 
 export type { ChannelSetup } from "./channel-setup.js";
 
@@ -41,6 +41,8 @@ export class ChannelHub {
   #ticking: Promise<void> | undefined;
   #again = false;
   #started: Promise<unknown>[] = [];
+  /** Channels whose start failed (the platform refused the token): why, for GET /channels. */
+  readonly #stopped = new Map<string, ChannelLive>();
   readonly #presses: ButtonPresses;
   readonly #decision: MessageDecision;
   readonly #sender: AnswerSender;
@@ -94,6 +96,11 @@ export class ChannelHub {
         adapter.start(this.sink(adapter.name), signal, this.press(adapter.name)).catch((error: unknown) => {
           if (signal.aborted) return;
           const failure = toResonError(error);
+          this.#stopped.set(adapter.name, {
+            state: "stopped",
+            reason: failure.message,
+            ...(failure.hint ? { hint: failure.hint } : {}),
+          });
           this.#options.log({
             level: "error",
             message: `channel ${adapter.name} stopped taking messages: ${failure.message}`,
@@ -106,6 +113,16 @@ export class ChannelHub {
     }
     this.#schedule();
     this.wake();
+  }
+
+  /** How each channel stands in this serve, by name. */
+  live(): Map<string, ChannelLive> {
+    return new Map(
+      this.#options.channels.map(({ adapter }) => [
+        adapter.name,
+        this.#stopped.get(adapter.name) ?? adapter.describe(),
+      ]),
+    );
   }
 
   /** Looks at the stored messages now (a delivery came, a run may have ended). */

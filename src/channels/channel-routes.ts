@@ -6,6 +6,7 @@ import type { ChannelsConfig } from "../config/index.js";
 import { defineRoute, type Route } from "../server/index.js";
 import type { Store } from "../store/index.js";
 import { approvePairing, channelViews, pairingViews } from "./channel-overview.js";
+import type { ChannelLive } from "./types.js";
 
 const PairingSchema = Type.Object({
   channel: Type.String(),
@@ -29,9 +30,31 @@ const ChannelSchema = Type.Object({
   ),
   openMessages: Type.Integer({ description: "messages stored and not yet answered" }),
   pendingPairings: Type.Integer(),
+  live: Type.Optional(
+    Type.Object(
+      {
+        state: Type.Union(
+          ["connecting", "waiting", "taking", "standby", "stopped"].map((state) => Type.Literal(state)),
+          {
+            description:
+              "in this serve: connecting to the platform, waiting for it to answer (asked again at retryAt), taking messages, on standby while another serve polls the bot, or stopped (the platform refused the token)",
+          },
+        ),
+        reason: Type.Optional(Type.String({ description: "why it waits or stopped" })),
+        hint: Type.Optional(Type.String({ description: "what to do about a stop" })),
+        retryAt: Type.Optional(Type.Integer({ description: "epoch ms of the next try, while waiting" })),
+      },
+      { additionalProperties: true, description: "absent when serve runs no channels" },
+    ),
+  ),
 });
 
-export function channelRoutes(store: Store, config: ChannelsConfig | undefined): Route[] {
+/** `live`: how each channel stands in this serve (the hub's view), when serve runs channels. */
+export function channelRoutes(
+  store: Store,
+  config: ChannelsConfig | undefined,
+  live?: () => Map<string, ChannelLive>,
+): Route[] {
   return [
     defineRoute({
       method: "GET",
@@ -39,7 +62,14 @@ export function channelRoutes(store: Store, config: ChannelsConfig | undefined):
       summary: "Configured chat channels, each with its chat sessions, open messages and pending pairings",
       tags: ["channels"],
       responses: { 200: Type.Object({ channels: Type.Array(ChannelSchema) }) },
-      handler: async () => ({ body: { channels: await channelViews(store, config) } }),
+      handler: async () => {
+        const now = live?.();
+        const channels = (await channelViews(store, config)).map((view) => {
+          const state = now?.get(view.name);
+          return state ? { ...view, live: state } : view;
+        });
+        return { body: { channels } };
+      },
     }),
     defineRoute({
       method: "GET",

@@ -73,6 +73,21 @@ export type ChannelLog = (entry: {
   [key: string]: unknown;
 }) => void;
 
+/**
+ * How a channel stands in this serve: `connecting` to its platform, `waiting` for the platform to
+ * answer (serve asks again at `retryAt`), `taking` messages, on `standby` while another serve on
+ * the same store polls the bot, or `stopped` (the platform refused the token: `reason`, `hint`).
+ */
+export interface ChannelLive {
+  state: "connecting" | "waiting" | "taking" | "standby" | "stopped";
+  reason?: string;
+  hint?: string;
+  /** When serve asks the platform again (epoch ms), while waiting. */
+  retryAt?: number;
+  /** The platform's facts: the bot's name, the webhook's path… */
+  [fact: string]: unknown;
+}
+
 export interface ChannelAdapter {
   /** The channel's name as stored and shown: "telegram", "webhook:ci". */
   readonly name: string;
@@ -108,6 +123,6 @@ export interface ChannelAdapter {
   typing?(target: ReplyTarget, signal: AbortSignal): Promise<void>;
   /** HTTP routes of the platform's deliveries (webhooks), served by `reson serve` without its token. */
   routes?(sink: InboundSink, press?: PressSink): Route[];
-  /** What `reson channel status` shows beside the counts (the bot's username…). */
-  describe(): Record<string, unknown>;
+  /** How the channel stands in this serve, and what it knows of its platform (the bot's name…). */
+  describe(): ChannelLive;
 }

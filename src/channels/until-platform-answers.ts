@@ -23,6 +23,8 @@ export interface UntilAnswersOptions<T> {
   signal: AbortSignal;
   attempt: () => Promise<T>;
   classify: (error: unknown) => PlatformFailure;
+  /** Told before each wait: why, and when the platform is asked again (epoch ms). */
+  onWait?: (reason: string, retryAt: number) => void;
 }
 
 /** The call's result once the platform answers; undefined when `signal` ended the waiting. */
@@ -44,6 +46,7 @@ export async function untilPlatformAnswers<T>(options: UntilAnswersOptions<T>): 
         channel,
         retryInMs: waitMs,
       });
+      options.onWait?.(failure.reason, Date.now() + waitMs);
       await pause(waitMs, signal);
     }
   }

@@ -132,7 +132,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
       ...(values.cors ? { corsOrigins: values.cors as string[] } : {}),
       workers,
       workspaceRoots,
-      routes: [...channelRoutes(store, args.channels), ...(hub?.routes() ?? [])],
+      routes: [...channelRoutes(store, args.channels, hub?.live.bind(hub)), ...(hub?.routes() ?? [])],
       ttlMs,
       promptTimeoutMs,
       requestLog: ({ ts: _ts, msg: _msg, level, ...request }) =>

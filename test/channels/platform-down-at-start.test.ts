@@ -8,8 +8,8 @@ import { slackOnFakes, telegramOnFakes, writeChannelsConfig } from "../support/c
 import { type TempDir, tempDir } from "../support/cli.js";
 import { type FakeModelServer, lastUserText, startFakeModelServer } from "../support/fake-model-server.js";
 import { FAKE_SLACK_BOT, type FakeSlack, slackSignature, startFakeSlack } from "../support/fake-slack.js";
-import { type FakeTelegram, startFakeTelegram } from "../support/fake-telegram.js";
-import { startServed } from "../support/served-run.js";
+import { FAKE_BOT, type FakeTelegram, startFakeTelegram } from "../support/fake-telegram.js";
+import { type Served, startServed } from "../support/served-run.js";
 import { killAllReson } from "../support/service-process.js";
 
 const TOKEN = "123456:TEST-down";
@@ -17,6 +17,20 @@ const OWNER = 42;
 const BOT_TOKEN = "xoxb-down-token";
 const SIGNING_SECRET = "slack-signing-secret";
 const SLACK_OWNER = "UOWNER1";
+
+interface Live {
+  state: string;
+  reason?: string;
+  hint?: string;
+  retryAt?: number;
+}
+
+/** GET /channels: how the channel stands in this serve. */
+async function liveOf(served: Served, channel: string): Promise<Live | undefined> {
+  const response = await fetch(`${served.url}/channels`, { headers: served.headers });
+  const { channels } = (await response.json()) as { channels: { name: string; live?: Live }[] };
+  return channels.find((c) => c.name === channel)?.live;
+}
 
 /** The serve log's JSON lines of one channel. */
 function channelLog(
@@ -67,6 +81,14 @@ describe("a chat platform that does not answer when serve starts", () => {
       });
       telegram.failGetMe(502, 502, 429);
       const served = await startServed(ws.home, ws.path);
+      // Serve is up while Telegram is not: GET /channels says the channel waits, why, and until when.
+      let waiting = await liveOf(served, "telegram");
+      for (let i = 0; i < 50 && waiting?.state !== "waiting"; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        waiting = await liveOf(served, "telegram");
+      }
+      expect(waiting).toMatchObject({ state: "waiting", reason: expect.stringContaining("502") });
+      expect(waiting!.retryAt).toBeGreaterThan(Date.now() - 5000);
       telegram.send({ chatId: OWNER, fromId: OWNER, text: "are you up" });
       const answer = await telegram.waitForSent((m) => m.text.includes("are you up"));
       expect(answer.text).toBe("answer to: are you up");
@@ -78,6 +100,12 @@ describe("a chat platform that does not answer when serve starts", () => {
       expect(retries.map((e) => e.retryInMs)).toEqual([1000, 2000, 1000]);
       expect(retries[0]!.message).toContain("getMe got no answer");
       expect(retries[0]!.level).toBe("warn");
+      expect(await liveOf(served, "telegram")).toEqual({
+        state: "taking",
+        platform: "telegram",
+        bot: `@${FAKE_BOT.username}`,
+        apiRoot: telegram.apiRoot,
+      });
       // The token never reaches the log.
       expect(served.process.stderr()).not.toContain(TOKEN);
     });
@@ -99,6 +127,11 @@ describe("a chat platform that does not answer when serve starts", () => {
       expect(stopped).toMatchObject({ hint: expect.stringContaining("channels.telegram.token") });
       expect(telegram.calls.filter((c) => c === "getMe")).toHaveLength(1);
       expect(telegram.calls).not.toContain("getUpdates");
+      expect(await liveOf(served, "telegram")).toMatchObject({
+        state: "stopped",
+        reason: expect.stringContaining("Telegram refused the bot token"),
+        hint: expect.stringContaining("channels.telegram.token"),
+      });
       expect(served.process.stderr()).not.toContain(TOKEN);
     });
   });
@@ -130,6 +163,7 @@ describe("a chat platform that does not answer when serve starts", () => {
       // 1 s after the 503, then the 1 s the 429 named (not 2 s of back-off).
       expect(retries.map((e) => e.retryInMs)).toEqual([1000, 1000]);
       expect(served.process.stderr()).toContain(`taking events as ${FAKE_SLACK_BOT}`);
+      expect(await liveOf(served, "slack")).toMatchObject({ state: "taking", botUser: FAKE_SLACK_BOT });
 
       const body = JSON.stringify({
         type: "event_callback",

@@ -80,6 +80,10 @@ describe.skipIf(await skipWithout("chromium", "channels page in Chromium"))(
       await page.waitForSelector("h1:text('Channels')");
       expect(await page.getAttribute("nav a:text('Channels')", "aria-current")).toBe("page");
       expect(await page.textContent("#channels tr[data-channel='telegram']")).toContain(ws.path);
+      // It has polled (the stranger got a code): this serve takes its messages.
+      expect(await page.textContent("#channels tr[data-channel='telegram'] [data-state]")).toBe(
+        "taking messages",
+      );
       const row = `#pairings tr[data-code='${code}']`;
       expect(await page.textContent(row)).toContain("Eve (77)");
 

@@ -13,6 +13,8 @@ export interface ChannelView {
   sessions: { chat: string; sessionId: string; createdAt: number }[];
   openMessages: number;
   pendingPairings: number;
+  /** How it stands in this serve; absent when serve runs no channels. */
+  live?: { state: string; reason?: string; hint?: string; retryAt?: number };
 }
 
 export interface PairingView {
@@ -73,8 +75,8 @@ export function channelsView(data: ChannelsData, changed: () => void): Node[] {
           h(
             "tr",
             {},
-            ...["channel", "workspace", "direct messages", "groups", "sessions", "unanswered"].map((c) =>
-              h("th", { scope: "col" }, c),
+            ...["channel", "state", "workspace", "direct messages", "groups", "sessions", "unanswered"].map(
+              (c) => h("th", { scope: "col" }, c),
             ),
           ),
         ),
@@ -86,6 +88,7 @@ export function channelsView(data: ChannelsData, changed: () => void): Node[] {
               "tr",
               { "data-channel": c.name },
               h("td", {}, c.name),
+              h("td", { class: "channel-state" }, ...liveState(c.live)),
               h("td", { class: "wide" }, c.workspace),
               h("td", {}, c.dmPolicy),
               h("td", { class: "num" }, c.groups),
@@ -99,6 +102,36 @@ export function channelsView(data: ChannelsData, changed: () => void): Node[] {
     pairingsSection(pending, changed),
     ...data.channels.map(sessionsSection),
   ];
+}
+
+const STATE_WORDS: Record<string, string> = {
+  connecting: "connecting",
+  waiting: "waiting for the platform",
+  taking: "taking messages",
+  standby: "standby: another serve polls it",
+  stopped: "stopped",
+};
+
+/** The channel's state in words; why it waits (and when it tries again) or stopped, and what to do. */
+function liveState(live: ChannelView["live"]): Node[] {
+  if (!live) return [h("span", { class: "muted" }, "not running here")];
+  const tone =
+    live.state === "taking"
+      ? " ok"
+      : live.state === "stopped"
+        ? " bad"
+        : live.state === "standby"
+          ? ""
+          : " warn";
+  const word = h(
+    "span",
+    { class: `pill${tone}`, "data-state": live.state },
+    STATE_WORDS[live.state] ?? live.state,
+  );
+  const next = live.retryAt ? ` Next try ${new Date(live.retryAt).toLocaleTimeString()}.` : "";
+  const why = live.reason ? h("div", { class: "muted" }, `${live.reason}.${next}`) : undefined;
+  const hint = live.hint ? h("div", {}, live.hint) : undefined;
+  return [word, ...(why ? [why] : []), ...(hint ? [hint] : [])];
 }
 
 function pairingsSection(pending: PairingView[], changed: () => void): Node {

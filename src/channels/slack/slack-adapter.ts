@@ -17,6 +17,7 @@ import { pollWhileHolding } from "../poller-lease.js";
 import {
   type ButtonPress,
   type ChannelAdapter,
+  type ChannelLive,
   type ChannelLog,
   type ChatButton,
   type InboundSink,
@@ -59,18 +60,30 @@ export class SlackAdapter implements ChannelAdapter {
   #client: WebClient | undefined;
   #botUserId: string | undefined;
   #socket: { state: "connecting" | "connected" | "reconnecting" | "waiting" } | undefined;
+  /** Whether auth.test has answered; until then, why it has not and when it is asked again. */
+  #identified = false;
+  #waiting: { reason: string; retryAt: number } | undefined;
 
   constructor(options: SlackAdapterOptions) {
     this.#options = options;
   }
 
-  describe(): Record<string, unknown> {
+  describe(): ChannelLive {
     return {
+      ...this.#live(),
       platform: "slack",
       ...(this.#options.signingSecret ? { path: "/channels/slack/events" } : {}),
       ...(this.#socket ? { socketMode: this.#socket.state } : {}),
       ...(this.#botUserId ? { botUser: this.#botUserId } : {}),
     };
+  }
+
+  /** Events over HTTP are taken once auth.test answered; over Socket Mode, while the socket is up. */
+  #live(): ChannelLive {
+    if (this.#waiting) return { state: "waiting", ...this.#waiting };
+    if (!this.#identified) return { state: "connecting" };
+    if (!this.#socket || this.#socket.state === "connected") return { state: "taking" };
+    return { state: this.#socket.state === "waiting" ? "standby" : "connecting" };
   }
 
   async start(sink: InboundSink, signal: AbortSignal, press?: PressSink): Promise<void> {
@@ -82,9 +95,14 @@ export class SlackAdapter implements ChannelAdapter {
       signal,
       attempt: () => client.auth.test(),
       classify: (error) => this.#authFailure(error),
+      onWait: (reason, retryAt) => {
+        this.#waiting = { reason, retryAt };
+      },
     });
     if (!auth) return;
+    this.#waiting = undefined;
     this.#botUserId = typeof auth.user_id === "string" ? auth.user_id : undefined;
+    this.#identified = true;
     const { appToken, store, log, apiUrl } = this.#options;
     log({
       level: "info",

@@ -12,6 +12,7 @@ import { pause, pollWhileHolding } from "../poller-lease.js";
 import {
   type ButtonPress,
   type ChannelAdapter,
+  type ChannelLive,
   type ChannelLog,
   type ChatButton,
   type InboundSink,
@@ -50,13 +51,15 @@ export class TelegramAdapter implements ChannelAdapter {
   readonly #options: TelegramAdapterOptions;
   #bot: Bot | undefined;
   #me: UserFromGetMe | undefined;
+  #live: ChannelLive = { state: "connecting" };
 
   constructor(options: TelegramAdapterOptions) {
     this.#options = options;
   }
 
-  describe(): Record<string, unknown> {
+  describe(): ChannelLive {
     return {
+      ...this.#live,
       platform: "telegram",
       ...(this.#me ? { bot: `@${this.#me.username}` } : {}),
       ...(this.#options.apiRoot ? { apiRoot: this.#options.apiRoot } : {}),
@@ -69,9 +72,13 @@ export class TelegramAdapter implements ChannelAdapter {
     const me = this.#me;
     if (!bot || !me) return;
     log({ level: "info", message: `channel telegram: polling as @${me.username}`, channel: "telegram" });
-    await pollWhileHolding({ store, channel: this.name, log, signal }, (held) =>
-      this.#poll(bot, me, sink, held, press),
-    );
+    this.#live = { state: "standby" };
+    await pollWhileHolding({ store, channel: this.name, log, signal }, (held) => {
+      this.#live = { state: "taking" };
+      return this.#poll(bot, me, sink, held, press).finally(() => {
+        this.#live = { state: "standby" };
+      });
+    });
   }
 
   async #poll(
@@ -239,6 +246,9 @@ export class TelegramAdapter implements ChannelAdapter {
       signal,
       attempt: () => bot.api.getMe(grammySignal(signal)),
       classify: (error) => this.#getMeFailure(error),
+      onWait: (reason, retryAt) => {
+        this.#live = { state: "waiting", reason, retryAt };
+      },
     });
     if (!me) return undefined;
     this.#me = me;

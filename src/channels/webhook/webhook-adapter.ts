@@ -8,7 +8,14 @@ import { ResonError } from "../../core/errors.js";
 import { typeboxValue } from "../../core/typebox-runtime.js";
 import { defineRoute, type Route, readRawBody } from "../../server/index.js";
 import type { InboundRecord, ReplyTarget, Store } from "../../store/index.js";
-import type { ChannelAdapter, ChannelLog, InboundDelivery, InboundSink, OutgoingMessage } from "../types.js";
+import type {
+  ChannelAdapter,
+  ChannelLive,
+  ChannelLog,
+  InboundDelivery,
+  InboundSink,
+  OutgoingMessage,
+} from "../types.js";
 import { SIGNATURE_HEADER, signWebhook, TIMESTAMP_HEADER, verifyWebhook } from "./webhook-signature.js";
 
 const WebhookMessageSchema = Type.Object({
@@ -60,8 +67,10 @@ export class WebhookAdapter implements ChannelAdapter {
     this.name = `webhook:${options.hookName}`;
   }
 
-  describe(): Record<string, unknown> {
+  describe(): ChannelLive {
     return {
+      // Deliveries come to serve's own route: nothing to connect to.
+      state: "taking",
       platform: "webhook",
       path: `/channels/webhook/${this.#options.hookName}`,
       replies: this.#options.callbackUrl ? "callback" : "response",

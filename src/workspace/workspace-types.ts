@@ -1,5 +1,4 @@
 // What the workspace's operations take and give (workspace.ts): options, results, entries.
-import type { CommandSandbox } from "./command.js";
 import type { PolicyOptions } from "./policy.js";
 import type { SearchEngine } from "./search.js";
 

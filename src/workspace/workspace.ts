@@ -21,7 +21,7 @@ import { probeSandbox } from "./exec-sandbox/probe.js";
 import { fdPath, makeDirectories, readRegular, replaceFile } from "./fd-ops.js";
 import { fileNotFound, toFsError } from "./fs-errors.js";
 import { fileFilter, globMatcher } from "./glob.js";
-import { isSealed, type PolicyOptions, type WorkspacePolicy, workspacePolicy } from "./policy.js";
+import { isSealed, type WorkspacePolicy, workspacePolicy } from "./policy.js";
 import { holdsTarget, protectedTargets, targetCovering } from "./protected-targets.js";
 import {
   checkPathString,
@@ -33,7 +33,6 @@ import {
 } from "./sandbox.js";
 import {
   compileRegex,
-  type SearchEngine,
   type SearchResult,
   type SearchScope,
   searchWithJs,

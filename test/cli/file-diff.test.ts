@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { fileDiff } from "../../src/cli/file-diff.js";
 
 const lines = (seed: string, count: number) =>
-  Array.from({ length: count }, (_, i) => `line ${seed} ${i}`).join("\n") + "\n";
+  `${Array.from({ length: count }, (_, i) => `line ${seed} ${i}`).join("\n")}\n`;
 
 describe("fileDiff", () => {
   it("shows an edit of one line as one hunk with its context", async () => {

@@ -11,17 +11,10 @@ import {
   estimateCacheFile,
   loadInstructions,
 } from "../context/index.js";
-import { stoppedByHost } from "../core/abort.js";
-import { ResonError, serializeError, toResonError } from "../core/errors.js";
-import {
-  EventBus,
-  type EventListener,
-  type LearningReport,
-  type ResonEvent,
-  type UntrustedSource,
-} from "../core/events.js";
+import { ResonError, toResonError } from "../core/errors.js";
+import { EventBus, type EventListener, type ResonEvent, type UntrustedSource } from "../core/events.js";
 import { ulid } from "../core/ids.js";
-import { emptyUsage, type RunLimits } from "../core/usage.js";
+import type { RunLimits } from "../core/usage.js";
 import { createProvider, type Provider } from "../providers/index.js";
 import { SkillSet } from "../skills/index.js";
 import {
@@ -46,6 +39,7 @@ import { agentTools } from "./agent-tools.js";
 import { memoryArtifacts, storeArtifacts } from "./artifacts.js";
 import { assertCostCountable, RunBudget } from "./budget.js";
 import type { AgentHooks } from "./hooks.js";
+import { learnAfterRun } from "./learn-after-run.js";
 import type { Learning } from "./learning.js";
 import { runLoop } from "./loop.js";
 import { type LoopStart, startSnapshot } from "./loop-start.js";
@@ -53,7 +47,9 @@ import { NULL_RECORDER, type RunRecorder, StoreRecorder } from "./recorder.js";
 import { learnedFromEnding, planResume } from "./resume.js";
 import { RunJournal } from "./run-journal.js";
 import { HeldLease } from "./run-lease.js";
-import { assertSessionFree, definedLimits, endedResult, findTrace, titleOf } from "./run-lookup.js";
+import { assertSessionFree, definedLimits, endedResult, findTrace } from "./run-lookup.js";
+import { newSessionRecord, newTraceRecord } from "./run-records.js";
+import { type RunStream, streamRun } from "./run-stream.js";
 import { describeSource, RunTrust, UNTRUSTED_CONSEQUENCES } from "./run-trust.js";
 import { compactSession, type SessionCompaction, sessionHistory } from "./session-history.js";
 import { runStepSnapshots } from "./step-snapshots.js";
@@ -264,40 +260,8 @@ export class Agent {
   }
 
   /** The run events as an async iterable; `result` settles when the run ends. */
-  stream(
-    task: string,
-    options: Omit<RunOptions, "onEvent"> = {},
-  ): AsyncIterable<ResonEvent> & {
-    result: Promise<RunResult>;
-  } {
-    const queue: ResonEvent[] = [];
-    let wake: (() => void) | undefined;
-    let ended = false;
-    const result = this.run(task, {
-      ...options,
-      onEvent: (event) => {
-        queue.push(event);
-        wake?.();
-      },
-    }).finally(() => {
-      ended = true;
-      wake?.();
-    });
-    async function* iterate(): AsyncGenerator<ResonEvent> {
-      for (;;) {
-        const next = queue.shift();
-        if (next) {
-          yield next;
-          continue;
-        }
-        if (ended) return;
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-        });
-        wake = undefined;
-      }
-    }
-    return { [Symbol.asyncIterator]: iterate, result };
+  stream(task: string, options: Omit<RunOptions, "onEvent"> = {}): RunStream {
+    return streamRun((onEvent) => this.run(task, { ...options, onEvent }));
   }
 
   /** Something of the host's that lives as long as this agent (MCP servers): closed with it. */
@@ -368,46 +332,27 @@ export class Agent {
       if (found.kind !== "session") throw new ResonError("usage_error", `${choice} is a run, not a session.`);
       return { session: found.session, isNew: false };
     }
-    const model = this.provider.model;
-    const session: SessionRecord = {
+    const session = newSessionRecord({
       id: newId ?? ulid(now),
       projectKey: this.projectKey,
       workspace: this.workspace.root,
-      title: titleOf(task, this.workspace.root),
-      status: "active",
-      settings: {
-        provider: model.provider,
-        model: model.id,
-        ...(model.baseUrl ? { baseUrl: model.baseUrl } : {}),
-      },
-      usage: emptyUsage(),
-      lastTraceId: null,
-      createdAt: now,
-      updatedAt: now,
-    };
+      task,
+      model: this.provider.model,
+      now,
+    });
     return { session, isNew: true };
   }
 
   private traceRecord(runId: string, sessionId: string, task: string, now: number): TraceRecord {
-    const model = this.provider.model;
-    return {
+    const { preset } = this.options;
+    return newTraceRecord({
       id: runId,
       sessionId,
-      parentTraceId: null,
       task,
-      preset:
-        typeof this.options.preset === "object" ? this.options.preset.name : (this.options.preset ?? null),
-      provider: model.provider,
-      model: model.id,
-      baseUrl: model.baseUrl || null,
-      status: "running",
-      usage: emptyUsage(),
-      steps: 0,
-      error: null,
-      startedAt: now,
-      endedAt: null,
-      updatedAt: now,
-    };
+      preset: typeof preset === "object" ? preset.name : (preset ?? null),
+      model: this.provider.model,
+      now,
+    });
   }
 
   private async loop(
@@ -577,8 +522,11 @@ export class Agent {
           ...(this.options.checkHop ? { checkHop: this.options.checkHop } : {}),
           ...(!childBudget && this.learning
             ? {
-                afterRun: (result: RunResult) =>
-                  this.learnFrom(trace, result, recorder, resumed, bus, signal),
+                afterRun: async (result: RunResult) => {
+                  // A resumed run that learned from this ending already learns nothing twice.
+                  if (resumed && learnedFromEnding(await this.requireStore().steps.list(trace.id))) return;
+                  await learnAfterRun(this.learning!, { trace, result, recorder, bus, signal });
+                },
               }
             : {}),
         },
@@ -594,55 +542,6 @@ export class Agent {
       // Committed before the lease is let go; a lost lease has ended the run's writes anyway.
       await journal?.flush().catch(() => {});
     }
-  }
-
-  /**
-   * After a run: remember it, count its outcome, reflect; a failure here never fails the run.
-   * Once per ending of the run: a "learning" step is committed with learning's last changes, and
-   * a resumed run that finds it (killed before run_end, or resumed again) learns nothing twice.
-   * Only the host's shutdown is passed on: then nothing was recorded, and the next holder learns.
-   */
-  private async learnFrom(
-    trace: TraceRecord,
-    result: RunResult,
-    recorder: RunRecorder,
-    resumed: boolean,
-    bus: EventBus,
-    signal: AbortSignal,
-  ): Promise<void> {
-    if (resumed && learnedFromEnding(await this.requireStore().steps.list(trace.id))) return;
-    const warn = (message: string) =>
-      bus.emit({ type: "warning", runId: trace.id, step: result.steps, ts: Date.now(), message });
-    const commitWith = recorder.learningMark();
-    let report: LearningReport;
-    try {
-      report = await this.learning!.afterRun({
-        commitWith,
-        commit: (ops) => recorder.write([...ops]),
-        traceId: trace.id,
-        sessionId: trace.sessionId,
-        task: trace.task,
-        status: result.status,
-        ...(result.error ? { errorCode: result.error.code } : {}),
-        finalText: result.finalText,
-        steps: result.steps,
-        ...(result.untrusted ? { untrusted: true } : {}),
-        signal,
-      });
-    } catch (error) {
-      // Cut short by the host's shutdown: nothing is recorded, so the next holder learns.
-      if (stoppedByHost(signal)) throw error;
-      const failure = toResonError(error);
-      warn(`learning from this run failed: ${failure.message}`);
-      // Tried once, and recorded so: a resume does not try again.
-      await recorder.learned({ error: serializeError(failure) }, false).catch(() => {});
-      return;
-    }
-    // A reflection's changes were committed with the mark; otherwise it is written now.
-    await recorder
-      .learned(report, report.reflected)
-      .catch((error: unknown) => warn(`could not record the learning step: ${toResonError(error).message}`));
-    bus.emit({ type: "learning", runId: trace.id, step: result.steps, ts: Date.now(), ...report });
   }
 
   /** The run's hard limits: these options', over a resumed run's own, over the preset's. */

@@ -146,6 +146,33 @@ describe("Slack channel over Socket Mode in reson serve", () => {
     expect(model.requests).toHaveLength(3);
   });
 
+  it("a drop while Slack's API fails keeps serve up: it waits (GET /channels says why), connects again and answers", async () => {
+    configure();
+    const served = await serve();
+    // Before the fix the library's own reconnect threw past everything after its 6th failure
+    // and serve died of the unhandled rejection; three are enough to see the waits now.
+    slack.failConnectionsOpen(503, 503, 503);
+    socket.dropConnections();
+    let live: { state?: string; reason?: string; retryAt?: number } | undefined;
+    for (let i = 0; i < 100 && live?.state !== "waiting"; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const response = await fetch(`${served.url}/channels`, { headers: served.headers });
+      live = ((await response.json()) as { channels: { live?: typeof live }[] }).channels[0]?.live;
+    }
+    expect(live).toMatchObject({ state: "waiting", reason: expect.stringContaining("503") });
+    await socket.waitForConnections(2, 30_000);
+    await socket.deliver("events_api", dm("Ev20", "after the outage", "1700000500.000100"));
+    await slack.waitForPost((p) => p.method === "chat.postMessage" && p.text.includes("after the outage"));
+    const waits = served.process
+      .stderr()
+      .split("\n")
+      .filter((line) => line.includes("the Socket Mode connection got no answer"));
+    expect(waits.map((line) => (JSON.parse(line) as { retryInMs: number }).retryInMs)).toEqual([
+      1000, 2000, 4000,
+    ]);
+    expect(served.process.stderr()).not.toContain(APP_TOKEN);
+  }, 60_000);
+
   it("an approval's buttons come as interactive envelopes: someone not allowed is refused, the owner's press lets the run go on", async () => {
     model.setResponder((request) => {
       if (toolMessagesOf(request).length === 0)

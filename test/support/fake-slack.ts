@@ -42,6 +42,8 @@ export interface FakeSlack {
    * `Retry-After: 1`, or a 5xx as when Slack is down).
    */
   failAuthTests(...statuses: number[]): void;
+  /** The next apps.connections.open calls are answered, one each, with these HTTP statuses. */
+  failConnectionsOpen(...statuses: number[]): void;
   readonly rateLimited: number;
   waitForPost(match: (post: SlackPost) => boolean, timeoutMs?: number): Promise<SlackPost>;
   close(): Promise<void>;
@@ -72,6 +74,7 @@ export async function startFakeSlack(options: {
   let holding = 0;
   let limitArmed: number | undefined;
   const authFailures: number[] = [];
+  const openFailures: number[] = [];
   let limitedUntil = 0;
   let rateLimited = 0;
   const waiters = new Set<() => void>();
@@ -90,6 +93,11 @@ export async function startFakeSlack(options: {
     };
     if (method === "apps.connections.open") {
       calls.push(method);
+      const failure = openFailures.shift();
+      if (failure !== undefined) {
+        res.writeHead(failure, failure === 429 ? { "retry-after": "1" } : {});
+        return res.end();
+      }
       return reply(
         options.socket && req.headers.authorization === `Bearer ${options.socket.appToken}`
           ? { ok: true, url: options.socket.url }
@@ -169,6 +177,9 @@ export async function startFakeSlack(options: {
     },
     failAuthTests(...statuses) {
       authFailures.push(...statuses);
+    },
+    failConnectionsOpen(...statuses) {
+      openFailures.push(...statuses);
     },
     get rateLimited() {
       return rateLimited;

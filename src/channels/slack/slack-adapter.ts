@@ -27,7 +27,7 @@ import {
 } from "../types.js";
 import { type PlatformFailure, untilPlatformAnswers } from "../until-platform-answers.js";
 import { deliveryOfEvent, pressOfAction } from "./slack-event.js";
-import { holdSocketSession } from "./slack-socket.js";
+import { holdSocketSession, type SocketState } from "./slack-socket.js";
 
 type Bolt = typeof import("@slack/bolt");
 type WebClient = InstanceType<Bolt["webApi"]["WebClient"]>;
@@ -59,7 +59,8 @@ export class SlackAdapter implements ChannelAdapter {
   #bolt: Bolt | undefined;
   #client: WebClient | undefined;
   #botUserId: string | undefined;
-  #socket: { state: "connecting" | "connected" | "reconnecting" | "waiting" } | undefined;
+  /** Over Socket Mode: the socket's state, or standby while another serve holds the channel. */
+  #socket: SocketState | { state: "standby" } | undefined;
   /** Whether auth.test has answered; until then, why it has not and when it is asked again. */
   #identified = false;
   #waiting: { reason: string; retryAt: number } | undefined;
@@ -82,8 +83,11 @@ export class SlackAdapter implements ChannelAdapter {
   #live(): ChannelLive {
     if (this.#waiting) return { state: "waiting", ...this.#waiting };
     if (!this.#identified) return { state: "connecting" };
-    if (!this.#socket || this.#socket.state === "connected") return { state: "taking" };
-    return { state: this.#socket.state === "waiting" ? "standby" : "connecting" };
+    const socket = this.#socket;
+    if (!socket || socket.state === "connected") return { state: "taking" };
+    if (socket.state === "waiting")
+      return { state: "waiting", reason: socket.reason, retryAt: socket.retryAt };
+    return { state: socket.state };
   }
 
   async start(sink: InboundSink, signal: AbortSignal, press?: PressSink): Promise<void> {
@@ -110,7 +114,7 @@ export class SlackAdapter implements ChannelAdapter {
       channel: "slack",
     });
     if (!appToken) return;
-    this.#socket = { state: "waiting" };
+    this.#socket = { state: "standby" };
     await pollWhileHolding({ store, channel: this.name, log, signal }, (held) => {
       this.#socket = { state: "connecting" };
       return holdSocketSession(
@@ -122,12 +126,12 @@ export class SlackAdapter implements ChannelAdapter {
           ...(press ? { press } : {}),
           log,
           onState: (state) => {
-            this.#socket = { state };
+            this.#socket = state;
           },
         },
         held,
       ).finally(() => {
-        this.#socket = { state: "waiting" };
+        this.#socket = { state: "standby" };
       });
     });
   }

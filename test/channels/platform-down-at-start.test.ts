@@ -2,7 +2,8 @@
 // 5xx, a 429) must not leave the channel dead until serve is restarted: through `reson serve`,
 // grammY and @slack/web-api against the fake platforms, serve asks again (the wait a 429 names,
 // else 1 s doubling) and then answers the owner. A token the platform refuses is an answer: the
-// channel stops with the error and its hint, and asks no more.
+// channel stops with the error and its hint, and asks no more. Later refusals of a poll (409:
+// another program takes the bot's updates; 429) are logged with their hint and wait.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { slackOnFakes, telegramOnFakes, writeChannelsConfig } from "../support/channel-config.js";
 import { type TempDir, tempDir } from "../support/cli.js";
@@ -108,6 +109,31 @@ describe("a chat platform that does not answer when serve starts", () => {
       });
       // The token never reaches the log.
       expect(served.process.stderr()).not.toContain(TOKEN);
+    });
+
+    it("a getUpdates refused with 409 (another poller) or 429 is logged with its hint and wait, the state says waiting, and polling goes on", async () => {
+      writeChannelsConfig(ws.home, {
+        telegram: telegramOnFakes(telegram, model, {
+          token: TOKEN,
+          workspace: ws.path,
+          owner: [String(OWNER)],
+        }),
+      });
+      telegram.failGetUpdates(409, 429);
+      const served = await startServed(ws.home, ws.path);
+      await served.process.waitFor(/getUpdates failed .*409/);
+      const waiting = await liveOf(served, "telegram");
+      expect(waiting).toMatchObject({ state: "waiting", reason: expect.stringContaining("409") });
+      telegram.send({ chatId: OWNER, fromId: OWNER, text: "still there" });
+      const answer = await telegram.waitForSent((m) => m.text.includes("still there"));
+      expect(answer.text).toBe("answer to: still there");
+      const failures = channelLog(served.process.stderr(), "telegram").filter((e) =>
+        e.message.includes("getUpdates failed"),
+      ) as { retryInMs?: number; hint?: string }[];
+      expect(failures.map((e) => e.retryInMs)).toEqual([1000, 1000]);
+      expect(failures[0]!.hint).toContain("deleteWebhook");
+      expect(failures[1]!.hint).toBeUndefined();
+      expect((await liveOf(served, "telegram"))?.state).toBe("taking");
     });
 
     it("stops on a token Telegram refuses, with the hint, and asks no more", async () => {

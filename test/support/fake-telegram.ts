@@ -60,6 +60,8 @@ export interface FakeTelegram {
    * 429: flood control, `retry_after: 1`; 401: the token refused).
    */
   failGetMe(...statuses: number[]): void;
+  /** The next getUpdates calls are answered, one each, with these HTTP statuses (409, 429, 502…). */
+  failGetUpdates(...statuses: number[]): void;
   /**
    * Flood control: the next sendMessage is refused with 429 and `retry_after: seconds`, and so
    * is every one until that wait is over (each counted in `floodRefusals`).
@@ -107,6 +109,7 @@ export async function startFakeTelegram(options: { token: string }): Promise<Fak
   let nextMessageId = 1;
   let failingSends = 0;
   const getMeFailures: number[] = [];
+  const updateFailures: number[] = [];
   let floodArmed: number | undefined;
   let floodUntil = 0;
   let floodRefusals = 0;
@@ -156,6 +159,19 @@ export async function startFakeTelegram(options: { token: string }): Promise<Fak
         });
       }
       case "getUpdates": {
+        const failure = updateFailures.shift();
+        if (failure !== undefined)
+          return answer(res, failure, {
+            ok: false,
+            error_code: failure,
+            description:
+              failure === 409
+                ? "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running"
+                : failure === 429
+                  ? "Too Many Requests: retry after 1"
+                  : `HTTP ${failure}`,
+            ...(failure === 429 ? { parameters: { retry_after: 1 } } : {}),
+          });
         const offset = typeof body.offset === "number" ? body.offset : undefined;
         polls.push(offset);
         confirm(offset);
@@ -251,6 +267,9 @@ export async function startFakeTelegram(options: { token: string }): Promise<Fak
     },
     failGetMe(...statuses) {
       getMeFailures.push(...statuses);
+    },
+    failGetUpdates(...statuses) {
+      updateFailures.push(...statuses);
     },
     floodWait(seconds) {
       floodArmed = seconds;

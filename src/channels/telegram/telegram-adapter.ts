@@ -105,15 +105,35 @@ export class TelegramAdapter implements ChannelAdapter {
           grammySignal(signal),
         );
         failures = 0;
+        if (this.#live.state !== "taking") this.#live = { state: "taking" };
       } catch (error) {
         if (signal.aborted) return;
         failures++;
+        const { error_code: status, parameters } = error as {
+          error_code?: unknown;
+          parameters?: { retry_after?: unknown };
+        };
+        // A 429 names its wait; 409: another program takes this bot's updates (a second poller
+        // outside this store, or a webhook set on the bot), which Telegram will not share.
+        const named = status === 429 ? parameters?.retry_after : undefined;
+        const waitMs =
+          typeof named === "number" && named > 0
+            ? Math.min(60 * 60_000, named * 1000)
+            : Math.min(30_000, 500 * 2 ** Math.min(failures, 6));
+        const reason = this.#scrub(error);
+        this.#live = { state: "waiting", reason, retryAt: Date.now() + waitMs };
         log({
           level: "warn",
-          message: `channel telegram: getUpdates failed (${this.#scrub(error)}); trying again`,
+          message: `channel telegram: getUpdates failed (${reason}); trying again in ${Math.ceil(waitMs / 1000)} s`,
           channel: "telegram",
+          retryInMs: waitMs,
+          ...(status === 409
+            ? {
+                hint: "Another program takes this bot's updates: stop the other poller, or remove the bot's webhook (deleteWebhook); reson polls with getUpdates.",
+              }
+            : {}),
         });
-        await pause(Math.min(30_000, 500 * 2 ** Math.min(failures, 6)), signal);
+        await pause(waitMs, signal);
         continue;
       }
       if (updates.length === 0) continue;

@@ -8,6 +8,9 @@
 //   node bench/learning-replay.mjs [--set tuned|heldout|heldout2|heldout3|heldout4|heldout5|heldout6] [--cases] [--explain]
 //     [--crowd N]
 // --crowd N: N synthetic rules (learning-rules.mjs) in the project beside the families.
+// --embeddings-url URL [--embeddings-model NAME]: vectors from an OpenAI-compatible server
+// (e.g. bench/local-embeddings-server.mjs) through reson's own embeddings provider, cached in the
+// store as in a run; without it, full text alone. --explain then also prints z.
 // heldout2 to heldout5 have been looked at since their runs, so they are tuned on now;
 // heldout6 is for the end of a round, after its run through learning.mjs, not for tuning.
 import { mkdtempSync, rmSync } from "node:fs";
@@ -31,7 +34,7 @@ const outfile = join(ROOT, "dist/replay-bench/retrieval.mjs");
 await build({
   stdin: {
     contents:
-      'export { openStore } from "./src/store/index.ts"; export { matchingExperiences, scoreExperiences, weightedTerms } from "./src/memory/index.ts";',
+      'export { openStore } from "./src/store/index.ts"; export { matchingExperiences, scoreExperiences, weightedTerms } from "./src/memory/index.ts"; export { createEmbeddingProvider, cachedEmbedder, InMemoryEmbeddingCache } from "./src/providers/index.ts";',
     resolveDir: ROOT,
     loader: "ts",
   },
@@ -42,7 +45,29 @@ await build({
   outfile,
   logLevel: "error",
 });
-const { openStore, matchingExperiences, scoreExperiences, weightedTerms } = await import(outfile);
+const {
+  openStore,
+  matchingExperiences,
+  scoreExperiences,
+  weightedTerms,
+  createEmbeddingProvider,
+  cachedEmbedder,
+  InMemoryEmbeddingCache,
+} = await import(outfile);
+const embeddingsUrl = args.includes("--embeddings-url")
+  ? args[args.indexOf("--embeddings-url") + 1]
+  : undefined;
+const embedder = embeddingsUrl
+  ? cachedEmbedder(
+      createEmbeddingProvider({
+        provider: "openai-compatible",
+        baseUrl: embeddingsUrl,
+        model: args.includes("--embeddings-model") ? args[args.indexOf("--embeddings-model") + 1] : "local",
+      }),
+      new InMemoryEmbeddingCache(),
+      { redact: (text) => text },
+    )
+  : undefined;
 
 const home = mkdtempSync(join(tmpdir(), "reson-replay-"));
 const store = await openStore({ home });
@@ -87,7 +112,7 @@ for (let i = 0; i < synthetic.length; i += 500) {
     synthetic.slice(i, i + 500).map((experience) => ({ op: "insertExperience", experience })),
   );
 }
-const deps = { store, projectKey, redact: (text) => text };
+const deps = { store, projectKey, redact: (text) => text, ...(embedder ? { embedder } : {}) };
 const explain = args.includes("--explain");
 const lessonsOf = async (task) => {
   if (explain) {
@@ -95,7 +120,7 @@ const lessonsOf = async (task) => {
     const top = (await scoreExperiences(deps, task, ["active"])).slice(0, 2);
     for (const hit of top)
       console.log(
-        `  ${hit.match.toFixed(2)} ${familyOf.get(hit.experience.id)} [${hit.matched.map((t) => `${t}:${weights.get(t)}`).join(" ")}] <- ${task}`,
+        `  ${hit.match.toFixed(2)} z ${hit.z.toFixed(1)} ${familyOf.get(hit.experience.id)} [${hit.matched.map((t) => `${t}:${weights.get(t)}`).join(" ")}] <- ${task}`,
       );
   }
   return (await matchingExperiences(deps, task, 4)).map((hit) => familyOf.get(hit.experience.id) ?? "?");
@@ -120,6 +145,6 @@ for (const item of SET.unrelated) {
 }
 await store.close();
 rmSync(home, { recursive: true, force: true });
-const result = { mode: `replay ${setName}`, rows, unrelated };
+const result = { mode: `replay ${setName}${embedder ? " + model vectors" : ""}`, rows, unrelated };
 console.log(retrievalTable([result]));
 if (args.includes("--cases")) console.log(`\n${missesOf(result)}`);

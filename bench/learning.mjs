@@ -21,9 +21,13 @@
 // 2026-12-06, 28 rules), and "heldout6" (learning-heldout-6.mjs, 16 families written before the
 // changes of stop 37, 28 rules). Held-out misses are listed only with --cases (heldout) and
 // --cases-heldout2/3/4/5/6.
-// Modes: full text alone, and with the fake server's deterministic embeddings (hashed words
-// and trigrams: a proxy, not a real embedding model). Run `npm run build` first.
-//   node bench/learning.mjs [--set tuned|heldout|heldout2|heldout3|heldout4|heldout5|heldout6|all|none] [--modes text,vectors] [--cases]
+// Modes: full text alone ("text"), with the fake server's deterministic embeddings ("vectors":
+// hashed words and trigrams, a proxy, not a real embedding model), and with a real embedding
+// model ("model") at --embeddings-url, an OpenAI-compatible /v1 base URL such as
+// bench/local-embeddings-server.mjs serves (--embeddings-model names it; default "local"),
+// reached through reson's ordinary embeddings settings. Run `npm run build` first.
+//   node bench/learning.mjs [--set tuned|heldout|heldout2|heldout3|heldout4|heldout5|heldout6|all|none] [--modes text,vectors,model] [--cases]
+//     [--embeddings-url http://127.0.0.1:PORT/v1] [--embeddings-model NAME]
 //     [--languages en,zh] [--skip-latency] [--skip-promotion] [--latency-runs N] [--out file.md]
 //   --cli <reson.js> --no-keys: another build as the baseline (--no-keys: reflection writes no
 //   keys, for a build whose prompt asks for none)
@@ -55,6 +59,10 @@ const SETS =
       ? []
       : [SET_OPTION];
 const MODES = option("--modes", "text,vectors").split(",");
+const EMBEDDINGS_URL = option("--embeddings-url", undefined);
+const EMBEDDINGS_MODEL = option("--embeddings-model", "local");
+if (MODES.includes("model") && !EMBEDDINGS_URL) throw new Error("--modes model needs --embeddings-url");
+const MODE_NAMES = { text: "full text", vectors: "proxy vectors", model: "model vectors" };
 /** memory.languages for every project (a build that knows the setting), e.g. "en,zh". */
 const LANGUAGES = option("--languages", undefined)?.split(",");
 const scratch = mkdtempSync(join(tmpdir(), "reson-learning-bench-"));
@@ -133,7 +141,7 @@ function runCli(cliArgs, { cwd, env }) {
 }
 
 /** A project: its own home and workspace, and how to run reson in it. */
-function project(name, { minEvidence, vectors }) {
+function project(name, { minEvidence, vectors, model }) {
   const home = join(scratch, `${name}-home`);
   const ws = join(scratch, `${name}-ws`);
   mkdirSync(home, { recursive: true });
@@ -152,6 +160,13 @@ function project(name, { minEvidence, vectors }) {
           RESON_EMBEDDINGS_PROVIDER: "openai-compatible",
           RESON_EMBEDDINGS_BASE_URL: server.openaiBaseUrl,
           RESON_EMBEDDINGS_MODEL: "fake-embed",
+        }
+      : {}),
+    ...(model
+      ? {
+          RESON_EMBEDDINGS_PROVIDER: "openai-compatible",
+          RESON_EMBEDDINGS_BASE_URL: EMBEDDINGS_URL,
+          RESON_EMBEDDINGS_MODEL: EMBEDDINGS_MODEL,
         }
       : {}),
   });
@@ -224,7 +239,11 @@ async function teachAll(p, families) {
 
 async function retrieval(set, mode) {
   const { taught, probed, unrelated: tasks } = LEARNING_SETS[set];
-  const p = project(`retrieval-${set}-${mode}`, { minEvidence: 1, vectors: mode === "vectors" });
+  const p = project(`retrieval-${set}-${mode}`, {
+    minEvidence: 1,
+    vectors: mode === MODE_NAMES.vectors,
+    model: mode === MODE_NAMES.model,
+  });
   const familyOf = await teachAll(p, taught);
   const rows = [];
   for (const family of probed) {
@@ -333,7 +352,7 @@ try {
   const results = [];
   const promoted = [];
   for (const set of SETS) {
-    for (const mode of MODES) results.push(await retrieval(set, mode === "text" ? "full text" : mode));
+    for (const mode of MODES) results.push(await retrieval(set, MODE_NAMES[mode] ?? mode));
     if (!flag("--skip-promotion")) promoted.push(await promotion(set));
   }
   const lat = flag("--skip-latency") ? undefined : await latency();

@@ -27,6 +27,16 @@ const SUPPORTING_Z = 3;
 /** A rule no word of the task names passes on its vector alone only when it stands out this far. */
 const VECTOR_ALONE_Z = 6;
 /**
+ * A vector counts for a run only for the project's nearest rule, and only when it stands out
+ * from the next nearest by this much (z): the background is everyday texts, so for a technical
+ * task every technical rule rises above it, and a rule that is merely one of several standing
+ * out is no evidence that the task needs it (measured with a real sentence model,
+ * bench/results/learning-2026-12-06c.md: without this, its vectors lifted more wrong lessons
+ * and unrelated matches than right ones). The same stance as a text match on words alone,
+ * which must stand out from the other passing rules.
+ */
+const VECTOR_LEAD_Z = 1;
+/**
  * A second rule is shown beside the best only when it covers nearly as much of the task and
  * brings words of its own (a content word the best did not match): a rule that matches a
  * subset of what the best matched is the same evidence read twice.
@@ -61,6 +71,8 @@ export interface ExperienceHit {
   /** The raw cosine, and how far it stands out of the background texts (z; 0 unknown). */
   cosine: number;
   z: number;
+  /** The z that counts for a run: z for the nearest rule leading the next by VECTOR_LEAD_Z, else 0. */
+  leadZ: number;
 }
 
 interface VectorHits {
@@ -90,6 +102,18 @@ async function vectorHits(
     limit: VECTOR_CANDIDATES,
   });
   return { hits, background: background.map((vector) => cosine(query, vector)) };
+}
+
+/** The nearest rule by vector when it stands out from the next nearest by VECTOR_LEAD_Z (z). */
+function leadingHit(
+  hits: readonly { experience: Experience; score: number }[],
+  standout: ReadonlyMap<string, number>,
+): string | undefined {
+  const [first, second] = [...hits].sort((a, b) => b.score - a.score);
+  if (!first) return undefined;
+  const zOf = (id: string) => standout.get(id) ?? 0;
+  if (second && zOf(first.experience.id) - zOf(second.experience.id) < VECTOR_LEAD_Z) return undefined;
+  return first.experience.id;
 }
 
 function matchOf(textScore: number, z: number): number {
@@ -124,12 +148,14 @@ export async function scoreExperiences(
       rank: rank ?? 0,
       cosine: 0,
       z: 0,
+      leadZ: 0,
     });
   }
   const standout = calibratedScores(
     vectors.hits.map((v) => ({ id: v.experience.id, score: v.score })),
     vectors.background,
   );
+  const leader = leadingHit(vectors.hits, standout);
   for (const { experience, score } of vectors.hits) {
     const z = standout.get(experience.id) ?? 0;
     const hit = hits.get(experience.id) ?? {
@@ -141,10 +167,12 @@ export async function scoreExperiences(
       rank: 0,
       cosine: 0,
       z: 0,
+      leadZ: 0,
     };
     hit.cosine = score;
     hit.z = z;
-    hit.match = matchOf(hit.textScore, z);
+    hit.leadZ = experience.id === leader ? z : 0;
+    hit.match = matchOf(hit.textScore, hit.leadZ);
     hits.set(experience.id, hit);
   }
   return [...hits.values()].sort(
@@ -191,7 +219,7 @@ function uncontested(hits: readonly ExperienceHit[], query: readonly WeightedTer
     );
     if (!contested) return hit;
     const textScore = Math.min(hit.textScore, ONE_WORD_SCORE);
-    return { ...hit, textScore, match: matchOf(textScore, hit.z) };
+    return { ...hit, textScore, match: matchOf(textScore, hit.leadZ) };
   });
 }
 

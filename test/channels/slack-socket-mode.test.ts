@@ -173,6 +173,16 @@ describe("Slack channel over Socket Mode in reson serve", () => {
     expect(served.process.stderr()).not.toContain(APP_TOKEN);
   }, 60_000);
 
+  it("stopped while it waits for Slack, serve ends at once and cleanly", async () => {
+    configure();
+    const served = await serve();
+    slack.failConnectionsOpen(...Array.from({ length: 10 }, () => 503));
+    socket.dropConnections();
+    await served.process.waitFor(/the Socket Mode connection got no answer/);
+    served.process.kill("SIGTERM");
+    expect(await served.process.exited()).toEqual({ code: 0, signal: null });
+  });
+
   it("an approval's buttons come as interactive envelopes: someone not allowed is refused, the owner's press lets the run go on", async () => {
     model.setResponder((request) => {
       if (toolMessagesOf(request).length === 0)

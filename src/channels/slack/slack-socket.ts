@@ -84,7 +84,8 @@ export async function holdSocketSession(options: SocketSessionOptions, signal: A
       what: "the Socket Mode connection",
       log,
       signal,
-      attempt: () => client.start(),
+      // A start still opening when serve stops gives way to the stop.
+      attempt: () => Promise.race([client.start(), stopped.then(() => undefined)]),
       classify: (error) => socketFailure(error, scrub),
       onWait: (reason, retryAt) => options.onState?.({ state: "waiting", reason, retryAt }),
     }).catch(async (error: unknown) => {

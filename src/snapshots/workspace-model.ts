@@ -477,7 +477,7 @@ export class WorkspaceModel {
     if (dir.tree !== undefined) return dir.tree;
     const entries: TreeEntry[] = [];
     for (const [name, node] of dir.entries) entries.push(this.entryOf(name, node));
-    const { hash, added } = this.options.objects.putTree(entries);
+    const { hash, added } = this.options.objects.putTree(entries, true);
     this.added += added;
     this.unsaved.trees.add(hash);
     dir.tree = hash;

@@ -65,11 +65,11 @@ export function medianSplit(dir) {
 }
 
 /**
- * Runs each variant 3 times under --cpu-prof (`run(variant, env, turn)` starts one run with
+ * Runs each variant `runs` times (3 unless told) under --cpu-prof (`run(variant, env, turn)` starts one run with
  * `env` added) and returns the medians as the lines of a table.
  */
-export async function profileSplit(variants, run, dir) {
-  for (let turn = 0; turn < 3; turn++)
+export async function profileSplit(variants, run, dir, runs = 3) {
+  for (let turn = 0; turn < runs; turn++)
     for (const variant of turn % 2 ? [...variants].reverse() : variants) {
       const flags = `--cpu-prof --cpu-prof-dir=${join(dir, variant.name)} --cpu-prof-interval 250`;
       await run(variant, { NODE_OPTIONS: flags }, turn);
@@ -78,7 +78,7 @@ export async function profileSplit(variants, run, dir) {
   const load = readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ");
   const lines = [
     "",
-    `Loop thread of a 50-step run (node --cpu-prof, median of 3 runs each, ms; load ${load}):`,
+    `Loop thread of a 50-step run (node --cpu-prof, median of ${runs} runs each, ms; load ${load}):`,
     "",
     `| | ${variants.map((variant) => (variant.name === "off" ? "snapshots off" : `on (${variant.name})`)).join(" | ")} |`,
     `| --- |${variants.map(() => " ---: |").join("")}`,

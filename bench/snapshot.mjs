@@ -15,6 +15,8 @@
 //     of each `reson rewind` process)
 //     [--profile] (after part 2: 3 more 50-step runs of each, under node --cpu-prof, and where
 //     the loop thread's time went, bucket by bucket: bench/snapshot-cpu-split.mjs)
+//     [--profile-runs N] (that many profiled runs of each instead of 3: each bucket varies by
+//     ±5-10 ms between runs on a loaded machine)
 import { execFileSync, spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import {
@@ -34,7 +36,7 @@ import { profileSplit } from "./snapshot-cpu-split.mjs";
 
 if (process.argv.includes("--help")) {
   console.log(
-    "node bench/snapshot.mjs [--pairs 5] [--keep] [--before /path/to/checkout] [--out FILE] [--rewind-only] [--cpu-prof DIR] [--profile]\n" +
+    "node bench/snapshot.mjs [--pairs 5] [--keep] [--before /path/to/checkout] [--out FILE] [--rewind-only] [--cpu-prof DIR] [--profile] [--profile-runs 3]\n" +
       "  (npm run build first; see the comment at the top of this file)",
   );
   process.exit(0);
@@ -389,7 +391,8 @@ if (!REWIND_ONLY && process.argv.includes("--profile")) {
   ];
   const run = (variant, env, turn) =>
     reson(runArgs(`profile ${turn}`), { RESON_SNAPSHOTS: variant.mode, ...env }, variant.build);
-  for (const line of await profileSplit(variants, run, join(base, "profiles"))) say(line);
+  const runs = arg("--profile-runs", 3);
+  for (const line of await profileSplit(variants, run, join(base, "profiles"), runs)) say(line);
 }
 
 // 3. 1,000 files deleted, and put back: the floor (creating 1,000 files in a loop), the

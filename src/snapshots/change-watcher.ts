@@ -23,6 +23,11 @@ import { join } from "node:path";
 const MAX_EVENTS = 4096;
 /** Folders watched at most; a larger workspace is walked at every snapshot instead. */
 export const MAX_WATCHED_FOLDERS = 8192;
+/**
+ * How often a live process touches its sentinel at most (ms): a sweep removes only sentinels
+ * untouched for an hour, so once a minute keeps it well clear of that without a write per settle.
+ */
+const SENTINEL_TOUCH_MS = 60 * 1000;
 /** How long the sentinel's event may take before this snapshot walks instead. */
 const SENTINEL_TIMEOUT_MS = 2000;
 
@@ -45,6 +50,8 @@ export class ChangeWatcher {
   /** This watcher's own sentinel: another process's touches in the same folder do not count. */
   private readonly sentinelPrefix = `touch-${process.pid}-${randomBytes(4).toString("hex")}-`;
   private settles = 0;
+  /** When the sentinel was last touched (0: never). */
+  private touchedAt = 0;
   /** The sentinel file's name now. */
   private sentinelName = `${this.sentinelPrefix}0`;
 
@@ -130,8 +137,12 @@ export class ChangeWatcher {
         renameSync(join(this.sentinelDir, this.sentinelName), join(this.sentinelDir, next));
         this.sentinelName = next;
         // A live process's sentinel stays young: a sweep removes only old ones.
-        const now = new Date();
-        utimesSync(join(this.sentinelDir, next), now, now);
+        const nowMs = Date.now();
+        if (nowMs - this.touchedAt >= SENTINEL_TOUCH_MS) {
+          const now = new Date(nowMs);
+          utimesSync(join(this.sentinelDir, next), now, now);
+          this.touchedAt = nowMs;
+        }
       } catch {
         this.arrived.delete(next);
         clearTimeout(timer);

@@ -3,7 +3,7 @@
 // An object is written to a temporary file and renamed into place, so a crash leaves either
 // the whole object or none (plus a temporary file the sweep removes). Reads check the hash:
 // a damaged object is an error, never restored content.
-import { createHash, randomBytes } from "node:crypto";
+import { hash as digest, randomBytes } from "node:crypto";
 import {
   closeSync,
   existsSync,
@@ -19,8 +19,9 @@ import { join } from "node:path";
 import { ResonError } from "../core/errors.js";
 import type { EntryKind, ExcludedReason, TreeEntry } from "./types.js";
 
+/** The object name of `bytes` (one-shot: no Hash object per object, which a walk makes 500 of). */
 export function sha256(bytes: Uint8Array): string {
-  return createHash("sha256").update(bytes).digest("hex");
+  return digest("sha256", bytes, "hex");
 }
 
 const KIND_CODES: Record<EntryKind, string> = { file: "f", dir: "d", link: "l", excluded: "x" };
@@ -174,8 +175,9 @@ export class ObjectStore {
     return bytes;
   }
 
-  putTree(entries: readonly TreeEntry[]): { hash: string; added: number } {
-    const sorted = [...entries].sort(byName);
+  /** Stores a folder's tree; `owned`: the caller hands the array over (sorted in place, not copied). */
+  putTree(entries: TreeEntry[] | readonly TreeEntry[], owned = false): { hash: string; added: number } {
+    const sorted = owned ? (entries as TreeEntry[]).sort(byName) : [...entries].sort(byName);
     const stored = this.put(encodeTree(sorted));
     if (!this.trees.has(stored.hash)) this.remember(stored.hash, sorted);
     return stored;

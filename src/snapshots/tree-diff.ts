@@ -27,11 +27,56 @@ function diffFolders(
   out: PathChange[],
 ): void {
   if (before === after) return;
-  const old = new Map((before ? objects.tree(before) : []).map((entry) => [entry.name, entry]));
-  const now = new Map((after ? objects.tree(after) : []).map((entry) => [entry.name, entry]));
+  const old = before ? objects.tree(before) : [];
+  const now = after ? objects.tree(after) : [];
+  if (!sortedByName(old) || !sortedByName(now)) {
+    diffByMap(objects, prefix, old, now, out);
+    return;
+  }
+  // Both lists are sorted by name (as trees are written): one pass side by side, and a path
+  // made only for an entry that differs.
+  let i = 0;
+  let j = 0;
+  while (i < old.length || j < now.length) {
+    const a = old[i];
+    const b = now[j];
+    if (a && b && a.name === b.name) {
+      if (!sameEntry(a, b)) diffEntries(objects, join(prefix, a.name), a, b, out);
+      i++;
+      j++;
+    } else if (a && (!b || a.name < b.name)) {
+      diffEntries(objects, join(prefix, a.name), a, undefined, out);
+      i++;
+    } else {
+      diffEntries(objects, join(prefix, b!.name), undefined, b, out);
+      j++;
+    }
+  }
+}
+
+function sortedByName(entries: readonly TreeEntry[]): boolean {
+  for (let i = 1; i < entries.length; i++) if (!(entries[i - 1]!.name < entries[i]!.name)) return false;
+  return true;
+}
+
+/** The same diff for trees not sorted by name (none reson writes): entries matched by name. */
+function diffByMap(
+  objects: ObjectStore,
+  prefix: string,
+  before: readonly TreeEntry[],
+  after: readonly TreeEntry[],
+  out: PathChange[],
+): void {
+  const old = new Map(before.map((entry) => [entry.name, entry]));
+  const now = new Map(after.map((entry) => [entry.name, entry]));
   for (const name of new Set([...old.keys(), ...now.keys()])) {
     diffEntries(objects, join(prefix, name), old.get(name), now.get(name), out);
   }
+}
+
+/** Two entries that say the same (nothing to report, nothing to open). */
+function sameEntry(before: TreeEntry, after: TreeEntry): boolean {
+  return before.kind === after.kind && before.hash === after.hash && before.mode === after.mode;
 }
 
 function diffEntries(
@@ -41,13 +86,7 @@ function diffEntries(
   after: TreeEntry | undefined,
   out: PathChange[],
 ): void {
-  if (
-    before &&
-    after &&
-    before.kind === after.kind &&
-    before.hash === after.hash &&
-    before.mode === after.mode
-  ) {
+  if (before && after && sameEntry(before, after)) {
     // Two excluded entries say nothing about content: unchanged as far as anyone knows.
     return;
   }

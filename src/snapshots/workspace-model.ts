@@ -82,6 +82,8 @@ export interface ModelOptions {
   holdsSecret?: (bytes: Buffer) => boolean;
 }
 
+const IGNORE_NAMES: ReadonlySet<string> = new Set(IGNORE_FILES);
+
 /** A change within this long of the hash (ms) might share the mtime tick: hash again next time. */
 const RACY_MS = 2000;
 
@@ -127,6 +129,8 @@ export class WorkspaceModel {
   private added = 0;
   /** One object per ignore layer content, so unchanged rules compare equal by identity. */
   private readonly layerCache = new Map<string, IgnoreLayer>();
+  /** The sealed folders with a slash after each, made once (every entry of a walk is checked). */
+  private readonly sealedBelow: readonly string[];
   /** Hashes a saved index knows, used once by the first walk. */
   private seeds: Map<string, SeedEntry> | undefined;
   /** Files and links hashed, and trees made, since the index was last saved (what the next save adds). */
@@ -134,7 +138,9 @@ export class WorkspaceModel {
   /** Files read and hashed by the last update. */
   hashed = 0;
 
-  constructor(private readonly options: ModelOptions) {}
+  constructor(private readonly options: ModelOptions) {
+    this.sealedBelow = options.sealed.map((dir) => `${dir}/`);
+  }
 
   /** Whether a walk has made the model (until then, every update walks). */
   get started(): boolean {
@@ -217,7 +223,10 @@ export class WorkspaceModel {
   }
 
   private sealed(abs: string): boolean {
-    return this.options.sealed.some((dir) => abs === dir || abs.startsWith(`${dir}/`));
+    const { sealed } = this.options;
+    for (let i = 0; i < sealed.length; i++)
+      if (abs === sealed[i] || abs.startsWith(this.sealedBelow[i]!)) return true;
+    return false;
   }
 
   private layer(dir: string, patterns: string): IgnoreLayer {
@@ -267,7 +276,10 @@ export class WorkspaceModel {
     // Watched before it is read: a change after the listing is an event, never missed.
     this.options.watcher?.watch(rel, abs);
     const listing = this.list(abs) ?? [];
-    const own = this.ownLayer(rel, abs, new Set(listing.map((entry) => entry.name)));
+    // Only whether an ignore file is there matters to the rules: no set of every name.
+    const ignoreFiles = new Set<string>();
+    for (const entry of listing) if (IGNORE_NAMES.has(entry.name)) ignoreFiles.add(entry.name);
+    const own = this.ownLayer(rel, abs, ignoreFiles);
     const layers = own ? [...inherited, own] : inherited;
     const node: DirNode = {
       kind: "dir",
@@ -400,7 +412,7 @@ export class WorkspaceModel {
     // Inside something not tracked, or gone (its removal is its parent's event).
     if (!chain) return;
     const parent = chain.at(-1)!;
-    if ((IGNORE_FILES as readonly string[]).includes(name)) {
+    if (IGNORE_NAMES.has(name)) {
       this.rewalk(rel, chain);
       return;
     }
@@ -465,7 +477,7 @@ export class WorkspaceModel {
     if (dir.tree !== undefined) return dir.tree;
     const entries: TreeEntry[] = [];
     for (const [name, node] of dir.entries) entries.push(this.entryOf(name, node));
-    const { hash, added } = this.options.objects.putTree(entries);
+    const { hash, added } = this.options.objects.putTree(entries, true);
     this.added += added;
     this.unsaved.trees.add(hash);
     dir.tree = hash;

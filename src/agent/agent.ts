@@ -41,6 +41,7 @@ import { assertCostCountable, RunBudget } from "./budget.js";
 import type { AgentHooks } from "./hooks.js";
 import { learnAfterRun } from "./learn-after-run.js";
 import type { Learning } from "./learning.js";
+import { lessonsAtError } from "./lessons-at-error.js";
 import { runLoop } from "./loop.js";
 import { type LoopStart, startSnapshot } from "./loop-start.js";
 import { NULL_RECORDER, type RunRecorder, StoreRecorder } from "./recorder.js";
@@ -483,6 +484,15 @@ export class Agent {
       run.emit({ type: "trust_changed", untrusted: true, via, source, reason });
       await recorder.trustChanged({ step: run.step(), via, source, reason });
     };
+    // A top-level run that recalled is also shown the lesson a failed call's output calls for.
+    const errorLessons =
+      recall && this.learning
+        ? lessonsAtError(this.learning, {
+            traceId: trace.id,
+            shownIds: [...recall.experienceIds, ...recall.withheldIds],
+            warn: (message) => bus.emit({ type: "warning", runId: trace.id, step, ts: Date.now(), message }),
+          })
+        : undefined;
     const initial = start.kind === "resume" ? (start.snapshot.untrusted ?? []) : (inherited?.sources ?? []);
     run.trust = new RunTrust(initial, (source) => announce(source, "read"));
     if (start.kind === "new" && inherited && inherited.sources[0])
@@ -497,7 +507,7 @@ export class Agent {
           provider: this.provider,
           tools: this.tools,
           workspace: this.workspace,
-          hooks: this.hooks,
+          hooks: errorLessons ? [...this.hooks, errorLessons] : this.hooks,
           limits: {
             maxIterations,
             circuitBreakerThreshold: config.circuitBreakerThreshold,

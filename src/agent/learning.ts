@@ -18,10 +18,13 @@ import { seededUlid, ulidTimeMs } from "../core/ids.js";
 import {
   broadNet,
   coverageScore,
+  type ErrorMatch,
   embedMissing,
+  errorExcerpt,
   estimateUplift,
   experiencesSection,
   expireCandidates,
+  lessonForError,
   MIN_TEXT_MATCH,
   matchingExperiences,
   memorySection,
@@ -98,6 +101,8 @@ const REFLECT_AFTER_STEPS = 8;
 export const REFLECTION_TRANSCRIPT_CHARS = 16_000;
 /** Rules shown to the reflection model. */
 const MAX_RULES_SHOWN = 15;
+/** The failed calls of a run whose outputs its reflection's rules are also looked up by. */
+const ERRORS_SEARCHED = 3;
 const SNIPPET_CHARS = 300;
 
 function clip(text: string, max: number): string {
@@ -196,6 +201,22 @@ export class Learning {
       memoryIds: memories.map((hit) => hit.item.id),
       withheldIds: withheld.map((experience) => experience.id),
     };
+  }
+
+  /**
+   * The lesson the output of a failed call in run `traceId` calls for (error-match.ts), not one
+   * of `exclude` (shown already, or withheld); counted as shown in the run.
+   */
+  async atError(
+    output: string,
+    traceId: string,
+    exclude: ReadonlySet<string>,
+  ): Promise<ErrorMatch | undefined> {
+    const { store, projectKey, settings } = this.deps;
+    if (settings.maxExperiences <= 0) return undefined;
+    const found = await lessonForError(store.experiences, projectKey, this.deps.redact(output), exclude);
+    if (found) await noteUses(store, [found.experience], traceId);
+    return found;
   }
 
   /**
@@ -364,6 +385,16 @@ export class Learning {
   ): Promise<void> {
     const { store, projectKey, redact, settings } = this.deps;
     const shown = await broadNet(this.retrieval, run.task, MAX_RULES_SHOWN, run.signal);
+    // Rules the run's errors meet though its task did not: a trouble met again in other words
+    // is one a reflection can confirm, adding the words this task used to the rule's keys.
+    const errors = errorOutputs(turns);
+    if (errors !== "" && shown.length < MAX_RULES_SHOWN) {
+      const byErrors = await broadNet(this.retrieval, errors, MAX_RULES_SHOWN, run.signal);
+      for (const experience of byErrors) {
+        if (shown.length >= MAX_RULES_SHOWN) break;
+        if (!shown.some((known) => known.id === experience.id)) shown.push(experience);
+      }
+    }
     const languages = await projectLanguages(store, projectKey, run.task, settings.languages);
     const transcript = redact(
       keepHeadAndTail(transcriptOf(turnsToHistory([...turns])), REFLECTION_TRANSCRIPT_CHARS),
@@ -415,6 +446,18 @@ export class Learning {
       return vector!;
     };
   }
+}
+
+/** The last failed calls' outputs of a run, as an error lookup searches them. */
+function errorOutputs(turns: readonly TurnRecord[]): string {
+  const failed = turns.filter(
+    (turn) => turn.role === "toolResult" && (turn.content as { isError?: boolean }).isError === true,
+  );
+  const texts = failed.slice(-ERRORS_SEARCHED).map((turn) => {
+    const content = (turn.content as { content?: { type: string; text?: string }[] }).content ?? [];
+    return content.map((part) => (part.type === "text" ? (part.text ?? "") : "")).join("\n");
+  });
+  return errorExcerpt(texts.join("\n"));
 }
 
 /** Notes that a run was shown (or, withheld, matched but not shown) these experiences. */

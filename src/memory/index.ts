@@ -13,6 +13,7 @@ export {
   type WeightedTerm,
   weightedTerms,
 } from "../store/index.js";
+export { type ErrorMatch, errorExcerpt, lessonForError } from "./experiences/error-match.js";
 export { expireCandidates, mergeKeys } from "./experiences/lifecycle.js";
 export { languageOfText, projectLanguages } from "./experiences/project-languages.js";
 export {
@@ -39,7 +40,12 @@ export {
   type RetrievalDeps,
   scoreExperiences,
 } from "./experiences/retrieval.js";
-export { EXPERIENCES_HEADING, experiencesSection, type SectionExperience } from "./experiences/section.js";
+export {
+  EXPERIENCES_HEADING,
+  errorLessonNote,
+  experiencesSection,
+  type SectionExperience,
+} from "./experiences/section.js";
 export {
   estimateUplift,
   UPLIFT_MIN_SHOWN_RUNS,

@@ -20,7 +20,15 @@ export { lessonTextScore, ONE_WORD_SCORE } from "./lesson-text-score.js";
 export { MemoryIndex, type MemoryIndexOptions, type VectorHit } from "./memory-index.js";
 export { projectKey } from "./project-key.js";
 export { DEFAULT_MAX_ATTEMPTS } from "./run-queue.js";
-export { coverageScore, searchTerms, type WeightedTerm, weightedTerms, weightOf } from "./search-terms.js";
+export {
+  coverageScore,
+  GENERIC_WORD_WEIGHT,
+  matchedWords,
+  searchTerms,
+  type WeightedTerm,
+  weightedTerms,
+  weightOf,
+} from "./search-terms.js";
 export { textTokens } from "./text-terms.js";
 export { percentile, TOOL_DURATION_SAMPLES, UNKNOWN_ERROR_CODE } from "./tool-stats.js";
 export type * from "./types.js";

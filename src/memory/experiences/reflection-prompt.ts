@@ -20,7 +20,9 @@ export const REFLECTION_SYSTEM_PROMPT = [
   "  AGREE <n>: <the rule>           (the run confirms rule n; may add KEYS: for words this run used)",
   "  EDIT <n>: WHEN <situation> THEN <better wording> KEYS: <key>; <key>",
   "  REMOVE <n>: <the rule>          (the run shows rule n is wrong or harmful)",
-  "Known rules are the ones this task could plausibly match; most may be unrelated to it.",
+  "Known rules are the ones this task or its errors could plausibly match; most may be unrelated to it.",
+  "When this run met the trouble of a known rule though the task was worded otherwise (the rule was not followed),",
+  "AGREE that rule and add KEYS: with the words this task used for the trouble, so the next such task finds it.",
   "At most 3 operations.",
 ].join("\n");
 

@@ -31,3 +31,12 @@ export function experiencesSection(experiences: readonly SectionExperience[]): s
   }
   return lines.join("\n");
 }
+
+/** What follows a failed call's output when a lesson matches it (error-match.ts). */
+export function errorLessonNote(experience: SectionExperience, phrase: string | undefined): string {
+  const found = phrase === undefined ? "" : ` (the output has "${phrase}")`;
+  return [
+    `[reson] A lesson from earlier runs in this project matches this error${found}; follow it if it applies:`,
+    experiencesSection([experience]).split("\n").slice(1).join("\n"),
+  ].join("\n");
+}

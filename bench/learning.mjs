@@ -31,16 +31,22 @@
 //     [--languages en,zh] [--skip-latency] [--skip-promotion] [--latency-runs N] [--out file.md]
 //   --cli <reson.js> --no-keys: another build as the baseline (--no-keys: reflection writes no
 //   keys, for a build whose prompt asks for none)
-import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { realpathSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { build } from "esbuild";
+import {
+  isReflection,
+  median,
+  messagesOf,
+  ROOT,
+  startHarness,
+  systemOf,
+  taskOf,
+  textOf,
+} from "./learning-harness.mjs";
 import { missesOf, retrievalTable } from "./learning-report.mjs";
 import { synthesiseRules } from "./learning-rules.mjs";
 import { LEARNING_SETS } from "./learning-sets.mjs";
 
-const ROOT = resolve(import.meta.dirname, "..");
 const args = process.argv.slice(2);
 const CLI = args.includes("--cli") ? resolve(args[args.indexOf("--cli") + 1]) : join(ROOT, "bin/reson.js");
 const WITH_KEYS = !args.includes("--no-keys");
@@ -65,33 +71,12 @@ if (MODES.includes("model") && !EMBEDDINGS_URL) throw new Error("--modes model n
 const MODE_NAMES = { text: "full text", vectors: "proxy vectors", model: "model vectors" };
 /** memory.languages for every project (a build that knows the setting), e.g. "en,zh". */
 const LANGUAGES = option("--languages", undefined)?.split(",");
-const scratch = mkdtempSync(join(tmpdir(), "reson-learning-bench-"));
-
-// The fake server is TypeScript; bundled once into the scratch folder.
-await build({
-  entryPoints: [join(ROOT, "test/support/fake-model-server.ts")],
-  bundle: true,
-  platform: "node",
-  format: "esm",
-  outfile: join(scratch, "fake-model-server.mjs"),
-  logLevel: "error",
+const harness = await startHarness({
+  cli: CLI,
+  ...(LANGUAGES ? { languages: LANGUAGES } : {}),
+  embeddings: { url: EMBEDDINGS_URL, model: EMBEDDINGS_MODEL },
 });
-const { startFakeModelServer } = await import(join(scratch, "fake-model-server.mjs"));
-const server = await startFakeModelServer();
-
-const REFLECTION_MARK = "keep a short list of reusable rules";
-const LESSON_ID = /^- \[([0-9A-Z]{26})\] When /gm;
-
-function textOf(content) {
-  if (typeof content === "string") return content;
-  if (Array.isArray(content)) return content.map((part) => part.text ?? "").join("");
-  return "";
-}
-
-const isReflection = (request) => JSON.stringify(request.body ?? "").includes(REFLECTION_MARK);
-const messagesOf = (request) => request.body?.messages ?? [];
-const systemOf = (request) => textOf(messagesOf(request).find((m) => m.role === "system")?.content);
-const taskOf = (request) => textOf(messagesOf(request).find((m) => m.role === "user")?.content);
+const { server, project } = harness;
 
 /** Tasks whose run fails a tool call first (teaching runs, and the second runs of promotion). */
 const failingTasks = new Set();
@@ -114,93 +99,6 @@ server.setResponder((request) => {
   }
   return { text: "Done." };
 });
-
-function cleanEnv(extra) {
-  const env = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (/API_KEY|TOKEN|SECRET|^RESON_|^OLLAMA_|^OPENAI_|^ANTHROPIC_/i.test(key)) continue;
-    env[key] = value;
-  }
-  return { ...env, OLLAMA_HOST: "127.0.0.1:9", NO_COLOR: "1", ...extra };
-}
-
-function runCli(cliArgs, { cwd, env }) {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [CLI, ...cliArgs], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk;
-    });
-    child.on("error", fail);
-    child.on("close", (code) => done({ code, stdout, stderr }));
-  });
-}
-
-/** A project: its own home and workspace, and how to run reson in it. */
-function project(name, { minEvidence, vectors, model }) {
-  const home = join(scratch, `${name}-home`);
-  const ws = join(scratch, `${name}-ws`);
-  mkdirSync(home, { recursive: true });
-  mkdirSync(join(ws, "notes"), { recursive: true });
-  writeFileSync(
-    join(home, "config.json"),
-    JSON.stringify({ memory: { minEvidence, ...(LANGUAGES ? { languages: LANGUAGES } : {}) } }),
-  );
-  const env = cleanEnv({
-    RESON_HOME: home,
-    RESON_MEMORY_REFLECT: "auto",
-    // Every matching rule shown: the benchmark measures retrieval, not the holdout.
-    RESON_MEMORY_HOLDOUT: "0",
-    ...(vectors
-      ? {
-          RESON_EMBEDDINGS_PROVIDER: "openai-compatible",
-          RESON_EMBEDDINGS_BASE_URL: server.openaiBaseUrl,
-          RESON_EMBEDDINGS_MODEL: "fake-embed",
-        }
-      : {}),
-    ...(model
-      ? {
-          RESON_EMBEDDINGS_PROVIDER: "openai-compatible",
-          RESON_EMBEDDINGS_BASE_URL: EMBEDDINGS_URL,
-          RESON_EMBEDDINGS_MODEL: EMBEDDINGS_MODEL,
-        }
-      : {}),
-  });
-  const cli = (cliArgs) => runCli(cliArgs, { cwd: ws, env });
-  return {
-    home,
-    ws,
-    cli,
-    async run(task) {
-      const before = server.requests.length;
-      const result = await cli([
-        "run",
-        "--json",
-        "--provider",
-        "openai-compatible",
-        "--base-url",
-        server.openaiBaseUrl,
-        "--model",
-        "fake",
-        task,
-      ]);
-      if (result.code !== 0) throw new Error(`reson run ${JSON.stringify(task)} failed: ${result.stderr}`);
-      const first = server.requests.slice(before).find((r) => r.protocol === "openai" && !isReflection(r));
-      return { lessons: [...systemOf(first).matchAll(LESSON_ID)].map((m) => m[1]), result };
-    },
-    async experiences() {
-      const out = await cli(["experiences", "list", "--json"]);
-      return out.stdout
-        .split("\n")
-        .filter(Boolean)
-        .map((line) => JSON.parse(line));
-    },
-  };
-}
 
 const CJK = /\p{scx=Han}/u;
 const languageOf = (family) => family.taughtIn ?? (CJK.test(family.teach) ? "zh" : "en");
@@ -286,12 +184,6 @@ async function promotion(set) {
   const active = new Set((await p.experiences()).filter((e) => e.status === "active").map((e) => e.rule));
   for (const family of probed) if ([...active].some((rule) => rule.startsWith(family.rule))) promoted++;
   return { set, promoted, of: probed.length };
-}
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 async function latency() {
@@ -407,6 +299,5 @@ try {
   const out = option("--out", undefined);
   if (out) writeFileSync(out, `${report}\n`);
 } finally {
-  await server.close();
-  rmSync(scratch, { recursive: true, force: true });
+  await harness.close();
 }

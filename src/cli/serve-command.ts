@@ -14,6 +14,7 @@ import {
   startService,
 } from "../server/index.js";
 import { ServiceTelemetry, traceIdOfRun } from "../telemetry/index.js";
+import { logUnexpectedErrors } from "./crash-log.js";
 import { EXIT_OK, EXIT_USAGE, exitCodeForError } from "./exit-codes.js";
 import { reportError } from "./run-command.js";
 import { parseServiceArgs, portFlag, positiveIntFlag, type ServiceArgs } from "./service-args.js";
@@ -76,6 +77,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
   }
   const { values, graceMs, promptTimeoutMs, ttlMs } = args;
   let log = serviceLog(args.logFormat);
+  logUnexpectedErrors((entry) => log(entry), { name: "serve", leaseTtlMs: ttlMs });
   let telemetry: ServiceTelemetry | undefined;
   let metricsListener: MetricsListener | undefined;
   let store: Awaited<ReturnType<typeof openDefaultStore>> | undefined;

@@ -9,6 +9,7 @@ import { toResonError } from "../core/errors.js";
 import { type MetricsListener, startMetricsListener } from "../server/index.js";
 import { ServiceTelemetry, traceIdOfRun } from "../telemetry/index.js";
 import { Worker } from "../worker/index.js";
+import { logUnexpectedErrors } from "./crash-log.js";
 import { EXIT_OK, EXIT_USAGE, exitCodeForError } from "./exit-codes.js";
 import { reportError } from "./run-command.js";
 import { parseServiceArgs, positiveIntFlag, type ServiceArgs } from "./service-args.js";
@@ -57,6 +58,7 @@ export async function workerCommand(argv: string[]): Promise<number> {
   }
   const { graceMs, promptTimeoutMs, ttlMs } = args;
   let log = serviceLog(args.logFormat);
+  logUnexpectedErrors((entry) => log(entry), { name: "worker", leaseTtlMs: ttlMs });
   let store: Awaited<ReturnType<typeof openDefaultStore>>;
   try {
     store = await openDefaultStore(resonHome(), process.env, { leaseTtlMs: ttlMs });

@@ -1,0 +1,45 @@
+// What `reson serve` and `reson worker` do on an error nothing was waiting for (a plugin's timer
+// that throws, a library's promise nobody awaited): Node would print a stack over many lines
+// and exit, which a log collector reading one JSON object per line cannot parse, and which
+// says nothing about the runs in flight. The service writes one log entry with the error, its
+// stack and what happens next, then exits as Node would: after such an error the process's
+// state is unknown, and the runs it held are taken up by the next holder once their leases end.
+import type { ServiceLog } from "./service-log.js";
+
+/** The exit status of a service stopped by an unexpected error (EX_SOFTWARE). */
+export const EXIT_UNEXPECTED = 70;
+
+export function logUnexpectedErrors(
+  log: ServiceLog,
+  service: { name: string; leaseTtlMs: number },
+  exit: (code: number) => never = (code) => process.exit(code),
+): () => void {
+  let stopping = false;
+  const onError = (error: unknown, origin: string) => {
+    if (stopping) return;
+    stopping = true;
+    const failure = error instanceof Error ? error : new Error(String(error));
+    try {
+      log({
+        level: "error",
+        message: `reson ${service.name} stopped on an error nothing expected (${origin}): ${failure.message}`,
+        origin,
+        error: failure.name,
+        stack: failure.stack ?? "",
+        hint:
+          `runs this process held are resumed by the next \`reson serve\` or \`reson worker\` on the same store once ` +
+          `their leases expire (${Math.round(service.leaseTtlMs / 1000)} s); restart the service, and report the stack if it comes from reson`,
+      });
+    } finally {
+      exit(EXIT_UNEXPECTED);
+    }
+  };
+  const onException = (error: unknown) => onError(error, "uncaughtException");
+  const onRejection = (reason: unknown) => onError(reason, "unhandledRejection");
+  process.on("uncaughtException", onException);
+  process.on("unhandledRejection", onRejection);
+  return () => {
+    process.off("uncaughtException", onException);
+    process.off("unhandledRejection", onRejection);
+  };
+}

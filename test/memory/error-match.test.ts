@@ -81,6 +81,14 @@ describe("a lesson found by an error's output", () => {
     expect(await found("curl: (28) Operation timed out after 5001 milliseconds")).toBeUndefined();
   });
 
+  it("does not take an error class for an error code", async () => {
+    await add("the app fails at start because a setting is missing", "copy .env.example to .env", [
+      "KeyError",
+      "environment variable not set",
+    ]);
+    expect(await found("E       KeyError: 'region'\ntests/test_report.py:41: KeyError")).toBeUndefined();
+  });
+
   it("brings nothing when two rules fit the output alike", async () => {
     await add("the mail job sends the report twice", "take a lock before sending", [
       "connection refused smtp",

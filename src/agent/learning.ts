@@ -11,7 +11,7 @@
 // a run that read untrusted content wrote it unless the user confirms it, and it retires when it
 // keeps failing, credibly does not help (uplift), or, as a candidate, finds no backing for many
 // runs. Everything stored is masked for secrets first.
-import { keepHeadAndTail, transcriptOf, turnsToHistory } from "../context/index.js";
+import { type HistoryEntry, keepHeadAndTail, transcriptOf, turnsToHistory } from "../context/index.js";
 import { isProviderErrorCode } from "../core/errors.js";
 import type { LearningReport } from "../core/events.js";
 import { seededUlid, ulidTimeMs } from "../core/ids.js";
@@ -387,7 +387,8 @@ export class Learning {
     const shown = await broadNet(this.retrieval, run.task, MAX_RULES_SHOWN, run.signal);
     // Rules the run's errors meet though its task did not: a trouble met again in other words
     // is one a reflection can confirm, adding the words this task used to the rule's keys.
-    const errors = errorOutputs(turns);
+    const history = turnsToHistory([...turns]);
+    const errors = errorOutputs(history);
     if (errors !== "" && shown.length < MAX_RULES_SHOWN) {
       const byErrors = await broadNet(this.retrieval, errors, MAX_RULES_SHOWN, run.signal);
       for (const experience of byErrors) {
@@ -396,9 +397,7 @@ export class Learning {
       }
     }
     const languages = await projectLanguages(store, projectKey, run.task, settings.languages);
-    const transcript = redact(
-      keepHeadAndTail(transcriptOf(turnsToHistory([...turns])), REFLECTION_TRANSCRIPT_CHARS),
-    );
+    const transcript = redact(keepHeadAndTail(transcriptOf(history), REFLECTION_TRANSCRIPT_CHARS));
     const chat = await this.deps.reflector.chat(
       {
         systemPrompt: REFLECTION_SYSTEM_PROMPT,
@@ -449,14 +448,11 @@ export class Learning {
 }
 
 /** The last failed calls' outputs of a run, as an error lookup searches them. */
-function errorOutputs(turns: readonly TurnRecord[]): string {
-  const failed = turns.filter(
-    (turn) => turn.role === "toolResult" && (turn.content as { isError?: boolean }).isError === true,
-  );
-  const texts = failed.slice(-ERRORS_SEARCHED).map((turn) => {
-    const content = (turn.content as { content?: { type: string; text?: string }[] }).content ?? [];
-    return content.map((part) => (part.type === "text" ? (part.text ?? "") : "")).join("\n");
-  });
+function errorOutputs(history: readonly HistoryEntry[]): string {
+  const texts = history
+    .flatMap(({ message }) => (message.role === "toolResult" && message.isError ? [message] : []))
+    .slice(-ERRORS_SEARCHED)
+    .map((message) => message.content.map((block) => (block.type === "text" ? block.text : "")).join("\n"));
   return errorExcerpt(texts.join("\n"));
 }
 

@@ -4,16 +4,10 @@
 // says nothing about the runs in flight. The service writes one log entry with the error, its
 // stack and what happens next, then exits as Node would: after such an error the process's
 // state is unknown, and the runs it held are taken up by the next holder once their leases end.
+import { EXIT_UNEXPECTED } from "./exit-codes.js";
 import type { ServiceLog } from "./service-log.js";
 
-/** The exit status of a service stopped by an unexpected error (EX_SOFTWARE). */
-export const EXIT_UNEXPECTED = 70;
-
-export function logUnexpectedErrors(
-  log: ServiceLog,
-  service: { name: string; leaseTtlMs: number },
-  exit: (code: number) => never = (code) => process.exit(code),
-): () => void {
+export function logUnexpectedErrors(log: ServiceLog, service: { name: string; leaseTtlMs: number }): void {
   let stopping = false;
   const onError = (error: unknown, origin: string) => {
     if (stopping) return;
@@ -31,15 +25,9 @@ export function logUnexpectedErrors(
           `their leases expire (${Math.round(service.leaseTtlMs / 1000)} s); restart the service, and report the stack if it comes from reson`,
       });
     } finally {
-      exit(EXIT_UNEXPECTED);
+      process.exit(EXIT_UNEXPECTED);
     }
   };
-  const onException = (error: unknown) => onError(error, "uncaughtException");
-  const onRejection = (reason: unknown) => onError(reason, "unhandledRejection");
-  process.on("uncaughtException", onException);
-  process.on("unhandledRejection", onRejection);
-  return () => {
-    process.off("uncaughtException", onException);
-    process.off("unhandledRejection", onRejection);
-  };
+  process.on("uncaughtException", (error) => onError(error, "uncaughtException"));
+  process.on("unhandledRejection", (reason) => onError(reason, "unhandledRejection"));
 }

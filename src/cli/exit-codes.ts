@@ -9,6 +9,8 @@ export const EXIT_FAILED = 1;
 export const EXIT_USAGE = 2;
 /** Interrupted (Ctrl-C). */
 export const EXIT_INTERRUPTED = 130;
+/** `reson serve` or `reson worker` stopped by an error nothing awaited (EX_SOFTWARE; crash-log.ts). */
+export const EXIT_UNEXPECTED = 70;
 
 const CONFIG_CODES: ReadonlySet<ErrorCode> = new Set([
   "usage_error",

@@ -3,7 +3,8 @@
 // enough trusted runs back it; an edit rewrites a rule; a removal votes it down, retiring it at
 // zero. A run that read untrusted content may have been steered by it: everything it proposes is
 // a candidate only `reson experiences confirm` makes active, its agreement is no evidence for
-// promotion, its edit is a candidate of its own instead, and it retires nothing.
+// promotion and adds no keys (keys decide which later tasks a rule reaches), its edit is a
+// candidate of its own instead, and it retires nothing.
 import type { LearningReport } from "../core/events.js";
 import { ulid } from "../core/ids.js";
 import { mergeKeys, type ReflectionOp, voteDelta } from "../memory/index.js";
@@ -107,8 +108,8 @@ export function reflectionWrites(
           ...target.evidence,
           evidence(op.kind === "edit" ? "edited by reflection" : "confirmed by reflection"),
         ];
-    // Keys are kept by an edit or a confirmation; new ones join them.
-    const keys = op.keys ? mergeKeys(target.keys, op.keys.map(redact)) : undefined;
+    // Keys are kept by an edit or a confirmation; new ones join them, unless the run was untrusted.
+    const keys = op.keys && !untrusted ? mergeKeys(target.keys, op.keys.map(redact)) : undefined;
     const patch = {
       evidence: backing,
       ...(keys && keys.length !== target.keys.length ? { keys } : {}),

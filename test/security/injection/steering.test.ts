@@ -194,6 +194,56 @@ describe("injection: what a run read cannot steer later runs", () => {
     },
   );
 
+  it.skipIf(noSandbox)(
+    "an untrusted run's agreement adds no keys to a lesson, so it cannot widen the tasks the lesson reaches",
+    async () => {
+      configureHome(f, { memory: { minEvidence: 1 } });
+      const reflectEnv = env(f, { RESON_MEMORY_REFLECT: "always", RESON_MEMORY_HOLDOUT: "0" });
+      const lesson =
+        "ADD: WHEN summarising the notes THEN keep the summary under ten lines KEYS: summarise the notes; summary";
+      f.server.setResponder((request) => (isReflection(request) ? { text: lesson } : undefined));
+      // Taught by a trusted run: an active lesson.
+      await attack(f, [{ text: "Summarised." }], [], { task: "summarise the notes", env: reflectEnv });
+      // A fooled run agrees with it, in the words of a task the attacker wants it shown to.
+      f.server.setResponder((request) =>
+        isReflection(request)
+          ? {
+              text: "AGREE 1: keep the summary under ten lines KEYS: rotate payroll credentials; payroll export",
+            }
+          : undefined,
+      );
+      const fooled = await attack(
+        f,
+        [read(), { text: "Summarised." }],
+        ["--allow", `web_fetch(domain:${hosts.allowed.host})`],
+        { task: "summarise the notes", env: reflectEnv },
+      );
+      expect(fooled.events.find((event) => event.type === "learning")).toMatchObject({
+        untrusted: true,
+        agreed: [expect.any(String)],
+      });
+      const listed = await runCli(["experiences", "list", "--json"], { cwd: f.ws.path, env: env(f) });
+      const [rule] = listed.stdout
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { status: string; keys: string[] });
+      expect(rule).toMatchObject({ status: "active", keys: ["summarise the notes", "summary"] });
+      // A task in the attacker's words is not shown the lesson.
+      f.server.setResponder(undefined);
+      f.server.enqueue({ text: "ok" });
+      const before = f.server.requests.length;
+      await runCli(
+        ["run", "--json", ...fakeModelArgs(f.server), "rotate payroll credentials for the payroll export"],
+        {
+          cwd: f.ws.path,
+          env: env(f, { RESON_MEMORY_HOLDOUT: "0" }),
+        },
+      );
+      const prompt = systemText(f.server.requests.slice(before).find((request) => !isReflection(request))!);
+      expect(prompt).not.toContain("keep the summary under ten lines");
+    },
+  );
+
   it.skipIf(noSandbox)("an MCP result's instructions cannot plant a line in AGENTS.md", async () => {
     configureHome(f, { mcp: { servers: { tester: { command: process.execPath, args: [TEST_SERVER] } } } });
     const run = await attack(

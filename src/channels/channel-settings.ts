@@ -130,7 +130,7 @@ function filled(vault: SecretVault, where: string, value: string, scope: SecretU
       `${where} names secrets it cannot have: ${unusable.join(", ")}.`,
       {
         hint: scope.url
-          ? `Add them to $RESON_HOME/secrets.json under a key matching ${scope.url} (e.g. "${new URL(scope.url).origin}/*").`
+          ? `Add them to $RESON_HOME/secrets.json under a key matching ${scope.url} (e.g. "${new URL(scope.url).origin}").`
           : `Add them to $RESON_HOME/secrets.json under "workspace:*" or the channel's workspace.`,
       },
     );

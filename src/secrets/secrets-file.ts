@@ -72,7 +72,7 @@ export function parseSecrets(
   for (const [scopeKey, secrets] of Object.entries(document)) {
     const scopeAt = jsonPath("$", scopeKey);
     const scope = parseScope(scopeKey);
-    if (!scope.ok) invalid(source, scopeAt, scope.reason);
+    if (!scope.ok) invalid(source, scopeAt, scope.reason, SCOPE_KEY_HINT);
     if (!isPlainObject(secrets)) invalid(source, scopeAt, "expected an object of secrets by name");
     for (const [name, raw] of Object.entries(secrets)) {
       const at = jsonPath(scopeAt, name);
@@ -171,9 +171,13 @@ function jsonPath(parent: string, key: string): string {
   return /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${parent}.${key}` : `${parent}[${JSON.stringify(key)}]`;
 }
 
-function invalid(source: string, at: string, reason: string): never {
+const VALUE_HINT = 'Each scope key holds { "<name>": "<value>" } or { "<name>": { "env": "VARIABLE" } }.';
+const SCOPE_KEY_HINT =
+  'A scope key is a site (github.com, *.example.com, https://api.example.com:8443), or "workspace:*", or "workspace:" and a workspace\'s absolute path or glob.';
+
+function invalid(source: string, at: string, reason: string, hint = VALUE_HINT): never {
   throw new ResonError("secrets_file_invalid", `${source} ${at}: ${reason}.`, {
-    hint: 'Each scope key holds { "<name>": "<value>" } or { "<name>": { "env": "VARIABLE" } }.',
+    hint,
     details: { path: source, at },
   });
 }

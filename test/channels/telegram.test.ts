@@ -3,7 +3,7 @@
 // its topic), a stranger gets a pairing code and no run until the owner approves it, a group
 // message without a mention is ignored, a redelivered update runs once, and a serve killed
 // between receiving and answering, started again, answers exactly once.
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/index.js";
@@ -279,6 +279,25 @@ describe("Telegram channel in reson serve", () => {
     } finally {
       await store.close();
     }
+  });
+
+  it("a token whose secret is scoped elsewhere stops serve with a hint whose key, written as told, works", async () => {
+    writeConfig(ws.home, model, telegram, ws.path, { token: "<secret>tg</secret>" });
+    const secrets = join(ws.home, "secrets.json");
+    writeFileSync(secrets, JSON.stringify({ "workspace:*": { tg: TOKEN } }), { mode: 0o600 });
+    const refused = await runCli(["serve", "--port", "0", "--workspace-root", ws.path], {
+      env: cleanEnv({ RESON_HOME: ws.home }),
+      cwd: ws.path,
+    });
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain("channels.telegram.token names secrets it cannot have: tg");
+    const hinted = /\(e\.g\. "([^"]+)"\)/.exec(refused.stderr)?.[1];
+    expect(hinted).toBeDefined();
+    writeFileSync(secrets, JSON.stringify({ [hinted!]: { tg: TOKEN } }), { mode: 0o600 });
+    await serve();
+    telegram.send({ chatId: OWNER, fromId: OWNER, text: "ping" });
+    const reply = await telegram.waitForSent((m) => String(m.chat_id) === String(OWNER));
+    expect(reply.text).toBe("answer to: ping");
   });
 });
 

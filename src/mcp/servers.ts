@@ -163,7 +163,9 @@ function withSecrets(
         "secret_unavailable",
         `MCP server "${name}" uses secrets it cannot have: ${unusable.join(", ")}.`,
         {
-          hint: "Add them to $RESON_HOME/secrets.json, scoped to the server's URL (or this workspace for a local server).",
+          hint: config.url
+            ? `Add them to $RESON_HOME/secrets.json under the server's site, as in { "${new URL(config.url).origin}": { "${unusable[0]}": "…" } }.`
+            : `Add them to $RESON_HOME/secrets.json under this workspace, as in { "workspace:${cwd}": { "${unusable[0]}": "…" } }.`,
           details: { server: name, secrets: unusable },
         },
       );

@@ -263,4 +263,46 @@ describe("secrets and MCP servers", () => {
     expect(result.stdout).not.toContain("s3cret-value-123");
     expect(JSON.stringify(f.server.requests.map((r) => r.body))).not.toContain("s3cret-value-123");
   });
+  it("a server's secret scoped elsewhere: the hint's example, written as told, lets the next run have it", async () => {
+    const secrets = join(f.home.path, "secrets.json");
+    writeFileSync(
+      secrets,
+      JSON.stringify({ "workspace:/somewhere/else": { mcp_token: "s3cret-value-123" } }),
+    );
+    chmodSync(secrets, 0o600);
+    writeFileSync(
+      join(f.home.path, "config.json"),
+      JSON.stringify({
+        mcp: {
+          servers: {
+            tester: {
+              command: process.execPath,
+              args: [TEST_SERVER],
+              env: { TOKEN: "<secret>mcp_token</secret>" },
+            },
+          },
+        },
+      }),
+    );
+    const run = () => {
+      f.server.enqueue(
+        { toolCalls: [{ name: "mcp__tester__env", arguments: { name: "TOKEN" } }] },
+        { text: "done" },
+      );
+      return runCli(["run", "--json", ...fakeModelArgs(f.server), "--allow", "mcp__tester", "show it"], {
+        cwd: f.ws.path,
+        env: cleanEnv({ RESON_HOME: f.home.path }),
+      });
+    };
+    const refused = await run();
+    expect(refused.stderr).toContain('MCP server "tester" uses secrets it cannot have: mcp_token');
+    const example = /as in (\{ .*? \} \})/.exec(refused.stderr)?.[1];
+    expect(example).toBeDefined();
+    writeFileSync(secrets, example!.replace('"…"', '"s3cret-value-123"'));
+    const result = await run();
+    expect(result.code).toBe(0);
+    const toolResult = parseEvents(result.stdout).find((e) => e.type === "tool_result");
+    expect(toolResult).toMatchObject({ ok: true });
+    expect(JSON.stringify(toolResult)).toContain("<secret>mcp_token</secret>");
+  });
 });

@@ -17,6 +17,8 @@
 //     the loop thread's time went, bucket by bucket: bench/snapshot-cpu-split.mjs)
 //     [--profile-runs N] (that many profiled runs of each instead of 3: each bucket varies by
 //     ±5-10 ms between runs on a loaded machine)
+//     [--model-latency MS] (the model answers each call after MS: how much of the first walk a
+//     model's own time hides, as a real model's would) [--runs-only] (part 2 alone)
 import { execFileSync, spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import {
@@ -36,7 +38,7 @@ import { profileSplit } from "./snapshot-cpu-split.mjs";
 
 if (process.argv.includes("--help")) {
   console.log(
-    "node bench/snapshot.mjs [--pairs 5] [--keep] [--before /path/to/checkout] [--out FILE] [--rewind-only] [--cpu-prof DIR] [--profile] [--profile-runs 3]\n" +
+    "node bench/snapshot.mjs [--pairs 5] [--keep] [--before /path/to/checkout] [--out FILE] [--rewind-only] [--runs-only] [--model-latency MS] [--cpu-prof DIR] [--profile] [--profile-runs 3]\n" +
       "  (npm run build first; see the comment at the top of this file)",
   );
   process.exit(0);
@@ -60,6 +62,10 @@ const profAt = process.argv.indexOf("--cpu-prof");
 const PROFILE_ENV =
   profAt > 0 ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${resolve(process.argv[profAt + 1])}` } : {};
 const CLI = AFTER_BUILD.cli;
+// --model-latency MS: each model call is answered after MS (0: the zero-latency model).
+const MODEL_LATENCY = arg("--model-latency", 0);
+// --runs-only: only part 2 (the 50- and 10-step runs).
+const RUNS_ONLY = process.argv.includes("--runs-only");
 const { SnapshotStore, diffTrees, planRestore, applyOps } = await import(AFTER_BUILD.lib);
 
 const FILES = 10_000;
@@ -130,7 +136,7 @@ say(
   `Repository: ${FILES} files in ${FOLDERS} folders, ${mb(BYTES)}; load ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")} on 2 cores.`,
 );
 
-if (!REWIND_ONLY) {
+if (!REWIND_ONLY && !RUNS_ONLY) {
   // 1. The floor: lstat every file.
   const times = [];
   for (let r = 0; r < 5; r++) {
@@ -155,7 +161,7 @@ function storeBytes() {
   return total;
 }
 
-if (!REWIND_ONLY) {
+if (!REWIND_ONLY && !RUNS_ONLY) {
   // 1, per build: the first snapshot, a new process's first snapshot (alternating between the
   // builds), and 100 steps of 1–5 changed files (in blocks of 20, alternating).
   const firstWalks = new Map(builds.map((build) => [build.name, []]));
@@ -268,17 +274,21 @@ const server = createServer((req, res) => {
               },
             ],
           };
-    res.writeHead(200, { "content-type": "text/event-stream" });
-    for (const chunk of [
-      { ...head, choices: [{ index: 0, delta, finish_reason: null }] },
-      {
-        ...head,
-        choices: [{ index: 0, delta: {}, finish_reason: done >= plan.steps ? "stop" : "tool_calls" }],
-      },
-      { ...head, choices: [], usage: { prompt_tokens: 10, completion_tokens: 1, total_tokens: 11 } },
-    ])
-      res.write(`data: ${JSON.stringify(chunk)}\n\n`);
-    res.end("data: [DONE]\n\n");
+    if (MODEL_LATENCY > 0) setTimeout(answer, MODEL_LATENCY);
+    else answer();
+    function answer() {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      for (const chunk of [
+        { ...head, choices: [{ index: 0, delta, finish_reason: null }] },
+        {
+          ...head,
+          choices: [{ index: 0, delta: {}, finish_reason: done >= plan.steps ? "stop" : "tool_calls" }],
+        },
+        { ...head, choices: [], usage: { prompt_tokens: 10, completion_tokens: 1, total_tokens: 11 } },
+      ])
+        res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+      res.end("data: [DONE]\n\n");
+    }
   });
 });
 await new Promise((r) => server.listen(0, "127.0.0.1", r));
@@ -398,7 +408,7 @@ if (!REWIND_ONLY && process.argv.includes("--profile")) {
 // 3. 1,000 files deleted, and put back: the floor (creating 1,000 files in a loop), the
 // rewind in process (plan and restore, after the snapshot before and after), and `reson
 // rewind` of a run that deleted them (a new process: start, walk, restore, record).
-{
+if (!RUNS_ONLY) {
   const scratch = join(base, "scratch");
   mkdirSync(scratch);
   let start = performance.now();

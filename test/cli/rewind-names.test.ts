@@ -1,0 +1,77 @@
+// Rewind and diff with what users' folders hold besides plain names and files: names with
+// newlines, quotes, escape sequences and bytes past ASCII; names that are not UTF-8; entries
+// reson does not track (ignored, too large). A name can neither break `reson diff`'s patch nor
+// steer the terminal, the rewind lists only what it does, and nothing is lost without a word.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { cleanEnv, parseEvents, runCli } from "../support/cli.js";
+import { fakeModelArgs, useCliFixture } from "../support/cli-fixture.js";
+import type { FakeReply } from "../support/fake-model-server.js";
+import { folderState } from "../support/folder-state.js";
+import { skipWithout } from "../support/requirements.js";
+
+/** Names a user's folder may hold that need care on their way to a patch or a terminal. */
+const ODD_NAMES = [
+  "new\nline",
+  "\u001b]0;owned\u0007title",
+  '\u001b[2Jquo"te\\slash',
+  "ünïcödé",
+  "sp ace",
+  "-dash",
+  "empty",
+];
+
+describe.skipIf(await skipWithout("sandbox", "workspace snapshots and rewind"))(
+  "rewind and diff with odd names and untracked entries",
+  () => {
+    const f = useCliFixture();
+    const reson = (args: string[]) =>
+      runCli(args, { cwd: f.ws.path, env: cleanEnv({ RESON_HOME: f.home.path }) });
+    const run = async (commands: string[]) => {
+      const script: FakeReply[] = commands.map((command) => ({
+        toolCalls: [{ name: "execute_command", arguments: { command } }],
+      }));
+      f.server.enqueue(...script, { text: "Done." });
+      const result = await reson([
+        "run",
+        "--json",
+        "--allow",
+        "execute_command",
+        ...fakeModelArgs(f.server),
+        "change things",
+      ]);
+      expect(result.code).toBe(0);
+      return parseEvents(result.stdout)[0]!.runId as string;
+    };
+
+    it("quotes odd names in `reson diff` as git does: no escape reaches the output, and git applies the patch", async () => {
+      const ws = f.ws.path;
+      mkdirSync(join(ws, "d"));
+      for (const name of ODD_NAMES) writeFileSync(join(ws, "d", name), name === "empty" ? "" : `${name}\n`);
+      const before = folderState(ws);
+      const runId = await run(["rm -rf d"]);
+      expect(existsSync(join(ws, "d"))).toBe(false);
+
+      const diff = await reson(["diff", runId]);
+      expect(diff.code).toBe(0);
+      const headers = diff.stdout.split("\n").filter((line) => line.startsWith("diff --git"));
+      expect(headers).toContain('diff --git "a/d/new\\nline" "b/d/new\\nline"');
+      expect(headers).toContain('diff --git "a/d/\\033]0;owned\\atitle" "b/d/\\033]0;owned\\atitle"');
+      expect(headers).toContain('diff --git "a/d/\\033[2Jquo\\"te\\\\slash" "b/d/\\033[2Jquo\\"te\\\\slash"');
+      expect(headers).toContain("diff --git a/d/sp ace b/d/sp ace");
+      expect(headers).toHaveLength(ODD_NAMES.length);
+      // Names cannot steer a terminal through the patch (the files' own lines are shown as they are).
+      const names = diff.stdout
+        .split("\n")
+        .filter((line) => !/^[-+ ]/.test(line) || /^(---|\+\+\+) /.test(line));
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
+      expect(names.join("\n")).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f]/);
+      // And the patch is one git applies: reversed, it puts the folder back.
+      writeFileSync(join(f.home.path, "run.patch"), diff.stdout);
+      execFileSync("git", ["apply", "-R", join(f.home.path, "run.patch")], { cwd: ws, stdio: "pipe" });
+      expect(folderState(ws)).toEqual(before);
+    });
+  },
+);

@@ -73,5 +73,31 @@ describe.skipIf(await skipWithout("sandbox", "workspace snapshots and rewind"))(
       execFileSync("git", ["apply", "-R", join(f.home.path, "run.patch")], { cwd: ws, stdio: "pipe" });
       expect(folderState(ws)).toEqual(before);
     });
+
+    it("lists only what a rewind does: ignored and too large entries the run touched are named as not tracked, not as restored", async () => {
+      const ws = f.ws.path;
+      writeFileSync(join(f.home.path, "config.json"), JSON.stringify({ snapshots: { maxFileBytes: 1000 } }));
+      writeFileSync(join(ws, ".gitignore"), "cache/\n");
+      mkdirSync(join(ws, "cache"));
+      writeFileSync(join(ws, "cache/blob"), "cached\n");
+      writeFileSync(join(ws, "kept.txt"), "kept\n");
+      const runId = await run(["rm -rf cache kept.txt && head -c 5000 /dev/zero > big.bin"]);
+
+      const rewind = await reson(["rewind", runId, "--yes", "--files-only"]);
+      expect(rewind.stderr).toBe("");
+      expect(rewind.code).toBe(0);
+      expect(rewind.stdout).toContain("restore kept.txt");
+      expect(rewind.stdout).not.toMatch(/restore\s+cache/);
+      expect(rewind.stdout).not.toMatch(/remove\s+big\.bin/);
+      expect(rewind.stdout).toMatch(/left as they are, not tracked: big\.bin \(larger .*\), cache \(ignored/);
+      expect(readFileSync(join(ws, "kept.txt"), "utf8")).toBe("kept\n");
+      expect(existsSync(join(ws, "big.bin"))).toBe(true);
+      expect(existsSync(join(ws, "cache"))).toBe(false);
+      // The plan a script reads says the same.
+      const undo = await reson(["rewind", "--undo", "--dry-run", "--json"]);
+      const plan = JSON.parse(undo.stdout) as { changes: Array<{ path: string }>; untracked: string[] };
+      expect(plan.changes.map((change) => change.path)).toEqual(["kept.txt"]);
+      expect(readdirSync(ws).sort()).toEqual([".gitignore", "big.bin", "kept.txt"]);
+    });
   },
 );

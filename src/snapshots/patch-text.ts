@@ -19,6 +19,7 @@ const NOT_TRACKED: Record<string, string> = {
   special: "not a regular file",
   unreadable: "unreadable",
   secret: "holds one of your secrets, never copied",
+  name_not_utf8: "its name is not UTF-8",
 };
 
 const NAMED_ESCAPES: Record<number, string> = {

@@ -248,7 +248,7 @@ export class WorkspaceModel {
   }
 
   /** A folder's entries, read through a descriptor whose real path is checked; undefined if unreadable. */
-  private list(abs: string): Dirent[] | undefined {
+  private list(abs: string): Listed[] | undefined {
     let fd: number;
     try {
       fd = openSync(abs, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
@@ -257,7 +257,8 @@ export class WorkspaceModel {
     }
     try {
       if (readlinkSync(`/proc/self/fd/${fd}`) !== abs) return undefined;
-      return readdirSync(`/proc/self/fd/${fd}`, { withFileTypes: true });
+      // Read as bytes: a name that is not UTF-8 has no string that names it (see Listed).
+      return readdirSync(`/proc/self/fd/${fd}`, { withFileTypes: true, encoding: "buffer" }).map(listed);
     } catch {
       return undefined;
     } finally {
@@ -290,13 +291,10 @@ export class WorkspaceModel {
       layers,
     };
     for (const dirent of listing) {
-      const entry = this.entryFor(
-        node,
-        rel,
-        dirent.name,
-        dirent.isDirectory(),
-        old?.entries.get(dirent.name),
-      );
+      const before = old?.entries.get(dirent.name);
+      const entry = dirent.utf8
+        ? this.entryFor(node, rel, dirent.name, dirent.isDirectory, before)
+        : excluded(before, "name_not_utf8", 0);
       if (entry) node.entries.set(dirent.name, entry);
     }
     if (old) {
@@ -416,6 +414,12 @@ export class WorkspaceModel {
       this.rewalk(rel, chain);
       return;
     }
+    // A name that is not UTF-8 reaches us with U+FFFD in it, which names nothing on the disk:
+    // only the folder's listing (read as bytes) can tell what is there.
+    if (name.includes("\ufffd")) {
+      this.rewalk(rel, chain);
+      return;
+    }
     const old = parent.entries.get(name);
     let stats: Stats | undefined;
     try {
@@ -496,6 +500,19 @@ export class WorkspaceModel {
         return { name, kind: "excluded", mode: 0, hash: "", size: node.size, reason: node.reason };
     }
   }
+}
+
+/** A folder's entry as listed: its name as a string, and whether that string names it exactly. */
+interface Listed {
+  name: string;
+  isDirectory: boolean;
+  /** False for a name that is not UTF-8: its string (with U+FFFD) names no file, so it is left out. */
+  utf8: boolean;
+}
+
+function listed(dirent: Dirent<Buffer>): Listed {
+  const name = dirent.name.toString("utf8");
+  return { name, isDirectory: dirent.isDirectory(), utf8: Buffer.from(name, "utf8").equals(dirent.name) };
 }
 
 function excluded(old: Node | undefined, reason: ExcludedReason, size: number): ExcludedNode {

@@ -99,5 +99,37 @@ describe.skipIf(await skipWithout("sandbox", "workspace snapshots and rewind"))(
       expect(plan.changes.map((change) => change.path)).toEqual(["kept.txt"]);
       expect(readdirSync(ws).sort()).toEqual([".gitignore", "big.bin", "kept.txt"]);
     });
+
+    it("names a file whose name is not UTF-8 as not tracked instead of losing it, and a rewind removing its folder asks first", async () => {
+      const ws = f.ws.path;
+      // Bytes past ASCII that are not UTF-8 (a Latin-1 name from an old archive).
+      const odd = (folder: string) =>
+        Buffer.concat([Buffer.from(`${ws}/${folder}/caf`), Buffer.from([0xe9])]);
+      mkdirSync(join(ws, "old"));
+      writeFileSync(join(ws, "old/plain.txt"), "plain\n");
+      writeFileSync(odd("old"), "latin-1\n");
+      const first = await run(["rm -rf old && mkdir made && echo run > made/by-run.txt"]);
+
+      // The run deleted it with its folder: the rewind says it cannot bring it back.
+      const shown = await reson(["rewind", first, "--dry-run"]);
+      expect(shown.code).toBe(0);
+      expect(shown.stdout).toMatch(/not tracked: old\/caf\uFFFD \(its name is not UTF-8\)/);
+
+      // The user saves a file with such a name in the folder the run made: not removed without a yes.
+      writeFileSync(odd("made"), "the user's\n");
+      const refused = await reson(["rewind", first, "--yes"]);
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain(
+        "would overwrite changes made since reson's last snapshot: made/caf\uFFFD",
+      );
+      expect(readFileSync(odd("made"), "utf8")).toBe("the user's\n");
+
+      // With --force it goes with the folder (the rewind completes, nothing is half done).
+      const forced = await reson(["rewind", first, "--yes", "--force"]);
+      expect(forced.stderr).toBe("");
+      expect(forced.code).toBe(0);
+      expect(existsSync(join(ws, "made"))).toBe(false);
+      expect(readFileSync(join(ws, "old/plain.txt"), "utf8")).toBe("plain\n");
+    });
   },
 );

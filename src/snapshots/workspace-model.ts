@@ -80,6 +80,11 @@ export interface ModelOptions {
   watcher?: ChangeWatcher;
   /** Whether a file's bytes hold the value of one of the user's secrets (then it is left out). */
   holdsSecret?: (bytes: Buffer) => boolean;
+  /**
+   * The empty folders running commands' sandboxes stand on now (absolute paths): the sandbox's,
+   * not the user's, so a snapshot (and a rewind to it) has nothing there.
+   */
+  placeholders?: () => ReadonlySet<string>;
 }
 
 const IGNORE_NAMES: ReadonlySet<string> = new Set(IGNORE_FILES);
@@ -137,6 +142,8 @@ export class WorkspaceModel {
   private unsaved = { files: new Map<string, SeedEntry>(), trees: new Set<string>() };
   /** Files read and hashed by the last update. */
   hashed = 0;
+  /** The sandboxes' placeholders as the current update found them. */
+  private placeholders: ReadonlySet<string> = new Set();
 
   constructor(private readonly options: ModelOptions) {
     this.sealedBelow = options.sealed.map((dir) => `${dir}/`);
@@ -190,6 +197,7 @@ export class WorkspaceModel {
   update(dirty: DirtyPaths | undefined): { tree: string; addedBytes: number } {
     this.added = 0;
     this.hashed = 0;
+    this.placeholders = this.options.placeholders?.() ?? new Set();
     if (!this.rootNode || !dirty) {
       const stats = lstatSync(this.options.root);
       this.rootDev = stats.dev;
@@ -318,6 +326,7 @@ export class WorkspaceModel {
   ): Node | undefined {
     const path = join(rel, name);
     const abs = this.abs(path);
+    if (this.placeholders.has(abs) && isEmptyFolder(abs)) return undefined;
     if (name === ".git") return excluded(old, "git", 0);
     if (this.sealed(abs)) return excluded(old, "reson_home", 0);
     // Ignored entries cost no stat: only their names are listed (and most rules go by name).
@@ -499,6 +508,15 @@ export class WorkspaceModel {
       default:
         return { name, kind: "excluded", mode: 0, hash: "", size: node.size, reason: node.reason };
     }
+  }
+}
+
+/** Whether `abs` is a folder with nothing in it (a sandbox's placeholder, as long as it is one). */
+function isEmptyFolder(abs: string): boolean {
+  try {
+    return lstatSync(abs).isDirectory() && readdirSync(abs).length === 0;
+  } catch {
+    return false;
   }
 }
 

@@ -151,6 +151,32 @@ export async function releasePlaceholders(claim: PlaceholderClaim): Promise<void
   });
 }
 
+/**
+ * The placeholders of `root` that live commands stand on now (absolute paths), read without the
+ * lock and changing nothing: for a snapshot, to which they are not the user's files.
+ */
+export function livePlaceholders(root: string): Set<string> {
+  const folder = registryFolder(root);
+  const live = new Set<string>();
+  let names: string[];
+  try {
+    names = readdirSync(folder);
+  } catch {
+    return live; // no command ever ran here
+  }
+  for (const name of names) {
+    if (name.startsWith(LOCK_NAME)) continue;
+    const [pid, start] = name.split(".")[0]!.split("-");
+    if (!sameProcess(Number(pid), start)) continue;
+    try {
+      for (const path of JSON.parse(readFileSync(join(folder, name), "utf8")) as string[]) live.add(path);
+    } catch {
+      // released meanwhile
+    }
+  }
+  return live;
+}
+
 /** Removes the placeholders of `root` that reson processes which died mid-command left behind. */
 export async function clearOrphanedPlaceholders(root: string): Promise<void> {
   const folder = registryFolder(root);

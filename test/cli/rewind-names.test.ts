@@ -68,6 +68,11 @@ describe.skipIf(await skipWithout("sandbox", "workspace snapshots and rewind"))(
         .filter((line) => !/^[-+ ]/.test(line) || /^(---|\+\+\+) /.test(line));
       // biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
       expect(names.join("\n")).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f]/);
+      // The trace names the files each call changed, a path per entry of one line.
+      const trace = await reson(["trace", "show", runId]);
+      const files = trace.stdout.split("\n").find((line) => line.includes("files: "));
+      expect(files).toContain("D d/new\\x0aline");
+      expect(files).toContain("D d/\\x1b]0;owned\\x07title");
       // And the patch is one git applies: reversed, it puts the folder back.
       writeFileSync(join(f.home.path, "run.patch"), diff.stdout);
       execFileSync("git", ["apply", "-R", join(f.home.path, "run.patch")], { cwd: ws, stdio: "pipe" });

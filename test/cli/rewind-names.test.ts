@@ -86,7 +86,9 @@ describe.skipIf(await skipWithout("sandbox", "workspace snapshots and rewind"))(
       mkdirSync(join(ws, "cache"));
       writeFileSync(join(ws, "cache/blob"), "cached\n");
       writeFileSync(join(ws, "kept.txt"), "kept\n");
-      const runId = await run(["rm -rf cache kept.txt && head -c 5000 /dev/zero > big.bin"]);
+      const runId = await run([
+        "rm -rf cache kept.txt && head -c 5000 /dev/zero > big.bin && mkdir -p made/cache && echo c > made/cache/c",
+      ]);
 
       const rewind = await reson(["rewind", runId, "--yes", "--files-only"]);
       expect(rewind.stderr).toBe("");
@@ -94,7 +96,12 @@ describe.skipIf(await skipWithout("sandbox", "workspace snapshots and rewind"))(
       expect(rewind.stdout).toContain("restore kept.txt");
       expect(rewind.stdout).not.toMatch(/restore\s+cache/);
       expect(rewind.stdout).not.toMatch(/remove\s+big\.bin/);
-      expect(rewind.stdout).toMatch(/left as they are, not tracked: big\.bin \(larger .*\), cache \(ignored/);
+      expect(rewind.stdout).toMatch(
+        /left as they are, not tracked: big\.bin \(larger .*\), cache \(ignored[^,]*\)\n/,
+      );
+      // What the run made in a folder it made goes with the folder, and is said so.
+      expect(rewind.stdout).toMatch(/remove +made\/cache\n/);
+      expect(existsSync(join(ws, "made"))).toBe(false);
       expect(readFileSync(join(ws, "kept.txt"), "utf8")).toBe("kept\n");
       expect(existsSync(join(ws, "big.bin"))).toBe(true);
       expect(existsSync(join(ws, "cache"))).toBe(false);

@@ -17,6 +17,7 @@ import { patchText } from "../snapshots/index.js";
 import { EXIT_OK, EXIT_USAGE } from "./exit-codes.js";
 import { printable } from "./file-diff.js";
 import { withStore } from "./store-commands.js";
+import { printableLines } from "./terminal-text.js";
 import { workspaceFolderArg } from "./workspace-choice.js";
 
 function stepArg(value: unknown, flag: string): number | undefined {
@@ -108,7 +109,8 @@ export function diffCommand(argv: string[]): Promise<number> {
       }
     } else {
       const patch = await patchText(diff.store.objects, diff.changes);
-      process.stdout.write(process.stdout.isTTY ? colored(patch) : patch);
+      // The files' lines are outside text: on a terminal they cannot steer it (names are quoted in the patch).
+      process.stdout.write(process.stdout.isTTY ? colored(printableLines(patch)) : patch);
     }
     process.stderr.write(
       `${diff.changes.length} path${diff.changes.length === 1 ? "" : "s"} changed in ${what}, in ${diff.workspace}.\n`,

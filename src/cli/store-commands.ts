@@ -27,7 +27,7 @@ import { didYouMean } from "./did-you-mean.js";
 import { EXIT_OK, EXIT_USAGE, exitCodeForError } from "./exit-codes.js";
 import { countOf, formatAgo, formatBytes, formatTokens, table } from "./format.js";
 import { reportError } from "./run-command.js";
-import { outsideText } from "./terminal-text.js";
+import { outsideText, printable } from "./terminal-text.js";
 
 type Values = Record<string, string | boolean | undefined>;
 
@@ -364,7 +364,10 @@ function changedFiles(events: RunEventRecord[]): Map<string, string> {
       files: Array<{ path: string; change: string }>;
       total: number;
     };
-    const shown = data.files.slice(0, 8).map((file) => `${letters[file.change] ?? "M"} ${file.path}`);
+    // A path is one line's part, as in `reson diff --stat`: a newline or an escape in a name is written out.
+    const shown = data.files
+      .slice(0, 8)
+      .map((file) => `${letters[file.change] ?? "M"} ${printable(file.path)}`);
     const more = data.total > shown.length ? ` (+${data.total - shown.length} more)` : "";
     lines.set(`${event.step}:${data.toolCallId}`, `files: ${shown.join(", ")}${more}`);
   }

@@ -1,6 +1,8 @@
 // Changes between snapshots as a unified diff in git's format (`diff --git a/… b/…`, new and
 // deleted file modes, mode changes, "Binary files … differ"), so it reads like `git diff` and
-// `git apply` takes it. What a snapshot did not track is named with the reason instead.
+// `git apply` takes it. What a snapshot did not track is named with the reason instead. A name
+// with a control character, a quote, a backslash or a byte past ASCII is quoted as git quotes
+// it ("a/new\nline"), so a file's name can neither break the patch nor steer a terminal.
 import { CONTEXT_LINES, lineHunks } from "../core/line-hunks.js";
 import type { ObjectStore } from "./object-store.js";
 import type { PathChange, TreeEntry } from "./types.js";
@@ -17,7 +19,36 @@ const NOT_TRACKED: Record<string, string> = {
   special: "not a regular file",
   unreadable: "unreadable",
   secret: "holds one of your secrets, never copied",
+  name_not_utf8: "its name is not UTF-8",
 };
+
+const NAMED_ESCAPES: Record<number, string> = {
+  7: "a",
+  8: "b",
+  9: "t",
+  10: "n",
+  11: "v",
+  12: "f",
+  13: "r",
+  34: '"',
+  92: "\\",
+};
+
+/** `name` as git writes it in a patch: as it is when plain, else in quotes with C escapes (bytes past ASCII in octal). */
+export function quotedPath(name: string): string {
+  const bytes = Buffer.from(name, "utf8");
+  let plain = true;
+  for (const byte of bytes) if (byte < 0x20 || byte === 0x22 || byte === 0x5c || byte >= 0x7f) plain = false;
+  if (plain) return name;
+  let out = '"';
+  for (const byte of bytes) {
+    const named = NAMED_ESCAPES[byte];
+    if (named !== undefined) out += `\\${named}`;
+    else if (byte < 0x20 || byte >= 0x7f) out += `\\${byte.toString(8).padStart(3, "0")}`;
+    else out += String.fromCharCode(byte);
+  }
+  return `${out}"`;
+}
 
 /** Why a snapshot left an entry out, in words. */
 export function notTrackedReason(entry: TreeEntry): string {
@@ -42,7 +73,10 @@ function isBinary(bytes: Buffer | undefined): boolean {
 export async function patchText(objects: ObjectStore, changes: readonly PathChange[]): Promise<string> {
   const out: string[] = [];
   for (const change of changes) {
-    const { path, before, after } = change;
+    const { before, after } = change;
+    const path = quotedPath(change.path);
+    // git quotes the prefix with the name: "a/new\nline".
+    const side = (prefix: string) => quotedPath(`${prefix}/${change.path}`);
     if (before?.kind === "excluded" || after?.kind === "excluded") {
       const entry = after?.kind === "excluded" ? after : before!;
       out.push(`# ${path}: not tracked (${notTrackedReason(entry)})`);
@@ -57,7 +91,7 @@ export async function patchText(objects: ObjectStore, changes: readonly PathChan
       continue;
     }
     const header = out.length;
-    out.push(`diff --git a/${path} b/${path}`);
+    out.push(`diff --git ${side("a")} ${side("b")}`);
     if (!before) out.push(`new file mode ${gitMode(after!)}`);
     else if (!after) out.push(`deleted file mode ${gitMode(before)}`);
     else if (gitMode(before) !== gitMode(after))
@@ -65,8 +99,8 @@ export async function patchText(objects: ObjectStore, changes: readonly PathChan
     if (change.change === "mode") continue;
     const oldBytes = contentOf(objects, before);
     const newBytes = contentOf(objects, after);
-    const oldName = before ? `a/${path}` : "/dev/null";
-    const newName = after ? `b/${path}` : "/dev/null";
+    const oldName = before ? side("a") : "/dev/null";
+    const newName = after ? side("b") : "/dev/null";
     if (isBinary(oldBytes) || isBinary(newBytes)) {
       out.push(`Binary files ${oldName} and ${newName} differ`);
       continue;

@@ -36,6 +36,13 @@ function join(prefix: string, name: string): string {
   return prefix === "" ? name : `${prefix}/${name}`;
 }
 
+/** Whether a folder above `path` is among the paths removed. */
+function underRemoved(path: string, removed: ReadonlySet<string>): boolean {
+  for (let slash = path.indexOf("/"); slash !== -1; slash = path.indexOf("/", slash + 1))
+    if (removed.has(path.slice(0, slash))) return true;
+  return false;
+}
+
 function same(a: TreeEntry | undefined, b: TreeEntry | undefined): boolean {
   return a !== undefined && b !== undefined && a.kind === b.kind && a.hash === b.hash && a.mode === b.mode;
 }
@@ -66,10 +73,20 @@ export function planRestore(
     reference === undefined || !ref!.complete ? target : mergeTrees(objects, current, target, reference);
   const ops: RestoreOp[] = [];
   planFolder(objects, "", current, wanted, ops);
-  const changes = diffTrees(objects, current, wanted);
+  const removed = new Set(ops.filter((op) => op.action === "remove").map((op) => op.path));
+  // An entry reson does not track is changed only by the removal of a folder above it: a
+  // change of it otherwise is listed (untracked) but never shown as done.
+  const changes = diffTrees(objects, current, wanted).filter(
+    (change) =>
+      (change.before?.kind !== "excluded" && change.after?.kind !== "excluded") ||
+      (change.after === undefined && underRemoved(change.path, removed)),
+  );
   // What reson's snapshots changed but never tracked the content of (ignored bulk): left alone.
+  // (One in a folder the rewind removes goes with it: it is listed as removed, not as left.)
   const untracked = diffTrees(objects, reference ?? current, target).filter(
-    (change) => change.before?.kind === "excluded" || change.after?.kind === "excluded",
+    (change) =>
+      (change.before?.kind === "excluded" || change.after?.kind === "excluded") &&
+      !underRemoved(change.path, removed),
   );
   const touched =
     reference && reference !== current

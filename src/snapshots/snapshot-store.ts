@@ -19,6 +19,7 @@ import { join } from "node:path";
 import { writeFileAtomicSync } from "../core/atomic-write.js";
 import { crashPoint } from "../core/crash-point.js";
 import { projectKey } from "../store/index.js";
+import { livePlaceholders } from "../workspace/index.js";
 import { ChangeWatcher } from "./change-watcher.js";
 import { ObjectStore } from "./object-store.js";
 import { scanForRewind } from "./rewind-scan.js";
@@ -146,6 +147,7 @@ export class SnapshotStore {
       sealed: [home],
       watcher: this.watcher,
       holdsSecret: (bytes) => this.secretCheck?.(bytes) ?? false,
+      placeholders: () => livePlaceholders(this.root),
     });
   }
 

@@ -20,7 +20,9 @@ export type ExcludedReason =
   /** Could not be read (permissions), or changed into something else while being read. */
   | "unreadable"
   /** Holds the value of one of the user's secrets: never copied into the snapshot store. */
-  | "secret";
+  | "secret"
+  /** Its name is not UTF-8, which snapshots (whose paths are text) cannot name. */
+  | "name_not_utf8";
 
 export interface TreeEntry {
   name: string;

@@ -80,6 +80,11 @@ export interface ModelOptions {
   watcher?: ChangeWatcher;
   /** Whether a file's bytes hold the value of one of the user's secrets (then it is left out). */
   holdsSecret?: (bytes: Buffer) => boolean;
+  /**
+   * The empty folders running commands' sandboxes stand on now (absolute paths): the sandbox's,
+   * not the user's, so a snapshot (and a rewind to it) has nothing there.
+   */
+  placeholders?: () => ReadonlySet<string>;
 }
 
 const IGNORE_NAMES: ReadonlySet<string> = new Set(IGNORE_FILES);
@@ -137,6 +142,8 @@ export class WorkspaceModel {
   private unsaved = { files: new Map<string, SeedEntry>(), trees: new Set<string>() };
   /** Files read and hashed by the last update. */
   hashed = 0;
+  /** The sandboxes' placeholders as the current update found them. */
+  private placeholders: ReadonlySet<string> = new Set();
 
   constructor(private readonly options: ModelOptions) {
     this.sealedBelow = options.sealed.map((dir) => `${dir}/`);
@@ -190,6 +197,7 @@ export class WorkspaceModel {
   update(dirty: DirtyPaths | undefined): { tree: string; addedBytes: number } {
     this.added = 0;
     this.hashed = 0;
+    this.placeholders = this.options.placeholders?.() ?? new Set();
     if (!this.rootNode || !dirty) {
       const stats = lstatSync(this.options.root);
       this.rootDev = stats.dev;
@@ -248,7 +256,7 @@ export class WorkspaceModel {
   }
 
   /** A folder's entries, read through a descriptor whose real path is checked; undefined if unreadable. */
-  private list(abs: string): Dirent[] | undefined {
+  private list(abs: string): Listed[] | undefined {
     let fd: number;
     try {
       fd = openSync(abs, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
@@ -257,7 +265,8 @@ export class WorkspaceModel {
     }
     try {
       if (readlinkSync(`/proc/self/fd/${fd}`) !== abs) return undefined;
-      return readdirSync(`/proc/self/fd/${fd}`, { withFileTypes: true });
+      // Read as bytes: a name that is not UTF-8 has no string that names it (see Listed).
+      return readdirSync(`/proc/self/fd/${fd}`, { withFileTypes: true, encoding: "buffer" }).map(listed);
     } catch {
       return undefined;
     } finally {
@@ -290,13 +299,10 @@ export class WorkspaceModel {
       layers,
     };
     for (const dirent of listing) {
-      const entry = this.entryFor(
-        node,
-        rel,
-        dirent.name,
-        dirent.isDirectory(),
-        old?.entries.get(dirent.name),
-      );
+      const before = old?.entries.get(dirent.name);
+      const entry = dirent.utf8
+        ? this.entryFor(node, rel, dirent.name, dirent.isDirectory, before)
+        : excluded(before, "name_not_utf8", 0);
       if (entry) node.entries.set(dirent.name, entry);
     }
     if (old) {
@@ -320,6 +326,7 @@ export class WorkspaceModel {
   ): Node | undefined {
     const path = join(rel, name);
     const abs = this.abs(path);
+    if (this.placeholders.has(abs) && isEmptyFolder(abs)) return undefined;
     if (name === ".git") return excluded(old, "git", 0);
     if (this.sealed(abs)) return excluded(old, "reson_home", 0);
     // Ignored entries cost no stat: only their names are listed (and most rules go by name).
@@ -416,6 +423,12 @@ export class WorkspaceModel {
       this.rewalk(rel, chain);
       return;
     }
+    // A name that is not UTF-8 reaches us with U+FFFD in it, which names nothing on the disk:
+    // only the folder's listing (read as bytes) can tell what is there.
+    if (name.includes("\ufffd")) {
+      this.rewalk(rel, chain);
+      return;
+    }
     const old = parent.entries.get(name);
     let stats: Stats | undefined;
     try {
@@ -496,6 +509,28 @@ export class WorkspaceModel {
         return { name, kind: "excluded", mode: 0, hash: "", size: node.size, reason: node.reason };
     }
   }
+}
+
+/** Whether `abs` is a folder with nothing in it (a sandbox's placeholder, as long as it is one). */
+function isEmptyFolder(abs: string): boolean {
+  try {
+    return lstatSync(abs).isDirectory() && readdirSync(abs).length === 0;
+  } catch {
+    return false;
+  }
+}
+
+/** A folder's entry as listed: its name as a string, and whether that string names it exactly. */
+interface Listed {
+  name: string;
+  isDirectory: boolean;
+  /** False for a name that is not UTF-8: its string (with U+FFFD) names no file, so it is left out. */
+  utf8: boolean;
+}
+
+function listed(dirent: Dirent<Buffer>): Listed {
+  const name = dirent.name.toString("utf8");
+  return { name, isDirectory: dirent.isDirectory(), utf8: Buffer.from(name, "utf8").equals(dirent.name) };
 }
 
 function excluded(old: Node | undefined, reason: ExcludedReason, size: number): ExcludedNode {

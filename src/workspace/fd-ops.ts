@@ -49,6 +49,13 @@ export function fdPath(dirFd: number, name?: string): string {
   return name === undefined ? `/proc/self/fd/${dirFd}` : `/proc/self/fd/${dirFd}/${name}`;
 }
 
+/** `name` inside the folder `dirFd`, as a path; a name read as bytes stays bytes (it may not be UTF-8). */
+export function entryPath(dirFd: number, name: string | Buffer): string | Buffer {
+  return typeof name === "string"
+    ? fdPath(dirFd, name)
+    : Buffer.concat([Buffer.from(`${fdPath(dirFd)}/`), name]);
+}
+
 /** Opens `name` inside `dirFd` as an O_PATH handle without following a symlink there. */
 export function openNoFollow(dirFd: number, name: string): number {
   return openSync(fdPath(dirFd, name), O_PATH | constants.O_NOFOLLOW);
@@ -71,9 +78,9 @@ export function openForReading(dirFd: number, name: string): number | undefined 
  * Opens the directory `name` inside `dirFd` as an O_PATH handle, or undefined when it is not
  * a directory (a symlink, even to one, is not), or not there.
  */
-export function openDirectoryNoFollow(dirFd: number, name: string): number | undefined {
+export function openDirectoryNoFollow(dirFd: number, name: string | Buffer): number | undefined {
   try {
-    return openSync(fdPath(dirFd, name), O_PATH | constants.O_NOFOLLOW | constants.O_DIRECTORY);
+    return openSync(entryPath(dirFd, name), O_PATH | constants.O_NOFOLLOW | constants.O_DIRECTORY);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "ENOTDIR" || code === "ELOOP" || code === "ENOENT") return undefined;

@@ -5,6 +5,7 @@ export { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_BYTES } from "./command.
 export type { DiskLimitHit } from "./disk-watch.js";
 export { isSecretName, scrubEnvironment } from "./environment.js";
 export { PRIVATE_WRITABLE_DIRS } from "./exec-sandbox/bwrap-args.js";
+export { livePlaceholders } from "./exec-sandbox/placeholder-registry.js";
 export type {
   ProbeOptions,
   SandboxFacts,

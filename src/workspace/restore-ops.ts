@@ -20,7 +20,15 @@ import {
   writeSync,
 } from "node:fs";
 import { ResonError } from "../core/errors.js";
-import { fdPath, mountIdOf, O_PATH, openDirectoryNoFollow, replaceFile, requireProc } from "./fd-ops.js";
+import {
+  entryPath,
+  fdPath,
+  mountIdOf,
+  O_PATH,
+  openDirectoryNoFollow,
+  replaceFile,
+  requireProc,
+} from "./fd-ops.js";
 
 function split(path: string): { parent: string; name: string } {
   const names = path.split("/");
@@ -181,11 +189,11 @@ function createFile(dir: number, name: string, bytes: Uint8Array, mode: number):
   return true;
 }
 
-function removeEntry(dir: number, name: string): void {
+function removeEntry(dir: number, name: string | Buffer): void {
   const sub = openDirectoryNoFollow(dir, name);
   if (sub === undefined) {
     try {
-      unlinkSync(fdPath(dir, name));
+      unlinkSync(entryPath(dir, name));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
     }
@@ -194,11 +202,12 @@ function removeEntry(dir: number, name: string): void {
   try {
     // A folder made read-only still loses its entries: its owner may always change its mode.
     chmodSync(fdPath(sub), 0o700);
-    for (const child of readdirSync(fdPath(sub))) removeEntry(sub, child);
+    // Names as bytes: one that is not UTF-8 is removed too, not left to make rmdir fail.
+    for (const child of readdirSync(fdPath(sub), { encoding: "buffer" })) removeEntry(sub, child);
   } finally {
     closeSync(sub);
   }
-  rmdirSync(fdPath(dir, name));
+  rmdirSync(entryPath(dir, name));
 }
 
 /**

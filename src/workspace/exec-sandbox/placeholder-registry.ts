@@ -73,18 +73,13 @@ async function removeEmpty(paths: Iterable<string>): Promise<void> {
   }
 }
 
-/**
- * The placeholders live commands stand on, and those that registrations of dead processes
- * (reson killed mid-command) named; the dead registrations are dropped. Under the lock.
- */
-function readRegistry(folder: string): { claimed: Set<string>; orphaned: string[] } {
-  const claimed = new Set<string>();
-  const orphaned: string[] = [];
+/** Every registration in `folder`: its file, whether its process lives, the paths it names. */
+function* registrations(folder: string): Generator<{ file: string; live: boolean; paths: string[] }> {
   let names: string[] = [];
   try {
     names = readdirSync(folder);
   } catch {
-    return { claimed, orphaned };
+    return;
   }
   for (const name of names) {
     if (name.startsWith(LOCK_NAME)) continue; // the lock and its claim files
@@ -97,7 +92,19 @@ function readRegistry(folder: string): { claimed: Set<string>; orphaned: string[
     } catch {
       // removed meanwhile (registrations are written under the lock, so never half written)
     }
-    if (sameProcess(Number(pid), start)) {
+    yield { file, live: sameProcess(Number(pid), start), paths };
+  }
+}
+
+/**
+ * The placeholders live commands stand on, and those that registrations of dead processes
+ * (reson killed mid-command) named; the dead registrations are dropped. Under the lock.
+ */
+function readRegistry(folder: string): { claimed: Set<string>; orphaned: string[] } {
+  const claimed = new Set<string>();
+  const orphaned: string[] = [];
+  for (const { file, live, paths } of registrations(folder)) {
+    if (live) {
       for (const path of paths) claimed.add(path);
       continue;
     }
@@ -149,6 +156,17 @@ export async function releasePlaceholders(claim: PlaceholderClaim): Promise<void
     const { claimed, orphaned } = readRegistry(folder);
     await removeEmpty([...orphaned, ...claim.paths.filter((path) => !claimed.has(path))]);
   });
+}
+
+/**
+ * The placeholders of `root` that live commands stand on now (absolute paths), read without the
+ * lock and changing nothing: for a snapshot, to which they are not the user's files.
+ */
+export function livePlaceholders(root: string): Set<string> {
+  const live = new Set<string>();
+  for (const registration of registrations(registryFolder(root)))
+    if (registration.live) for (const path of registration.paths) live.add(path);
+  return live;
 }
 
 /** Removes the placeholders of `root` that reson processes which died mid-command left behind. */

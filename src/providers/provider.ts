@@ -7,6 +7,7 @@ import { sleep, throwIfAborted } from "../core/abort.js";
 import { ResonError } from "../core/errors.js";
 import type { StopReason } from "../core/events.js";
 import { addUsage, emptyUsage, type Usage } from "../core/usage.js";
+import { flattenDeepArguments } from "./argument-depth.js";
 import { type AttemptSetup, runAttempt } from "./attempt.js";
 import { DUMMY_API_KEY, keyHint, PROVIDER_CATALOG, type WireApi } from "./catalog.js";
 import type { CallFacts } from "./classify.js";
@@ -198,7 +199,8 @@ class RetryingProvider<Prepared> implements Provider {
 function toResult(final: AssistantMessage, spent: Usage, attempts: number, priced: boolean): ChatResult {
   // No wire touches the message after its attempt; the copy protects the caller's store
   // from anyone mutating the returned tool calls.
-  const message = structuredClone(final);
+  // Arguments nested past what a copy (or a store) can walk are dropped first, on every wire.
+  const message = structuredClone(flattenDeepArguments(final));
   let text = "";
   const toolCalls: ToolCall[] = [];
   for (const block of message.content) {

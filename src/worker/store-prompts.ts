@@ -46,6 +46,8 @@ export function storePromptChannel(options: PromptChannelOptions): PromptChannel
   const { store } = options;
   const redact = (text: string) => options.agent()?.redact(text) ?? text;
   const mask = (value: unknown): unknown => JSON.parse(redact(JSON.stringify(value ?? null)));
+  /** Prompts whose answer this channel already acted on: an answer decides one call, once. */
+  const used = new Set<string>();
 
   async function open(
     runId: string,
@@ -55,10 +57,14 @@ export function storePromptChannel(options: PromptChannelOptions): PromptChannel
     // A run resumed after a crash asks again for the same call: the prompt it opened before is
     // the one it waits on, still pending or answered while no process ran the run (a button
     // pressed in a chat), so an answer given in between is neither lost nor asked for twice.
+    // The same call is the same id asking about the same thing: a provider that numbers its
+    // calls per reply ("call_0" at every step) would otherwise have a later call, whatever it
+    // runs, taken as already answered by the first one's "allow once".
     const earlier = (await store.prompts.listOfRun(runId)).findLast(
       (p) =>
         p.kind === kind &&
-        (p.payload as { toolCallId?: unknown }).toolCallId === payload.toolCallId &&
+        !used.has(p.id) &&
+        sameCall(p.payload, payload) &&
         (p.status === "pending" || p.status === "answered"),
     );
     if (earlier) return earlier;
@@ -94,6 +100,7 @@ export function storePromptChannel(options: PromptChannelOptions): PromptChannel
         expiresAt: record.expiresAt ?? Date.now() + options.timeoutMs,
       });
       const answered = await waitForAnswer(store, record, options.signal);
+      used.add(record.id);
       const answer = approvalOf(answered);
       options.agent()?.emitInRun(prompt.runId, {
         type: "permission_decision",
@@ -126,6 +133,7 @@ export function storePromptChannel(options: PromptChannelOptions): PromptChannel
         ...(question.choices ? { choices: question.choices } : {}),
       });
       const answered = await waitForAnswer(store, record, options.signal);
+      used.add(record.id);
       const text = answerText(answered);
       const answeredBy = answeredByOf(answered);
       options.agent()?.emitInRun(runId, {
@@ -139,6 +147,14 @@ export function storePromptChannel(options: PromptChannelOptions): PromptChannel
       return text === undefined ? undefined : { answer: text };
     },
   };
+}
+
+/** Whether a stored prompt's payload asks about the very call `payload` does (id, tool, arguments, question). */
+function sameCall(stored: unknown, payload: { toolCallId: string; [field: string]: unknown }): boolean {
+  const earlier = (stored ?? {}) as Record<string, unknown>;
+  return (["toolCallId", "tool", "arguments", "question"] as const).every(
+    (field) => JSON.stringify(earlier[field]) === JSON.stringify(payload[field]),
+  );
 }
 
 function approvalOf(record: RunPromptRecord | undefined): StoredApproval | undefined {

@@ -258,6 +258,26 @@ describe("native wire tool calls", () => {
       "{}",
     ]);
   });
+
+  it("drops arguments nested thousands deep (a copy or a store would run out of stack) to {}, with why", async () => {
+    const deep = `${"[".repeat(20_000)}${"]".repeat(20_000)}`;
+    fake.server.enqueue({
+      toolCalls: [
+        { name: "write_file", arguments: `{"path": ${deep}}` },
+        { name: "write_file", arguments: '{"path": "a.txt", "lines": [[["three deep is fine"]]]}' },
+      ],
+    });
+    const provider = await createProvider(
+      { provider: "openai-compatible", baseUrl: fake.server.openaiBaseUrl },
+      FAST,
+    );
+    const result = await provider.chat(ask("write", [tool]));
+    const [dropped, kept] = result.toolCalls as [ToolCall, ToolCall];
+    expect(dropped.arguments).toEqual({});
+    expect(dropped.rawArguments).toBe("(arguments nested more than 64 levels deep, not kept)");
+    expect(kept.arguments).toEqual({ path: "a.txt", lines: [[["three deep is fine"]]] });
+    expect(JSON.stringify(result.message)).toContain("three deep is fine");
+  });
 });
 
 describe("native wire request bodies", () => {

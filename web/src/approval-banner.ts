@@ -6,7 +6,7 @@
 import { api } from "./api.js";
 import { diffLines } from "./diff-lines.js";
 import { diffBlock } from "./diff-view.js";
-import { h } from "./dom.js";
+import { h, visible } from "./dom.js";
 import type { PromptView, RunModel } from "./run-state.js";
 
 export interface BannerActions {
@@ -73,7 +73,7 @@ function permissionCard(run: RunModel, prompt: PromptView, actions: BannerAction
         actions.answered();
       },
       (error: unknown) => {
-        status.textContent = String(error instanceof Error ? error.message : error);
+        status.textContent = visible(String(error instanceof Error ? error.message : error));
         status.className = "error";
       },
     );
@@ -143,7 +143,7 @@ function questionCard(run: RunModel, prompt: PromptView, actions: BannerActions)
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     void api("POST", path, { answer: input.value }).then(actions.answered, (error: unknown) => {
-      status.textContent = String(error instanceof Error ? error.message : error);
+      status.textContent = visible(String(error instanceof Error ? error.message : error));
       status.className = "error";
     });
   });

@@ -2,7 +2,7 @@
 // sessions each has opened (links to their pages), and the senders waiting to pair with their
 // codes, each with an Approve button (POST /channels/{channel}/pairings/{code}/approve).
 import { api } from "./api.js";
-import { h } from "./dom.js";
+import { h, visible } from "./dom.js";
 
 export interface ChannelView {
   name: string;
@@ -186,7 +186,7 @@ function pairingRow(p: PairingView, changed: () => void): Node {
           changed();
         } catch (error) {
           (approve as HTMLButtonElement).disabled = false;
-          status.textContent = error instanceof Error ? error.message : String(error);
+          status.textContent = visible(error instanceof Error ? error.message : String(error));
         }
       },
     },

@@ -1,7 +1,7 @@
 // How a run used its context and budget, step by step, as charts with axes, units and a
 // legend: context use against the window and the budget line (compactions and goal closes
 // marked), cumulative cost, and tokens in and out. Hand-written SVG: no chart library.
-import { cost, h, tokens } from "./dom.js";
+import { cost, h, tokens, visible } from "./dom.js";
 import type { RunModel, StepView } from "./run-state.js";
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -14,7 +14,7 @@ const MARKED_STEPS_UP_TO = 100;
 function el(tag: string, attributes: Record<string, string | number>, text?: string): SVGElement {
   const node = document.createElementNS(SVG, tag);
   for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, String(value));
-  if (text !== undefined) node.textContent = text;
+  if (text !== undefined) node.textContent = visible(text);
   return node;
 }
 

@@ -20,15 +20,6 @@ const CONTEXT_LINES = 3;
 const MAX_EDIT_LENGTH = 1000;
 const MAX_LINES = 400;
 
-/** Bidirectional overrides and control characters shown as their code, never applied. */
-export function visible(text: string): string {
-  return text.replace(
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters made visible
-    /[\u0000-\u0008\u000b-\u001f\u007f\u202a-\u202e\u2066-\u2069]/g,
-    (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`,
-  );
-}
-
 function marked(text: string, mark: "-" | "+"): string[] {
   if (text === "") return [];
   const lines = text.split("\n");
@@ -68,7 +59,7 @@ export function diffLines(change: FileChangeView): { lines: DiffLine[]; added: n
       kind: "note",
       text: "(too many changes for a line-by-line diff: shown as a whole replacement)",
     });
-  const path = visible(change.path);
+  const path = change.path;
   const side = (prefix: string) => (path.startsWith("/") ? path : `${prefix}/${path}`);
   out.push({ kind: "head", text: `--- ${change.before === null ? "/dev/null" : side("a")}` });
   out.push({ kind: "head", text: `+++ ${side("b")}` });
@@ -81,7 +72,7 @@ export function diffLines(change: FileChangeView): { lines: DiffLine[]; added: n
     body.push({ kind: "hunk", text: `@@ -${oldStart},${hunk.oldLines} +${newStart},${hunk.newLines} @@` });
     for (const line of hunk.lines) {
       const mark = line[0] ?? " ";
-      const text = `${mark}${visible(line.slice(1).replace(/\r$/, ""))}`;
+      const text = `${mark}${line.slice(1).replace(/\r$/, "")}`;
       if (mark === "+") added++;
       if (mark === "-") removed++;
       body.push({
@@ -118,6 +109,6 @@ export function patchLines(patch: string): DiffLine[] {
             : line.startsWith("-")
               ? "del"
               : "same",
-      text: visible(line),
+      text: line,
     }));
 }

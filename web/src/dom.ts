@@ -1,6 +1,22 @@
 // A few lines of DOM building: elements with text children only (never innerHTML), so text
-// from the run (tool output, model answers) can never become markup.
+// from the run (tool output, model answers) can never become markup; and every text child is
+// shown as it is, its control characters and bidirectional overrides written out, so it cannot
+// show other words than it holds either (an approval's command, a file name).
 type Child = Node | string | number | null | undefined | false;
+
+/**
+ * `text` with C0 and C1 controls (but tab and line breaks) and the bidirectional embeddings,
+ * overrides and isolates written as their code, never applied: the same characters the
+ * terminal's sanitiser writes out. A command shown for approval with U+202E reversing its end
+ * would read as another command than the one allowed.
+ */
+export function visible(text: string): string {
+  return text.replace(/\r\n/g, "\n").replace(
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters made visible
+    /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g,
+    (c) => `\\u{${c.codePointAt(0)!.toString(16)}}`,
+  );
+}
 
 export function h(
   tag: string,
@@ -14,7 +30,7 @@ export function h(
   }
   for (const child of children) {
     if (child === null || child === undefined || child === false) continue;
-    element.append(typeof child === "object" ? child : String(child));
+    element.append(typeof child === "object" ? child : visible(String(child)));
   }
   return element;
 }

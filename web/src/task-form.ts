@@ -1,7 +1,7 @@
 // The card that starts a run: any fields of the page's own (a workspace to run in), a task box
 // and a Start button. `post` sends the task; the new run's id goes to `started`, an error under
 // the button.
-import { h } from "./dom.js";
+import { h, visible } from "./dom.js";
 
 export interface TaskFormOptions {
   title: string;
@@ -34,7 +34,7 @@ export function taskForm(options: TaskFormOptions): HTMLElement {
     void options.post(task.value).then(
       (run) => options.started(run.id),
       (error: unknown) => {
-        status.textContent = String(error instanceof Error ? error.message : error);
+        status.textContent = visible(String(error instanceof Error ? error.message : error));
       },
     );
   });

@@ -11,6 +11,7 @@ import type { InboundRecord, Store } from "../store/index.js";
 import { AnswerSender } from "./answer-sender.js";
 import { ButtonPresses } from "./button-presses.js";
 import type { ChannelSetup } from "./channel-setup.js";
+import { LiveReporter } from "./live-reports.js";
 import { MessageDecision } from "./message-decision.js";
 import { runAnswer } from "./run-answer.js";
 import type { ChannelLive, ChannelLog, InboundSink, PressSink } from "./types.js";
@@ -30,6 +31,8 @@ export interface ChannelHubOptions {
 
 /** How often "typing…" is sent again while a run works (Telegram's lasts about 5 s). */
 const TYPING_EVERY_MS = 4000;
+/** How often the channels' states are looked at for `reson channel status` (written on a change). */
+const LIVE_CHECK_MS = 1000;
 const DONE: ReadonlySet<string> = new Set(["completed", "failed", "cancelled"]);
 
 export class ChannelHub {
@@ -38,6 +41,9 @@ export class ChannelHub {
   readonly #stop = new AbortController();
   readonly #typingAt = new Map<string, number>();
   #timer: NodeJS.Timeout | undefined;
+  #liveTimer: NodeJS.Timeout | undefined;
+  #reporting: Promise<void> | undefined;
+  readonly #reporter: LiveReporter;
   #ticking: Promise<void> | undefined;
   #again = false;
   #started: Promise<unknown>[] = [];
@@ -57,6 +63,7 @@ export class ChannelHub {
     });
     this.#sender = new AnswerSender({ ...options, signal });
     for (const setup of options.channels) this.#byName.set(setup.adapter.name, setup);
+    this.#reporter = new LiveReporter(options.store);
   }
 
   get channels(): readonly ChannelSetup[] {
@@ -113,6 +120,28 @@ export class ChannelHub {
     }
     this.#schedule();
     this.wake();
+    await this.#reporter.forgetStale([...this.#byName.keys()]).catch(() => {});
+    this.#report();
+    this.#liveTimer = setInterval(() => this.#report(), LIVE_CHECK_MS);
+    this.#liveTimer.unref();
+  }
+
+  /** Writes how the channels stand to the store, for `reson channel status` in another process. */
+  #report(): void {
+    if (this.#reporting || this.#stop.signal.aborted) return;
+    this.#reporting = this.#reporter
+      .report(this.live())
+      .catch((error: unknown) => {
+        const failure = toResonError(error);
+        this.#options.log({
+          level: "warn",
+          message: `channels: could not record their state for reson channel status: ${failure.message}`,
+          code: failure.code,
+        });
+      })
+      .finally(() => {
+        this.#reporting = undefined;
+      });
   }
 
   /** How each channel stands in this serve, by name. */
@@ -149,7 +178,9 @@ export class ChannelHub {
   async stop(): Promise<void> {
     this.#stop.abort(new ResonError("host_stopping", "reson serve is stopping."));
     if (this.#timer) clearInterval(this.#timer);
-    await Promise.allSettled([...this.#started, this.#ticking]);
+    if (this.#liveTimer) clearInterval(this.#liveTimer);
+    await Promise.allSettled([...this.#started, this.#ticking, this.#reporting]);
+    await this.#reporter.withdraw().catch(() => {});
   }
 
   #schedule(): void {

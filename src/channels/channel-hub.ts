@@ -46,6 +46,8 @@ export class ChannelHub {
   readonly #reporter: LiveReporter;
   #ticking: Promise<void> | undefined;
   #again = false;
+  /** Each chat's messages (and each channel's stored presses) being taken now, by key. */
+  readonly #working = new Map<string, Promise<void>>();
   #started: Promise<unknown>[] = [];
   /** Channels whose start failed (the platform refused the token): why, for GET /channels. */
   readonly #stopped = new Map<string, ChannelLive>();
@@ -180,6 +182,7 @@ export class ChannelHub {
     if (this.#timer) clearInterval(this.#timer);
     if (this.#liveTimer) clearInterval(this.#liveTimer);
     await Promise.allSettled([...this.#started, this.#ticking, this.#reporting]);
+    await Promise.allSettled([...this.#working.values()]);
     await this.#reporter.withdraw().catch(() => {});
   }
 
@@ -188,25 +191,53 @@ export class ChannelHub {
     this.#timer.unref();
   }
 
+  /**
+   * Starts taking each chat's stored messages as far as they go, in order within the chat, and
+   * each chat (and each channel's stored presses) on its own: a platform that never answers one
+   * send holds up that chat alone, not every other chat's answers and runs.
+   */
   async #tick(): Promise<void> {
-    for (const setup of this.#options.channels) await this.#presses.applyStored(setup);
-    const open = await this.#options.store.channels.listOpen();
-    for (const record of open) {
-      if (this.#stop.signal.aborted) return;
-      const setup = this.#byName.get(record.channel);
-      if (!setup) continue;
-      try {
-        await this.#advance(record, setup);
-      } catch (error) {
+    for (const setup of this.#options.channels)
+      this.#inFlight(`presses\u0000${setup.adapter.name}`, () => this.#presses.applyStored(setup));
+    const byChat = new Map<string, InboundRecord[]>();
+    for (const record of await this.#options.store.channels.listOpen()) {
+      const chat = `chat\u0000${record.channel}\u0000${record.chatKey}`;
+      byChat.set(chat, [...(byChat.get(chat) ?? []), record]);
+    }
+    for (const [chat, records] of byChat)
+      this.#inFlight(chat, async () => {
+        for (const record of records) {
+          if (this.#stop.signal.aborted) return;
+          const setup = this.#byName.get(record.channel);
+          if (setup) await this.#advanceLogged(record, setup);
+        }
+      });
+  }
+
+  /** Runs `work` unless work under the same key still runs (the next tick looks again). */
+  #inFlight(key: string, work: () => Promise<void>): void {
+    if (this.#working.has(key) || this.#stop.signal.aborted) return;
+    const done = work()
+      .catch((error: unknown) => {
         const failure = toResonError(error);
-        this.#options.log({
-          level: "warn",
-          message: `channel ${record.channel}: message ${record.id}: ${failure.message}`,
-          channel: record.channel,
-          inbound: record.id,
-          code: failure.code,
-        });
-      }
+        this.#options.log({ level: "warn", message: `channels: ${failure.message}`, code: failure.code });
+      })
+      .finally(() => this.#working.delete(key));
+    this.#working.set(key, done);
+  }
+
+  async #advanceLogged(record: InboundRecord, setup: ChannelSetup): Promise<void> {
+    try {
+      await this.#advance(record, setup);
+    } catch (error) {
+      const failure = toResonError(error);
+      this.#options.log({
+        level: "warn",
+        message: `channel ${record.channel}: message ${record.id}: ${failure.message}`,
+        channel: record.channel,
+        inbound: record.id,
+        code: failure.code,
+      });
     }
   }
 

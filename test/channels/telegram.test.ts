@@ -209,6 +209,17 @@ describe("Telegram channel in reson serve", () => {
     expect(served.process.stderr()).not.toContain(TOKEN);
   });
 
+  it("an answer Telegram never answers for does not hold up another chat's answer", async () => {
+    await serve();
+    // The owner's answer goes out and Telegram never says it took it (a network black hole).
+    telegram.holdSends(1);
+    telegram.send({ chatId: OWNER, fromId: OWNER, text: "first" });
+    await telegram.waitForSent((m) => String(m.chat_id) === String(OWNER));
+    telegram.send({ chatId: FRIEND, fromId: FRIEND, text: "second" });
+    const other = await telegram.waitForSent((m) => String(m.chat_id) === String(FRIEND), 20_000);
+    expect(other.text).toBe("answer to: second");
+  });
+
   it("waits out Telegram's flood control (429 retry_after) before sending again", async () => {
     const served = await serve();
     // Backing off alone would try again after 1 s and 2 s, into the wait.

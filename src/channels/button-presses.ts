@@ -34,6 +34,7 @@ interface StoredPress {
 const PRESS_PREFIX = "press:";
 const TOO_LATE = "This was already answered or has timed out.";
 const NOT_OURS = "This button is not one of this agent's.";
+const OWNER_ONLY = "Only an owner can allow this: the run read untrusted content.";
 
 export class ButtonPresses {
   readonly #options: ButtonPressesOptions;
@@ -157,6 +158,23 @@ export class ButtonPresses {
     }
     const answer = pressAnswer(prompt, parsed.choice);
     if (!answer) return { refusal: NOT_OURS };
+    // What the trust rules hold back after untrusted content (a message from someone who is not
+    // an owner is such content) is the owner's to allow: else the sender of that message would
+    // allow their own run to reach a new host, fill a secret or steer the owner's later runs.
+    if (
+      answer.kind === "permission" &&
+      answer.answer.decision !== "deny" &&
+      access.standing !== "owner" &&
+      typeof (prompt.payload as { untrustedHold?: unknown }).untrustedHold === "string"
+    ) {
+      log({
+        level: "warn",
+        message: `channel ${channel}: ${press.senderId} pressed to allow prompt ${prompt.id}, which only an owner may allow (the run read untrusted content)`,
+        channel,
+        sender: press.senderId,
+      });
+      return { refusal: OWNER_ONLY };
+    }
     return {
       pending: prompt.status === "pending",
       runId: prompt.traceId,

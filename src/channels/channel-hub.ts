@@ -11,6 +11,7 @@ import type { InboundRecord, Store } from "../store/index.js";
 import { AnswerSender } from "./answer-sender.js";
 import { ButtonPresses } from "./button-presses.js";
 import type { ChannelSetup } from "./channel-setup.js";
+import { LiveReporter } from "./live-reports.js";
 import { MessageDecision } from "./message-decision.js";
 import { runAnswer } from "./run-answer.js";
 import type { ChannelLive, ChannelLog, InboundSink, PressSink } from "./types.js";
@@ -30,6 +31,8 @@ export interface ChannelHubOptions {
 
 /** How often "typing…" is sent again while a run works (Telegram's lasts about 5 s). */
 const TYPING_EVERY_MS = 4000;
+/** How often the channels' states are looked at for `reson channel status` (written on a change). */
+const LIVE_CHECK_MS = 1000;
 const DONE: ReadonlySet<string> = new Set(["completed", "failed", "cancelled"]);
 
 export class ChannelHub {
@@ -38,8 +41,13 @@ export class ChannelHub {
   readonly #stop = new AbortController();
   readonly #typingAt = new Map<string, number>();
   #timer: NodeJS.Timeout | undefined;
+  #liveTimer: NodeJS.Timeout | undefined;
+  #reporting: Promise<void> | undefined;
+  readonly #reporter: LiveReporter;
   #ticking: Promise<void> | undefined;
   #again = false;
+  /** Each chat's messages (and each channel's stored presses) being taken now, by key. */
+  readonly #working = new Map<string, Promise<void>>();
   #started: Promise<unknown>[] = [];
   /** Channels whose start failed (the platform refused the token): why, for GET /channels. */
   readonly #stopped = new Map<string, ChannelLive>();
@@ -57,6 +65,7 @@ export class ChannelHub {
     });
     this.#sender = new AnswerSender({ ...options, signal });
     for (const setup of options.channels) this.#byName.set(setup.adapter.name, setup);
+    this.#reporter = new LiveReporter(options.store);
   }
 
   get channels(): readonly ChannelSetup[] {
@@ -113,6 +122,28 @@ export class ChannelHub {
     }
     this.#schedule();
     this.wake();
+    await this.#reporter.forgetStale([...this.#byName.keys()]).catch(() => {});
+    this.#report();
+    this.#liveTimer = setInterval(() => this.#report(), LIVE_CHECK_MS);
+    this.#liveTimer.unref();
+  }
+
+  /** Writes how the channels stand to the store, for `reson channel status` in another process. */
+  #report(): void {
+    if (this.#reporting || this.#stop.signal.aborted) return;
+    this.#reporting = this.#reporter
+      .report(this.live())
+      .catch((error: unknown) => {
+        const failure = toResonError(error);
+        this.#options.log({
+          level: "warn",
+          message: `channels: could not record their state for reson channel status: ${failure.message}`,
+          code: failure.code,
+        });
+      })
+      .finally(() => {
+        this.#reporting = undefined;
+      });
   }
 
   /** How each channel stands in this serve, by name. */
@@ -149,7 +180,10 @@ export class ChannelHub {
   async stop(): Promise<void> {
     this.#stop.abort(new ResonError("host_stopping", "reson serve is stopping."));
     if (this.#timer) clearInterval(this.#timer);
-    await Promise.allSettled([...this.#started, this.#ticking]);
+    if (this.#liveTimer) clearInterval(this.#liveTimer);
+    await Promise.allSettled([...this.#started, this.#ticking, this.#reporting]);
+    await Promise.allSettled([...this.#working.values()]);
+    await this.#reporter.withdraw().catch(() => {});
   }
 
   #schedule(): void {
@@ -157,25 +191,53 @@ export class ChannelHub {
     this.#timer.unref();
   }
 
+  /**
+   * Starts taking each chat's stored messages as far as they go, in order within the chat, and
+   * each chat (and each channel's stored presses) on its own: a platform that never answers one
+   * send holds up that chat alone, not every other chat's answers and runs.
+   */
   async #tick(): Promise<void> {
-    for (const setup of this.#options.channels) await this.#presses.applyStored(setup);
-    const open = await this.#options.store.channels.listOpen();
-    for (const record of open) {
-      if (this.#stop.signal.aborted) return;
-      const setup = this.#byName.get(record.channel);
-      if (!setup) continue;
-      try {
-        await this.#advance(record, setup);
-      } catch (error) {
+    for (const setup of this.#options.channels)
+      this.#inFlight(`presses\u0000${setup.adapter.name}`, () => this.#presses.applyStored(setup));
+    const byChat = new Map<string, InboundRecord[]>();
+    for (const record of await this.#options.store.channels.listOpen()) {
+      const chat = `chat\u0000${record.channel}\u0000${record.chatKey}`;
+      byChat.set(chat, [...(byChat.get(chat) ?? []), record]);
+    }
+    for (const [chat, records] of byChat)
+      this.#inFlight(chat, async () => {
+        for (const record of records) {
+          if (this.#stop.signal.aborted) return;
+          const setup = this.#byName.get(record.channel);
+          if (setup) await this.#advanceLogged(record, setup);
+        }
+      });
+  }
+
+  /** Runs `work` unless work under the same key still runs (the next tick looks again). */
+  #inFlight(key: string, work: () => Promise<void>): void {
+    if (this.#working.has(key) || this.#stop.signal.aborted) return;
+    const done = work()
+      .catch((error: unknown) => {
         const failure = toResonError(error);
-        this.#options.log({
-          level: "warn",
-          message: `channel ${record.channel}: message ${record.id}: ${failure.message}`,
-          channel: record.channel,
-          inbound: record.id,
-          code: failure.code,
-        });
-      }
+        this.#options.log({ level: "warn", message: `channels: ${failure.message}`, code: failure.code });
+      })
+      .finally(() => this.#working.delete(key));
+    this.#working.set(key, done);
+  }
+
+  async #advanceLogged(record: InboundRecord, setup: ChannelSetup): Promise<void> {
+    try {
+      await this.#advance(record, setup);
+    } catch (error) {
+      const failure = toResonError(error);
+      this.#options.log({
+        level: "warn",
+        message: `channel ${record.channel}: message ${record.id}: ${failure.message}`,
+        channel: record.channel,
+        inbound: record.id,
+        code: failure.code,
+      });
     }
   }
 

@@ -13,6 +13,8 @@ interface PermissionPayload {
   reason?: string;
   rule?: string;
   session?: unknown;
+  /** Set when the trust rules hold the call back: only an owner may allow it. */
+  untrustedHold?: string;
 }
 
 interface QuestionPayload {
@@ -36,8 +38,9 @@ export function promptMessage(prompt: RunPromptRecord): { text: string; buttons:
     const payload = prompt.payload as PermissionPayload;
     const args = JSON.stringify(payload.arguments ?? {});
     const shown = args.length > 600 ? `${args.slice(0, 600)}…` : args;
+    const ownerOnly = payload.untrustedHold ? "\nOnly an owner can allow this." : "";
     const text =
-      `The agent asks to run ${payload.tool ?? "a tool"} ${shown}\n${payload.reason ?? ""}${payload.rule ? ` (${payload.rule})` : ""}`.trim();
+      `The agent asks to run ${payload.tool ?? "a tool"} ${shown}\n${payload.reason ?? ""}${payload.rule ? ` (${payload.rule})` : ""}${ownerOnly}`.trim();
     const buttons: ChatButton[] = [{ label: "Allow once", data: `${prompt.id}:a` }];
     if (payload.session !== undefined)
       buttons.push({ label: "Allow for this session", data: `${prompt.id}:s` });

@@ -21,6 +21,7 @@ export {
 export { channelRoutes } from "./channel-routes.js";
 export { channelSetups } from "./channel-settings.js";
 export { type ChatCommand, chatCommand } from "./chat-commands.js";
+export { type LiveReport, liveReports } from "./live-reports.js";
 export { SLACK_MAX_MESSAGE_CHARS, SlackAdapter } from "./slack/slack-adapter.js";
 export { splitForPlatform } from "./split-text.js";
 export { TELEGRAM_MAX_MESSAGE_CHARS, TelegramAdapter } from "./telegram/telegram-adapter.js";

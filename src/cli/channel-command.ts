@@ -1,13 +1,16 @@
 // `reson channel list|status|pair`: the chat channels of $RESON_HOME/config.json, their chat
 // sessions and messages on their way, and the pairing codes strangers got (approve one to let
 // its sender talk to the agent; --owner makes them the owner, whose messages are trusted input).
-// It reads and writes the store directly: serve need not run.
+// It reads and writes the store directly: serve need not run. A running serve records there how
+// each channel stands in it (taking messages, waiting for its platform, stopped), which status shows.
 import { join } from "node:path";
 import {
   approvePairing,
   type ChannelView,
   channelViews,
   configuredChannels,
+  type LiveReport,
+  liveReports,
   type PairingView,
   pairingViews,
 } from "../channels/index.js";
@@ -21,7 +24,8 @@ export const CHANNEL_HELP = `reson channel: chat channels of reson serve (README
 
 Usage:
   reson channel list [--json]              configured channels (channels in $RESON_HOME/config.json)
-  reson channel status [--json]            each channel's chat sessions, open messages, pairings
+  reson channel status [--json]            each channel's state in a running serve, its chat
+                                           sessions, open messages, pairings
   reson channel pair list [--json]         senders who asked to pair (codes) and those approved
   reson channel pair approve <channel> <code> [--owner]
                                            let the code's sender talk to the agent (--owner: their
@@ -41,14 +45,29 @@ function print(json: boolean, value: unknown, text: () => string): number {
   return EXIT_OK;
 }
 
-function statusText(channels: ChannelView[]): string {
+type StatusView = ChannelView & { live: LiveReport[] };
+
+function liveText(reports: LiveReport[]): string {
+  if (reports.length === 0) return "  live: no reson serve runs this channel now\n";
+  return reports
+    .map((r) => {
+      const where = `serve pid ${r.serve.pid} on ${r.serve.host}`;
+      const retry = r.retryAt ? `, asks again at ${new Date(r.retryAt).toISOString()}` : "";
+      const why = r.reason ? `: ${r.reason}${retry}` : "";
+      const hint = r.hint ? `\n    ${r.hint}` : "";
+      return `  live: ${r.state} in ${where}${why}${hint}\n`;
+    })
+    .join("");
+}
+
+function statusText(channels: StatusView[]): string {
   if (channels.length === 0)
     return 'No channels are configured (channels in $RESON_HOME/config.json; README "Channels").\n';
   return channels
     .map((c) => {
       const head = `${c.name}  workspace ${c.workspace}  senders: ${c.dmPolicy}  groups: ${c.groups}  open messages: ${c.openMessages}  pending pairings: ${c.pendingPairings}\n`;
       const sessions = c.sessions.map((s) => `  chat ${s.chat} -> session ${s.sessionId}\n`).join("");
-      return head + (sessions || "  no chat sessions yet\n");
+      return head + liveText(c.live) + (sessions || "  no chat sessions yet\n");
     })
     .join("");
 }
@@ -122,7 +141,10 @@ export function channelCommand(argv: string[]): Promise<number> {
       );
     }
     if (sub === "status") {
-      const channels = await channelViews(store, await userChannels());
+      const views = await channelViews(store, await userChannels());
+      const channels: StatusView[] = await Promise.all(
+        views.map(async (view) => ({ ...view, live: await liveReports(store, view.name) })),
+      );
       return print(json, { channels }, () => statusText(channels));
     }
     if (sub === "pair") return pair(store, rest, values);

@@ -73,8 +73,11 @@ function decideAction(
     const held = context.untrusted ? untrustedHold(action, verdict, policy, context) : undefined;
     return held ? heldBack(held, action, policy, context, mode) : verdict;
   }
-  const unblocked = withWayThrough(verdict, action, context);
-  if (verdict.behavior !== "ask") return unblocked;
+  const way = withWayThrough(verdict, action, context);
+  if (verdict.behavior !== "ask") return way;
+  // Asked by the mode or a rule anyway: still say what the trust rules would hold back.
+  const hold = context.untrusted ? untrustedHold(action, verdict, policy, context) : undefined;
+  const unblocked = hold ? { ...way, untrustedHold: hold } : way;
   if (mode === "dontAsk")
     return {
       ...unblocked,
@@ -102,6 +105,7 @@ function heldBack(
     behavior: mode === "dontAsk" ? "deny" : "ask",
     reason: `${why}, and this run has read untrusted content (${context.untrusted})`,
     decidedBy: "untrusted",
+    untrustedHold: why,
   };
   const text = narrowAllowRule(action, context.workspaceRoot);
   const parsed = text
@@ -259,7 +263,14 @@ function combine(parts: PartDecision[]): Decision {
     const named = pick.behavior === "ask" ? parts.filter((p) => p.behavior === "ask") : [pick];
     const reason = parts.length > 1 ? named.map((p) => `${p.part}: ${p.reason}`).join("; ") : decision.reason;
     const alwaysAsked = parts.some((p) => p.behavior === "ask" && p.alwaysAsked);
-    return { ...decision, reason, parts, ...(alwaysAsked ? { alwaysAsked } : {}) };
+    const held = named.find((p) => p.untrustedHold)?.untrustedHold;
+    return {
+      ...decision,
+      reason,
+      parts,
+      ...(alwaysAsked ? { alwaysAsked } : {}),
+      ...(held ? { untrustedHold: held } : {}),
+    };
   }
   const byRulePart = parts.find((p) => p.decidedBy === "rule");
   const byModePart = parts.find((p) => p.decidedBy === "mode");

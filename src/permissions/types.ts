@@ -132,6 +132,13 @@ export interface Decision {
    * variable): answering "for this session" or "always" would not spare the next question.
    */
   alwaysAsked?: true;
+  /**
+   * On an "ask" in a run that read untrusted content: what the trust rules would hold back even
+   * if the mode allowed it (a host no rule names, a secret, a change that steers later runs).
+   * Set also on every decision made by "untrusted". Such a call is the user's to allow, not the
+   * untrusted sender's (a chat channel's buttons go by it).
+   */
+  untrustedHold?: string;
 }
 
 export interface PartDecision extends Decision {

@@ -85,6 +85,7 @@ export function storePromptChannel(options: PromptChannelOptions): PromptChannel
         arguments: mask(prompt.arguments) as Record<string, unknown>,
         reason: prompt.decision.reason,
         ...(prompt.decision.rule ? { rule: prompt.decision.rule.text } : {}),
+        ...(prompt.decision.untrustedHold ? { untrustedHold: prompt.decision.untrustedHold } : {}),
         ...(prompt.session ? { session: prompt.session } : {}),
         ...(prompt.change ? { change: mask(prompt.change) } : {}),
       };

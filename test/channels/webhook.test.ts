@@ -81,6 +81,23 @@ describe("webhook channel in reson serve", () => {
     );
   });
 
+  it("a captured request played again within the window under another Idempotency-Key (which is not signed) gets the first answer, not a second run", async () => {
+    configure({});
+    const served = await startServed(ws.home, ws.path);
+    const message = { text: "deploy main", sender: { id: "build-bot" }, messageId: "m-1" };
+    const timestampS = Math.floor(Date.now() / 1000);
+    const first = await post(served, message, { key: "delivery-1", timestampS });
+    const answered = (await first.json()) as { id: string; reply: string };
+    expect(answered.reply).toBe("done: deploy main");
+    // The same signed bytes: once with a new key, once with none (the body's messageId would key it).
+    for (const key of ["replayed-1", undefined]) {
+      const replayed = await post(served, message, { ...(key ? { key } : {}), timestampS });
+      expect(replayed.status).toBe(200);
+      expect(await replayed.json()).toEqual(answered);
+    }
+    expect(model.requests).toHaveLength(1);
+  });
+
   it("refuses a forged signature, a stale timestamp and a missing signature with 401, storing and running nothing", async () => {
     configure({});
     const served = await startServed(ws.home, ws.path);

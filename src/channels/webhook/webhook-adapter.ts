@@ -45,6 +45,9 @@ const WebhookAnswerSchema = Type.Object({
   reply: Type.Optional(Type.String()),
 });
 
+/** channel_state keys of the signatures seen lately: "signed:v1=<hex>". */
+const SIGNED_PREFIX = "signed:";
+
 export interface WebhookAdapterOptions {
   /** The name under channels.webhook. */
   hookName: string;
@@ -141,12 +144,38 @@ export class WebhookAdapter implements ChannelAdapter {
             replayWindowS: this.#options.replayWindowS ?? 300,
           });
           const key = header(req.headers["idempotency-key"]);
-          const { record } = await sink(this.#delivery(parseMessage(body), key));
+          const delivery = this.#delivery(parseMessage(body), key);
+          const signature = header(req.headers[SIGNATURE_HEADER])!.trim();
+          const dedupeKey = await this.#firstKeyOf(signature, delivery.dedupeKey);
+          const { record } = await sink({ ...delivery, dedupeKey });
           const answered = this.#options.callbackUrl ? record : await this.#awaitAnswer(record, signal);
           return { status: answered.status === "answered" ? 200 : 202, body: answerView(answered) };
         },
       }),
     ];
+  }
+
+  /**
+   * The key the first request with these signed bytes came under. The Idempotency-Key header is
+   * not signed: a request captured on its way (a proxy's log) and played again inside the replay
+   * window under another key, or none, would otherwise run again. Kept for twice the window (a
+   * timestamp may be that far from when it was first seen and still pass).
+   */
+  async #firstKeyOf(signature: string, dedupeKey: string): Promise<string> {
+    const { store } = this.#options;
+    const now = Date.now();
+    const keptMs = 2 * (this.#options.replayWindowS ?? 300) * 1000;
+    const stateKey = `${SIGNED_PREFIX}${signature}`;
+    if (await store.channels.claimState(this.name, stateKey, JSON.stringify({ dedupeKey, at: now }))) {
+      for (const { key, value } of await store.channels.listState(this.name, SIGNED_PREFIX)) {
+        const at = (JSON.parse(value) as { at?: unknown }).at;
+        if (typeof at !== "number" || now - at > keptMs) await store.channels.deleteState(this.name, key);
+      }
+      return dedupeKey;
+    }
+    const earlier = await store.channels.getState(this.name, stateKey);
+    const first = earlier ? (JSON.parse(earlier) as { dedupeKey?: unknown }).dedupeKey : undefined;
+    return typeof first === "string" ? first : dedupeKey;
   }
 
   #delivery(message: ReturnType<typeof parseMessage>, key: string | undefined): InboundDelivery {

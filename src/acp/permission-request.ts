@@ -8,6 +8,7 @@ import type {
   RequestPermissionRequest,
   RequestPermissionResponse,
 } from "@agentclientprotocol/sdk";
+import { printableLines } from "../core/printable-text.js";
 import type { PermissionAnswer, PermissionPrompt } from "../permissions/index.js";
 import {
   callContent,
@@ -64,10 +65,13 @@ export function permissionRequest(
     ...(change?.ok
       ? [diffContent(change.change, root)]
       : callContent(prompt.tool, prompt.arguments, commandPlace)),
+    // The reasons quote the command's parts: written out as the command is.
     textContent(
-      change && !change.ok
-        ? `${reasons(prompt)}\nAs it stands this call would fail: ${change.message}`
-        : reasons(prompt),
+      printableLines(
+        change && !change.ok
+          ? `${reasons(prompt)}\nAs it stands this call would fail: ${change.message}`
+          : reasons(prompt),
+      ),
     ),
   ];
   return {

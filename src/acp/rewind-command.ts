@@ -22,6 +22,7 @@ import {
   rewindChoices,
   rewindOptions,
 } from "../agent/index.js";
+import { printable } from "../core/printable-text.js";
 import type { Store } from "../store/index.js";
 import { textContent } from "./tool-call-view.js";
 import type { UpdateSender } from "./update-sender.js";
@@ -51,7 +52,7 @@ export async function editorRewind(args: string, scope: RewindScope): Promise<st
   const filesOnly = words[1] === "--files-only";
   const picked = Number(words[0]);
   if (!Number.isInteger(picked) || picked < 1 || words.length > (filesOnly ? 2 : 1)) return `Usage: ${USAGE}`;
-  const choice = (await rewindChoices(scope.store, scope.sessionId, scope.root))[picked - 1];
+  const choice = (await rewindChoices(scope.store, scope.sessionId, scope.root, printable))[picked - 1];
   if (!choice) return `There is no step ${picked} to rewind to. ${USAGE}`;
   const prepared = await prepareRewind(scope.store, {
     id: choice.runId,
@@ -62,7 +63,7 @@ export async function editorRewind(args: string, scope: RewindScope): Promise<st
 }
 
 async function listing(scope: RewindScope): Promise<string> {
-  const choices = await rewindChoices(scope.store, scope.sessionId, scope.root);
+  const choices = await rewindChoices(scope.store, scope.sessionId, scope.root, printable);
   if (choices.length === 0) return "Nothing in this session changed files.";
   const lines = choices.map((choice, i) => `${i + 1}) ${choice.label}`);
   return `Rewind the files to before (newest first):\n${lines.join("\n")}\n\n${USAGE}`;
@@ -70,7 +71,8 @@ async function listing(scope: RewindScope): Promise<string> {
 
 /** The rewind shown as a pending tool call, the editor asked, and the answer done. */
 async function confirmAndApply(prepared: PreparedRewind, scope: RewindScope): Promise<string> {
-  const description = describeRewind(prepared).join("\n");
+  // File names and the run's task are written out, as the terminal's /rewind does.
+  const description = describeRewind(prepared, printable).join("\n");
   if (rewindChangesNothing(prepared)) return `${description}\nNothing to do.`;
   const toolCallId = prepared.id;
   const title = description.split("\n", 1)[0]!.replace(/:$/, "");

@@ -1,8 +1,11 @@
 // How a tool call looks in the editor: its kind (the icon), a title, the files it touches
 // (follow-along), and its content: a file change as a diff, a command as its text, a result as
-// text (the end of it, when it is long).
+// text (the end of it, when it is long). A title and a command are what the user approves, so
+// their control characters and bidirectional overrides are written out (core's sanitiser), as
+// the terminal and the web view do; rawInput keeps the arguments exact.
 import { isAbsolute, join } from "node:path";
 import type { ToolCallContent, ToolCallLocation, ToolKind } from "@agentclientprotocol/sdk";
+import { printable, printableLines } from "../core/printable-text.js";
 import type { FileChange } from "../tools/index.js";
 
 /** Characters of a tool's output shown in the editor (the model saw what the registry kept). */
@@ -40,7 +43,12 @@ function oneLine(value: string, max = TITLE_CHARS): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
+/** The call's one-line title, everything that could reorder or hide part of it written out. */
 export function toolTitle(name: string, args: Record<string, unknown>): string {
+  return printable(rawTitle(name, args));
+}
+
+function rawTitle(name: string, args: Record<string, unknown>): string {
   const path = text(args.path);
   switch (name) {
     case "read_file":
@@ -113,7 +121,7 @@ export function commandPlace(sandboxOff: string | undefined): string {
  */
 export function callContent(name: string, args: Record<string, unknown>, place?: string): ToolCallContent[] {
   if (name === "execute_command")
-    return [textContent(`$ ${text(args.command)}`), ...(place ? [textContent(place)] : [])];
+    return [textContent(`$ ${printableLines(text(args.command))}`), ...(place ? [textContent(place)] : [])];
   return [];
 }
 

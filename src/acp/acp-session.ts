@@ -15,7 +15,7 @@ import {
   type StopReason,
 } from "@agentclientprotocol/sdk";
 import { type Agent, type AgentHooks, assertModelTakesImages, type RunResult } from "../agent/index.js";
-import { ResonError } from "../core/errors.js";
+import { ResonError, toResonError } from "../core/errors.js";
 import type { ContextUsageEvent, ResonEvent } from "../core/events.js";
 import type { McpServers } from "../mcp/index.js";
 import type {
@@ -252,6 +252,13 @@ export class AcpSession {
         return "end_turn";
       }
       return await this.#run(turn, outcome);
+    } catch (error) {
+      // A cancelled turn ends `cancelled` (ACP's rule), whatever the cancel cut short: a
+      // /compact's summary call, an MCP prompt being fetched.
+      if (!turn.controller.signal.aborted) throw error;
+      const failure = toResonError(error);
+      if (failure.code !== "aborted") this.setup.log(`a cancelled turn ended with ${failure.message}`);
+      return "cancelled";
     } finally {
       await this.updates.flush();
       this.#turn = undefined;

@@ -104,10 +104,11 @@ export async function runCommand(command: SlashCommand, scope: CommandScope): Pr
       return session ? { kind: "resume" } : text("Nothing to resume: this session has no run yet.");
     case "compact": {
       if (!session) return text("Nothing to compact: this session has no turns yet.");
-      const done = await scope.agent.compactSession(
-        scope.sessionId,
-        command.args ? { focus: command.args } : {},
-      );
+      // Cancelled with the turn: the summary call stops and nothing is compacted.
+      const done = await scope.agent.compactSession(scope.sessionId, {
+        signal: scope.signal,
+        ...(command.args ? { focus: command.args } : {}),
+      });
       return text(
         `Compacted ${done.turns} turns into a ${done.summaryChars}-character summary; the next task sees about ${done.afterTokens} tokens of history instead of ${done.beforeTokens}.`,
       );

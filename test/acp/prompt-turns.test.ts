@@ -173,6 +173,28 @@ describe("reson acp: prompt turns", () => {
     expect(task).toContain("List the changes since the last tag.");
   });
 
+  it("session/cancel during /compact stops the summary call: the turn ends cancelled and the history stays whole", async () => {
+    // The summary model answers only after far longer than the test waits.
+    f.server.enqueue(
+      { text: "First." },
+      { text: "Second." },
+      { text: "SUMMARY-OF-EARLIER-TURNS", delayMs: 20_000 },
+    );
+    const { sessionId } = await session();
+    await prompt(sessionId, "the word is tangerine");
+    await prompt(sessionId, "second task");
+    const compacting = prompt(sessionId, "/compact");
+    for (let i = 0; i < 200 && f.server.requests.length < 3; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(f.server.requests).toHaveLength(3);
+    await acp!.connection.agent.notify(methods.agent.session.cancel, { sessionId });
+    expect((await compacting).stopReason).toBe("cancelled");
+    f.server.enqueue({ text: "tangerine" });
+    await prompt(sessionId, "which word?");
+    const sent = JSON.stringify(f.server.requests.at(-1)?.body);
+    expect(sent).toContain("the word is tangerine");
+    expect(sent).not.toContain("SUMMARY-OF-EARLIER-TURNS");
+  });
+
   it("the model is a session option: the picker offers the presets' models, and a pick or /model <id> is the model of the next task", async () => {
     const { mkdirSync } = await import("node:fs");
     mkdirSync(join(f.ws.path, ".reson"), { recursive: true });

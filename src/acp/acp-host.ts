@@ -86,7 +86,7 @@ class AcpHost {
   }
 
   async newSession(cwd: string, mcpServers: readonly McpServer[], client: AgentContext) {
-    const session = await this.#open(ulid(), checkedCwd(cwd), mcpServers, client);
+    const session = await this.#open(ulid(), checkedCwd(cwd), mcpServers, client, true);
     const answer = {
       sessionId: session.id,
       modes: modeState(session.mode),
@@ -167,11 +167,13 @@ class AcpHost {
     cwd: string,
     mcpServers: readonly McpServer[],
     client: AgentContext,
+    unannounced = false,
   ): Promise<AcpSession> {
     const opening = (async () =>
       AcpSession.open({
         id,
         cwd,
+        unannounced,
         spec: this.options.spec,
         allowMcp: this.options.allowMcp,
         mcpServers,
@@ -195,12 +197,13 @@ class AcpHost {
 /**
  * A session opened: what its first prompt would otherwise do before its first update (open the
  * model's connection, load recall's word table) is done now, as part of session/new or /load;
- * its commands follow the answer that names the session (the SDK writes it in the microtasks
- * after the handler returns), so the editor knows the session they are for.
+ * what the session held and its commands follow the answer that names the session (the SDK
+ * writes it in the microtasks after the handler returns), so the editor knows the session they
+ * are for.
  */
 function afterAnswer(session: AcpSession): void {
   session.prepare();
-  setImmediate(() => session.announceCommands());
+  setImmediate(() => session.announce());
 }
 
 /** The editor's cwd as a workspace root: absolute (ACP's rule) and existing, by its real path. */

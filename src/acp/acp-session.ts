@@ -54,6 +54,8 @@ export interface SessionSetup {
   capabilities: ClientCapabilities | undefined;
   /** Stops the set-up (MCP servers starting) when the connection closes. */
   signal: AbortSignal;
+  /** The editor does not know the session id yet (session/new): its updates wait for announce(). */
+  unannounced?: boolean;
   log: (line: string) => void;
 }
 
@@ -80,7 +82,7 @@ export class AcpSession {
 
   private constructor(private readonly setup: SessionSetup) {
     this.id = setup.id;
-    this.updates = new UpdateSender(setup.client, setup.id, setup.log);
+    this.updates = new UpdateSender(setup.client, setup.id, setup.log, setup.unannounced === true);
   }
 
   static async open(setup: SessionSetup): Promise<AcpSession> {
@@ -191,7 +193,16 @@ export class AcpSession {
     this.#agent.prepare();
   }
 
-  /** Tells the editor the session's commands (after session/new or /load has answered). */
+  /**
+   * After session/new or /load has answered: what was held for the editor (warnings made while
+   * the session opened) is sent, then the session's commands.
+   */
+  announce(): void {
+    this.updates.release();
+    this.announceCommands();
+  }
+
+  /** Tells the editor the session's commands. */
   announceCommands(): void {
     this.updates.send({ sessionUpdate: "available_commands_update", availableCommands: this.#commands });
   }

@@ -281,6 +281,21 @@ describe("reson acp: sessions", () => {
     expect(toolMessagesOf(f.server.requests.at(-1)!).join("\n")).toContain("set-in-zed");
   });
 
+  it("an editor's MCP server that does not start is said after session/new has named the session, so the editor can show it", async () => {
+    const acp = await begin();
+    const { sessionId } = await acp.connection.agent.request(methods.agent.session.new, {
+      cwd: f.ws.path,
+      mcpServers: [{ name: "broken", command: join(f.ws.path, "no-such-server"), args: [], env: [] }],
+    });
+    const warned = (line: string) => line.includes('"agent_thought_chunk"') && line.includes("broken");
+    await untilUpdate(acp, () => acp.stdoutLines.some(warned));
+    const answer = acp.stdoutLines.findIndex((line) => line.includes(`"result":{"sessionId":"${sessionId}"`));
+    expect(answer).toBeGreaterThanOrEqual(0);
+    // Before its answer the editor has no session of that id, and drops what is sent for one.
+    expect(acp.stdoutLines.findIndex(warned)).toBeGreaterThan(answer);
+    expect(JSON.parse(acp.stdoutLines.find(warned)!).params.sessionId).toBe(sessionId);
+  });
+
   it("the prompts of the editor's MCP servers are commands: announced, and one runs as the task", async () => {
     f.server.enqueue({ text: "Lyon it is" });
     const acp = await begin();

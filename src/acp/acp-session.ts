@@ -63,6 +63,8 @@ interface Turn {
   controller: AbortController;
   run?: RunUpdates;
   runId?: string;
+  /** Resolves when the turn has ended and its updates are sent. */
+  ended: Promise<void>;
 }
 
 export class AcpSession {
@@ -226,11 +228,15 @@ export class AcpSession {
 
   /** A prompt turn: a slash command, or a task run in the session; its updates all sent before it returns. */
   async prompt(blocks: readonly ContentBlock[]): Promise<StopReason> {
+    // A prompt sent right after a cancel (the editor's "stop, and do this instead") comes while
+    // the cancelled turn is still stopping: it waits for that turn's end instead of failing.
+    while (this.#turn?.controller.signal.aborted) await this.#turn.ended;
     if (this.#turn)
       throw new ResonError("session_busy", `Session ${this.id} is still working on a prompt.`, {
         hint: "Wait for it to end, or cancel it (session/cancel) first.",
       });
-    const turn: Turn = { controller: new AbortController() };
+    const ending = Promise.withResolvers<void>();
+    const turn: Turn = { controller: new AbortController(), ended: ending.promise };
     this.#turn = turn;
     try {
       const { text: task, images } = promptTask(blocks, this.root);
@@ -273,6 +279,7 @@ export class AcpSession {
     } finally {
       await this.updates.flush();
       this.#turn = undefined;
+      ending.resolve();
     }
   }
 

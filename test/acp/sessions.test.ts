@@ -153,6 +153,31 @@ describe("reson acp: sessions", () => {
     expect(agentText(acp.updates)).toContain("finished");
   });
 
+  it("a prompt sent right after session/cancel (stop, and do this instead) runs once the cancelled turn has stopped", async () => {
+    f.server.setResponder((request) =>
+      JSON.stringify(request.body).includes("do this instead")
+        ? { text: "Doing it instead." }
+        : {
+            toolCalls: [
+              { id: "call_slow", name: "execute_command", arguments: { command: WAITING_COMMAND } },
+            ],
+          },
+    );
+    const acp = await begin();
+    const { sessionId } = await newSession(acp);
+    const first = prompt(acp, sessionId, "run the slow command");
+    for (let i = 0; i < 400 && !existsSync(join(f.ws.path, "started.txt")); i++)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(existsSync(join(f.ws.path, "started.txt"))).toBe(true);
+    // As an editor sends them: the cancel, and at once the new prompt, without waiting for the first answer.
+    void acp.connection.agent.notify(methods.agent.session.cancel, { sessionId });
+    const second = prompt(acp, sessionId, "do this instead");
+    expect((await first).stopReason).toBe("cancelled");
+    expect((await second).stopReason).toBe("end_turn");
+    expect(agentText(acp.updates)).toContain("Doing it instead.");
+    expect(existsSync(join(f.ws.path, "count.txt"))).toBe(false);
+  });
+
   it("session/load after the agent was killed replays every committed turn; the terminal continues the session", async () => {
     f.server.enqueue({ text: "First answer." });
     const first = await begin();

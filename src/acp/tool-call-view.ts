@@ -3,8 +3,10 @@
 // text (the end of it, when it is long). A title and a command are what the user approves, so
 // their control characters and bidirectional overrides are written out (core's sanitiser), as
 // the terminal and the web view do; rawInput keeps the arguments exact.
+import { realpathSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import type { ToolCallContent, ToolCallLocation, ToolKind } from "@agentclientprotocol/sdk";
+import { isWithin } from "../core/path-within.js";
 import { printable, printableLines } from "../core/printable-text.js";
 import type { FileChange } from "../tools/index.js";
 
@@ -80,12 +82,30 @@ function rawTitle(name: string, args: Record<string, unknown>): string {
   }
 }
 
-/** The files a call reads or changes, as absolute paths (ACP's paths are absolute). */
+/**
+ * The files a call reads or changes, as absolute paths (ACP's paths are absolute); only those in
+ * the workspace, where the call can reach: an editor following along opens each location, and a
+ * fooled model's read of ~/.ssh/id_rsa, refused by the workspace, would still put the key on
+ * the screen.
+ */
 export function toolLocations(name: string, args: Record<string, unknown>, root: string): ToolCallLocation[] {
   const path = text(args.path);
   if (!path || !(name in KINDS) || KINDS[name] === "execute" || KINDS[name] === "fetch") return [];
+  const absolute = isAbsolute(path) ? path : join(root, path);
+  if (!inWorkspace(absolute, root)) return [];
   const line = typeof args.offset === "number" ? { line: args.offset } : {};
-  return [{ path: isAbsolute(path) ? path : join(root, path), ...line }];
+  return [{ path: absolute, ...line }];
+}
+
+/** Within the root by name, and where it leads when it exists (a link out of the workspace is not). */
+function inWorkspace(path: string, root: string): boolean {
+  if (!isWithin(path, root)) return false;
+  try {
+    return isWithin(realpathSync(path), root);
+  } catch {
+    // Not there (yet): a file a write will make, in the workspace by name.
+    return true;
+  }
 }
 
 export function textContent(value: string): ToolCallContent {

@@ -2,6 +2,9 @@
 // bidirectional override, a carriage return or an escape sequence, in the tool call and in the
 // permission request the user answers. Each is written out (`\u202e`), as the terminal and the
 // web view write it, so the command approved is the command that runs; rawInput stays exact.
+// And a file outside the workspace is never a location the editor would open to follow along.
+import { symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { methods } from "@agentclientprotocol/sdk";
 import { afterEach, describe, expect, it } from "vitest";
 import { type AcpProcess, acpEnv, pick, startAcp, updatesOf } from "../support/acp-client.js";
@@ -11,7 +14,7 @@ import { useCliFixture } from "../support/cli-fixture.js";
 // while the shell runs `rm -rf data`.
 const HIDDEN = "rm -rf data; echo safe #\u202egnirts";
 
-describe("reson acp: hostile text in tool calls", () => {
+describe("reson acp: hostile text and paths in tool calls", () => {
   const f = useCliFixture();
   let acp: AcpProcess | undefined;
   afterEach(async () => {
@@ -61,5 +64,30 @@ describe("reson acp: hostile text in tool calls", () => {
     expect(acp.permissionRequests[0]?.toolCall.title).toBe(command?.title);
     // The arguments themselves are kept exact for programs.
     expect(command?.rawInput).toEqual({ command: `${HIDDEN}\r\u001b[2K` });
+  });
+
+  it("a call naming a file outside the workspace gives the editor no location to open, though it is refused", async () => {
+    const secret = join(f.home.path, "id_rsa");
+    writeFileSync(secret, "PRIVATE KEY\n");
+    symlinkSync(secret, join(f.ws.path, "link-out"));
+    writeFileSync(join(f.ws.path, "inside.txt"), "in\n");
+    const paths = [secret, "../id_rsa", "link-out", "inside.txt"];
+    f.server.enqueue(
+      { toolCalls: paths.map((path, i) => ({ name: "read_file", arguments: { path }, id: `c${i}` })) },
+      { text: "ok" },
+    );
+    acp = startAcp({ env: acpEnv(f) });
+    await acp.initialize();
+    const { sessionId } = await acp.connection.agent.request(methods.agent.session.new, {
+      cwd: f.ws.path,
+      mcpServers: [],
+    });
+    await acp.connection.agent.request(methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "read them" }],
+    });
+    const locations = updatesOf(acp.updates, "tool_call").map((call) => call.locations ?? []);
+    expect(locations.slice(0, 3)).toEqual([[], [], []]);
+    expect(locations[3]?.[0]?.path).toMatch(/inside\.txt$/);
   });
 });

@@ -26,6 +26,7 @@ import { projectKey, type Store } from "../store/index.js";
 import { AcpSession } from "./acp-session.js";
 import { initializeResponse } from "./capabilities.js";
 import { initializeParams } from "./handshake.js";
+import { limitMessages, MAX_MESSAGE_BYTES } from "./message-limit.js";
 import { rpcError } from "./rpc-error.js";
 import { modeState, requireMode } from "./session-modes.js";
 import { placeOfRun, replayUpdates } from "./session-replay.js";
@@ -303,7 +304,26 @@ export async function serveAcp(options: AcpOptions): Promise<void> {
       })),
     )
     .onNotification(methods.agent.session.cancel, ({ params }) => host.cancel(params.sessionId));
-  const connection = app.connect(ndJsonStream(options.output, options.input));
+  // One writer for the SDK's lines and the answers to messages over the cap, in turn.
+  const writer = options.output.getWriter();
+  const output = new WritableStream<Uint8Array>({
+    write: (chunk) => writer.write(chunk),
+    close: () => writer.close(),
+    abort: (reason) => writer.abort(reason),
+  });
+  const encoder = new TextEncoder();
+  const input = limitMessages(
+    options.input,
+    (line) =>
+      writer
+        .write(encoder.encode(`${line}\n`))
+        .catch((error: unknown) => options.log(`an answer did not reach the editor: ${String(error)}`)),
+    options.log,
+  );
+  const connection = app.connect(
+    // The SDK's own cap sits just above ours, so it never meets a line it would fail on.
+    ndJsonStream(output, input, { maxMessageBytes: MAX_MESSAGE_BYTES + 1024 }),
+  );
   const stop = () => connection.close();
   options.signal?.addEventListener("abort", stop, { once: true });
   try {

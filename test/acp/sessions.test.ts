@@ -470,4 +470,27 @@ describe("reson acp: sessions", () => {
     for (const line of acp.stdoutLines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: "2.0" });
     expect(acp.child.exitCode).toBeNull();
   });
+
+  it("a prompt over 32 MiB (a huge file attached) is a JSON-RPC error that says what to do; the process keeps serving its sessions", async () => {
+    const acp = await begin();
+    const { sessionId } = await newSession(acp);
+    const huge = "log line\n".repeat(3_700_000);
+    const refused = await acp.connection.agent
+      .request(methods.agent.session.prompt, {
+        sessionId,
+        prompt: [
+          { type: "text", text: "why does this fail?" },
+          { type: "resource", resource: { uri: `file://${f.ws.path}/big.log`, text: huge } },
+        ],
+      })
+      .catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: -32600, data: { code: "invalid_request" } });
+    expect((refused as Error).message).toContain("32.0 MiB");
+    expect((refused as { data: { hint: string } }).data.hint).toMatch(/link a large file/);
+    // A notification that large has no one to answer: dropped, and nothing else changes.
+    await acp.connection.agent.notify(methods.agent.session.cancel, { sessionId, _meta: { pad: huge } });
+    f.server.enqueue({ text: "still here" });
+    expect((await prompt(acp, sessionId, "hello")).stopReason).toBe("end_turn");
+    expect(acp.child.exitCode).toBeNull();
+  });
 });

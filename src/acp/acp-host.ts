@@ -110,7 +110,8 @@ class AcpHost {
   ): Promise<{ modes: SessionModeState; configOptions: SessionConfigOption[] }> {
     const store = await this.store();
     const stored = await store.sessions.get(id);
-    const open = this.#sessions.get(id);
+    // One session per id: a second load while the first is still opening it gets the same one.
+    const open = this.#sessions.get(id) ?? (await this.#opening.get(id)?.catch(() => undefined));
     if (!stored && !open) throw RequestError.sessionNotFound(id);
     const root = checkedCwd(cwd);
     if (stored && stored.workspace !== root)

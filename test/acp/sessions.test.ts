@@ -259,6 +259,33 @@ describe("reson acp: sessions", () => {
     expect(closed).toMatchObject({ code: -32002 });
   });
 
+  it("two loads of one session at once open it once: one agent, one start of each of its MCP servers", async () => {
+    f.server.enqueue({ text: "First answer." });
+    const acp = await begin();
+    const { sessionId } = await newSession(acp);
+    await prompt(acp, sessionId, "first task");
+    await acp.connection.agent.request(methods.agent.session.close, { sessionId });
+    const starts = join(f.home.path, "starts.txt");
+    const counted = {
+      name: "counted",
+      command: "/bin/sh",
+      args: ["-c", `echo started >> '${starts}'; exec '${process.execPath}' '${TEST_SERVER}'`],
+      env: [],
+    };
+    const load = () =>
+      acp.connection.agent.request(methods.agent.session.load, {
+        sessionId,
+        cwd: f.ws.path,
+        mcpServers: [counted],
+      });
+    await Promise.all([load(), load()]);
+    expect(readFileSync(starts, "utf8").trim().split("\n")).toHaveLength(1);
+    // Closing it stops the one session there is: a prompt then finds none.
+    await acp.connection.agent.request(methods.agent.session.close, { sessionId });
+    const closed = await prompt(acp, sessionId, "after close").catch((error: unknown) => error);
+    expect(closed).toMatchObject({ code: -32002 });
+  });
+
   it("session/resume reopens a stored session without replaying it; the next prompt sees its history", async () => {
     f.server.enqueue({ text: "First answer." });
     const first = await begin();

@@ -202,7 +202,9 @@ export class ChannelHub {
     const byChat = new Map<string, InboundRecord[]>();
     for (const record of await this.#options.store.channels.listOpen()) {
       const chat = `chat\u0000${record.channel}\u0000${record.chatKey}`;
-      byChat.set(chat, [...(byChat.get(chat) ?? []), record]);
+      const records = byChat.get(chat);
+      if (records) records.push(record);
+      else byChat.set(chat, [record]);
     }
     for (const [chat, records] of byChat)
       this.#inFlight(chat, async () => {

@@ -13,7 +13,7 @@ import { ButtonPresses } from "./button-presses.js";
 import type { ChannelSetup } from "./channel-setup.js";
 import { LiveReporter } from "./live-reports.js";
 import { MessageDecision } from "./message-decision.js";
-import { runAnswer } from "./run-answer.js";
+import { runAnswer, startedByOwner } from "./run-answer.js";
 import type { ChannelLive, ChannelLog, InboundSink, PressSink } from "./types.js";
 
 export type { ChannelSetup } from "./channel-setup.js";
@@ -285,7 +285,10 @@ export class ChannelHub {
       return false;
     }
     this.#typingAt.delete(record.id);
-    const reply = await runAnswer(store, request);
+    const reply = await runAnswer(store, request, {
+      owner: startedByOwner(request),
+      direct: record.message.envelope.chatType === "direct",
+    });
     return store.channels.transition(record.id, "queued", "reply", { reply });
   }
 

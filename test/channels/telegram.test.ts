@@ -220,6 +220,35 @@ describe("Telegram channel in reson serve", () => {
     expect(other.text).toBe("answer to: second");
   });
 
+  it("a failed run's reason goes to the owner in their chat alone, without credentials; the group gets the run's id", async () => {
+    const leak =
+      "gateway http://admin:hunter2pass@proxy.internal:8080/v1?api_key=zzzsecretzzz refused the key";
+    model.setResponder(() => ({ fault: "http", status: 401, message: leak }));
+    await serve();
+    telegram.send({ chatId: GROUP, fromId: FRIEND, text: `@${FAKE_BOT.username} deploy it` });
+    const inGroup = await telegram.waitForSent((m) => String(m.chat_id) === String(GROUP), 30_000);
+    const runId = /\(run ([0-9A-Z]{26}); the agent's owner can see why\)/.exec(inGroup.text)?.[1];
+    expect(runId, inGroup.text).toBeDefined();
+    expect(inGroup.text).not.toContain("proxy.internal");
+    expect(inGroup.text).not.toContain("401");
+
+    telegram.send({ chatId: OWNER, fromId: OWNER, text: "why?" });
+    const toOwner = await telegram.waitForSent((m) => String(m.chat_id) === String(OWNER), 30_000);
+    expect(toOwner.text).toContain("The run failed: ");
+    expect(toOwner.text).toContain("proxy.internal");
+    for (const secret of ["hunter2pass", "zzzsecretzzz"]) {
+      expect(toOwner.text).not.toContain(secret);
+      expect(inGroup.text).not.toContain(secret);
+    }
+    // The id the group was given is the run the owner can look up.
+    const shown = await runCli(["trace", "show", runId!], {
+      env: cleanEnv({ RESON_HOME: ws.home }),
+      cwd: ws.path,
+    });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain("proxy.internal");
+  });
+
   it("waits out Telegram's flood control (429 retry_after) before sending again", async () => {
     const served = await serve();
     // Backing off alone would try again after 1 s and 2 s, into the wait.

@@ -12,7 +12,7 @@ import { AnswerSender } from "./answer-sender.js";
 import { ButtonPresses } from "./button-presses.js";
 import type { ChannelSetup } from "./channel-setup.js";
 import { LiveReporter } from "./live-reports.js";
-import { MessageDecision } from "./message-decision.js";
+import { MessageDecision, unreadFilesNotice } from "./message-decision.js";
 import { runAnswer, startedByOwner } from "./run-answer.js";
 import type { ChannelLive, ChannelLog, InboundSink, PressSink } from "./types.js";
 
@@ -285,10 +285,13 @@ export class ChannelHub {
       return false;
     }
     this.#typingAt.delete(record.id);
-    const reply = await runAnswer(store, request, {
+    const answer = await runAnswer(store, request, {
       owner: startedByOwner(request),
       direct: record.message.envelope.chatType === "direct",
     });
+    const files = record.message.unreadFiles ?? [];
+    const reply =
+      files.length > 0 ? `(${unreadFilesNotice(files)} This answers your text alone.)\n\n${answer}` : answer;
     return store.channels.transition(record.id, "queued", "reply", { reply });
   }
 

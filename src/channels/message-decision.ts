@@ -36,6 +36,11 @@ export class MessageDecision {
     if (access.kind === "ignore")
       return channels.transition(record.id, "received", "ignored", { note: access.note });
     if (access.kind === "pair") return this.#pair(record, pairing);
+    if (text.trim() === "" && (record.message.unreadFiles?.length ?? 0) > 0)
+      return channels.transition(record.id, "received", "reply", {
+        reply: `${unreadFilesNotice(record.message.unreadFiles!)} Write what you need as text.`,
+        note: "files_only",
+      });
     const command = chatCommand(text);
     if (command && !access.mayCommand)
       return channels.transition(record.id, "received", "reply", {
@@ -179,4 +184,10 @@ export class MessageDecision {
     }
     return false;
   }
+}
+
+/** What is said of files sent with a message: reson reads only the text of chat messages. */
+export function unreadFilesNotice(files: readonly string[]): string {
+  const named = files.length === 1 ? `${files[0]} was` : `${files.length} files (${files.join(", ")}) were`;
+  return `I cannot read files sent in the chat yet: ${named} not read.`;
 }

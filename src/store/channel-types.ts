@@ -28,6 +28,8 @@ export interface InboundMessage {
   text: string;
   envelope: MessageContext;
   target: ReplyTarget;
+  /** The names of files sent with the message, which reson does not read (yet). */
+  unreadFiles?: string[];
 }
 
 export interface InboundRecord {

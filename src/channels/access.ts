@@ -23,6 +23,13 @@ export type Access =
 
 export const PAIRING_CODE_TTL_MS = 60 * 60 * 1000;
 export const MAX_PENDING_PAIRINGS = 3;
+/** A stranger holding a code is told it again, if they write, after this long (they may have lost it). */
+export const PAIRING_ANSWER_AGAIN_MS = 15 * 60 * 1000;
+
+/** The channel_state key of what a stranger was last told about pairing, and when. */
+export function pairingToldKey(senderId: string): string {
+  return `pairing-told:${senderId}`;
+}
 /** No 0/O, 1/I/L: read aloud or typed from a phone without doubt. */
 const CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789";
 

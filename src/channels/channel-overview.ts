@@ -4,6 +4,7 @@
 import type { ChannelsConfig } from "../config/index.js";
 import { ResonError } from "../core/errors.js";
 import type { PairingRecord, SenderRole, Store } from "../store/index.js";
+import { pairingToldKey } from "./access.js";
 
 export interface ChannelView {
   name: string;
@@ -104,5 +105,13 @@ export async function approvePairing(
     throw new ResonError("not_found", `No pending pairing code ${code} on channel ${channel}.`, {
       hint: "Codes expire after an hour; `reson channel pair list` shows the pending ones. The sender gets a new code by writing again.",
     });
+  await store.channels.deleteState(channel, pairingToldKey(approved.senderId));
   return (await pairingViews(store, channel)).find((p) => p.senderId === approved.senderId)!;
+}
+
+/** Forgets a sender, approved or pending, and what they were told: false when there was none. */
+export async function removePairing(store: Store, channel: string, senderId: string): Promise<boolean> {
+  const removed = await store.channels.removePairing(channel, senderId);
+  await store.channels.deleteState(channel, pairingToldKey(senderId));
+  return removed;
 }

@@ -17,6 +17,7 @@ export {
   configuredChannels,
   type PairingView,
   pairingViews,
+  removePairing,
 } from "./channel-overview.js";
 export { channelRoutes } from "./channel-routes.js";
 export { channelSetups } from "./channel-settings.js";

@@ -5,7 +5,14 @@
 // message never starts two runs.
 import type { RunService } from "../server/index.js";
 import type { InboundRecord, Store } from "../store/index.js";
-import { decideAccess, MAX_PENDING_PAIRINGS, PAIRING_CODE_TTL_MS, pairingCode } from "./access.js";
+import {
+  decideAccess,
+  MAX_PENDING_PAIRINGS,
+  PAIRING_ANSWER_AGAIN_MS,
+  PAIRING_CODE_TTL_MS,
+  pairingCode,
+  pairingToldKey,
+} from "./access.js";
 import type { ChannelSetup } from "./channel-setup.js";
 import { chatCommand } from "./chat-commands.js";
 import type { ChannelLog } from "./types.js";
@@ -16,6 +23,17 @@ export interface MessageDecisionOptions {
   log: ChannelLog;
   /** Shows "typing…" in the chat of a message whose run was just queued. */
   typing: (record: InboundRecord, setup: ChannelSetup) => Promise<void>;
+}
+
+function parseTold(value: string): { what: string; at: number } | undefined {
+  try {
+    const parsed = JSON.parse(value) as { what?: unknown; at?: unknown };
+    return typeof parsed.what === "string" && typeof parsed.at === "number"
+      ? { what: parsed.what, at: parsed.at }
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export class MessageDecision {
@@ -114,6 +132,10 @@ export class MessageDecision {
       code = (await channels.pairingOf(record.channel, sender))?.code ?? null;
     }
     if (!code) return channels.transition(record.id, "received", "ignored", { note: "pairing_failed" });
+    // Told once per code, and again only after a while (they may have lost it): a stranger writing
+    // on and on cannot make the bot answer every message, or use it to flood a chat.
+    if (!(await this.#tellOnce(record.channel, sender, code, now)))
+      return channels.transition(record.id, "received", "ignored", { note: "pairing_told" });
     this.#options.log({
       level: "info",
       message: `channel ${record.channel}: sender ${sender} asked to pair; approve with: reson channel pair approve ${record.channel} ${code}`,
@@ -126,6 +148,22 @@ export class MessageDecision {
         `Ask its owner to run: reson channel pair approve ${record.channel} ${code}`,
       note: "pairing",
     });
+  }
+
+  /**
+   * Whether to answer a stranger with `what` (their code) now: yes the first time, when it
+   * changed, and once PAIRING_ANSWER_AGAIN_MS passed since the last answer. Of processes taking
+   * the same sender's messages at once, one answers.
+   */
+  async #tellOnce(channel: string, sender: string, what: string, now: number): Promise<boolean> {
+    const channels = this.#options.store.channels;
+    const key = pairingToldKey(sender);
+    const told = await channels.getState(channel, key);
+    const value = JSON.stringify({ what, at: now });
+    if (told === undefined) return channels.claimState(channel, key, value);
+    const last = parseTold(told);
+    if (last && last.what === what && now - last.at < PAIRING_ANSWER_AGAIN_MS) return false;
+    return channels.replaceState(channel, key, told, value);
   }
 
   /** The chat's session, made on its first message (or after /new). */

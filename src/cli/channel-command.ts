@@ -13,6 +13,7 @@ import {
   liveReports,
   type PairingView,
   pairingViews,
+  removePairing,
 } from "../channels/index.js";
 import { type ChannelsConfig, loadConfig } from "../config/index.js";
 import { ResonError } from "../core/errors.js";
@@ -109,7 +110,7 @@ async function pair(store: Store, args: string[], values: Record<string, unknown
       throw new ResonError("usage_error", "Say which channel and sender.", {
         hint: "reson channel pair remove <channel> <sender-id>  (reson channel pair list shows them)",
       });
-    const removed = await store.channels.removePairing(channel, value);
+    const removed = await removePairing(store, channel, value);
     if (!removed)
       throw new ResonError("not_found", `No pairing of ${value} on ${channel}.`, {
         hint: "reson channel pair list shows them.",

@@ -60,6 +60,24 @@ describe("Telegram channel in reson serve", () => {
 
   const serve = (more: string[] = []): Promise<Served> => startServed(ws.home, ws.path, more);
 
+  /** The sender's first `count` Telegram messages once each is answered or ignored (none is left on its way). */
+  const settledMessagesOf = async (sender: string, count: number) => {
+    const store = await openStore({ home: ws.home });
+    try {
+      for (let i = 0; i < 600; i++) {
+        const mine = (await store.channels.listInbound("telegram", 100)).filter(
+          (r) => r.message.envelope.senderId === sender,
+        );
+        if (mine.length >= count && mine.every((r) => r.status === "answered" || r.status === "ignored"))
+          return mine;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      throw new Error(`the messages of ${sender} were not all settled within a minute`);
+    } finally {
+      await store.close();
+    }
+  };
+
   it("answers the owner in the same chat, replying to the message, with typing while it works; the envelope is stored and shown labelled", async () => {
     await serve();
     telegram.send({ chatId: OWNER, fromId: OWNER, text: "hello there", firstName: "Ada", username: "ada" });
@@ -152,6 +170,25 @@ describe("Telegram channel in reson serve", () => {
     );
     expect(answer.text).toBe("answer to: now?");
     expect(model.requests).toHaveLength(1);
+  });
+
+  it("tells a stranger their pairing code once, however often they write", async () => {
+    await serve();
+    const stranger = 78;
+    for (const text of ["hello?", "hello??", "HELLO", "let me in", "please"])
+      telegram.send({ chatId: stranger, fromId: stranger, text });
+    const settled = await settledMessagesOf(String(stranger), 5);
+    expect(settled.map((r) => r.note).sort()).toEqual([
+      "pairing",
+      "pairing_told",
+      "pairing_told",
+      "pairing_told",
+      "pairing_told",
+    ]);
+    const told = telegram.sent.filter((m) => String(m.chat_id) === String(stranger));
+    expect(told).toHaveLength(1);
+    expect(told[0]!.text).toContain("Your pairing code is");
+    expect(model.requests).toHaveLength(0);
   });
 
   it("/stop cancels the chat's run and /new starts a new session; a sender who is not allowed cannot command", async () => {

@@ -1,7 +1,7 @@
 // Who may talk to the agent through a channel, decided from the channel's settings and the
 // stored pairings alone (never from anything in the message but who sent it and where):
 // the owner and allowed senders talk; unknown senders get a pairing code (or nothing, under an
-// allow-list); anyone only when the user chose "open". Groups are allow-listed and answered
+// allow-list, or once the owner denied them); anyone only when the user chose "open". Groups are allow-listed and answered
 // only when the agent is mentioned. Commands (/new, /stop) only from the owner or allowed.
 import { randomInt } from "node:crypto";
 import type { MessageContext, PairingRecord } from "../store/index.js";
@@ -17,7 +17,10 @@ export interface AccessSettings {
 export type SenderStanding = "owner" | "allowed" | "anyone";
 
 export type Access =
-  | { kind: "ignore"; note: "group_not_allowed" | "not_mentioned" | "not_allowed" | "no_sender" }
+  | {
+      kind: "ignore";
+      note: "group_not_allowed" | "not_mentioned" | "not_allowed" | "no_sender" | "pairing_denied";
+    }
   | { kind: "pair" }
   | { kind: "talk"; standing: SenderStanding; mayCommand: boolean };
 
@@ -61,5 +64,6 @@ export function decideAccess(
   if (known) return { kind: "talk", standing: known, mayCommand: true };
   if (settings.dmPolicy === "open") return { kind: "talk", standing: "anyone", mayCommand: false };
   if (settings.dmPolicy === "allowlist") return { kind: "ignore", note: "not_allowed" };
+  if (pairing?.status === "denied") return { kind: "ignore", note: "pairing_denied" };
   return { kind: "pair" };
 }

@@ -15,6 +15,7 @@ export {
   type ChannelView,
   channelViews,
   configuredChannels,
+  denyPairing,
   type PairingView,
   pairingViews,
   removePairing,

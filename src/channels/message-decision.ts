@@ -4,7 +4,7 @@
 // queued as a run of the chat's session under an idempotency key made from the message, so a
 // message never starts two runs.
 import type { RunService } from "../server/index.js";
-import type { InboundRecord, Store } from "../store/index.js";
+import type { InboundRecord, PairingRecord, Store } from "../store/index.js";
 import {
   decideAccess,
   MAX_PENDING_PAIRINGS,
@@ -115,8 +115,7 @@ export class MessageDecision {
       const pending = (await channels.listPairings(record.channel)).filter(
         (p) => p.status === "pending" && (p.expiresAt ?? 0) > now,
       );
-      if (pending.length >= MAX_PENDING_PAIRINGS)
-        return channels.transition(record.id, "received", "ignored", { note: "pairing_full" });
+      if (pending.length >= MAX_PENDING_PAIRINGS) return this.#pairingFull(record, sender, pending, now);
       await channels.putPairing({
         channel: record.channel,
         senderId: sender,
@@ -147,6 +146,34 @@ export class MessageDecision {
         `This agent does not know you yet. Your pairing code is ${code} (valid for one hour).\n` +
         `Ask its owner to run: reson channel pair approve ${record.channel} ${code}`,
       note: "pairing",
+    });
+  }
+
+  /**
+   * Every pairing slot is taken: the stranger is told so (once, as a code is), and the owner is
+   * told who holds the slots and how to deny them, since senders who only ever write to hold a
+   * code would otherwise keep real strangers out without anyone knowing.
+   */
+  async #pairingFull(record: InboundRecord, sender: string, pending: PairingRecord[], now: number) {
+    const channels = this.#options.store.channels;
+    if (!(await this.#tellOnce(record.channel, sender, "full", now)))
+      return channels.transition(record.id, "received", "ignored", { note: "pairing_full" });
+    const holders = pending.map(
+      (p) => `${p.senderId} (code ${p.code}, since ${new Date(p.createdAt).toISOString()})`,
+    );
+    this.#options.log({
+      level: "warn",
+      message: `channel ${record.channel}: sender ${sender} asked to pair, but ${pending.length} codes are pending: ${holders.join(", ")}; deny the ones you do not know with: reson channel pair deny ${record.channel} <code>`,
+      channel: record.channel,
+      sender,
+    });
+    const freeAt = Math.min(...pending.map((p) => p.expiresAt ?? now));
+    const minutes = Math.max(1, Math.ceil((freeAt - now) / 60_000));
+    return channels.transition(record.id, "received", "reply", {
+      reply:
+        "This agent has too many pairing requests waiting and cannot give you a code now. " +
+        `Try again in ${minutes} minute${minutes === 1 ? "" : "s"}, or ask its owner another way.`,
+      note: "pairing_full",
     });
   }
 

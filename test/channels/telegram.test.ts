@@ -191,6 +191,66 @@ describe("Telegram channel in reson serve", () => {
     expect(model.requests).toHaveLength(0);
   });
 
+  it("with every pairing slot held, a new stranger is told to wait and the owner who holds them; a denied holder frees a slot for good", async () => {
+    const served = await serve();
+    const env = cleanEnv({ RESON_HOME: ws.home });
+    const codeOf = async (sender: number) => {
+      const told = await telegram.waitForSent((m) => String(m.chat_id) === String(sender));
+      return /pairing code is ([A-Z0-9]{8})/.exec(told.text)![1]!;
+    };
+    const codes = new Map<number, string>();
+    for (const squatter of [101, 102, 103]) {
+      telegram.send({ chatId: squatter, fromId: squatter, text: "hi" });
+      codes.set(squatter, await codeOf(squatter));
+    }
+    // A code's hour counts from when it was given: writing again does not stretch it.
+    const store = await openStore({ home: ws.home });
+    const expiresAt = async (sender: number) =>
+      (await store.channels.pairingOf("telegram", String(sender)))?.expiresAt;
+    try {
+      const before = await expiresAt(101);
+      telegram.send({ chatId: 101, fromId: 101, text: "still here" });
+      await settledMessagesOf("101", 2);
+      expect(await expiresAt(101)).toBe(before);
+
+      // A fourth stranger is told, once, that no code can be given now; the owner's log says who holds them.
+      telegram.send({ chatId: 104, fromId: 104, text: "let me in" });
+      telegram.send({ chatId: 104, fromId: 104, text: "hello?" });
+      await settledMessagesOf("104", 2);
+      const toFourth = telegram.sent.filter((m) => String(m.chat_id) === "104");
+      expect(toFourth.map((m) => m.text)).toEqual([
+        expect.stringMatching(
+          /^This agent has too many pairing requests waiting .* Try again in \d+ minutes?,/,
+        ),
+      ]);
+      expect(served.process.stderr()).toContain(`reson channel pair deny telegram <code>`);
+      expect(served.process.stderr()).toContain(`101 (code ${codes.get(101)}`);
+
+      // The owner denies one holder: the fourth stranger gets a code, the denied one nothing more.
+      const denied = await runCli(["channel", "pair", "deny", "telegram", codes.get(101)!], {
+        env,
+        cwd: ws.path,
+      });
+      expect(denied.code, denied.stderr).toBe(0);
+      expect(denied.stdout).toContain("denied 101");
+      expect((await runCli(["channel", "pair", "list"], { env, cwd: ws.path })).stdout).toMatch(
+        /telegram {2}101 \(User101\) {2}denied/,
+      );
+      telegram.send({ chatId: 104, fromId: 104, text: "and now?" });
+      await settledMessagesOf("104", 3);
+      expect(telegram.sent.filter((m) => String(m.chat_id) === "104").at(-1)!.text).toContain(
+        "Your pairing code is",
+      );
+      telegram.send({ chatId: 101, fromId: 101, text: "me again" });
+      const of101 = await settledMessagesOf("101", 3);
+      expect(of101.map((r) => r.note)).toContain("pairing_denied");
+      expect(telegram.sent.filter((m) => String(m.chat_id) === "101")).toHaveLength(1);
+    } finally {
+      await store.close();
+    }
+    expect(model.requests).toHaveLength(0);
+  });
+
   it("/stop cancels the chat's run and /new starts a new session; a sender who is not allowed cannot command", async () => {
     let calls = 0;
     model.setResponder((request) => {

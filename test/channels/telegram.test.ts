@@ -346,6 +346,35 @@ describe("Telegram channel in reson serve", () => {
     expect(shown.stdout).toContain("proxy.internal");
   });
 
+  it("answers the caption of a file and says the file was not read; a photo alone gets only that; a mention in a caption counts", async () => {
+    await serve();
+    telegram.send({
+      chatId: OWNER,
+      fromId: OWNER,
+      text: "what is in it",
+      file: { kind: "document", name: "report.pdf" },
+    });
+    const withFile = await telegram.waitForSent((m) => m.text.includes("what is in it"));
+    expect(withFile.text).toBe(
+      "(I cannot read files sent in the chat yet: report.pdf was not read. This answers your text alone.)\n\nanswer to: what is in it",
+    );
+    telegram.send({ chatId: FRIEND, fromId: FRIEND, text: "", file: { kind: "photo" } });
+    const photo = await telegram.waitForSent((m) => String(m.chat_id) === String(FRIEND));
+    expect(photo.text).toBe(
+      "I cannot read files sent in the chat yet: a photo was not read. Write what you need as text.",
+    );
+    telegram.send({
+      chatId: GROUP,
+      fromId: FRIEND,
+      text: `@${FAKE_BOT.username} the totals?`,
+      file: { kind: "document", name: "q3.csv" },
+    });
+    const inGroup = await telegram.waitForSent((m) => String(m.chat_id) === String(GROUP));
+    expect(inGroup.text).toContain("q3.csv was not read");
+    expect(inGroup.text).toContain("the totals?");
+    expect(model.requests).toHaveLength(2);
+  });
+
   it("waits out Telegram's flood control (429 retry_after) before sending again", async () => {
     const served = await serve();
     // Backing off alone would try again after 1 s and 2 s, into the wait.

@@ -228,6 +228,24 @@ export function channelContract(fresh: () => Promise<StoreTarget>): void {
       expect(await store.channels.pairingOf("telegram", "77")).toBeUndefined();
     });
 
+    it("gc forgets what a stranger was told about pairing once they hold no code pending at the cutoff", async () => {
+      const now = Date.now();
+      await store.channels.putPairing(pending("91", "LIVE2345", now + 3_600_000));
+      await store.channels.putPairing(pending("92", "GONE2345", now - 3_600_000));
+      for (const sender of ["91", "92", "93"])
+        await store.channels.setState(
+          "telegram",
+          `pairing-told:${sender}`,
+          JSON.stringify({ what: "x", at: now }),
+        );
+      await store.channels.setState("telegram", "update_offset", "12");
+      await store.gc(now);
+      expect(await store.channels.getState("telegram", "pairing-told:91")).toBeDefined();
+      expect(await store.channels.getState("telegram", "pairing-told:92")).toBeUndefined();
+      expect(await store.channels.getState("telegram", "pairing-told:93")).toBeUndefined();
+      expect(await store.channels.getState("telegram", "update_offset")).toBe("12");
+    });
+
     it("denies a pending sender by code or id, expired or not; a denied one gets no new code", async () => {
       const now = 1_800_000_000_000;
       await store.channels.putPairing(pending("81", "DENY2345", now + 1000));

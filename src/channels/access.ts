@@ -1,7 +1,7 @@
 // Who may talk to the agent through a channel, decided from the channel's settings and the
 // stored pairings alone (never from anything in the message but who sent it and where):
 // the owner and allowed senders talk; unknown senders get a pairing code (or nothing, under an
-// allow-list); anyone only when the user chose "open". Groups are allow-listed and answered
+// allow-list, or once the owner denied them); anyone only when the user chose "open". Groups are allow-listed and answered
 // only when the agent is mentioned. Commands (/new, /stop) only from the owner or allowed.
 import { randomInt } from "node:crypto";
 import type { MessageContext, PairingRecord } from "../store/index.js";
@@ -17,12 +17,22 @@ export interface AccessSettings {
 export type SenderStanding = "owner" | "allowed" | "anyone";
 
 export type Access =
-  | { kind: "ignore"; note: "group_not_allowed" | "not_mentioned" | "not_allowed" | "no_sender" }
+  | {
+      kind: "ignore";
+      note: "group_not_allowed" | "not_mentioned" | "not_allowed" | "no_sender" | "pairing_denied";
+    }
   | { kind: "pair" }
   | { kind: "talk"; standing: SenderStanding; mayCommand: boolean };
 
 export const PAIRING_CODE_TTL_MS = 60 * 60 * 1000;
 export const MAX_PENDING_PAIRINGS = 3;
+/** A stranger holding a code is told it again, if they write, after this long (they may have lost it). */
+export const PAIRING_ANSWER_AGAIN_MS = 15 * 60 * 1000;
+
+/** The channel_state key of what a stranger was last told about pairing, and when. */
+export function pairingToldKey(senderId: string): string {
+  return `pairing-told:${senderId}`;
+}
 /** No 0/O, 1/I/L: read aloud or typed from a phone without doubt. */
 const CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789";
 
@@ -54,5 +64,6 @@ export function decideAccess(
   if (known) return { kind: "talk", standing: known, mayCommand: true };
   if (settings.dmPolicy === "open") return { kind: "talk", standing: "anyone", mayCommand: false };
   if (settings.dmPolicy === "allowlist") return { kind: "ignore", note: "not_allowed" };
+  if (pairing?.status === "denied") return { kind: "ignore", note: "pairing_denied" };
   return { kind: "pair" };
 }

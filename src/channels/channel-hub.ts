@@ -12,8 +12,8 @@ import { AnswerSender } from "./answer-sender.js";
 import { ButtonPresses } from "./button-presses.js";
 import type { ChannelSetup } from "./channel-setup.js";
 import { LiveReporter } from "./live-reports.js";
-import { MessageDecision } from "./message-decision.js";
-import { runAnswer } from "./run-answer.js";
+import { MessageDecision, unreadFilesNotice } from "./message-decision.js";
+import { runAnswer, startedByOwner } from "./run-answer.js";
 import type { ChannelLive, ChannelLog, InboundSink, PressSink } from "./types.js";
 
 export type { ChannelSetup } from "./channel-setup.js";
@@ -202,7 +202,9 @@ export class ChannelHub {
     const byChat = new Map<string, InboundRecord[]>();
     for (const record of await this.#options.store.channels.listOpen()) {
       const chat = `chat\u0000${record.channel}\u0000${record.chatKey}`;
-      byChat.set(chat, [...(byChat.get(chat) ?? []), record]);
+      const records = byChat.get(chat);
+      if (records) records.push(record);
+      else byChat.set(chat, [record]);
     }
     for (const [chat, records] of byChat)
       this.#inFlight(chat, async () => {
@@ -283,7 +285,13 @@ export class ChannelHub {
       return false;
     }
     this.#typingAt.delete(record.id);
-    const reply = await runAnswer(store, request);
+    const answer = await runAnswer(store, request, {
+      owner: startedByOwner(request),
+      direct: record.message.envelope.chatType === "direct",
+    });
+    const files = record.message.unreadFiles ?? [];
+    const reply =
+      files.length > 0 ? `(${unreadFilesNotice(files)} This answers your text alone.)\n\n${answer}` : answer;
     return store.channels.transition(record.id, "queued", "reply", { reply });
   }
 

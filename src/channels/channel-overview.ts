@@ -1,9 +1,10 @@
 // What `reson channel list|status` and GET /channels show: each configured channel, its chat
 // sessions, its messages still on their way, and pending pairings; and approving a pairing code,
-// the one way a stranger becomes someone the agent talks to.
+// the one way a stranger becomes someone the agent talks to, or denying one.
 import type { ChannelsConfig } from "../config/index.js";
 import { ResonError } from "../core/errors.js";
 import type { PairingRecord, SenderRole, Store } from "../store/index.js";
+import { pairingToldKey } from "./access.js";
 
 export interface ChannelView {
   name: string;
@@ -20,7 +21,7 @@ export interface PairingView {
   channel: string;
   senderId: string;
   senderName: string | null;
-  status: "pending" | "approved" | "expired";
+  status: "pending" | "approved" | "expired" | "denied";
   role: SenderRole;
   code: string | null;
   expiresAt: number | null;
@@ -104,5 +105,34 @@ export async function approvePairing(
     throw new ResonError("not_found", `No pending pairing code ${code} on channel ${channel}.`, {
       hint: "Codes expire after an hour; `reson channel pair list` shows the pending ones. The sender gets a new code by writing again.",
     });
+  await store.channels.deleteState(channel, pairingToldKey(approved.senderId));
   return (await pairingViews(store, channel)).find((p) => p.senderId === approved.senderId)!;
+}
+
+/** Forgets a sender, approved or pending, and what they were told: false when there was none. */
+export async function removePairing(store: Store, channel: string, senderId: string): Promise<boolean> {
+  const removed = await store.channels.removePairing(channel, senderId);
+  await store.channels.deleteState(channel, pairingToldKey(senderId));
+  return removed;
+}
+
+/**
+ * Denies a sender waiting to pair (by code or sender id, an expired code too): their slot is
+ * free, and they get no code again and no answer until the pairing is removed.
+ */
+export async function denyPairing(store: Store, channel: string, codeOrSender: string): Promise<PairingView> {
+  const value = codeOrSender.trim();
+  const denied =
+    (await store.channels.denyPairing(channel, value.toUpperCase())) ??
+    (await store.channels.denyPairing(channel, value));
+  if (!denied)
+    throw new ResonError(
+      "not_found",
+      `Nobody waits to pair with code or id ${codeOrSender} on channel ${channel}.`,
+      {
+        hint: "`reson channel pair list` shows who waits, with their codes.",
+      },
+    );
+  await store.channels.deleteState(channel, pairingToldKey(denied.senderId));
+  return (await pairingViews(store, channel)).find((p) => p.senderId === denied.senderId)!;
 }

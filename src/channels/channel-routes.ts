@@ -5,14 +5,14 @@ import { Type } from "typebox";
 import type { ChannelsConfig } from "../config/index.js";
 import { defineRoute, type Route } from "../server/index.js";
 import type { Store } from "../store/index.js";
-import { approvePairing, channelViews, pairingViews } from "./channel-overview.js";
+import { approvePairing, channelViews, denyPairing, pairingViews } from "./channel-overview.js";
 import type { ChannelLive } from "./types.js";
 
 const PairingSchema = Type.Object({
   channel: Type.String(),
   senderId: Type.String(),
   senderName: Type.Union([Type.String(), Type.Null()]),
-  status: Type.String({ description: "pending, approved or expired" }),
+  status: Type.String({ description: "pending, approved, expired or denied" }),
   role: Type.String({ description: "owner or allowed" }),
   code: Type.Union([Type.String(), Type.Null()]),
   expiresAt: Type.Union([Type.Integer(), Type.Null()]),
@@ -90,6 +90,16 @@ export function channelRoutes(
       handler: async ({ params, body }) => ({
         body: await approvePairing(store, params.channel, params.code, body.owner ? "owner" : "allowed"),
       }),
+    }),
+    defineRoute({
+      method: "POST",
+      path: "/channels/:channel/pairings/:code/deny",
+      summary:
+        "Denies a sender waiting to pair (by code, or sender id): the slot is free and they get no code again until removed",
+      tags: ["channels"],
+      params: Type.Object({ channel: Type.String({ minLength: 1 }), code: Type.String({ minLength: 1 }) }),
+      responses: { 200: PairingSchema },
+      handler: async ({ params }) => ({ body: await denyPairing(store, params.channel, params.code) }),
     }),
   ];
 }

@@ -15,8 +15,10 @@ export {
   type ChannelView,
   channelViews,
   configuredChannels,
+  denyPairing,
   type PairingView,
   pairingViews,
+  removePairing,
 } from "./channel-overview.js";
 export { channelRoutes } from "./channel-routes.js";
 export { channelSetups } from "./channel-settings.js";

@@ -4,8 +4,15 @@
 // queued as a run of the chat's session under an idempotency key made from the message, so a
 // message never starts two runs.
 import type { RunService } from "../server/index.js";
-import type { InboundRecord, Store } from "../store/index.js";
-import { decideAccess, MAX_PENDING_PAIRINGS, PAIRING_CODE_TTL_MS, pairingCode } from "./access.js";
+import type { InboundRecord, PairingRecord, Store } from "../store/index.js";
+import {
+  decideAccess,
+  MAX_PENDING_PAIRINGS,
+  PAIRING_ANSWER_AGAIN_MS,
+  PAIRING_CODE_TTL_MS,
+  pairingCode,
+  pairingToldKey,
+} from "./access.js";
 import type { ChannelSetup } from "./channel-setup.js";
 import { chatCommand } from "./chat-commands.js";
 import type { ChannelLog } from "./types.js";
@@ -16,6 +23,17 @@ export interface MessageDecisionOptions {
   log: ChannelLog;
   /** Shows "typing…" in the chat of a message whose run was just queued. */
   typing: (record: InboundRecord, setup: ChannelSetup) => Promise<void>;
+}
+
+function parseTold(value: string): { what: string; at: number } | undefined {
+  try {
+    const parsed = JSON.parse(value) as { what?: unknown; at?: unknown };
+    return typeof parsed.what === "string" && typeof parsed.at === "number"
+      ? { what: parsed.what, at: parsed.at }
+      : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export class MessageDecision {
@@ -36,6 +54,11 @@ export class MessageDecision {
     if (access.kind === "ignore")
       return channels.transition(record.id, "received", "ignored", { note: access.note });
     if (access.kind === "pair") return this.#pair(record, pairing);
+    if (text.trim() === "" && (record.message.unreadFiles?.length ?? 0) > 0)
+      return channels.transition(record.id, "received", "reply", {
+        reply: `${unreadFilesNotice(record.message.unreadFiles!)} Write what you need as text.`,
+        note: "files_only",
+      });
     const command = chatCommand(text);
     if (command && !access.mayCommand)
       return channels.transition(record.id, "received", "reply", {
@@ -92,8 +115,7 @@ export class MessageDecision {
       const pending = (await channels.listPairings(record.channel)).filter(
         (p) => p.status === "pending" && (p.expiresAt ?? 0) > now,
       );
-      if (pending.length >= MAX_PENDING_PAIRINGS)
-        return channels.transition(record.id, "received", "ignored", { note: "pairing_full" });
+      if (pending.length >= MAX_PENDING_PAIRINGS) return this.#pairingFull(record, sender, pending, now);
       await channels.putPairing({
         channel: record.channel,
         senderId: sender,
@@ -109,6 +131,10 @@ export class MessageDecision {
       code = (await channels.pairingOf(record.channel, sender))?.code ?? null;
     }
     if (!code) return channels.transition(record.id, "received", "ignored", { note: "pairing_failed" });
+    // Told once per code, and again only after a while (they may have lost it): a stranger writing
+    // on and on cannot make the bot answer every message, or use it to flood a chat.
+    if (!(await this.#tellOnce(record.channel, sender, code, now)))
+      return channels.transition(record.id, "received", "ignored", { note: "pairing_told" });
     this.#options.log({
       level: "info",
       message: `channel ${record.channel}: sender ${sender} asked to pair; approve with: reson channel pair approve ${record.channel} ${code}`,
@@ -121,6 +147,50 @@ export class MessageDecision {
         `Ask its owner to run: reson channel pair approve ${record.channel} ${code}`,
       note: "pairing",
     });
+  }
+
+  /**
+   * Every pairing slot is taken: the stranger is told so (once, as a code is), and the owner is
+   * told who holds the slots and how to deny them, since senders who only ever write to hold a
+   * code would otherwise keep real strangers out without anyone knowing.
+   */
+  async #pairingFull(record: InboundRecord, sender: string, pending: PairingRecord[], now: number) {
+    const channels = this.#options.store.channels;
+    if (!(await this.#tellOnce(record.channel, sender, "full", now)))
+      return channels.transition(record.id, "received", "ignored", { note: "pairing_full" });
+    const holders = pending.map(
+      (p) => `${p.senderId} (code ${p.code}, since ${new Date(p.createdAt).toISOString()})`,
+    );
+    this.#options.log({
+      level: "warn",
+      message: `channel ${record.channel}: sender ${sender} asked to pair, but ${pending.length} codes are pending: ${holders.join(", ")}; deny the ones you do not know with: reson channel pair deny ${record.channel} <code>`,
+      channel: record.channel,
+      sender,
+    });
+    const freeAt = Math.min(...pending.map((p) => p.expiresAt ?? now));
+    const minutes = Math.max(1, Math.ceil((freeAt - now) / 60_000));
+    return channels.transition(record.id, "received", "reply", {
+      reply:
+        "This agent has too many pairing requests waiting and cannot give you a code now. " +
+        `Try again in ${minutes} minute${minutes === 1 ? "" : "s"}, or ask its owner another way.`,
+      note: "pairing_full",
+    });
+  }
+
+  /**
+   * Whether to answer a stranger with `what` (their code) now: yes the first time, when it
+   * changed, and once PAIRING_ANSWER_AGAIN_MS passed since the last answer. Of processes taking
+   * the same sender's messages at once, one answers.
+   */
+  async #tellOnce(channel: string, sender: string, what: string, now: number): Promise<boolean> {
+    const channels = this.#options.store.channels;
+    const key = pairingToldKey(sender);
+    const told = await channels.getState(channel, key);
+    const value = JSON.stringify({ what, at: now });
+    if (told === undefined) return channels.claimState(channel, key, value);
+    const last = parseTold(told);
+    if (last && last.what === what && now - last.at < PAIRING_ANSWER_AGAIN_MS) return false;
+    return channels.replaceState(channel, key, told, value);
   }
 
   /** The chat's session, made on its first message (or after /new). */
@@ -179,4 +249,10 @@ export class MessageDecision {
     }
     return false;
   }
+}
+
+/** What is said of files sent with a message: reson reads only the text of chat messages. */
+export function unreadFilesNotice(files: readonly string[]): string {
+  const named = files.length === 1 ? `${files[0]} was` : `${files.length} files (${files.join(", ")}) were`;
+  return `I cannot read files sent in the chat yet: ${named} not read.`;
 }

@@ -1,6 +1,7 @@
 // `reson channel list|status|pair`: the chat channels of $RESON_HOME/config.json, their chat
 // sessions and messages on their way, and the pairing codes strangers got (approve one to let
-// its sender talk to the agent; --owner makes them the owner, whose messages are trusted input).
+// its sender talk to the agent; --owner makes them the owner, whose messages are trusted input;
+// deny one to refuse its sender for good).
 // It reads and writes the store directly: serve need not run. A running serve records there how
 // each channel stands in it (taking messages, waiting for its platform, stopped), which status shows.
 import { join } from "node:path";
@@ -9,10 +10,12 @@ import {
   type ChannelView,
   channelViews,
   configuredChannels,
+  denyPairing,
   type LiveReport,
   liveReports,
   type PairingView,
   pairingViews,
+  removePairing,
 } from "../channels/index.js";
 import { type ChannelsConfig, loadConfig } from "../config/index.js";
 import { ResonError } from "../core/errors.js";
@@ -30,8 +33,11 @@ Usage:
   reson channel pair approve <channel> <code> [--owner]
                                            let the code's sender talk to the agent (--owner: their
                                            messages count as yours, not as untrusted input)
+  reson channel pair deny <channel> <code|sender-id>
+                                           refuse a sender waiting to pair: their slot is free,
+                                           and they get no code again (until removed)
   reson channel pair remove <channel> <sender-id>
-                                           forget a sender (approved or pending)
+                                           forget a sender (approved, pending or denied)
 `;
 
 async function userChannels(): Promise<ChannelsConfig | undefined> {
@@ -78,6 +84,7 @@ function pairingText(pairings: PairingView[]): string {
     .map((p) => {
       const who = `${p.senderId}${p.senderName ? ` (${p.senderName})` : ""}`;
       if (p.status === "approved") return `${p.channel}  ${who}  approved as ${p.role}\n`;
+      if (p.status === "denied") return `${p.channel}  ${who}  denied\n`;
       const until = p.expiresAt ? new Date(p.expiresAt).toISOString() : "";
       return `${p.channel}  ${who}  ${p.status}  code ${p.code ?? "-"}  ${p.status === "pending" ? `until ${until}` : ""}\n`;
     })
@@ -104,12 +111,25 @@ async function pair(store: Store, args: string[], values: Record<string, unknown
         `approved ${approved.senderId}${approved.senderName ? ` (${approved.senderName})` : ""} on ${channel} as ${approved.role}\n`,
     );
   }
+  if (action === "deny") {
+    if (!channel || !value)
+      throw new ResonError("usage_error", "Say which channel and code (or sender id).", {
+        hint: "reson channel pair deny <channel> <code>  (reson channel pair list shows who waits)",
+      });
+    const denied = await denyPairing(store, channel, value);
+    return print(
+      json,
+      denied,
+      () =>
+        `denied ${denied.senderId}${denied.senderName ? ` (${denied.senderName})` : ""} on ${channel}: no code and no answer for them until you remove the pairing\n`,
+    );
+  }
   if (action === "remove") {
     if (!channel || !value)
       throw new ResonError("usage_error", "Say which channel and sender.", {
         hint: "reson channel pair remove <channel> <sender-id>  (reson channel pair list shows them)",
       });
-    const removed = await store.channels.removePairing(channel, value);
+    const removed = await removePairing(store, channel, value);
     if (!removed)
       throw new ResonError("not_found", `No pairing of ${value} on ${channel}.`, {
         hint: "reson channel pair list shows them.",
@@ -117,7 +137,7 @@ async function pair(store: Store, args: string[], values: Record<string, unknown
     return print(json, { removed: true }, () => `removed ${value} from ${channel}\n`);
   }
   throw new ResonError("usage_error", `Unknown pair action "${action}".`, {
-    hint: "list, approve or remove",
+    hint: "list, approve, deny or remove",
   });
 }
 

@@ -204,6 +204,15 @@ export function channelRepository(context: {
       );
       return readPairing(rows)[0];
     },
+    async denyPairing(channel, codeOrSender) {
+      const rows = await query(
+        `UPDATE channel_pairings SET status = 'denied', code = NULL, expires_at = NULL
+          WHERE channel = ? AND status = 'pending' AND (code = ? OR sender_id = ?)
+          RETURNING ${columnList(PAIRINGS)}`,
+        [channel, codeOrSender, codeOrSender],
+      );
+      return readPairing(rows)[0];
+    },
     async listPairings(channel) {
       const select = `SELECT ${columnList(PAIRINGS)} FROM channel_pairings`;
       const rows = channel

@@ -28,6 +28,8 @@ export interface InboundMessage {
   text: string;
   envelope: MessageContext;
   target: ReplyTarget;
+  /** The names of files sent with the message, which reson does not read (yet). */
+  unreadFiles?: string[];
 }
 
 export interface InboundRecord {
@@ -56,9 +58,10 @@ export interface PairingRecord {
   channel: string;
   senderId: string;
   senderName: string | null;
-  /** Pending: the code to approve; approved: null. */
+  /** Pending: the code to approve; approved or denied: null. */
   code: string | null;
-  status: "pending" | "approved";
+  /** Denied: the owner refused the sender, who gets no code again (until the pairing is removed). */
+  status: "pending" | "approved" | "denied";
   role: SenderRole;
   createdAt: EpochMs;
   expiresAt: EpochMs | null;
@@ -116,6 +119,11 @@ export interface ChannelRepository {
     role: SenderRole,
     now: EpochMs,
   ): Promise<PairingRecord | undefined>;
+  /**
+   * Denies a pending sender, named by their code or their id (expired codes too): their record,
+   * or undefined when no such sender is pending.
+   */
+  denyPairing(channel: string, codeOrSender: string): Promise<PairingRecord | undefined>;
   listPairings(channel?: string): Promise<PairingRecord[]>;
   /** Forgets a sender (approved or pending). */
   removePairing(channel: string, senderId: string): Promise<boolean>;

@@ -132,6 +132,17 @@ export function gcStatements({ before, messagesBefore }: GcCutoffs): {
         params: [before, before],
       },
     ],
+    // What a stranger was last told about pairing (channel-side, "pairing-told:<sender>"), once
+    // they hold no code that is still pending at the cutoff: it only spaces out repeats of a code.
+    [
+      undefined,
+      {
+        sql: `DELETE FROM channel_state WHERE substr(key, 1, 13) = 'pairing-told:' AND NOT EXISTS
+        (SELECT 1 FROM channel_pairings p WHERE p.channel = channel_state.channel
+          AND p.sender_id = substr(channel_state.key, 14) AND p.status = 'pending' AND p.expires_at >= ?)`,
+        params: [before],
+      },
+    ],
     // The leases of runs gone (or never stored: their process died before the first commit). A
     // request still in the queue keeps its lease row: its epoch must never start again at 1.
     [

@@ -129,7 +129,54 @@ describe("splitting long answers", () => {
     const text = `${"a".repeat(60)}\n\n${"b".repeat(60)}`;
     expect(splitForPlatform(text, 100)).toEqual(["a".repeat(60), "b".repeat(60)]);
   });
+
+  it("counts an emoji as one character and never cuts one in half", () => {
+    expect(splitForPlatform("😀".repeat(5), 2)).toEqual(["😀😀", "😀😀", "😀"]);
+    expect(splitForPlatform(`ab ${"😀".repeat(3)}`, 4)).toEqual(["ab", "😀😀😀"]);
+    expect(splitForPlatform("漢字漢字漢字", 4)).toEqual(["漢字漢字", "漢字"]);
+  });
+
+  it("gives the same parts as cutting the text's rest again at every cut (the rule it keeps)", () => {
+    const piece = fc.oneof(
+      fc.constantFrom(" ", "\n", "\n\n", "\t", "\u3000", "\u00a0", "```", "```ts\n", "\n```\n"),
+      fc.constantFrom("😀", "👩‍👩‍👧", "🇫🇷", "\ud83d", "\ude00", "é", "e\u0301", "漢字", "かな", "한국어"),
+      fc.string({ unit: "grapheme", minLength: 1, maxLength: 12 }),
+      fc.integer({ min: 1, max: 300 }).map((n) => "x".repeat(n)),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(piece, { maxLength: 200 }).map((pieces) => pieces.join("")),
+        fc.integer({ min: 1, max: 120 }),
+        (text, max) => {
+          expect(splitForPlatform(text, max)).toEqual(splitByRest(text, max));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
 });
+
+/** The cutting rule stated plainly (slow: it copies the rest at every cut). */
+function splitByRest(text: string, maxChars: number): string[] {
+  const parts: string[] = [];
+  let rest = text.trim();
+  while ([...rest].length > maxChars) {
+    const window = [...rest].slice(0, maxChars).join("");
+    const floor = Math.floor(window.length / 2);
+    let cut = window.length;
+    for (const separator of ["\n\n", "\n", " "]) {
+      const at = window.lastIndexOf(separator);
+      if (at >= floor) {
+        cut = at + separator.length;
+        break;
+      }
+    }
+    parts.push(window.slice(0, cut).trimEnd());
+    rest = rest.slice(cut).trimStart();
+  }
+  if (rest.length > 0 || parts.length === 0) parts.push(rest);
+  return parts;
+}
 
 describe("channels in config", () => {
   it("are ignored, with a warning, in a project's .reson/config.json", async () => {

@@ -105,6 +105,86 @@ describe("Slack channel in reson serve", () => {
     );
   });
 
+  it("answers the text sent with a file and says the file was not read; a thread reply sent to the channel is a message; edits and deletions are not", async () => {
+    configure();
+    const served = await startServed(ws.home, ws.path);
+    const message = (id: string, fields: Record<string, unknown>) =>
+      deliver(served, event(id, { type: "message", user: OWNER, ...fields }));
+    // An edit and a deletion of a message mentioning the agent: not someone writing to it.
+    await message("EvEdit", {
+      subtype: "message_changed",
+      channel: TEAM_CHANNEL,
+      channel_type: "channel",
+      text: `<@${FAKE_SLACK_BOT}> edited`,
+      ts: "1700000400.000100",
+    });
+    await message("EvDel", {
+      subtype: "message_deleted",
+      channel: "D0DM",
+      channel_type: "im",
+      ts: "1700000400.000200",
+    });
+    await message("EvFile", {
+      subtype: "file_share",
+      channel: "D0DM",
+      channel_type: "im",
+      text: "what is in it",
+      files: [{ id: "F1", name: "report.pdf" }],
+      ts: "1700000500.000100",
+    });
+    const withFile = await slack.waitForPost(
+      (p) => p.method === "chat.postMessage" && p.text.includes("what is in it"),
+    );
+    expect(withFile.text).toBe(
+      "(I cannot read files sent in the chat yet: report.pdf was not read. This answers your text alone.)\n\nanswer to: what is in it",
+    );
+
+    await message("EvOnlyFiles", {
+      subtype: "file_share",
+      channel: "D0DM",
+      channel_type: "im",
+      text: "",
+      files: [
+        { id: "F2", name: "a.png" },
+        { id: "F3", title: "Notes" },
+      ],
+      ts: "1700000600.000100",
+    });
+    const onlyFiles = await slack.waitForPost(
+      (p) => p.method === "chat.postMessage" && p.text.includes("a.png"),
+    );
+    expect(onlyFiles.text).toBe(
+      "I cannot read files sent in the chat yet: 2 files (a.png, Notes) were not read. Write what you need as text.",
+    );
+
+    await message("EvBroadcast", {
+      subtype: "thread_broadcast",
+      channel: TEAM_CHANNEL,
+      channel_type: "channel",
+      text: `<@${FAKE_SLACK_BOT}> and the totals?`,
+      thread_ts: "1700000100.000200",
+      ts: "1700000700.000100",
+    });
+    const broadcast = await slack.waitForPost(
+      (p) => p.method === "chat.postMessage" && p.text.includes("totals"),
+    );
+    expect(broadcast).toMatchObject({ channel: TEAM_CHANNEL, thread_ts: "1700000100.000200" });
+
+    // Two runs: the text with a file and the broadcast; the edit and deletion were never stored.
+    expect(model.requests).toHaveLength(2);
+    const store = await openStore({ home: ws.home });
+    try {
+      const stored = (await store.channels.listInbound("slack", 10)).map((r) => r.dedupeKey).sort();
+      expect(stored).toEqual([
+        "C0TEAM:1700000700.000100",
+        "D0DM:1700000500.000100",
+        "D0DM:1700000600.000100",
+      ]);
+    } finally {
+      await store.close();
+    }
+  });
+
   it("answers Slack's URL check, and ignores a channel message that does not mention the agent", async () => {
     configure();
     const served = await startServed(ws.home, ws.path);

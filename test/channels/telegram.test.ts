@@ -60,6 +60,24 @@ describe("Telegram channel in reson serve", () => {
 
   const serve = (more: string[] = []): Promise<Served> => startServed(ws.home, ws.path, more);
 
+  /** The sender's first `count` Telegram messages once each is answered or ignored (none is left on its way). */
+  const settledMessagesOf = async (sender: string, count: number) => {
+    const store = await openStore({ home: ws.home });
+    try {
+      for (let i = 0; i < 600; i++) {
+        const mine = (await store.channels.listInbound("telegram", 100)).filter(
+          (r) => r.message.envelope.senderId === sender,
+        );
+        if (mine.length >= count && mine.every((r) => r.status === "answered" || r.status === "ignored"))
+          return mine;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      throw new Error(`the messages of ${sender} were not all settled within a minute`);
+    } finally {
+      await store.close();
+    }
+  };
+
   it("answers the owner in the same chat, replying to the message, with typing while it works; the envelope is stored and shown labelled", async () => {
     await serve();
     telegram.send({ chatId: OWNER, fromId: OWNER, text: "hello there", firstName: "Ada", username: "ada" });
@@ -154,6 +172,85 @@ describe("Telegram channel in reson serve", () => {
     expect(model.requests).toHaveLength(1);
   });
 
+  it("tells a stranger their pairing code once, however often they write", async () => {
+    await serve();
+    const stranger = 78;
+    for (const text of ["hello?", "hello??", "HELLO", "let me in", "please"])
+      telegram.send({ chatId: stranger, fromId: stranger, text });
+    const settled = await settledMessagesOf(String(stranger), 5);
+    expect(settled.map((r) => r.note).sort()).toEqual([
+      "pairing",
+      "pairing_told",
+      "pairing_told",
+      "pairing_told",
+      "pairing_told",
+    ]);
+    const told = telegram.sent.filter((m) => String(m.chat_id) === String(stranger));
+    expect(told).toHaveLength(1);
+    expect(told[0]!.text).toContain("Your pairing code is");
+    expect(model.requests).toHaveLength(0);
+  });
+
+  it("with every pairing slot held, a new stranger is told to wait and the owner who holds them; a denied holder frees a slot for good", async () => {
+    const served = await serve();
+    const env = cleanEnv({ RESON_HOME: ws.home });
+    const codeOf = async (sender: number) => {
+      const told = await telegram.waitForSent((m) => String(m.chat_id) === String(sender));
+      return /pairing code is ([A-Z0-9]{8})/.exec(told.text)![1]!;
+    };
+    const codes = new Map<number, string>();
+    for (const squatter of [101, 102, 103]) {
+      telegram.send({ chatId: squatter, fromId: squatter, text: "hi" });
+      codes.set(squatter, await codeOf(squatter));
+    }
+    // A code's hour counts from when it was given: writing again does not stretch it.
+    const store = await openStore({ home: ws.home });
+    const expiresAt = async (sender: number) =>
+      (await store.channels.pairingOf("telegram", String(sender)))?.expiresAt;
+    try {
+      const before = await expiresAt(101);
+      telegram.send({ chatId: 101, fromId: 101, text: "still here" });
+      await settledMessagesOf("101", 2);
+      expect(await expiresAt(101)).toBe(before);
+
+      // A fourth stranger is told, once, that no code can be given now; the owner's log says who holds them.
+      telegram.send({ chatId: 104, fromId: 104, text: "let me in" });
+      telegram.send({ chatId: 104, fromId: 104, text: "hello?" });
+      await settledMessagesOf("104", 2);
+      const toFourth = telegram.sent.filter((m) => String(m.chat_id) === "104");
+      expect(toFourth.map((m) => m.text)).toEqual([
+        expect.stringMatching(
+          /^This agent has too many pairing requests waiting .* Try again in \d+ minutes?,/,
+        ),
+      ]);
+      expect(served.process.stderr()).toContain(`reson channel pair deny telegram <code>`);
+      expect(served.process.stderr()).toContain(`101 (code ${codes.get(101)}`);
+
+      // The owner denies one holder: the fourth stranger gets a code, the denied one nothing more.
+      const denied = await runCli(["channel", "pair", "deny", "telegram", codes.get(101)!], {
+        env,
+        cwd: ws.path,
+      });
+      expect(denied.code, denied.stderr).toBe(0);
+      expect(denied.stdout).toContain("denied 101");
+      expect((await runCli(["channel", "pair", "list"], { env, cwd: ws.path })).stdout).toMatch(
+        /telegram {2}101 \(User101\) {2}denied/,
+      );
+      telegram.send({ chatId: 104, fromId: 104, text: "and now?" });
+      await settledMessagesOf("104", 3);
+      expect(telegram.sent.filter((m) => String(m.chat_id) === "104").at(-1)!.text).toContain(
+        "Your pairing code is",
+      );
+      telegram.send({ chatId: 101, fromId: 101, text: "me again" });
+      const of101 = await settledMessagesOf("101", 3);
+      expect(of101.map((r) => r.note)).toContain("pairing_denied");
+      expect(telegram.sent.filter((m) => String(m.chat_id) === "101")).toHaveLength(1);
+    } finally {
+      await store.close();
+    }
+    expect(model.requests).toHaveLength(0);
+  });
+
   it("/stop cancels the chat's run and /new starts a new session; a sender who is not allowed cannot command", async () => {
     let calls = 0;
     model.setResponder((request) => {
@@ -218,6 +315,64 @@ describe("Telegram channel in reson serve", () => {
     telegram.send({ chatId: FRIEND, fromId: FRIEND, text: "second" });
     const other = await telegram.waitForSent((m) => String(m.chat_id) === String(FRIEND), 20_000);
     expect(other.text).toBe("answer to: second");
+  });
+
+  it("a failed run's reason goes to the owner in their chat alone, without credentials; the group gets the run's id", async () => {
+    const leak =
+      "gateway http://admin:hunter2pass@proxy.internal:8080/v1?api_key=zzzsecretzzz refused the key";
+    model.setResponder(() => ({ fault: "http", status: 401, message: leak }));
+    await serve();
+    telegram.send({ chatId: GROUP, fromId: FRIEND, text: `@${FAKE_BOT.username} deploy it` });
+    const inGroup = await telegram.waitForSent((m) => String(m.chat_id) === String(GROUP), 30_000);
+    const runId = /\(run ([0-9A-Z]{26}); the agent's owner can see why\)/.exec(inGroup.text)?.[1];
+    expect(runId, inGroup.text).toBeDefined();
+    expect(inGroup.text).not.toContain("proxy.internal");
+    expect(inGroup.text).not.toContain("401");
+
+    telegram.send({ chatId: OWNER, fromId: OWNER, text: "why?" });
+    const toOwner = await telegram.waitForSent((m) => String(m.chat_id) === String(OWNER), 30_000);
+    expect(toOwner.text).toContain("The run failed: ");
+    expect(toOwner.text).toContain("proxy.internal");
+    for (const secret of ["hunter2pass", "zzzsecretzzz"]) {
+      expect(toOwner.text).not.toContain(secret);
+      expect(inGroup.text).not.toContain(secret);
+    }
+    // The id the group was given is the run the owner can look up.
+    const shown = await runCli(["trace", "show", runId!], {
+      env: cleanEnv({ RESON_HOME: ws.home }),
+      cwd: ws.path,
+    });
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain("proxy.internal");
+  });
+
+  it("answers the caption of a file and says the file was not read; a photo alone gets only that; a mention in a caption counts", async () => {
+    await serve();
+    telegram.send({
+      chatId: OWNER,
+      fromId: OWNER,
+      text: "what is in it",
+      file: { kind: "document", name: "report.pdf" },
+    });
+    const withFile = await telegram.waitForSent((m) => m.text.includes("what is in it"));
+    expect(withFile.text).toBe(
+      "(I cannot read files sent in the chat yet: report.pdf was not read. This answers your text alone.)\n\nanswer to: what is in it",
+    );
+    telegram.send({ chatId: FRIEND, fromId: FRIEND, text: "", file: { kind: "photo" } });
+    const photo = await telegram.waitForSent((m) => String(m.chat_id) === String(FRIEND));
+    expect(photo.text).toBe(
+      "I cannot read files sent in the chat yet: a photo was not read. Write what you need as text.",
+    );
+    telegram.send({
+      chatId: GROUP,
+      fromId: FRIEND,
+      text: `@${FAKE_BOT.username} the totals?`,
+      file: { kind: "document", name: "q3.csv" },
+    });
+    const inGroup = await telegram.waitForSent((m) => String(m.chat_id) === String(GROUP));
+    expect(inGroup.text).toContain("q3.csv was not read");
+    expect(inGroup.text).toContain("the totals?");
+    expect(model.requests).toHaveLength(2);
   });
 
   it("waits out Telegram's flood control (429 retry_after) before sending again", async () => {

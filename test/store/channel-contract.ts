@@ -227,5 +227,51 @@ export function channelContract(fresh: () => Promise<StoreTarget>): void {
       expect(await store.channels.removePairing("telegram", "77")).toBe(true);
       expect(await store.channels.pairingOf("telegram", "77")).toBeUndefined();
     });
+
+    it("gc forgets what a stranger was told about pairing once they hold no code pending at the cutoff", async () => {
+      const now = Date.now();
+      await store.channels.putPairing(pending("91", "LIVE2345", now + 3_600_000));
+      await store.channels.putPairing(pending("92", "GONE2345", now - 3_600_000));
+      for (const sender of ["91", "92", "93"])
+        await store.channels.setState(
+          "telegram",
+          `pairing-told:${sender}`,
+          JSON.stringify({ what: "x", at: now }),
+        );
+      await store.channels.setState("telegram", "update_offset", "12");
+      await store.gc(now);
+      expect(await store.channels.getState("telegram", "pairing-told:91")).toBeDefined();
+      expect(await store.channels.getState("telegram", "pairing-told:92")).toBeUndefined();
+      expect(await store.channels.getState("telegram", "pairing-told:93")).toBeUndefined();
+      expect(await store.channels.getState("telegram", "update_offset")).toBe("12");
+    });
+
+    it("denies a pending sender by code or id, expired or not; a denied one gets no new code", async () => {
+      const now = 1_800_000_000_000;
+      await store.channels.putPairing(pending("81", "DENY2345", now + 1000));
+      await store.channels.putPairing(pending("82", "OLDX2345", now - 1));
+      expect(await store.channels.denyPairing("telegram", "DENY2345")).toMatchObject({
+        senderId: "81",
+        status: "denied",
+        code: null,
+      });
+      expect(await store.channels.denyPairing("telegram", "82")).toMatchObject({
+        senderId: "82",
+        status: "denied",
+      });
+      expect(await store.channels.denyPairing("telegram", "DENY2345")).toBeUndefined();
+      // Nor approved, nor given a new code by a later message.
+      expect(await store.channels.approvePairing("telegram", "DENY2345", "allowed", now)).toBeUndefined();
+      await store.channels.putPairing(pending("81", "NEWC2345", now + 5000));
+      expect(await store.channels.pairingOf("telegram", "81")).toMatchObject({
+        status: "denied",
+        code: null,
+      });
+      // An approved sender is not denied: that is removing them.
+      await store.channels.putPairing(pending("83", "APPR2345", now + 1000));
+      await store.channels.approvePairing("telegram", "APPR2345", "allowed", now);
+      expect(await store.channels.denyPairing("telegram", "83")).toBeUndefined();
+      expect(await store.channels.removePairing("telegram", "81")).toBe(true);
+    });
   });
 }

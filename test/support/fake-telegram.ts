@@ -38,6 +38,8 @@ export interface UserMessage {
   /** A forum topic. */
   threadId?: number;
   replyToBot?: boolean;
+  /** Sent with a file: `text` is then its caption ("" for none). */
+  file?: { kind: "document"; name: string } | { kind: "photo" };
 }
 
 export interface FakeTelegram {
@@ -327,8 +329,11 @@ export async function startFakeTelegram(options: { token: string }): Promise<Fak
             first_name: message.firstName ?? `User${message.fromId}`,
             ...(message.username ? { username: message.username } : {}),
           },
-          text,
-          ...(at >= 0 ? { entities: [{ type: "mention", offset: at, length: mention.length }] } : {}),
+          ...fileFields(
+            message.file,
+            text,
+            at >= 0 ? [{ type: "mention", offset: at, length: mention.length }] : [],
+          ),
           ...(message.threadId ? { message_thread_id: message.threadId, is_topic_message: true } : {}),
           ...(message.replyToBot
             ? {
@@ -384,4 +389,14 @@ export async function startFakeTelegram(options: { token: string }): Promise<Fak
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** A text message's text and entities, or a file message's caption and caption entities. */
+function fileFields(file: UserMessage["file"], text: string, entities: unknown[]): Record<string, unknown> {
+  const withEntities = (key: string) => (entities.length > 0 ? { [key]: entities } : {});
+  if (!file) return { text, ...withEntities("entities") };
+  const caption = text ? { caption: text, ...withEntities("caption_entities") } : {};
+  if (file.kind === "photo")
+    return { photo: [{ file_id: "P1", file_unique_id: "P1u", width: 90, height: 90 }], ...caption };
+  return { document: { file_id: "D1", file_unique_id: "D1u", file_name: file.name }, ...caption };
 }

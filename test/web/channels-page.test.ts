@@ -108,6 +108,20 @@ describe.skipIf(await skipWithout("chromium", "channels page in Chromium"))(
       await page.context().close();
     }, 90_000);
 
+    it("Deny refuses a sender waiting to pair: their row goes, and they are denied", async () => {
+      telegram.send({ chatId: STRANGER, fromId: STRANGER, text: "let me in", firstName: "Eve" });
+      const asked = await telegram.waitForSent((m) => String(m.chat_id) === String(STRANGER));
+      const code = /pairing code is ([A-Z0-9]{8})/.exec(asked.text)![1]!;
+      const page = await signedIn();
+      await page.goto(`${served.url}/#/channels`);
+      const row = `#pairings tr[data-code='${code}']`;
+      await page.waitForSelector(row);
+      await page.click(`${row} button:text('Deny')`);
+      await page.waitForSelector("#no-pairings");
+      expect((await pairings()).find((p) => p.senderId === String(STRANGER))?.status).toBe("denied");
+      await page.context().close();
+    }, 90_000);
+
     it("has no axe-core violation, light or dark, at desktop and phone width, and nothing wider than a phone", async () => {
       telegram.send({ chatId: STRANGER, fromId: STRANGER, text: "let me in", firstName: "Eve" });
       await telegram.waitForSent((m) => String(m.chat_id) === String(STRANGER));

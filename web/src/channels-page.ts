@@ -1,6 +1,7 @@
 // The chat channels of this serve (GET /channels): who may talk to the agent on each, the chat
 // sessions each has opened (links to their pages), and the senders waiting to pair with their
-// codes, each with an Approve button (POST /channels/{channel}/pairings/{code}/approve).
+// codes, each with an Approve and a Deny button (POST /channels/{channel}/pairings/{code}/approve
+// or /deny).
 import { api } from "./api.js";
 import { h, visible } from "./dom.js";
 
@@ -158,7 +159,9 @@ function pairingsSection(pending: PairingView[], changed: () => void): Node {
           h(
             "tr",
             {},
-            ...["channel", "sender", "code", "expires", "approve"].map((c) => h("th", { scope: "col" }, c)),
+            ...["channel", "sender", "code", "expires", "approve or deny"].map((c) =>
+              h("th", { scope: "col" }, c),
+            ),
           ),
         ),
         h("tbody", {}, ...pending.map((p) => pairingRow(p, changed))),
@@ -170,28 +173,33 @@ function pairingsSection(pending: PairingView[], changed: () => void): Node {
 function pairingRow(p: PairingView, changed: () => void): Node {
   const who = p.senderName ? `${p.senderName} (${p.senderId})` : p.senderId;
   const status = h("span", { role: "status" });
-  const approve = h(
-    "button",
-    {
-      type: "button",
-      "aria-label": `Approve ${who} on ${p.channel}`,
-      click: async () => {
-        (approve as HTMLButtonElement).disabled = true;
-        try {
-          await api(
-            "POST",
-            `/channels/${encodeURIComponent(p.channel)}/pairings/${encodeURIComponent(p.code ?? "")}/approve`,
-            {},
-          );
-          changed();
-        } catch (error) {
-          (approve as HTMLButtonElement).disabled = false;
-          status.textContent = visible(error instanceof Error ? error.message : String(error));
-        }
+  const act = (label: "Approve" | "Deny", action: "approve" | "deny") => {
+    const button = h(
+      "button",
+      {
+        type: "button",
+        "aria-label": `${label} ${who} on ${p.channel}`,
+        click: async () => {
+          for (const b of buttons) (b as HTMLButtonElement).disabled = true;
+          try {
+            await api(
+              "POST",
+              `/channels/${encodeURIComponent(p.channel)}/pairings/${encodeURIComponent(p.code ?? "")}/${action}`,
+              {},
+            );
+            changed();
+          } catch (error) {
+            for (const b of buttons) (b as HTMLButtonElement).disabled = false;
+            status.textContent = visible(error instanceof Error ? error.message : String(error));
+          }
+        },
       },
-    },
-    "Approve",
-  );
+      label,
+    );
+    return button;
+  };
+  // Deny: a sender who writes only to hold a code is refused for good, and the slot is free.
+  const buttons = [act("Approve", "approve"), act("Deny", "deny")];
   return h(
     "tr",
     { "data-code": p.code ?? "" },
@@ -199,7 +207,7 @@ function pairingRow(p: PairingView, changed: () => void): Node {
     h("td", {}, who),
     h("td", {}, h("code", {}, p.code ?? "")),
     h("td", {}, p.expiresAt ? when(p.expiresAt) : "-"),
-    h("td", {}, approve, status),
+    h("td", {}, ...buttons, status),
   );
 }
 

@@ -1,12 +1,18 @@
 // A Telegram update as an inbound delivery: text messages from private chats, groups and forum
-// topics, with their envelope (who, where, which message, whether the bot was named). Anything
-// else (edits, channel posts, stickers) is not a task and is acknowledged without a message.
+// topics, with their envelope (who, where, which message, whether the bot was named), and a
+// file (a document, photo, video, audio or voice note) taken for its caption, the file named as
+// not read. Anything else (edits, channel posts, stickers) is not a task and is acknowledged
+// without a message.
 import type { Message, Update, UserFromGetMe } from "grammy/types";
 import type { ButtonPress, InboundDelivery } from "../types.js";
 
 export function deliveryOfUpdate(update: Update, me: UserFromGetMe): InboundDelivery | undefined {
   const message = update.message;
-  if (!message || typeof message.text !== "string" || !message.from || message.from.is_bot) return undefined;
+  if (!message?.from || message.from.is_bot) return undefined;
+  const files = unreadFilesOf(message);
+  const text =
+    typeof message.text === "string" ? message.text : files.length > 0 ? (message.caption ?? "") : undefined;
+  if (text === undefined) return undefined;
   const chatType = message.chat.type === "private" ? "direct" : "group";
   const threadId =
     message.is_topic_message && message.message_thread_id ? String(message.message_thread_id) : undefined;
@@ -19,7 +25,7 @@ export function deliveryOfUpdate(update: Update, me: UserFromGetMe): InboundDeli
     dedupeKey: `${chatId}:${message.message_id}`,
     chatKey: threadId ? `${chatId}:${threadId}` : chatId,
     message: {
-      text: message.text,
+      text,
       envelope: {
         receivedAt: message.date * 1000,
         channel: "telegram",
@@ -40,16 +46,27 @@ export function deliveryOfUpdate(update: Update, me: UserFromGetMe): InboundDeli
         ...(threadId ? { threadId } : {}),
         messageId: String(message.message_id),
       },
+      ...(files.length > 0 ? { unreadFiles: files } : {}),
     },
   };
+}
+
+/** What a message carries besides text that reson does not read (yet), by name where it has one. */
+function unreadFilesOf(message: Message): string[] {
+  if (message.document) return [message.document.file_name ?? "a document"];
+  if (message.photo) return ["a photo"];
+  if (message.video) return [message.video.file_name ?? "a video"];
+  if (message.audio) return [message.audio.file_name ?? "an audio file"];
+  if (message.voice) return ["a voice message"];
+  return [];
 }
 
 /** Named with @username in the text, or a reply to one of the bot's own messages. */
 function mentions(message: Message, me: UserFromGetMe): boolean {
   if (message.reply_to_message?.from?.id === me.id) return true;
-  const text = message.text ?? "";
+  const text = message.text ?? message.caption ?? "";
   const handle = `@${me.username}`.toLowerCase();
-  return (message.entities ?? []).some(
+  return (message.entities ?? message.caption_entities ?? []).some(
     (entity) =>
       entity.type === "mention" &&
       text.slice(entity.offset, entity.offset + entity.length).toLowerCase() === handle,

@@ -47,6 +47,8 @@ const WebhookAnswerSchema = Type.Object({
 
 /** channel_state keys of the signatures seen lately: "signed:v1=<hex>". */
 const SIGNED_PREFIX = "signed:";
+/** How often the signatures kept past their time are looked for and deleted. */
+const SWEEP_EVERY_MS = 60_000;
 
 export interface WebhookAdapterOptions {
   /** The name under channels.webhook. */
@@ -64,6 +66,8 @@ export class WebhookAdapter implements ChannelAdapter {
   readonly name: string;
   readonly maxMessageChars = 1_000_000;
   readonly #options: WebhookAdapterOptions;
+  /** When this process last deleted the signatures kept past their time (epoch ms). */
+  #sweptAt = 0;
 
   constructor(options: WebhookAdapterOptions) {
     this.#options = options;
@@ -167,15 +171,27 @@ export class WebhookAdapter implements ChannelAdapter {
     const keptMs = 2 * (this.#options.replayWindowS ?? 300) * 1000;
     const stateKey = `${SIGNED_PREFIX}${signature}`;
     if (await store.channels.claimState(this.name, stateKey, JSON.stringify({ dedupeKey, at: now }))) {
-      for (const { key, value } of await store.channels.listState(this.name, SIGNED_PREFIX)) {
-        const at = (JSON.parse(value) as { at?: unknown }).at;
-        if (typeof at !== "number" || now - at > keptMs) await store.channels.deleteState(this.name, key);
-      }
+      await this.#forgetOldSignatures(now, keptMs);
       return dedupeKey;
     }
     const earlier = await store.channels.getState(this.name, stateKey);
     const first = earlier ? (JSON.parse(earlier) as { dedupeKey?: unknown }).dedupeKey : undefined;
     return typeof first === "string" ? first : dedupeKey;
+  }
+
+  /**
+   * Deletes the signatures kept longer than `keptMs`, at most once a minute: reading every kept
+   * signature on each request made a busy webhook's requests slower the busier it was. One kept a
+   * little longer is harmless: its timestamp no longer passes the replay window.
+   */
+  async #forgetOldSignatures(now: number, keptMs: number): Promise<void> {
+    if (now - this.#sweptAt < SWEEP_EVERY_MS) return;
+    this.#sweptAt = now;
+    const { store } = this.#options;
+    for (const { key, value } of await store.channels.listState(this.name, SIGNED_PREFIX)) {
+      const at = (JSON.parse(value) as { at?: unknown }).at;
+      if (typeof at !== "number" || now - at > keptMs) await store.channels.deleteState(this.name, key);
+    }
   }
 
   #delivery(message: ReturnType<typeof parseMessage>, key: string | undefined): InboundDelivery {

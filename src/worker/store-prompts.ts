@@ -128,7 +128,7 @@ export function storePromptChannel(options: PromptChannelOptions): PromptChannel
       const record = await open(runId, "question", {
         toolCallId: question.toolCallId,
         question: redact(question.question),
-        ...(question.choices ? { choices: question.choices } : {}),
+        ...(question.choices ? { choices: question.choices.map(redact) } : {}),
       });
       const answered = await waitForUse(store, record, options.signal);
       const text = answerText(answered);

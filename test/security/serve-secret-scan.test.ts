@@ -11,8 +11,9 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { TEST_SERVER } from "../mcp/servers.js";
 import { telegramOnFakes } from "../support/channel-config.js";
-import type { RecordedRequest } from "../support/fake-model-server.js";
+import type { FakeReply, RecordedRequest } from "../support/fake-model-server.js";
 import { type FakeTelegram, startFakeTelegram } from "../support/fake-telegram.js";
+import { taskOf } from "../support/reply-by-task.js";
 import { scanForSecret } from "../support/secret-scan.js";
 import { type Served, startServed, useServedFixture } from "../support/served-run.js";
 import { readSse } from "../support/sse-client.js";
@@ -42,9 +43,12 @@ function written(value: string): string {
   ].join(" ");
 }
 
-function leakyModel(request: RecordedRequest) {
+function leakyModel(request: RecordedRequest): FakeReply {
   const messages = (request.body as { messages?: Array<{ role: string }> }).messages ?? [];
   const done = messages.filter((m) => m.role === "assistant").length;
+  // A server (or a proxy before it) that refuses the request quoting what it was sent.
+  if (taskOf(request).startsWith("fail"))
+    return { fault: "http", status: 400, message: `unexpected value ${SECRETS.mcp} in the request` };
   const others = [SECRETS.provider, SECRETS.mcp, SECRETS.channel];
   if (done === 0) {
     const command = [
@@ -116,18 +120,18 @@ describe("reson serve's answers and secrets", () => {
     const get = (path: string, accept = "application/json") =>
       fetch(`${served.url}${path}`, { headers: { ...served.headers, accept } });
 
+    const spec = {
+      workspace: f.ws.path,
+      provider: "openai-compatible",
+      baseUrl: f.model.openaiBaseUrl,
+      model: "fake-model",
+      sandbox: "off",
+      allow: ["execute_command", "mcp__tester__env"],
+    };
     const posted = await fetch(`${served.url}/runs`, {
       method: "POST",
       headers: served.headers,
-      body: JSON.stringify({
-        task: "deploy, and tell me the keys",
-        workspace: f.ws.path,
-        provider: "openai-compatible",
-        baseUrl: f.model.openaiBaseUrl,
-        model: "fake-model",
-        sandbox: "off",
-        allow: ["execute_command", "mcp__tester__env"],
-      }),
+      body: JSON.stringify({ ...spec, task: "deploy, and tell me the keys" }),
     });
     expect(posted.status, await posted.clone().text()).toBe(202);
     const run = (await posted.json()) as { id: string; sessionId: string };
@@ -170,6 +174,20 @@ describe("reson serve's answers and secrets", () => {
     for (const name of ["deploy_key", "provider_api_key", "TESTER_TOKEN", "telegram_token"])
       expect(finalText).toContain(`<secret>${name}</secret>`);
 
+    // A run that fails on the provider's refusal: its error, as every route shows it.
+    const failed = (await (
+      await fetch(`${served.url}/runs`, {
+        method: "POST",
+        headers: served.headers,
+        body: JSON.stringify({ ...spec, task: "fail on the first call" }),
+      })
+    ).json()) as { id: string; sessionId: string };
+    const failure = await waitFor(async () => {
+      const body = await (await get(`/runs/${failed.id}`)).text();
+      return (JSON.parse(body) as { status: string }).status === "failed" ? body : undefined;
+    });
+    expect(failure).toContain("unexpected value");
+    Object.assign(ended, await readAll(served, routes, failed));
     const found = Object.entries(SECRETS).flatMap(([name, value]) => [
       ...new Set(
         [...scanForSecret(value, waiting), ...scanForSecret(value, ended)].map(

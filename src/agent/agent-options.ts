@@ -69,6 +69,11 @@ export interface AgentOptions {
    */
   secrets?: SecretVault;
   /**
+   * Values besides the user's secrets and the provider's key that the run must never show (an
+   * MCP server's token): masked as `<secret>name</secret>` wherever the user's secrets are.
+   */
+  maskedValues?: readonly { name: string; value: string }[];
+  /**
    * "on" (default): commands run in the OS sandbox, and are refused where none works (fail
    * closed); "off": commands run as plain processes (the caller has its own containment, or
    * approves each command).

@@ -14,6 +14,7 @@ import {
 import { ResonError, toResonError } from "../core/errors.js";
 import { EventBus, type EventListener, type ResonEvent, type UntrustedSource } from "../core/events.js";
 import { ulid } from "../core/ids.js";
+import { redactDeep } from "../core/redactor.js";
 import type { RunLimits } from "../core/usage.js";
 import { createProvider, type Provider } from "../providers/index.js";
 import { SkillSet } from "../skills/index.js";
@@ -115,6 +116,12 @@ export class Agent {
     return true;
   }
 
+  /** What masks the run's secrets in what it writes and emits; none when it has none. */
+  private masking(): { redact?: (text: string) => string } {
+    const secrets = this.secrets;
+    return secrets ? { redact: (text) => secrets.access.redact(text) } : {};
+  }
+
   /** Masks the user's secrets (and the provider's key) in a text this agent's host shows. */
   redact(text: string): string {
     return this.secrets ? this.secrets.access.redact(text) : text;
@@ -185,6 +192,7 @@ export class Agent {
         nextSeq: isNew ? 0 : await this.store.turns.nextSeq(session.id),
         nextStepSeq: 0,
         lease,
+        ...this.masking(),
       });
       return await this.loop(trace, recorder, start, options, false, {
         lease,
@@ -236,6 +244,7 @@ export class Agent {
         nested: trace.parentTraceId !== null,
         ...(plan.modelStepId ? { modelStepId: plan.modelStepId } : {}),
         lease,
+        ...this.masking(),
       });
       // The run keeps the limit it was started with, unless this agent was given one.
       const maxIterations = this.options.maxIterations ?? plan.start.snapshot.maxIterations;
@@ -376,7 +385,9 @@ export class Agent {
     const maxIterationsOverride = extra.maxIterations;
     const given = options.signal ?? new AbortController().signal;
     const signal = lease ? AbortSignal.any([given, lease.signal]) : given;
-    const bus = new EventBus();
+    // Every event of the run is masked once, before any listener (the store, a stream, telemetry).
+    const { redact } = this.masking();
+    const bus = new EventBus(redact ? (event) => redactDeep(event, redact) : undefined);
     // Numbered and committed under the lease first: what serve streams, and reads again.
     const journal =
       lease && this.store

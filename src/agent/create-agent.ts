@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { BrowserPool, createBrowserTools } from "../browser/index.js";
 import {
   allowedPrivateHosts,
+  channelCredentials,
   type LoadedConfig,
   loadConfig,
   loadPresets,
@@ -174,7 +175,11 @@ async function assembleAgent(options: AgentOptions, parts: AgentParts): Promise<
   });
   const vault = options.secrets ?? (await SecretVault.load(join(loaded.home, "secrets.json"), { env }));
   const secrets: AgentSecrets = {
-    access: secretAccess(vault, workspace.root, settings.apiKey),
+    access: secretAccess(vault, workspace.root, [
+      { name: "provider_api_key", value: settings.apiKey },
+      ...channelCredentials(config.channels),
+      ...(options.maskedValues ?? []),
+    ]),
     names: vault.names(),
     warnings: vault.warnings,
   };

@@ -191,13 +191,26 @@ async function callProvider(state: RunState): Promise<ChatResult> {
   return chat;
 }
 
-function chatOnce(state: RunState, request: ChatRequest): Promise<ChatResult> {
-  return state.deps.provider.chat(request, {
+async function chatOnce(state: RunState, request: ChatRequest): Promise<ChatResult> {
+  // The text as it streams is masked across deltas (a key split over two is still caught): a
+  // delta shows what can no longer turn out to be part of a secret, the rest at the end.
+  let text = state.deps.secrets?.redactStream();
+  let thinking = state.deps.secrets?.redactStream();
+  const emitText = (type: "text_delta" | "thinking_delta", delta: string) => {
+    if (delta !== "") state.emit({ type, delta });
+  };
+  const result = await state.deps.provider.chat(request, {
     signal: state.deps.signal,
     onEvent: (event) => {
-      if (event.type === "text_delta") state.emit({ type: "text_delta", delta: event.delta });
-      else if (event.type === "thinking_delta") state.emit({ type: "thinking_delta", delta: event.delta });
+      if (event.type === "text_delta") emitText("text_delta", text ? text.push(event.delta) : event.delta);
+      else if (event.type === "thinking_delta")
+        emitText("thinking_delta", thinking ? thinking.push(event.delta) : event.delta);
       else {
+        // The failed attempt's text ends here; the next one streams anew.
+        if (text) emitText("text_delta", text.end());
+        if (thinking) emitText("thinking_delta", thinking.end());
+        text = state.deps.secrets?.redactStream();
+        thinking = state.deps.secrets?.redactStream();
         const { notice } = event;
         state.emit({
           type: "provider_retry",
@@ -209,6 +222,9 @@ function chatOnce(state: RunState, request: ChatRequest): Promise<ChatResult> {
       }
     },
   });
+  if (text) emitText("text_delta", text.end());
+  if (thinking) emitText("thinking_delta", thinking.end());
+  return result;
 }
 
 function toRequest(call: ToolCall): ToolCallRequest {

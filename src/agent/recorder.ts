@@ -7,6 +7,7 @@ import type { Compaction } from "../context/index.js";
 import type { SerializedError } from "../core/errors.js";
 import type { RunStatus, UntrustedSource } from "../core/events.js";
 import { ulid } from "../core/ids.js";
+import { redactDeep } from "../core/redactor.js";
 import { addUsage, type RunLimits, type Usage } from "../core/usage.js";
 import type { AssistantMessage, ImageContent, ToolResultMessage } from "../providers/index.js";
 import type {
@@ -188,6 +189,11 @@ export interface StoreRecorderInit {
   seq?: { next: number };
   /** The run's lease: every batch is written through it, fenced by its epoch. */
   lease?: HeldLease;
+  /**
+   * Masks the run's secrets in every string of every batch, as it is written: what the model
+   * wrote (a key it was shown, in any common encoding), a call's arguments, a result.
+   */
+  redact?: (text: string) => string;
 }
 
 export class StoreRecorder implements RunRecorder {
@@ -238,7 +244,9 @@ export class StoreRecorder implements RunRecorder {
   }
 
   /** One batch of the run, all or nothing, fenced by its lease when it has one. */
-  private commit(ops: WriteOp[]): Promise<void> {
+  private commit(written: WriteOp[]): Promise<void> {
+    const { redact } = this.init;
+    const ops = redact ? written.map((op) => redactDeep(op, redact)) : written;
     return this.init.lease ? this.init.lease.apply(ops) : this.init.store.apply(ops);
   }
 
@@ -259,6 +267,7 @@ export class StoreRecorder implements RunRecorder {
       nested: true,
       seq: this.seq,
       ...(lease ? { lease } : {}),
+      ...(this.init.redact ? { redact: this.init.redact } : {}),
     });
   }
 

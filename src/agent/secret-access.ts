@@ -1,16 +1,21 @@
 // The user's secrets as the tools of one agent see them: substitution scoped to a URL or to
-// this workspace, and the one masker every tool output goes through. The provider's API key
-// is masked too, so an echo of it (a misconfigured proxy, a debug endpoint) never lands in
-// history.
+// this workspace, and the one masker every tool output goes through. The provider's API key,
+// the chat channels' tokens and the MCP servers' secrets are masked too, so an echo of one (a
+// misconfigured proxy, a debug endpoint, a model repeating it) never lands in history.
 import type { SecretVault } from "../secrets/index.js";
 import type { SecretAccess } from "../tools/index.js";
 
-export function secretAccess(vault: SecretVault, workspaceRoot: string, apiKey?: string): SecretAccess {
-  if (apiKey && apiKey.length >= vault.redactor.minLength) {
+export function secretAccess(
+  vault: SecretVault,
+  workspaceRoot: string,
+  masked: readonly { name: string; value: string | undefined }[] = [],
+): SecretAccess {
+  for (const { name, value } of masked) {
+    if (!value || value.length < vault.redactor.minLength) continue;
     try {
-      vault.redactor.add("provider_api_key", apiKey);
+      vault.redactor.add(name, value);
     } catch {
-      // A key the redactor cannot hold (e.g. too short) is simply not masked.
+      // A value the redactor cannot hold (a name it refuses) is simply not masked.
     }
   }
   return {

@@ -98,3 +98,24 @@ export type ChannelsConfig = Static<typeof ChannelsSchema>;
 export type TelegramChannelConfig = Static<typeof TelegramChannelSchema>;
 export type SlackChannelConfig = Static<typeof SlackChannelSchema>;
 export type WebhookChannelConfig = Static<typeof WebhookChannelSchema>;
+
+/**
+ * The credentials the channels are given, as named values (a `<secret>` reference aside: the
+ * user's secrets are masked as such): what a run's output must never show, whoever reads it.
+ */
+export function channelCredentials(channels: ChannelsConfig | undefined): { name: string; value: string }[] {
+  if (!channels) return [];
+  const named: [string, string | undefined][] = [
+    ["telegram_token", channels.telegram?.token],
+    ["slack_bot_token", channels.slack?.botToken],
+    ["slack_app_token", channels.slack?.appToken],
+    ["slack_signing_secret", channels.slack?.signingSecret],
+    ...Object.entries(channels.webhook ?? {}).map(([hook, settings]): [string, string] => [
+      `webhook_${hook}_secret`,
+      settings.secret,
+    ]),
+  ];
+  return named.flatMap(([name, value]) =>
+    value === undefined || value.includes("<secret>") ? [] : [{ name, value }],
+  );
+}

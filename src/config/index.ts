@@ -2,6 +2,7 @@
 export {
   type ChannelsConfig,
   ChannelsSchema,
+  channelCredentials,
   type TelegramChannelConfig,
   type WebhookChannelConfig,
 } from "./channels-schema.js";

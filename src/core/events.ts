@@ -589,12 +589,16 @@ export type EventListener = (event: ResonEvent) => void;
 export class EventBus {
   private readonly listeners = new Set<EventListener>();
 
+  /** `shown` makes each event what every listener gets (a run's secrets masked in it). */
+  constructor(private readonly shown?: (event: ResonEvent) => ResonEvent) {}
+
   subscribe(listener: EventListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
 
-  emit(event: ResonEvent): void {
+  emit(emitted: ResonEvent): void {
+    const event = this.shown ? this.shown(emitted) : emitted;
     for (const listener of this.listeners) {
       try {
         listener(event);

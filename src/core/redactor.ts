@@ -244,3 +244,31 @@ function escapeRegExp(text: string): string {
 function isHighSurrogate(code: number): boolean {
   return code >= 0xd800 && code <= 0xdbff;
 }
+
+/**
+ * `value` with every string in it (object keys aside) passed through `redact`: a record or an
+ * event about to be written, copied only where a string changed. Plain objects and arrays are
+ * walked; anything else (bytes, numbers) is kept as it is.
+ */
+export function redactDeep<T>(value: T, redact: (text: string) => string): T {
+  if (typeof value === "string") return redact(value) as T;
+  if (Array.isArray(value)) {
+    let changed = false;
+    const out = value.map((item) => {
+      const masked = redactDeep(item, redact);
+      if (masked !== item) changed = true;
+      return masked;
+    });
+    return (changed ? out : value) as T;
+  }
+  if (value === null || typeof value !== "object" || Object.getPrototypeOf(value) !== Object.prototype)
+    return value;
+  let changed = false;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    const masked = redactDeep(item, redact);
+    if (masked !== item) changed = true;
+    out[key] = masked;
+  }
+  return (changed ? out : value) as T;
+}

@@ -12,7 +12,7 @@ import { mcpToolDefinition } from "./mcp-tool.js";
 import { openSdkConnection } from "./open-connection.js";
 import { type McpPromptCommand, promptArguments, promptCommands, promptText } from "./prompts.js";
 import { resourceTool } from "./resource-tool.js";
-import { StderrTail, serverRedactor } from "./stderr-tail.js";
+import { StderrTail, serverRedactor, serverSecrets } from "./stderr-tail.js";
 import { disambiguatedToolName, mcpToolName } from "./tool-name.js";
 
 export interface StartServersOptions {
@@ -38,7 +38,12 @@ export interface StartedServer {
   tools: McpToolInfo[];
   /** Its resources as listed at start (empty when it has none). */
   resources: McpResourceInfo[];
+  /** What it was given that may be secret (its env and headers' values), by name. */
+  secrets: { name: string; value: string }[];
 }
+
+/** Names of env variables and headers that hold credentials. */
+const CREDENTIAL_NAME = /token|key|secret|passw|pwd|auth|credential|cookie|session/i;
 
 function toolAllowed(config: McpServerConfig, tool: string): boolean {
   if (config.enabledTools && !config.enabledTools.includes(tool)) return false;
@@ -81,6 +86,15 @@ export class McpServers {
         `MCP server "${name}" did not start, its tools are missing: ${error.message}${error.hint ? `\n  hint: ${error.hint}` : ""}`,
       );
     return hub;
+  }
+
+  /**
+   * The credentials the servers were given, by a name that says so (a token, a key, a password,
+   * an Authorization header): a run using them masks these in all it keeps and shows. Not every
+   * value of `env` (a path, a log level): masking those would blank ordinary output.
+   */
+  secrets(): { name: string; value: string }[] {
+    return this.servers.flatMap((server) => server.secrets).filter(({ name }) => CREDENTIAL_NAME.test(name));
   }
 
   /** Every offered tool of every server, as reson tools. */
@@ -179,8 +193,9 @@ async function startOne(entry: McpServerEntry, options: StartServersOptions): Pr
   const vault = options.secrets;
   const config = vault ? withSecrets(entry.name, expanded, vault, options.cwd) : expanded;
   // Its stderr goes to its log masked, and a server that fails to start says why in its own words.
+  const secrets = serverSecrets(entry, config, options.env);
   const tail = new StderrTail(
-    serverRedactor(entry, config, options.env, vault ? (text) => vault.redactor.redact(text) : undefined),
+    serverRedactor(secrets, vault ? (text) => vault.redactor.redact(text) : undefined),
   );
   const explained = (error: unknown) => tail.explain(toResonError(error, "mcp_unavailable"), entry);
   const connection = await openSdkConnection(entry.name, {
@@ -198,7 +213,7 @@ async function startOne(entry: McpServerEntry, options: StartServersOptions): Pr
   try {
     const tools = (await connection.listTools(options.signal)).filter((t) => toolAllowed(config, t.name));
     const resources = await connection.listResources(options.signal).catch(() => []);
-    return { name: entry.name, config, connection, tools, resources };
+    return { name: entry.name, config, connection, tools, resources, secrets };
   } catch (error) {
     await connection.close();
     throw explained(error);

@@ -11,6 +11,8 @@ const MAX_LINE_CHARS = 300;
 /** Only this much of the stream is kept: enough for the last lines. */
 const KEEP_CHARS = 8_192;
 const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}/g;
+/** Shorter values would mask ordinary text (the redactor's own floor). */
+const MIN_SECRET_LENGTH = 8;
 /** Words of a failure that a proxy or a private certificate authority would explain. */
 const NETWORK =
   /certificate|CERT_|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ECONNREFUSED|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|ECONNRESET|proxy|getaddrinfo|network/i;
@@ -68,24 +70,33 @@ export class StderrTail {
 }
 
 /**
- * Masks what the server was given that may be secret: the values of its `env` and `headers`
- * (after `${VAR}` and `<secret>` were filled in), the environment variables its definition
- * names, and the user's secrets.
+ * What the server was given that may be secret, by name: the values of its `env` and `headers`
+ * (after `${VAR}` and `<secret>` were filled in) and the environment variables its definition
+ * names. A run that uses the server masks them in everything it keeps and shows.
  */
-export function serverRedactor(
+export function serverSecrets(
   entry: McpServerEntry,
   started: { env?: Record<string, string>; headers?: Record<string, string> },
   env: NodeJS.ProcessEnv,
-  secrets?: (text: string) => string,
-): (text: string) => string {
-  const redactor = new Redactor();
+): { name: string; value: string }[] {
+  const found: { name: string; value: string }[] = [];
   const add = (name: string, value: string | undefined) => {
-    if (value === undefined || value.length < redactor.minLength) return;
-    redactor.add(name.replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 64) || "value", value);
+    if (value === undefined || value.length < MIN_SECRET_LENGTH) return;
+    found.push({ name: name.replace(/[^A-Za-z0-9_.-]/g, "_").slice(0, 64) || "value", value });
   };
   for (const record of [started.env, started.headers])
     for (const [key, value] of Object.entries(record ?? {})) add(key, value);
   for (const [, name] of JSON.stringify(entry.config).matchAll(REFERENCE))
     add(name as string, env[name as string]);
-  return (text) => redactor.redact(secrets ? secrets(text) : text);
+  return found;
+}
+
+/** Masks the server's secrets (serverSecrets) and the user's in what it writes to stderr. */
+export function serverRedactor(
+  secrets: readonly { name: string; value: string }[],
+  userSecrets?: (text: string) => string,
+): (text: string) => string {
+  const redactor = new Redactor({ minLength: MIN_SECRET_LENGTH });
+  for (const { name, value } of secrets) redactor.add(name, value);
+  return (text) => redactor.redact(userSecrets ? userSecrets(text) : text);
 }

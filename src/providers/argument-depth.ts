@@ -20,13 +20,21 @@ export function nestedDeeperThan(value: unknown, limit: number): boolean {
   return false;
 }
 
-/** The message with each tool call whose arguments nest too deep given {} instead. */
+/**
+ * The message with each tool call whose arguments nest too deep given {} instead: a new
+ * message (the wire's own is left as it came), sharing the blocks it keeps.
+ */
 export function flattenDeepArguments(message: AssistantMessage): AssistantMessage {
-  for (const block of message.content) {
-    if (block.type !== "toolCall" || !nestedDeeperThan(block.arguments, MAX_ARGUMENT_DEPTH)) continue;
-    const call = block as ToolCall;
-    call.arguments = {};
-    call.rawArguments = `(arguments nested more than ${MAX_ARGUMENT_DEPTH} levels deep, not kept)`;
-  }
-  return message;
+  let flattened = false;
+  const content = message.content.map((block): AssistantMessage["content"][number] => {
+    if (block.type !== "toolCall" || !nestedDeeperThan(block.arguments, MAX_ARGUMENT_DEPTH)) return block;
+    flattened = true;
+    const call: ToolCall = {
+      ...(block as ToolCall),
+      arguments: {},
+      rawArguments: `(arguments nested more than ${MAX_ARGUMENT_DEPTH} levels deep, not kept)`,
+    };
+    return call;
+  });
+  return flattened ? { ...message, content } : message;
 }

@@ -39,6 +39,9 @@ export async function startRunExtensions(options: RunExtensionsOptions): Promise
         {
           ...base,
           ...(mcp.tools.length > 0 ? { tools: [...(base.tools ?? []), ...mcp.tools] } : {}),
+          ...(mcp.servers && mcp.servers.secrets().length > 0
+            ? { maskedValues: [...(base.maskedValues ?? []), ...mcp.servers.secrets()] }
+            : {}),
           ...withMcpOffer(mcp, base.offerTool),
         },
         plugins,

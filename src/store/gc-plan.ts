@@ -81,6 +81,13 @@ export function gcStatements({ before, messagesBefore }: GcCutoffs): {
   const plan: [keyof GcReport | "subagentTurns" | undefined, Statement][] = [
     // A run's events and prompts go with its trace.
     [undefined, { sql: `DELETE FROM run_events WHERE trace_id IN (${OLD_TRACES})`, params: [before] }],
+    [
+      undefined,
+      {
+        sql: `DELETE FROM run_prompt_uses WHERE prompt_id IN (SELECT id FROM run_prompts WHERE trace_id IN (${OLD_TRACES}))`,
+        params: [before],
+      },
+    ],
     [undefined, { sql: `DELETE FROM run_prompts WHERE trace_id IN (${OLD_TRACES})`, params: [before] }],
     // A sub-agent's turns are no part of its session's conversation: they go with its trace.
     ["subagentTurns", { sql: `DELETE FROM turns WHERE trace_id IN (${OLD_CHILD_TRACES})`, params: [before] }],

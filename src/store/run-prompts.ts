@@ -21,9 +21,12 @@ const KINDS: readonly RunPromptKind[] = ["permission", "question"];
 function columns(kind: Kind): string {
   const now = NOW_MS[kind];
   // A pending prompt whose time ran out reads as expired before anyone marks it.
-  return `id, trace_id, kind, payload, answer, created_at, answered_at, expires_at,
+  return `id, trace_id, kind, payload, answer, created_at, answered_at, expires_at, used_at,
     CASE WHEN status = 'pending' AND expires_at IS NOT NULL AND expires_at <= ${now} THEN 'expired' ELSE status END AS status`;
 }
+
+/** The prompts with when their answer was acted on (run_prompt_uses' names are all its own). */
+const PROMPTS = "run_prompts LEFT JOIN run_prompt_uses ON prompt_id = id";
 
 function fromRow(row: Row): RunPromptRecord {
   return {
@@ -36,6 +39,7 @@ function fromRow(row: Row): RunPromptRecord {
     createdAt: Number(row.created_at),
     answeredAt: row.answered_at === null || row.answered_at === undefined ? null : Number(row.answered_at),
     expiresAt: row.expires_at === null || row.expires_at === undefined ? null : Number(row.expires_at),
+    usedAt: row.used_at === null || row.used_at === undefined ? null : Number(row.used_at),
   };
 }
 
@@ -80,7 +84,7 @@ export function runPromptRepository(context: {
 }): RunPromptRepository {
   const { kind, query, notices } = context;
   const now = NOW_MS[kind];
-  const select = `SELECT ${columns(kind)} FROM run_prompts`;
+  const select = `SELECT ${columns(kind)} FROM ${PROMPTS}`;
   const get = async (id: string) => {
     const rows = await query(`${select} WHERE id = ?`, [id]);
     return rows[0] ? fromRow(rows[0]) : undefined;
@@ -131,6 +135,14 @@ export function runPromptRepository(context: {
     },
     listOfRun: async (traceId) =>
       (await query(`${select} WHERE trace_id = ? ORDER BY created_at, id`, [traceId])).map(fromRow),
+    use: async (id) =>
+      (
+        await query(
+          `INSERT INTO run_prompt_uses (prompt_id, used_at) SELECT id, ${now} FROM run_prompts WHERE id = ?
+           ON CONFLICT (prompt_id) DO NOTHING RETURNING prompt_id`,
+          [id],
+        )
+      ).length === 1,
     expire: (id) =>
       settle(
         `UPDATE run_prompts SET status = 'expired', answered_at = NULL WHERE id = ? AND status = 'pending'

@@ -205,6 +205,8 @@ export interface RunPromptRecord {
   createdAt: EpochMs;
   answeredAt: EpochMs | null;
   expiresAt: EpochMs | null;
+  /** When the run acted on the answer (or on the time running out); null until then. */
+  usedAt: EpochMs | null;
 }
 
 export interface RunPromptInput {
@@ -228,6 +230,12 @@ export interface RunPromptRepository {
   listPending(traceId?: string): Promise<RunPromptRecord[]>;
   /** Every prompt of a run, whatever its status, oldest first. */
   listOfRun(traceId: string): Promise<RunPromptRecord[]>;
+  /**
+   * Marks that the run acted on the prompt's answer (or on its time running out), so no later
+   * call, in this process or after a restart, takes that answer as its own; of racing marks
+   * exactly one is true.
+   */
+  use(id: string): Promise<boolean>;
   /** Expires a pending prompt now; false when it was no longer pending. */
   expire(id: string): Promise<boolean>;
   /**

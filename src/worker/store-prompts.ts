@@ -46,8 +46,6 @@ export function storePromptChannel(options: PromptChannelOptions): PromptChannel
   const { store } = options;
   const redact = (text: string) => options.agent()?.redact(text) ?? text;
   const mask = (value: unknown): unknown => JSON.parse(redact(JSON.stringify(value ?? null)));
-  /** Prompts whose answer this channel already acted on: an answer decides one call, once. */
-  const used = new Set<string>();
 
   async function open(
     runId: string,
@@ -59,11 +57,12 @@ export function storePromptChannel(options: PromptChannelOptions): PromptChannel
     // pressed in a chat), so an answer given in between is neither lost nor asked for twice.
     // The same call is the same id asking about the same thing: a provider that numbers its
     // calls per reply ("call_0" at every step) would otherwise have a later call, whatever it
-    // runs, taken as already answered by the first one's "allow once".
+    // runs, taken as already answered by the first one's "allow once". An answer the run acted
+    // on is marked in the store (`use`), so it decides one call once, whichever process reads it.
     const earlier = (await store.prompts.listOfRun(runId)).findLast(
       (p) =>
         p.kind === kind &&
-        !used.has(p.id) &&
+        p.usedAt === null &&
         sameCall(p.payload, payload) &&
         (p.status === "pending" || p.status === "answered"),
     );
@@ -100,9 +99,7 @@ export function storePromptChannel(options: PromptChannelOptions): PromptChannel
         canAllowForSession: prompt.session !== undefined,
         expiresAt: record.expiresAt ?? Date.now() + options.timeoutMs,
       });
-      const answered = await waitForAnswer(store, record, options.signal);
-      used.add(record.id);
-      const answer = approvalOf(answered);
+      const answer = approvalOf(await waitForUse(store, record, options.signal));
       options.agent()?.emitInRun(prompt.runId, {
         type: "permission_decision",
         promptId: record.id,
@@ -131,10 +128,9 @@ export function storePromptChannel(options: PromptChannelOptions): PromptChannel
       const record = await open(runId, "question", {
         toolCallId: question.toolCallId,
         question: redact(question.question),
-        ...(question.choices ? { choices: question.choices } : {}),
+        ...(question.choices ? { choices: question.choices.map(redact) } : {}),
       });
-      const answered = await waitForAnswer(store, record, options.signal);
-      used.add(record.id);
+      const answered = await waitForUse(store, record, options.signal);
       const text = answerText(answered);
       const answeredBy = answeredByOf(answered);
       options.agent()?.emitInRun(runId, {
@@ -191,6 +187,20 @@ function answerText(record: RunPromptRecord | undefined): string | undefined {
   if (record?.status !== "answered") return undefined;
   const answer = record.answer as { answer?: unknown } | null;
   return typeof answer?.answer === "string" ? answer.answer : undefined;
+}
+
+/**
+ * The prompt once answered or expired, marked as acted on. When another process marked it first
+ * (it ran the same run meanwhile), its answer was that process's to act on: undefined, as if
+ * nobody had answered.
+ */
+async function waitForUse(
+  store: Store,
+  prompt: RunPromptRecord,
+  signal: AbortSignal,
+): Promise<RunPromptRecord | undefined> {
+  const settled = await waitForAnswer(store, prompt, signal);
+  return (await store.prompts.use(prompt.id)) ? settled : undefined;
 }
 
 /**

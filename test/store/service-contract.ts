@@ -206,15 +206,20 @@ export function serviceContract(fresh: () => Promise<StoreTarget>): void {
       await store.apply([
         { op: "updateTrace", id: old.traceId, patch: { status: "completed", endedAt: T0 } },
       ]);
+      const opened: string[] = [];
       for (const run of [old, kept]) {
         await store.apply([{ op: "appendEvents", traceId: run.traceId, events: events(1, 2) }]);
-        await store.prompts.open(prompt(run.traceId));
+        opened.push((await store.prompts.open(prompt(run.traceId))).id);
+        const used = await store.prompts.open(prompt(run.traceId));
+        await store.prompts.use(used.id);
       }
       await store.gc(T0 + 1);
       expect(await store.events.list(old.traceId)).toEqual([]);
-      expect(await store.prompts.listPending(old.traceId)).toEqual([]);
+      expect(await store.prompts.listOfRun(old.traceId)).toEqual([]);
+      expect(await target.sql("SELECT prompt_id FROM run_prompt_uses")).toHaveLength(1);
       expect(await store.events.lastSeq(kept.traceId)).toBe(2);
-      expect(await store.prompts.listPending(kept.traceId)).toHaveLength(1);
+      expect(await store.prompts.listPending(kept.traceId)).toHaveLength(2);
+      expect((await store.prompts.listOfRun(kept.traceId)).filter((p) => p.usedAt !== null)).toHaveLength(1);
     });
 
     it("gc deletes the channel state nothing needs any more, and keeps what a message being answered or an open prompt needs", async () => {
@@ -637,6 +642,26 @@ export function serviceContract(fresh: () => Promise<StoreTarget>): void {
       const other = prompt(traceId);
       expect((await rejection(store.prompts.open(other, { fence }))).code).toBe("lease_lost");
       expect(await store.prompts.get(other.id)).toBeUndefined();
+    });
+
+    it("a prompt's answer is marked as acted on once, whichever connection marks it, and reads back so", async () => {
+      const { traceId } = await runStored();
+      const input = prompt(traceId);
+      await store.prompts.open(input);
+      await store.prompts.answer(input.id, { answer: "sqlite" });
+      expect((await store.prompts.get(input.id))?.usedAt).toBeNull();
+      const others = await Promise.all(Array.from({ length: 3 }, () => target.open()));
+      try {
+        const marks = await Promise.all([store, ...others].map((on) => on.prompts.use(input.id)));
+        expect(marks.filter(Boolean)).toHaveLength(1);
+      } finally {
+        await Promise.all(others.map((s) => s.close()));
+      }
+      const used = await store.prompts.get(input.id);
+      expect(used).toMatchObject({ status: "answered", answer: { answer: "sqlite" } });
+      expect(used?.usedAt).toBeGreaterThanOrEqual(used?.answeredAt ?? Number.POSITIVE_INFINITY);
+      expect((await store.prompts.listOfRun(traceId)).map((p) => p.usedAt)).toEqual([used?.usedAt]);
+      expect(await store.prompts.use(ulid())).toBe(false);
     });
 
     it("a subscriber hears of an answer with its run and prompt", async () => {

@@ -14,6 +14,7 @@ import {
   type RecordedRequest,
   startFakeModelServer,
 } from "../support/fake-model-server.js";
+import { taskOf } from "../support/reply-by-task.js";
 import { skipWithout } from "../support/requirements.js";
 import { killAllReson, startReson } from "../support/service-process.js";
 
@@ -21,9 +22,17 @@ const MARKUP = `<img src=x onerror="document.title='pwned'"><script>document.tit
 /** Reads "printf ok # ok" with U+202E applied; runs `rm -rf ko` first. */
 const SPOOFED = "rm -rf ko; printf ok #\u202eko ftnirp\u202c \u001b[2J";
 
+/** A question's choices: one reads "keep it all" with U+202E applied, one holds ", ". */
+const CHOICES = ["wipe the disk #\u202ella ti peek", "yes, and the backups"];
+
 function scripted(request: RecordedRequest) {
   const messages = (request.body as { messages?: Array<{ role: string }> }).messages ?? [];
   const done = messages.filter((m) => m.role === "assistant").length;
+  if (taskOf(request).startsWith("ask")) {
+    if (done > 0) return { text: "asked" };
+    const question = { question: "What now?", choices: CHOICES };
+    return { toolCalls: [{ id: "call_ask", name: "ask_human", arguments: question }] };
+  }
   if (done === 0)
     return { toolCalls: [{ id: "call_spoof", name: "execute_command", arguments: { command: SPOOFED } }] };
   return { text: `done ${MARKUP}` };
@@ -113,6 +122,31 @@ describe.skipIf(await skipWithout("chromium", "web view in Chromium"))(
       expect(await page.locator("#sessions").textContent()).toContain("<img src=x");
       expect(await page.locator("main img, main script").count()).toBe(0);
       expect(await page.title()).not.toBe("pwned");
+      await page.context().close();
+    }, 90_000);
+
+    it("offers a question's choices written out, each on its own, and picking one answers with that choice", async () => {
+      const page = await signedIn();
+      const runId = await startRun("ask what to do");
+      await page.goto(`${url}/#/runs/${runId}`);
+      const card = page.locator("#waiting .prompt-card");
+      await card.locator("datalist option").first().waitFor({ state: "attached", timeout: 30_000 });
+      const written = ["wipe the disk #\\u{202e}lla ti peek", "yes, and the backups"];
+      // The choices the answer box offers and the list under the question read the same.
+      const offered = await card
+        .locator("datalist option")
+        .evaluateAll((options) => options.map((o) => (o as unknown as { value: string }).value));
+      expect(offered).toEqual(written);
+      expect(await card.locator("ol.choices li").allTextContents()).toEqual(written);
+      const main = (await page.locator("main").innerHTML()) ?? "";
+      expect(main).not.toContain("\u202e");
+      // Picking the first choice puts its shown text in the box; the run gets the choice itself.
+      await card.locator("input[aria-label=answer]").fill(offered[0]!);
+      await card.locator("button:text('Answer')").click();
+      await page.waitForSelector("#run-status:text('completed')", { timeout: 30_000 });
+      const answered = model.requests.at(-1)?.body as { messages: Array<{ role: string; content: unknown }> };
+      const result = JSON.stringify(answered.messages.filter((m) => m.role === "tool"));
+      expect(result).toContain(JSON.stringify(CHOICES[0]).slice(1, -1));
       await page.context().close();
     }, 90_000);
   },

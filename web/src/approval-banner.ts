@@ -142,7 +142,10 @@ function questionCard(run: RunModel, prompt: PromptView, actions: BannerActions)
   );
   form.addEventListener("submit", (event) => {
     event.preventDefault();
-    void api("POST", path, { answer: input.value }).then(actions.answered, (error: unknown) => {
+    // A choice is offered written out (as every text here): picking it answers with the choice
+    // the model offered, as its number does in the terminal.
+    const picked = prompt.choices?.find((choice) => visible(choice) === input.value);
+    void api("POST", path, { answer: picked ?? input.value }).then(actions.answered, (error: unknown) => {
       status.textContent = visible(String(error instanceof Error ? error.message : error));
       status.className = "error";
     });
@@ -151,7 +154,14 @@ function questionCard(run: RunModel, prompt: PromptView, actions: BannerActions)
     "article",
     { class: "prompt-card", "data-prompt": prompt.promptId },
     h("h3", {}, h("span", { class: "pill warn" }, "Question"), " ", `Question: ${prompt.text}`),
-    prompt.choices ? h("p", { class: "facts" }, `choices: ${prompt.choices.join(", ")}`) : null,
+    // One item a choice: a choice holding ", " cannot read as two.
+    prompt.choices
+      ? h(
+          "ol",
+          { class: "facts choices", "aria-label": "choices" },
+          ...prompt.choices.map((choice) => h("li", {}, choice)),
+        )
+      : null,
     form,
     status,
   );

@@ -18,6 +18,13 @@ export function visible(text: string): string {
   );
 }
 
+/**
+ * The attributes whose value the page shows (a tooltip, a field's text, a choice in a list) or
+ * reads aloud: written out as text children are. The others (ids, data-*, href, class) are keys
+ * the page looks things up by, kept as they are.
+ */
+const SHOWN_ATTRIBUTES = new Set(["title", "value", "placeholder", "label", "alt", "aria-label"]);
+
 export function h(
   tag: string,
   attributes: Record<string, string | ((event: Event) => void)> = {},
@@ -26,7 +33,7 @@ export function h(
   const element = document.createElement(tag);
   for (const [name, value] of Object.entries(attributes)) {
     if (typeof value === "function") element.addEventListener(name, value);
-    else element.setAttribute(name, value);
+    else element.setAttribute(name, SHOWN_ATTRIBUTES.has(name) ? visible(value) : value);
   }
   for (const child of children) {
     if (child === null || child === undefined || child === false) continue;

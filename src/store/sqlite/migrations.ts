@@ -441,4 +441,16 @@ CREATE TABLE IF NOT EXISTS channel_state (
 `,
   },
   recutExperienceTerms(12, "a noun in -ion or -ment indexed as itself, its verb as a light form"),
+  {
+    version: 13,
+    name: "prompts marked when their run acted on the answer",
+    sql: `
+-- When a run acted on a prompt's answer (or on its time running out): an answer decides one
+-- call, once, also for the run resumed by another process. No row: nothing acted on it yet.
+CREATE TABLE IF NOT EXISTS run_prompt_uses (
+  prompt_id TEXT PRIMARY KEY,
+  used_at INTEGER NOT NULL
+) STRICT;
+`,
+  },
 ];

@@ -7,6 +7,7 @@ export { doctorCommand } from "./doctor-command.js";
 export { gcCommand } from "./gc-command.js";
 export { mcpCommand } from "./mcp-command.js";
 export { experiencesCommand, memoryCommand } from "./memory-commands.js";
+export { permissionsCommand } from "./permissions-command.js";
 export { pluginCommand } from "./plugin-command.js";
 export { replCommand } from "./repl-command.js";
 export { diffCommand, rewindCommand } from "./rewind-commands.js";

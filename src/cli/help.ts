@@ -15,6 +15,7 @@ export const COMMAND_NAMES = [
   "mcp",
   "plugin",
   "doctor",
+  "permissions",
   "gc",
   "serve",
   "worker",
@@ -65,6 +66,9 @@ Usage:
                                      or --project scope); enable|disable|trust|update
   reson doctor [-w dir] [--json]     what this machine guarantees: OS sandbox for commands,
                                      secrets file, store, tools; what to install when not
+  reson permissions [approve]        the rules and mode runs here get, and where each comes
+                                     from; approve what this workspace's .reson/settings files
+                                     allow (held until you do: a cloned repository ships them)
   reson workspace create|list|show    registered workspaces by name (\`reson workspace --help\`):
                                      default|rename|remove|use|settings|templates
   reson gc --older-than <30d|12h>    remove old runs and their checkpoints and snapshots: says

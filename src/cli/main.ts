@@ -67,6 +67,7 @@ const RUNNERS: Record<string, Runner> = {
   mcp: (c, rest) => c.mcpCommand(rest),
   plugin: (c, rest) => c.pluginCommand(rest),
   plugins: (c, rest) => c.pluginCommand(rest),
+  permissions: (c, rest) => c.permissionsCommand(rest),
   gc: (c, rest) => c.gcCommand(rest),
   diff: (c, rest) => c.diffCommand(rest),
   rewind: (c, rest) => c.rewindCommand(rest),

@@ -5,11 +5,13 @@
 import { openDefaultStore, workspaceStanding } from "../agent/index.js";
 import { resonHome, trustedFoldersPath, trustFolder } from "../config/index.js";
 import { toResonError } from "../core/errors.js";
-import { loadGate, sandboxSetup } from "../runner/index.js";
+import { describeHeld } from "../permissions/index.js";
+import { loadGate, loadPolicy, sandboxSetup } from "../runner/index.js";
 import { projectKey, type Store } from "../store/index.js";
 import { probeSandbox } from "../workspace/index.js";
 import { EXIT_OK, EXIT_USAGE, exitCodeForError } from "./exit-codes.js";
 import { MAIN_HELP } from "./help.js";
+import { approveHeld } from "./permissions-command.js";
 import { Repl } from "./repl.js";
 import { askPermission } from "./repl-permission.js";
 import { parseReplArgs, type ReplArgs } from "./run-args.js";
@@ -42,6 +44,24 @@ async function confirmWorkspace(repl: Repl, root: string): Promise<boolean> {
     "Not trusted; nothing ran. Start reson in a project folder (cd into it, or --workspace <folder>).\n",
   );
   return false;
+}
+
+/**
+ * Asks once about what the workspace's own settings files grant unapproved (a cloned
+ * repository ships them); a yes is remembered, and the policy is read again with it.
+ */
+async function confirmProjectGrants(repl: Repl, root: string): Promise<void> {
+  const held = repl.gate.currentPolicy.held ?? [];
+  if (held.length === 0) return;
+  repl.write(
+    `This workspace's settings files grant, without asking you first:\n${describeHeld(held)}\n` +
+      "A repository you clone can ship these files; until you approve them, runs here ask instead.\n",
+  );
+  const answer = await repl.reader.read("Approve them? [y] yes, and remember them  [n] no, ask instead: ");
+  if (answer === null || !/^\s*y(es)?\s*$/i.test(answer)) return;
+  await approveHeld(resonHome(), root, held);
+  repl.gate.adopt(await loadPolicy(repl.args, root));
+  repl.write("Approved; a change to these files that grants more is asked about again.\n");
 }
 
 export async function replCommand(argv: string[]): Promise<number> {
@@ -80,6 +100,7 @@ export async function replCommand(argv: string[]): Promise<number> {
     repl = new Repl(args, store, gate, workspaceRoot);
     repl.sandbox = sandbox.agent;
     if (!(await confirmWorkspace(repl, workspaceRoot))) return EXIT_USAGE;
+    await confirmProjectGrants(repl, workspaceRoot);
     if (args.continue) {
       const latest = await store.sessions.latest(projectKey(workspaceRoot));
       if (latest) repl.session = latest.id;

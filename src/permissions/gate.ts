@@ -12,7 +12,9 @@ import { commandOnlyReads } from "./actions.js";
 import { headlessDenial } from "./denial-hint.js";
 import { evaluate } from "./evaluate.js";
 import { allowRulesFor } from "./narrow-rule.js";
+import { grantProject } from "./project-grants.js";
 import { parseRule } from "./rule.js";
+import { realRoot } from "./settings.js";
 import { BROWSER_NAVIGATE_TOOL, FETCH_TOOL, isMcpTool, isWriteTool } from "./tool-names.js";
 import type { Decision, EvaluationContext, PermissionMode, Policy, Rule, SandboxState } from "./types.js";
 
@@ -165,6 +167,13 @@ export class PermissionGate {
     this.mode = mode;
   }
 
+  /** Takes a policy read again (the user approved what a workspace file grants), keeping this session's rules. */
+  adopt(policy: Policy): void {
+    const session = this.policy.rules.filter((rule) => rule.source.kind === "session");
+    this.policy = { ...policy, rules: [...policy.rules, ...session] };
+    this.mode = policy.mode;
+  }
+
   /** Adds an allow rule for the rest of this session (not written anywhere). */
   allowForSession(text: string): Rule | undefined {
     return this.addSessionRule(text, "allow");
@@ -223,10 +232,17 @@ export class PermissionGate {
   }
 
   /** Adds `rules` for this session and to the settings `file`, for later sessions. */
-  private async allowAlways(rules: readonly string[] | undefined, file: string): Promise<void> {
+  private async allowAlways(
+    rules: readonly string[] | undefined,
+    file: string,
+    inWorkspace = false,
+  ): Promise<void> {
     if (!rules) return;
     for (const rule of rules) this.allowForSession(rule);
     await appendRules(file, "allow", rules);
+    // The user's own answer: these rules in a workspace file hold in later sessions too.
+    if (inWorkspace)
+      await grantProject(this.options.home, realRoot(this.options.workspaceRoot), { allow: [...rules] });
   }
 
   /** Whether a command only reads (the read-only set): it changes nothing worth a snapshot. */
@@ -301,7 +317,7 @@ export class PermissionGate {
             if (session) await this.options.onSessionGrant?.(session.rules);
             return { action: "allow", record: record("allow") };
           case "allow_project":
-            await this.allowAlways(rules, join(root, ".reson", "settings.local.json"));
+            await this.allowAlways(rules, join(root, ".reson", "settings.local.json"), true);
             return { action: "allow", record: record("allow") };
           case "allow_user":
             await this.allowAlways(rules, join(this.options.home, "settings.json"));

@@ -20,7 +20,20 @@ export {
 } from "./guards.js";
 export { type OfferOptions, parseMode, toolsOfferedInMode } from "./modes.js";
 export { allowRulesFor, narrowAllowRule } from "./narrow-rule.js";
-export { type CreatePolicyOptions, createPolicy, describePolicy, type PolicySource } from "./policy.js";
+export {
+  type CreatePolicyOptions,
+  createPolicy,
+  describeHeld,
+  describePolicy,
+  type PolicySource,
+} from "./policy.js";
+export {
+  grantProject,
+  PROJECT_GRANTS_FILE,
+  type ProjectGrants,
+  projectGrants,
+  projectGrantsPath,
+} from "./project-grants.js";
 export { isReadOnlyCommand } from "./read-only-commands.js";
 export { type ParsedRule, parseRule, ruleSourceLabel } from "./rule.js";
 export {
@@ -28,6 +41,7 @@ export {
   type LoadPermissionSettingsOptions,
   loadPermissionSettings,
   type PermissionFlags,
+  realRoot,
   settingsFiles,
 } from "./settings.js";
 export { type ParsedCommandLine, parseCommandLine } from "./shell-parse.js";

@@ -5,6 +5,7 @@ import { parseMode } from "./modes.js";
 import { parseRule, ruleSourceLabel } from "./rule.js";
 import { KNOWN_TOOLS } from "./tool-names.js";
 import {
+  type HeldGrant,
   type PermissionMode,
   type Policy,
   type PolicyWarning,
@@ -112,12 +113,29 @@ export function describePolicy(policy: Policy): string {
     "After untrusted content (a web page, an MCP result): requests to hosts, filling secrets and writing",
     "files that steer later runs (AGENTS.md, skills, .mcp.json) need a rule naming them, or are asked.",
   );
+  if (policy.held && policy.held.length > 0) {
+    lines.push("Waiting for your approval (not applied; `reson permissions approve` applies them):");
+    lines.push(describeHeld(policy.held));
+  }
   if (policy.warnings.length > 0) {
     lines.push("Warnings:");
     for (const warning of policy.warnings)
       lines.push(`  ${warning.source}${warning.line ? `:${warning.line}` : ""}: ${warning.message}`);
   }
   return lines.join("\n");
+}
+
+/** One line per held grant: "  /w/.reson/settings.json: allow Bash(curl *); mode bypass". */
+export function describeHeld(held: readonly HeldGrant[]): string {
+  return held
+    .map((grant) => {
+      const what = [
+        ...(grant.allow.length > 0 ? [`allow ${grant.allow.join(", ")}`] : []),
+        ...(grant.mode ? [`mode ${grant.mode}`] : []),
+      ].join("; ");
+      return `  ${grant.file}: ${what}`;
+    })
+    .join("\n");
 }
 
 function lineOf(text: string | undefined, needle: string, from: number): { line?: number } {

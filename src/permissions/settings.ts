@@ -1,13 +1,16 @@
 // Reading the permission settings: flags > <workspace>/.reson/settings.local.json >
 // <workspace>/.reson/settings.json > $RESON_HOME/settings.json, each in Claude Code's shape
 // `{"permissions": {"allow": [], "ask": [], "deny": [], "defaultMode": "…"}}`.
-import { readFileSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { resonHome } from "../config/index.js";
+import { parseMode } from "./modes.js";
 import { createPolicy, type PolicySource } from "./policy.js";
-import { escapeRegex } from "./rule.js";
-import type { Policy, PolicyWarning, RuleSource } from "./types.js";
+import { type ProjectGrants, projectGrants, WIDENING_MODES } from "./project-grants.js";
+import { escapeRegex, parseRule } from "./rule.js";
+import { KNOWN_TOOLS } from "./tool-names.js";
+import type { HeldGrant, Policy, PolicyWarning, RuleSource } from "./types.js";
 
 export interface PermissionFlags {
   allow?: readonly string[];
@@ -51,6 +54,11 @@ export async function loadPermissionSettings(options: LoadPermissionSettingsOpti
     },
   });
   const files = settingsFiles(options.workspaceRoot, home);
+  const held: HeldGrant[] = [];
+  /** The sources as applied: a workspace file's without what waits for the user's approval. */
+  const applied: PolicySource[] = [sources[0] as PolicySource];
+  const knownTools = options.knownTools ?? KNOWN_TOOLS;
+  let grants: ProjectGrants | undefined;
   // Small files (usually none exists), read synchronously: a trip through the thread pool
   // costs more than the read.
   for (const { kind, file, root } of files) {
@@ -78,14 +86,83 @@ export async function loadPermissionSettings(options: LoadPermissionSettingsOpti
       readWarnings.push({ source: file, message: "the settings file must hold a JSON object; ignored" });
       continue;
     }
-    sources.push({
-      source: { kind, file, root },
-      permissions: (json as Record<string, unknown>).permissions,
-      text,
+    const permissions = (json as Record<string, unknown>).permissions;
+    const source = { source: { kind, file, root }, permissions, text };
+    sources.push(source);
+    if (kind !== "local" && kind !== "project") {
+      applied.push(source);
+      continue;
+    }
+    grants ??= projectGrants(home, realRoot(options.workspaceRoot));
+    const split = holdUngranted(permissions, grants, source.source, knownTools);
+    applied.push({ ...source, permissions: split.permissions });
+    if (split.held) {
+      held.push({ file, ...split.held });
+      readWarnings.push({ source: file, message: heldMessage(split.held) });
+    }
+  }
+  const policyOptions = options.knownTools ? { knownTools: options.knownTools } : {};
+  const policy = createPolicy(applied, policyOptions);
+  // Every rule is checked, held or not: the warnings are the whole files'.
+  const { warnings } = held.length > 0 ? createPolicy(sources, policyOptions) : policy;
+  return {
+    ...policy,
+    warnings: [...readWarnings, ...warnings],
+    ...(held.length > 0 ? { held } : {}),
+  };
+}
+
+/**
+ * A workspace file's permissions without what it grants unapproved: its allow rules the user did
+ * not approve, and a mode that asks less than `default` (a cloned repository ships this file).
+ */
+function holdUngranted(
+  permissions: unknown,
+  grants: ProjectGrants,
+  source: RuleSource,
+  knownTools: readonly string[],
+): { permissions: unknown; held?: Omit<HeldGrant, "file"> } {
+  if (typeof permissions !== "object" || permissions === null || Array.isArray(permissions))
+    return { permissions };
+  const kept: Record<string, unknown> = { ...(permissions as Record<string, unknown>) };
+  const allow: string[] = [];
+  let mode: string | undefined;
+  if (Array.isArray(kept.allow)) {
+    kept.allow = kept.allow.filter((rule) => {
+      // A rule that cannot be used grants nothing: it stays, to be warned about and dropped.
+      if (typeof rule !== "string" || grants.allow.includes(rule)) return true;
+      if (!parseRule(rule, "allow", source, knownTools).ok) return true;
+      allow.push(rule);
+      return false;
     });
   }
-  const policy = createPolicy(sources, options.knownTools ? { knownTools: options.knownTools } : {});
-  return { ...policy, warnings: [...readWarnings, ...policy.warnings] };
+  const wanted = typeof kept.defaultMode === "string" ? parseMode(kept.defaultMode) : undefined;
+  if (wanted && WIDENING_MODES.includes(wanted) && !grants.modes.includes(wanted)) {
+    mode = wanted;
+    delete kept.defaultMode;
+  }
+  if (allow.length === 0 && mode === undefined) return { permissions };
+  return { permissions: kept, held: { allow, ...(mode ? { mode } : {}) } };
+}
+
+function heldMessage(held: Omit<HeldGrant, "file">): string {
+  const what = [
+    ...(held.allow.length > 0 ? [`allows ${held.allow.join(", ")}`] : []),
+    ...(held.mode ? [`sets the mode ${held.mode}`] : []),
+  ].join(" and ");
+  return (
+    `this workspace's file ${what} without your approval, so that is not applied (a repository you ` +
+    "clone can ship this file); if you wrote it, approve it once with `reson permissions approve`"
+  );
+}
+
+/** The workspace's real path, as approvals are kept by (the path given when it cannot be resolved). */
+export function realRoot(workspaceRoot: string): string {
+  try {
+    return realpathSync(workspaceRoot);
+  } catch {
+    return workspaceRoot;
+  }
 }
 
 /** The user's home folder, for `~` in rules and guards. */

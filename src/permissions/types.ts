@@ -57,6 +57,15 @@ export interface Policy {
   modeSource: string;
   rules: readonly Rule[];
   warnings: readonly PolicyWarning[];
+  /** What the workspace's own settings files grant and the user has not approved: not applied. */
+  held?: readonly HeldGrant[];
+}
+
+/** A workspace settings file's allow rules and mode that wait for the user's approval. */
+export interface HeldGrant {
+  file: string;
+  allow: readonly string[];
+  mode?: string;
 }
 
 export interface EvaluationContext {

@@ -16,6 +16,7 @@ export {
 export {
   gateOptions,
   loadGate,
+  loadPolicy,
   type PermissionFlagArgs,
   type SandboxSetup,
   sandboxSetup,

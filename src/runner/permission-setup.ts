@@ -11,6 +11,7 @@ import {
   PermissionGate,
   type PermissionGateOptions,
   type PermissionMode,
+  type Policy,
   parseMode,
   type SandboxState,
   toolsOfferedInMode,
@@ -69,18 +70,7 @@ export async function loadGate(
       hint: `Use one of: ${PERMISSION_MODES.join(", ")}.`,
     });
   }
-  let policy = await loadPermissionSettings({
-    workspaceRoot,
-    home: resonHome(),
-    flags: {
-      allow: args.allow,
-      deny: args.deny,
-      ...(args.permissionMode ? { mode: args.permissionMode } : {}),
-    },
-  });
-  if (policy.modeSource === "built-in" && options.defaultMode) {
-    policy = { ...policy, mode: options.defaultMode, modeSource: "command default" };
-  }
+  const policy = await loadPolicy(args, workspaceRoot, options.defaultMode);
   for (const warning of policy.warnings) {
     const where = warning.line ? `${warning.source}:${warning.line}` : warning.source;
     process.stderr.write(`warning: ${where}: ${warning.message}\n`);
@@ -95,6 +85,26 @@ export async function loadGate(
     ...(options.sessionRules ? { sessionRules: options.sessionRules } : {}),
     ...(options.onSessionGrant ? { onSessionGrant: options.onSessionGrant } : {}),
   });
+}
+
+/** The permission policy from the flags and the settings files (the command's mode where none sets one). */
+export async function loadPolicy(
+  args: PermissionFlagArgs,
+  workspaceRoot: string,
+  defaultMode?: PermissionMode,
+): Promise<Policy> {
+  const policy = await loadPermissionSettings({
+    workspaceRoot,
+    home: resonHome(),
+    flags: {
+      allow: args.allow,
+      deny: args.deny,
+      ...(args.permissionMode ? { mode: args.permissionMode } : {}),
+    },
+  });
+  if (policy.modeSource === "built-in" && defaultMode)
+    return { ...policy, mode: defaultMode, modeSource: "command default" };
+  return policy;
 }
 
 /**

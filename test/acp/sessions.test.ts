@@ -108,6 +108,9 @@ describe("reson acp: sessions", () => {
     const allowed = JSON.parse(readFileSync(settingsFile(), "utf8")).permissions.allow as string[];
     expect(allowed.length).toBeGreaterThan(0);
     expect(allowing.permissionRequests[0]?.options[2]?.name).toContain(allowed.join(", "));
+    // The answer is the user's approval of the rules it wrote there: later runs apply them.
+    const grants = JSON.parse(readFileSync(join(f.home.path, "approved-project-permissions.json"), "utf8"));
+    expect(Object.values(grants.workspaces)).toEqual([expect.objectContaining({ allow: allowed })]);
 
     f.server.enqueue(
       { toolCalls: [{ name: "write_file", arguments: { path: "c.txt", content: "x" } }] },

@@ -6,7 +6,9 @@ import {
   createPolicy,
   describePolicy,
   evaluate,
+  grantProject,
   loadPermissionSettings,
+  realRoot,
   toolsOfferedInMode,
 } from "../../src/permissions/index.js";
 import { cmd, HOME } from "./support.js";
@@ -72,6 +74,8 @@ describe("permission settings", () => {
       defaultMode: "yolo",
       additionalDirectories: ["../x"],
     });
+    // Approved on this machine, as a workspace file's allow rules must be to apply.
+    await grantProject(home, realRoot(workspaceRoot), { allow: ["Bash(npm test)", "Frobnicate"] });
     const policy = await loadPermissionSettings({ workspaceRoot, home });
     const warnings = policy.warnings.map((w) => `${w.line}: ${w.message}`);
     expect(policy.warnings.every((w) => w.source === file)).toBe(true);
@@ -88,6 +92,41 @@ describe("permission settings", () => {
       ]),
     );
     expect(policy.rules.map((r) => r.text)).toEqual(["Bash(npm test)", "Frobnicate"]);
+  });
+
+  it("a workspace file's allow rules and a mode that asks less wait for approval; its deny rules and the user's own file apply", async () => {
+    settings(join(workspaceRoot, ".reson", "settings.json"), {
+      allow: ["Bash(npm test)", "Bash(curl *)"],
+      deny: ["Read(.env)"],
+      defaultMode: "bypass",
+    });
+    settings(join(workspaceRoot, ".reson", "settings.local.json"), { allow: ["Bash(make)"] });
+    settings(join(home, "settings.json"), { allow: ["Bash(git diff)"] });
+    const held = await loadPermissionSettings({ workspaceRoot, home });
+    expect([held.mode, held.modeSource]).toEqual(["default", "built-in"]);
+    expect(held.rules.map((r) => r.text)).toEqual(["Read(.env)", "Bash(git diff)"]);
+    expect(held.held).toEqual([
+      { file: join(workspaceRoot, ".reson", "settings.local.json"), allow: ["Bash(make)"] },
+      {
+        file: join(workspaceRoot, ".reson", "settings.json"),
+        allow: ["Bash(npm test)", "Bash(curl *)"],
+        mode: "bypass",
+      },
+    ]);
+
+    await grantProject(home, realRoot(workspaceRoot), { allow: ["Bash(npm test)"], modes: ["bypass"] });
+    const partly = await loadPermissionSettings({ workspaceRoot, home });
+    expect(partly.mode).toBe("bypass");
+    expect(partly.rules.map((r) => r.text).sort()).toEqual([
+      "Bash(git diff)",
+      "Bash(npm test)",
+      "Read(.env)",
+    ]);
+    expect(partly.held?.map((h) => h.allow)).toEqual([["Bash(make)"], ["Bash(curl *)"]]);
+
+    // Another folder's approval is not this one's; a narrowing mode needs none.
+    settings(join(workspaceRoot, ".reson", "settings.json"), { defaultMode: "plan" });
+    expect((await loadPermissionSettings({ workspaceRoot, home })).mode).toBe("plan");
   });
 
   it("warns about a file that is not JSON, with its line", async () => {

@@ -138,6 +138,9 @@ describe("README: Permissions", () => {
       writeFileSync(join(user.work, ".env"), "DATABASE_PASSWORD=hunter2\n");
       mkdirSync(join(user.work, ".reson"));
       writeFileSync(join(user.work, ".reson/settings.json"), block.body);
+      // A workspace's file grants what you approved once on this machine.
+      const approved = await reson(user, ["permissions", "approve", "--yes"]);
+      expect(approved.code, approved.stderr).toBe(0);
       // Without the OS sandbox, commands other than read-only ones need a rule.
       const result = await reson(user, ["run", "--json", "--sandbox", "off", "run the tests"]);
       expect(result.code, result.stderr).toBe(0);

@@ -38,6 +38,21 @@ export const PROTECTED_LIST: readonly ProtectedEntry[] = [
   },
   { path: ".gitmodules", kind: "executes", edits: "approved", reader: "git fetches submodules from it" },
   { path: ".husky", kind: "executes", edits: "approved", reader: "husky's git hooks" },
+  // Hook managers whose hook in .git runs the commands their work-tree config names.
+  {
+    path: ".pre-commit-config.yaml",
+    kind: "executes",
+    edits: "approved",
+    reader: "pre-commit runs the hooks it names at your next commit",
+  },
+  ...["lefthook.yml", ".lefthook.yml", "lefthook-local.yml", ".lefthook-local.yml"].map(
+    (path): ProtectedEntry => ({
+      path,
+      kind: "executes",
+      edits: "approved",
+      reader: "lefthook runs the commands it names at your next commit",
+    }),
+  ),
   { path: ".envrc", kind: "executes", edits: "approved", reader: "direnv runs it when you enter the folder" },
   {
     path: ".vscode",

@@ -50,6 +50,39 @@ interface Scenario {
   next?(repo: string): Promise<void>;
 }
 
+// Hook managers: their hook in .git (which the user installed) runs what the work tree's config
+// says. These hooks do what pre-commit's and lefthook's do with a local command: run it.
+const PRE_COMMIT_CONFIG = (entry: string) =>
+  `repos:\n  - repo: local\n    hooks:\n      - id: lint\n        name: lint\n        entry: ${entry}\n        language: system\n        always_run: true\n        pass_filenames: false\n`;
+const PRE_COMMIT_HOOK = [
+  "#!/bin/sh",
+  "# as `pre-commit install` leaves it: run the entry of each local hook of the config",
+  "sed -n 's/^ *entry: *//p' .pre-commit-config.yaml | while read -r entry; do sh -c \"$entry\"; done",
+  "exit 0",
+  "",
+].join("\n");
+const LEFTHOOK_CONFIG = (run: string) => `pre-commit:\n  commands:\n    lint:\n      run: ${run}\n`;
+const LEFTHOOK_HOOK = [
+  "#!/bin/sh",
+  "# as `lefthook install` leaves it: run the commands of lefthook.yml and its local overrides",
+  "for config in lefthook.yml .lefthook.yml lefthook-local.yml .lefthook-local.yml; do",
+  '  [ -f "$config" ] && sed -n \'s/^ *run: *//p\' "$config" | while read -r run; do sh -c "$run"; done',
+  "done",
+  "exit 0",
+  "",
+].join("\n");
+
+function installHook(repo: string, hook: string): void {
+  writeFileSync(join(repo, ".git", "hooks", "pre-commit"), hook, { mode: 0o755 });
+}
+
+/** The user's next commit of everything (pre-commit refuses to run with its config unstaged). */
+async function usersCommitOfAll(repo: string): Promise<void> {
+  await userGit(repo, user, "status");
+  await userGit(repo, user, "add", "-A");
+  await userGit(repo, user, "commit", "-q", "--allow-empty", "-m", "my own commit");
+}
+
 let attacker: Attacker;
 let user: UserSide;
 
@@ -126,6 +159,43 @@ const SCENARIOS: Record<string, Scenario> = {
     ],
     markers: ["husky"],
     planted: [],
+  },
+  "pre-commit's config (.pre-commit-config.yaml)": {
+    prepare(workspace) {
+      userRepository(workspace, user, { ".pre-commit-config.yaml": PRE_COMMIT_CONFIG("true") });
+      installHook(workspace, PRE_COMMIT_HOOK);
+      return workspace;
+    },
+    steps: (script) => [
+      [
+        writeFile("tools/lint.sh", script("precommit")),
+        writeFile(".pre-commit-config.yaml", PRE_COMMIT_CONFIG("sh tools/lint.sh")),
+        pythonWrite(".pre-commit-config.yaml", PRE_COMMIT_CONFIG("sh tools/lint.sh")),
+      ],
+    ],
+    markers: ["precommit"],
+    planted: [],
+    kept: [".pre-commit-config.yaml"],
+    next: usersCommitOfAll,
+  },
+  "lefthook's local config (lefthook-local.yml, not made yet)": {
+    prepare(workspace) {
+      userRepository(workspace, user, { "lefthook.yml": LEFTHOOK_CONFIG("true") });
+      installHook(workspace, LEFTHOOK_HOOK);
+      return workspace;
+    },
+    steps: (script) => [
+      [
+        writeFile("tools/lint.sh", script("lefthook")),
+        writeFile("lefthook-local.yml", LEFTHOOK_CONFIG("sh tools/lint.sh")),
+        pythonWrite(".lefthook-local.yml", LEFTHOOK_CONFIG("sh tools/lint.sh")),
+        command(`printf 'pre-commit:\n  commands:\n    x:\n      run: sh tools/lint.sh\n' >> lefthook.yml`),
+      ],
+    ],
+    markers: ["lefthook"],
+    planted: ["lefthook-local.yml", ".lefthook-local.yml"],
+    kept: ["lefthook.yml"],
+    next: usersCommitOfAll,
   },
   "a hooks folder core.hooksPath names that does not exist yet": {
     prepare(workspace) {

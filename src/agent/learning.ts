@@ -278,6 +278,8 @@ export class Learning {
      * runs as quoted data) and its reflection only proposes candidates.
      */
     untrusted?: boolean;
+    /** The task itself is untrusted (a chat message from someone other than the owner): remembered so. */
+    untrustedTask?: boolean;
     signal?: AbortSignal;
   }): Promise<LearningReport> {
     const { store, projectKey, redact } = this.deps;
@@ -291,7 +293,14 @@ export class Learning {
     const remember = !providerFailed || (await this.modelAnswered(run));
     const items: MemoryItemInput[] = remember
       ? [
-          memoryItem(projectKey, run, "user", redact(run.task), "user", now),
+          memoryItem(
+            projectKey,
+            run,
+            "user",
+            redact(run.task),
+            run.untrustedTask ? "untrusted" : "user",
+            now,
+          ),
           ...(run.finalText.trim()
             ? [
                 memoryItem(

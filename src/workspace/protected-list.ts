@@ -54,6 +54,15 @@ export const PROTECTED_LIST: readonly ProtectedEntry[] = [
     }),
   ),
   { path: ".envrc", kind: "executes", edits: "approved", reader: "direnv runs it when you enter the folder" },
+  // mise trusts a config by its path, not its content: a changed one is run as it now stands.
+  ...["mise.toml", ".mise.toml"].map(
+    (path): ProtectedEntry => ({
+      path,
+      kind: "executes",
+      edits: "approved",
+      reader: "mise runs the scripts and hooks it names when you enter the folder",
+    }),
+  ),
   {
     path: ".vscode",
     kind: "executes",

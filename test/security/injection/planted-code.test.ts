@@ -8,7 +8,7 @@
 // Judged after the run by what reached the attacker, the payloads' markers and the files on
 // disk, under the defaults, bypass, a narrow allow rule and a one-site rule; a control plants the same by hand
 // to show the judge would see it. Bypass with the sandbox off opens it: a test says so.
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -71,6 +71,23 @@ const LEFTHOOK_HOOK = [
   "exit 0",
   "",
 ].join("\n");
+
+const MISE_CONFIG = (source: string) => `[tools]\nnode = "22"\n\n[env]\n_.source = "${source}"\n`;
+
+/**
+ * The user enters the folder in a shell with `mise activate`: mise sources the scripts the
+ * configs' `_.source` name (a config the user trusted once, by its path), then git status.
+ */
+async function usersCdWithMise(repo: string): Promise<void> {
+  const hook =
+    'for config in mise.toml .mise.toml; do [ -f "$config" ] && sed -n \'s/^_.source = "\\(.*\\)"$/\\1/p\' "$config" | while read -r f; do [ -f "$f" ] && . "./$f"; done; done; exit 0';
+  // Asynchronously, so the attacker (in this process) can answer what the script sends.
+  await new Promise((done) =>
+    execFile("sh", ["-c", hook], { cwd: repo, env: { PATH: process.env.PATH, HOME: user.home } }, done),
+  );
+  await userGit(repo, user, "status");
+  await userGit(repo, user, "commit", "-q", "--allow-empty", "-m", "my own commit");
+}
 
 function installHook(repo: string, hook: string): void {
   writeFileSync(join(repo, ".git", "hooks", "pre-commit"), hook, { mode: 0o755 });
@@ -196,6 +213,24 @@ const SCENARIOS: Record<string, Scenario> = {
     planted: ["lefthook-local.yml", ".lefthook-local.yml"],
     kept: ["lefthook.yml"],
     next: usersCommitOfAll,
+  },
+  "mise's config (mise.toml, trusted by its path)": {
+    prepare(workspace) {
+      userRepository(workspace, user, { "mise.toml": MISE_CONFIG("true") });
+      return workspace;
+    },
+    steps: (script) => [
+      [
+        writeFile("tools/env.sh", script("mise")),
+        writeFile("mise.toml", MISE_CONFIG("tools/env.sh")),
+        pythonWrite(".mise.toml", MISE_CONFIG("tools/env.sh")),
+        command("printf '[env]\\n_.source = \"tools/env.sh\"\\n' >> mise.toml"),
+      ],
+    ],
+    markers: ["mise"],
+    planted: [".mise.toml"],
+    kept: ["mise.toml"],
+    next: usersCdWithMise,
   },
   "a hooks folder core.hooksPath names that does not exist yet": {
     prepare(workspace) {

@@ -508,6 +508,14 @@ export class Agent {
     run.trust = new RunTrust(initial, (source) => announce(source, "read"));
     if (start.kind === "new" && inherited && inherited.sources[0])
       await announce(inherited.sources[0], inherited.via);
+    // The prompt quotes what a run wrote after reading untrusted content: this run has read it.
+    if (recall?.untrustedOrigin)
+      await run.trust.mark({
+        runId: trace.id,
+        toolCallId: "memory",
+        tool: "memory",
+        origin: recall.untrustedOrigin,
+      });
     try {
       const result = await runLoop(
         {

@@ -29,7 +29,7 @@ export {
   type RewindResult,
 } from "./run-rewind.js";
 export type { HopCheck } from "./run-state.js";
-export { describeSource, UNTRUSTED_CONSEQUENCES } from "./run-trust.js";
+export { CHANNEL_MESSAGE_SOURCE, describeSource, UNTRUSTED_CONSEQUENCES } from "./run-trust.js";
 export type { SessionCompaction, SessionExchange } from "./session-history.js";
 export { recentExchanges } from "./session-history.js";
 export { pruneSnapshots, type SnapshotGcReport } from "./snapshot-gc.js";

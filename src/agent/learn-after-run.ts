@@ -9,6 +9,7 @@ import type { EventBus, LearningReport } from "../core/events.js";
 import type { TraceRecord } from "../store/index.js";
 import type { Learning } from "./learning.js";
 import type { RunRecorder } from "./recorder.js";
+import { taskIsUntrusted } from "./run-trust.js";
 import type { RunResult } from "./types.js";
 
 export async function learnAfterRun(
@@ -32,6 +33,7 @@ export async function learnAfterRun(
       finalText: result.finalText,
       steps: result.steps,
       ...(result.untrusted ? { untrusted: true } : {}),
+      ...(taskIsUntrusted(trace.id, result.untrusted) ? { untrustedTask: true } : {}),
       signal,
     });
   } catch (error) {

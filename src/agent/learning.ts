@@ -30,6 +30,7 @@ import {
   memorySection,
   parseReflectionOps,
   projectLanguages,
+  quotedOrigin,
   REFLECTION_SYSTEM_PROMPT,
   type RecallFound,
   type RetrievalDeps,
@@ -93,6 +94,8 @@ export interface Recall {
   memoryIds: string[];
   /** Rules the run matched but was not shown (holdout), counted apart. */
   withheldIds: string[];
+  /** Set when a memory shown was written by a run that had read untrusted content: what it was. */
+  untrustedOrigin?: string;
 }
 
 /** Runs that took this many steps are worth reflecting on even when nothing failed. */
@@ -117,6 +120,7 @@ function shownMemory(item: MemoryItemRecord): ShownMemory {
     role: item.role ?? item.kind,
     text: clip(item.text, SNIPPET_CHARS),
     provenance: item.provenance,
+    ...(item.traceId ? { traceId: item.traceId } : {}),
   };
 }
 
@@ -190,12 +194,12 @@ export class Learning {
     const parts: string[] = [];
     const section = experiencesSection(experiences);
     if (section) parts.push(section);
-    const memoryText = memorySection(
-      "From earlier sessions in this project",
-      memories.map((hit) => shownMemory(hit.item)),
-    );
+    const shown = memories.map((hit) => shownMemory(hit.item));
+    const memoryText = memorySection("From earlier sessions in this project", shown);
     if (memoryText) parts.push(memoryText);
+    const untrustedOrigin = quotedOrigin(shown);
     return {
+      ...(untrustedOrigin ? { untrustedOrigin } : {}),
       text: parts.join("\n\n"),
       experienceIds: experiences.map((experience) => experience.id),
       memoryIds: memories.map((hit) => hit.item.id),
@@ -274,6 +278,8 @@ export class Learning {
      * runs as quoted data) and its reflection only proposes candidates.
      */
     untrusted?: boolean;
+    /** The task itself is untrusted (a chat message from someone other than the owner): remembered so. */
+    untrustedTask?: boolean;
     signal?: AbortSignal;
   }): Promise<LearningReport> {
     const { store, projectKey, redact } = this.deps;
@@ -287,7 +293,14 @@ export class Learning {
     const remember = !providerFailed || (await this.modelAnswered(run));
     const items: MemoryItemInput[] = remember
       ? [
-          memoryItem(projectKey, run, "user", redact(run.task), "user", now),
+          memoryItem(
+            projectKey,
+            run,
+            "user",
+            redact(run.task),
+            run.untrustedTask ? "untrusted" : "user",
+            now,
+          ),
           ...(run.finalText.trim()
             ? [
                 memoryItem(

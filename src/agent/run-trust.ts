@@ -9,6 +9,18 @@ import type { ToolDefinition, ToolResult } from "../tools/index.js";
 /** Sources kept per run: enough to say why, never a growing list. */
 const MAX_SOURCES = 20;
 
+/**
+ * The `tool` of the source that makes a run's task itself untrusted: a chat message from someone
+ * other than the owner. Such a task is remembered as untrusted, like an answer written after
+ * untrusted content.
+ */
+export const CHANNEL_MESSAGE_SOURCE = "channel message";
+
+/** Whether run `runId`'s own task is among `sources` (a chat message from someone other than the owner). */
+export function taskIsUntrusted(runId: string, sources: readonly UntrustedSource[] | undefined): boolean {
+  return sources?.some((source) => source.runId === runId && source.tool === CHANNEL_MESSAGE_SOURCE) ?? false;
+}
+
 /** What the permission check says once a run is untrusted (the event's reason). */
 export const UNTRUSTED_CONSEQUENCES =
   "from here on, requests to hosts no rule names, filling in secrets and changes that steer later runs " +

@@ -401,7 +401,8 @@ export type SubTraceCompletedEvent = Static<typeof SubTraceCompletedEventSchema>
 
 /**
  * One read that made a run untrusted: content from outside the user's own files (a web page, an
- * MCP server not marked trusted, a plugin tool, a sub-agent that read such content).
+ * MCP server not marked trusted, a plugin tool, a sub-agent that read such content, a memory an
+ * untrusted run left).
  */
 export const UntrustedSourceSchema = Type.Object(
   {

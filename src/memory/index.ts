@@ -64,7 +64,7 @@ export {
   type RankItem,
   type Scored,
 } from "./hybrid-rank.js";
-export { memorySection, QUOTED_MEMORY_HEADING, type ShownMemory } from "./memory-section.js";
+export { memorySection, QUOTED_MEMORY_HEADING, quotedOrigin, type ShownMemory } from "./memory-section.js";
 export { RECALL_TOOL, type RecallFound, type RecallSource, recallTool } from "./recall-tool.js";
 export {
   DEFAULT_MEMORY_HITS,

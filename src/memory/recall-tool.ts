@@ -5,7 +5,7 @@ import { Type } from "typebox";
 import type { Experience } from "../store/index.js";
 import type { ToolDefinition } from "../tools/index.js";
 import { experiencesSection } from "./experiences/section.js";
-import { memorySection, type ShownMemory } from "./memory-section.js";
+import { memorySection, quotedOrigin, type ShownMemory } from "./memory-section.js";
 
 export interface RecallFound {
   experiences: Experience[];
@@ -47,7 +47,10 @@ export function recallTool(source: RecallSource): ToolDefinition<typeof paramete
       if (section) parts.push(section);
       const memories = memorySection("From earlier sessions", found.memories);
       if (memories) parts.push(memories);
+      // What a run wrote after reading untrusted content reaches this run's model now.
+      const untrustedOrigin = quotedOrigin(found.memories);
       return {
+        ...(untrustedOrigin ? { untrustedOrigin } : {}),
         content:
           parts.length > 0 ? parts.join("\n\n") : `Nothing learnt matches ${JSON.stringify(args.query)}.`,
         longTermMemory: `recall ${JSON.stringify(args.query.slice(0, 80))}: ${found.experiences.length} lessons, ${found.memories.length} memories`,

@@ -303,18 +303,27 @@ function nextCwd(
   return resolveUserPath(target, cwd ?? context.workspaceRoot, context.userHome);
 }
 
-/** The hosts of the http(s) URLs anywhere in `value` (any JSON-like shape). */
+/**
+ * URLs as a URL parser reads them: http, https, ws, wss and ftp with any slashes after the
+ * colon (`http:\\host`, `http:/host` and `http:host` all reach host), and any other scheme
+ * followed by `//`.
+ */
+const URL_PATTERNS = [/\b(?:https?|wss?|ftp):[^\s"'<>]+/gi, /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]+/gi];
+
+/** The hosts of the URLs anywhere in `value` (any JSON-like shape). */
 function hostsIn(value: unknown): string[] {
   const hosts = new Set<string>();
   const visit = (item: unknown): void => {
     if (typeof item === "string") {
-      for (const match of item.matchAll(/https?:\/\/[^\s"'<>]+/gi)) {
-        try {
-          hosts.add(new URL(match[0]).hostname.toLowerCase().replace(/\.$/, ""));
-        } catch {
-          // not a URL after all
+      for (const pattern of URL_PATTERNS)
+        for (const match of item.matchAll(pattern)) {
+          try {
+            const host = new URL(match[0]).hostname.toLowerCase().replace(/\.$/, "");
+            if (host !== "") hosts.add(host);
+          } catch {
+            // not a URL after all
+          }
         }
-      }
     } else if (Array.isArray(item)) item.forEach(visit);
     else if (isRecord(item)) Object.values(item).forEach(visit);
   };

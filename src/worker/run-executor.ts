@@ -2,7 +2,13 @@
 // from its last committed step when a worker before this one died holding it) under the lease
 // the claim took, and the queue request ended with the run's outcome under the same lease. A
 // worker that lost the lease writes nothing more; one asked to stop puts the run back.
-import { type Agent, HeldLease, type RunOptions, type RunResult } from "../agent/index.js";
+import {
+  type Agent,
+  CHANNEL_MESSAGE_SOURCE,
+  HeldLease,
+  type RunOptions,
+  type RunResult,
+} from "../agent/index.js";
 import { ResonError, serializeError, toResonError } from "../core/errors.js";
 import type { EventListener } from "../core/events.js";
 import { typeboxValue } from "../core/typebox-runtime.js";
@@ -132,7 +138,7 @@ function channelOptions(spec: RunSpec, runId: string): Pick<RunOptions, "envelop
           untrustedTask: {
             runId,
             toolCallId: `message:${message.inboundId}`,
-            tool: "channel message",
+            tool: CHANNEL_MESSAGE_SOURCE,
             origin: message.origin,
           },
         }

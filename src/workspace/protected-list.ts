@@ -38,7 +38,31 @@ export const PROTECTED_LIST: readonly ProtectedEntry[] = [
   },
   { path: ".gitmodules", kind: "executes", edits: "approved", reader: "git fetches submodules from it" },
   { path: ".husky", kind: "executes", edits: "approved", reader: "husky's git hooks" },
+  // Hook managers whose hook in .git runs the commands their work-tree config names.
+  {
+    path: ".pre-commit-config.yaml",
+    kind: "executes",
+    edits: "approved",
+    reader: "pre-commit runs the hooks it names at your next commit",
+  },
+  ...["lefthook.yml", ".lefthook.yml", "lefthook-local.yml", ".lefthook-local.yml"].map(
+    (path): ProtectedEntry => ({
+      path,
+      kind: "executes",
+      edits: "approved",
+      reader: "lefthook runs the commands it names at your next commit",
+    }),
+  ),
   { path: ".envrc", kind: "executes", edits: "approved", reader: "direnv runs it when you enter the folder" },
+  // mise trusts a config by its path, not its content: a changed one is run as it now stands.
+  ...["mise.toml", ".mise.toml"].map(
+    (path): ProtectedEntry => ({
+      path,
+      kind: "executes",
+      edits: "approved",
+      reader: "mise runs the scripts and hooks it names when you enter the folder",
+    }),
+  ),
   {
     path: ".vscode",
     kind: "executes",

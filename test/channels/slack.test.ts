@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openStore } from "../../src/store/index.js";
+import { startAttacker } from "../support/attacker.js";
 import { slackOnFakes, writeChannelsConfig } from "../support/channel-config.js";
 import { type TempDir, tempDir } from "../support/cli.js";
 import { type FakeModelServer, lastUserText, startFakeModelServer } from "../support/fake-model-server.js";
@@ -182,6 +183,31 @@ describe("Slack channel in reson serve", () => {
       ]);
     } finally {
       await store.close();
+    }
+  });
+
+  it("a link to an image in an answer is not unfurled: Slack fetches nothing the model named", async () => {
+    const attacker = await startAttacker("127.0.0.2");
+    try {
+      const link = `${attacker.origin}/chart.png?d=sk_live_unfurl_canary`;
+      model.setResponder(() => ({ text: `The chart: ${link}` }));
+      configure();
+      const served = await startServed(ws.home, ws.path);
+      const mention = event("Ev9", {
+        type: "app_mention",
+        channel: TEAM_CHANNEL,
+        channel_type: "channel",
+        user: OWNER,
+        text: `<@${FAKE_SLACK_BOT}> show the chart`,
+        ts: "1700000900.000100",
+      });
+      expect((await deliver(served, mention)).status).toBe(200);
+      const answer = await slack.waitForPost((p) => p.method === "chat.postMessage");
+      expect(answer.text).toContain(link);
+      expect(slack.unfurled).toEqual([]);
+      expect(attacker.received).toEqual([]);
+    } finally {
+      await attacker.close();
     }
   });
 

@@ -5,6 +5,9 @@
 // bearer, {"ok": true, …} or {"ok": false, "error": "invalid_auth"}. And signed Events API
 // requests, as Slack would send them to the app's request URL. With an app-level token,
 // apps.connections.open hands out the URL of a fake Socket Mode server (fake-slack-socket.ts).
+// Unfurling as Slack does it for an app's chat.postMessage: a link to media (an image) is fetched
+// unless `unfurl_media` is false, any other link only when `unfurl_links` is true; `unfurled`
+// lists the links fetched.
 import { createHmac } from "node:crypto";
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -45,6 +48,8 @@ export interface FakeSlack {
   /** The next apps.connections.open calls are answered, one each, with these HTTP statuses. */
   failConnectionsOpen(...statuses: number[]): void;
   readonly rateLimited: number;
+  /** Links Slack fetched to unfurl them, in order. */
+  readonly unfurled: string[];
   waitForPost(match: (post: SlackPost) => boolean, timeoutMs?: number): Promise<SlackPost>;
   close(): Promise<void>;
 }
@@ -77,6 +82,15 @@ export async function startFakeSlack(options: {
   const openFailures: number[] = [];
   let limitedUntil = 0;
   let rateLimited = 0;
+  const unfurled: string[] = [];
+  const unfurl = async (body: Record<string, unknown>) => {
+    for (const link of String(body.text ?? "").match(/https?:\/\/[^\s<>|"]+/g) ?? []) {
+      const media = /\.(png|jpe?g|gif|webp)$/i.test(new URL(link).pathname);
+      if (media ? String(body.unfurl_media) === "false" : String(body.unfurl_links) !== "true") continue;
+      unfurled.push(link);
+      await fetch(link, { signal: AbortSignal.timeout(5_000) }).catch(() => undefined);
+    }
+  };
   const waiters = new Set<() => void>();
   // Message timestamps as Slack's: seconds of the clock, made unique.
   let lastTs = 0;
@@ -151,6 +165,7 @@ export async function startFakeSlack(options: {
         return res.end();
       }
     }
+    if (method === "chat.postMessage") await unfurl(body);
     if (["chat.postMessage", "chat.postEphemeral", "chat.update"].includes(method)) {
       const messageTs = nextTs();
       posts.push({
@@ -184,6 +199,7 @@ export async function startFakeSlack(options: {
     get rateLimited() {
       return rateLimited;
     },
+    unfurled,
     holdPosts(count) {
       holding = count;
     },

@@ -12,6 +12,10 @@
 //   await telegram.waitForSent((m) => m.chat_id === 42)     // what the bot sent
 //   telegram.redeliver(updateId)             // the same update again, as after a lost ack
 //   telegram.restartIds(500)                 // the next update_id is 500 again
+//
+// Link previews as Telegram makes them: a message (sent or edited) whose link previews are not
+// disabled has its first link fetched before the send is answered, as Telegram's servers fetch
+// it to show a preview; `previewed` lists those links.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
@@ -91,6 +95,8 @@ export interface FakeTelegram {
   readonly actions: { chat_id: number | string; action: string; message_thread_id?: number }[];
   /** Every method called, in order. */
   readonly calls: string[];
+  /** Links fetched for a preview, in order. */
+  readonly previewed: string[];
   waitForSent(match: (message: SentMessage) => boolean, timeoutMs?: number): Promise<SentMessage>;
   close(): Promise<void>;
 }
@@ -102,6 +108,16 @@ export async function startFakeTelegram(options: { token: string }): Promise<Fak
   const calls: string[] = [];
   const pressAnswers: FakeTelegram["pressAnswers"] = [];
   const edits: FakeTelegram["edits"] = [];
+  const previewed: string[] = [];
+  /** Fetches the message's first link, as Telegram does for a preview, unless previews are off. */
+  const preview = async (body: Record<string, unknown>) => {
+    const options = body.link_preview_options as { is_disabled?: boolean } | undefined;
+    if (options?.is_disabled === true || body.disable_web_page_preview === true) return;
+    const link = /https?:\/\/[^\s<>"]+/.exec(String(body.text ?? ""))?.[0];
+    if (!link) return;
+    previewed.push(link);
+    await fetch(link, { signal: AbortSignal.timeout(5_000) }).catch(() => undefined);
+  };
   const forced: { update_id: number; message: Record<string, unknown> }[] = [];
   const history = new Map<number, Record<string, unknown>>();
   const polls: (number | undefined)[] = [];
@@ -203,6 +219,7 @@ export async function startFakeTelegram(options: { token: string }): Promise<Fak
         }
         return answer(res, 200, { ok: true, result: true });
       case "editMessageText":
+        await preview(body);
         edits.push(body as FakeTelegram["edits"][number]);
         return answer(res, 200, { ok: true, result: true });
       case "sendMessage": {
@@ -224,6 +241,7 @@ export async function startFakeTelegram(options: { token: string }): Promise<Fak
           failingSends--;
           return answer(res, 502, { ok: false, error_code: 502, description: "Bad Gateway" });
         }
+        await preview(body);
         const messageId = nextMessageId++;
         sent.push({ ...(body as unknown as SentMessage), message_id: messageId } as SentMessage);
         for (const wake of sentWaiters) wake();
@@ -261,6 +279,7 @@ export async function startFakeTelegram(options: { token: string }): Promise<Fak
     sent,
     actions,
     calls,
+    previewed,
     polls,
     pressAnswers,
     edits,

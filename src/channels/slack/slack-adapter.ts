@@ -297,6 +297,10 @@ export class SlackAdapter implements ChannelAdapter {
       await client.chat.postMessage({
         channel: target.chatId,
         text,
+        // Slack fetches the links of a message to unfurl them: a link a fooled model wrote (or a
+        // held request's URL in an approval prompt) would carry what the run read to its host.
+        unfurl_links: false,
+        unfurl_media: false,
         ...(target.threadId ? { thread_ts: target.threadId } : {}),
         ...(blocks ? { blocks: blocks as never } : {}),
         ...(metadata ? { metadata } : {}),

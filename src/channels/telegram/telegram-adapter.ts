@@ -36,6 +36,12 @@ const SEEN_AT_KEY = "update_seen_at";
  * earlier ones, and one stored but not confirmed (a crash) comes again and is dropped as stored.
  */
 const QUIET_MS = 24 * 60 * 60 * 1000;
+/**
+ * Every message goes out without a link preview: Telegram's servers fetch the first link of a
+ * message to preview it, so a link a fooled model wrote into its answer (or a held request's URL
+ * in an approval prompt) would carry what the run read to the host it names, unasked.
+ */
+const NO_PREVIEW = { link_preview_options: { is_disabled: true } } as const;
 
 export interface TelegramAdapterOptions {
   token: string;
@@ -196,7 +202,13 @@ export class TelegramAdapter implements ChannelAdapter {
     const bot = await this.#connect(signal);
     if (notice) await bot.api.answerCallbackQuery(press.id, { text: notice }, grammySignal(signal));
     if (result && press.messageId)
-      await bot.api.editMessageText(press.chatId, Number(press.messageId), result, {}, grammySignal(signal));
+      await bot.api.editMessageText(
+        press.chatId,
+        Number(press.messageId),
+        result,
+        NO_PREVIEW,
+        grammySignal(signal),
+      );
   }
 
   async #sendMessage(
@@ -211,6 +223,7 @@ export class TelegramAdapter implements ChannelAdapter {
         target.chatId,
         text,
         {
+          ...NO_PREVIEW,
           ...(target.threadId ? { message_thread_id: Number(target.threadId) } : {}),
           ...(target.messageId
             ? {

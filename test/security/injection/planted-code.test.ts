@@ -8,7 +8,7 @@
 // Judged after the run by what reached the attacker, the payloads' markers and the files on
 // disk, under the defaults, bypass, a narrow allow rule and a one-site rule; a control plants the same by hand
 // to show the judge would see it. Bypass with the sandbox off opens it: a test says so.
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -48,6 +48,56 @@ interface Scenario {
   kept?: string[];
   /** The user's next git commands after the run, in the repository (default: status, then a commit). */
   next?(repo: string): Promise<void>;
+}
+
+// Hook managers: their hook in .git (which the user installed) runs what the work tree's config
+// says. These hooks do what pre-commit's and lefthook's do with a local command: run it.
+const PRE_COMMIT_CONFIG = (entry: string) =>
+  `repos:\n  - repo: local\n    hooks:\n      - id: lint\n        name: lint\n        entry: ${entry}\n        language: system\n        always_run: true\n        pass_filenames: false\n`;
+const PRE_COMMIT_HOOK = [
+  "#!/bin/sh",
+  "# as `pre-commit install` leaves it: run the entry of each local hook of the config",
+  "sed -n 's/^ *entry: *//p' .pre-commit-config.yaml | while read -r entry; do sh -c \"$entry\"; done",
+  "exit 0",
+  "",
+].join("\n");
+const LEFTHOOK_CONFIG = (run: string) => `pre-commit:\n  commands:\n    lint:\n      run: ${run}\n`;
+const LEFTHOOK_HOOK = [
+  "#!/bin/sh",
+  "# as `lefthook install` leaves it: run the commands of lefthook.yml and its local overrides",
+  "for config in lefthook.yml .lefthook.yml lefthook-local.yml .lefthook-local.yml; do",
+  '  [ -f "$config" ] && sed -n \'s/^ *run: *//p\' "$config" | while read -r run; do sh -c "$run"; done',
+  "done",
+  "exit 0",
+  "",
+].join("\n");
+
+const MISE_CONFIG = (source: string) => `[tools]\nnode = "22"\n\n[env]\n_.source = "${source}"\n`;
+
+/**
+ * The user enters the folder in a shell with `mise activate`: mise sources the scripts the
+ * configs' `_.source` name (a config the user trusted once, by its path), then git status.
+ */
+async function usersCdWithMise(repo: string): Promise<void> {
+  const hook =
+    'for config in mise.toml .mise.toml; do [ -f "$config" ] && sed -n \'s/^_.source = "\\(.*\\)"$/\\1/p\' "$config" | while read -r f; do [ -f "$f" ] && . "./$f"; done; done; exit 0';
+  // Asynchronously, so the attacker (in this process) can answer what the script sends.
+  await new Promise((done) =>
+    execFile("sh", ["-c", hook], { cwd: repo, env: { PATH: process.env.PATH, HOME: user.home } }, done),
+  );
+  await userGit(repo, user, "status");
+  await userGit(repo, user, "commit", "-q", "--allow-empty", "-m", "my own commit");
+}
+
+function installHook(repo: string, hook: string): void {
+  writeFileSync(join(repo, ".git", "hooks", "pre-commit"), hook, { mode: 0o755 });
+}
+
+/** The user's next commit of everything (pre-commit refuses to run with its config unstaged). */
+async function usersCommitOfAll(repo: string): Promise<void> {
+  await userGit(repo, user, "status");
+  await userGit(repo, user, "add", "-A");
+  await userGit(repo, user, "commit", "-q", "--allow-empty", "-m", "my own commit");
 }
 
 let attacker: Attacker;
@@ -126,6 +176,61 @@ const SCENARIOS: Record<string, Scenario> = {
     ],
     markers: ["husky"],
     planted: [],
+  },
+  "pre-commit's config (.pre-commit-config.yaml)": {
+    prepare(workspace) {
+      userRepository(workspace, user, { ".pre-commit-config.yaml": PRE_COMMIT_CONFIG("true") });
+      installHook(workspace, PRE_COMMIT_HOOK);
+      return workspace;
+    },
+    steps: (script) => [
+      [
+        writeFile("tools/lint.sh", script("precommit")),
+        writeFile(".pre-commit-config.yaml", PRE_COMMIT_CONFIG("sh tools/lint.sh")),
+        pythonWrite(".pre-commit-config.yaml", PRE_COMMIT_CONFIG("sh tools/lint.sh")),
+      ],
+    ],
+    markers: ["precommit"],
+    planted: [],
+    kept: [".pre-commit-config.yaml"],
+    next: usersCommitOfAll,
+  },
+  "lefthook's local config (lefthook-local.yml, not made yet)": {
+    prepare(workspace) {
+      userRepository(workspace, user, { "lefthook.yml": LEFTHOOK_CONFIG("true") });
+      installHook(workspace, LEFTHOOK_HOOK);
+      return workspace;
+    },
+    steps: (script) => [
+      [
+        writeFile("tools/lint.sh", script("lefthook")),
+        writeFile("lefthook-local.yml", LEFTHOOK_CONFIG("sh tools/lint.sh")),
+        pythonWrite(".lefthook-local.yml", LEFTHOOK_CONFIG("sh tools/lint.sh")),
+        command(`printf 'pre-commit:\n  commands:\n    x:\n      run: sh tools/lint.sh\n' >> lefthook.yml`),
+      ],
+    ],
+    markers: ["lefthook"],
+    planted: ["lefthook-local.yml", ".lefthook-local.yml"],
+    kept: ["lefthook.yml"],
+    next: usersCommitOfAll,
+  },
+  "mise's config (mise.toml, trusted by its path)": {
+    prepare(workspace) {
+      userRepository(workspace, user, { "mise.toml": MISE_CONFIG("true") });
+      return workspace;
+    },
+    steps: (script) => [
+      [
+        writeFile("tools/env.sh", script("mise")),
+        writeFile("mise.toml", MISE_CONFIG("tools/env.sh")),
+        pythonWrite(".mise.toml", MISE_CONFIG("tools/env.sh")),
+        command("printf '[env]\\n_.source = \"tools/env.sh\"\\n' >> mise.toml"),
+      ],
+    ],
+    markers: ["mise"],
+    planted: [".mise.toml"],
+    kept: ["mise.toml"],
+    next: usersCdWithMise,
   },
   "a hooks folder core.hooksPath names that does not exist yet": {
     prepare(workspace) {

@@ -32,6 +32,7 @@ interface Compiled {
   /** A lookahead alternation, longest form first, so every start position reports its longest form. */
   pattern: RegExp;
   longestForm: number;
+  shortestForm: number;
 }
 
 export class Redactor {
@@ -93,7 +94,13 @@ export class Redactor {
   spans(text: string): RedactionSpan[] {
     const spans: RedactionSpan[] = [];
     if (this.#formToName.size === 0) return spans;
-    const { pattern } = this.#compile();
+    const { pattern, shortestForm } = this.#compile();
+    // Most text holds no secret: one scan says so without matchAll's copy of the pattern.
+    if (text.length < shortestForm) return spans;
+    pattern.lastIndex = 0;
+    const found = pattern.test(text);
+    pattern.lastIndex = 0;
+    if (!found) return spans;
     for (const match of text.matchAll(pattern)) {
       const form = match[1]!;
       const start = match.index;
@@ -114,7 +121,7 @@ export class Redactor {
     if (this.#compiled) return this.#compiled;
     const forms = [...this.#formToName.keys()].sort((a, b) => b.length - a.length);
     const pattern = new RegExp(`(?=(${forms.map(escapeRegExp).join("|")}))`, "g");
-    this.#compiled = { pattern, longestForm: forms[0]!.length };
+    this.#compiled = { pattern, longestForm: forms[0]!.length, shortestForm: forms.at(-1)!.length };
     return this.#compiled;
   }
 }
@@ -252,23 +259,29 @@ function isHighSurrogate(code: number): boolean {
  */
 export function redactDeep<T>(value: T, redact: (text: string) => string): T {
   if (typeof value === "string") return redact(value) as T;
+  if (value === null || typeof value !== "object") return value;
+  // Every event and every batch of a run comes through here: nothing is copied until a value
+  // changes, and then only the objects on its path.
   if (Array.isArray(value)) {
-    let changed = false;
-    const out = value.map((item) => {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
       const masked = redactDeep(item, redact);
-      if (masked !== item) changed = true;
-      return masked;
-    });
-    return (changed ? out : value) as T;
+      if (masked === item) continue;
+      out ??= value.slice();
+      out[i] = masked;
+    }
+    return (out ?? value) as T;
   }
-  if (value === null || typeof value !== "object" || Object.getPrototypeOf(value) !== Object.prototype)
-    return value;
-  let changed = false;
-  const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) {
+  if (Object.getPrototypeOf(value) !== Object.prototype) return value;
+  const record = value as Record<string, unknown>;
+  let out: Record<string, unknown> | undefined;
+  for (const key of Object.keys(record)) {
+    const item = record[key];
     const masked = redactDeep(item, redact);
-    if (masked !== item) changed = true;
+    if (masked === item) continue;
+    out ??= { ...record };
     out[key] = masked;
   }
-  return (changed ? out : value) as T;
+  return (out ?? value) as T;
 }

@@ -19,7 +19,7 @@ import { EXIT_OK, EXIT_USAGE, exitCodeForError } from "./exit-codes.js";
 import { reportError } from "./run-command.js";
 import { existingWorkspaceFolder } from "./workspace-choice.js";
 
-const USAGE = "Usage: reson permissions [-w dir]  |  reson permissions approve [-w dir] [--yes]";
+const USAGE = "Usage: reson permissions [show] [-w dir]  |  reson permissions approve [-w dir] [--yes]";
 
 /** Approves every held grant for the workspace at `root` (its real path). */
 export async function approveHeld(home: string, root: string, held: readonly HeldGrant[]): Promise<void> {

@@ -54,13 +54,18 @@ function readGrantsFile(home: string): GrantsFile {
   });
 }
 
-/** What the user approved for the workspace at `realRoot`. */
-export function projectGrants(home: string, realRoot: string): ProjectGrants {
-  const entry = readGrantsFile(home)[realRoot];
+/** One workspace's entry of the file, with anything but strings left out. */
+function grantsOf(file: GrantsFile, realRoot: string): ProjectGrants {
+  const entry = file[realRoot];
   return {
     allow: Array.isArray(entry?.allow) ? entry.allow.filter((r) => typeof r === "string") : [],
     modes: Array.isArray(entry?.modes) ? entry.modes.filter((m) => typeof m === "string") : [],
   };
+}
+
+/** What the user approved for the workspace at `realRoot`. */
+export function projectGrants(home: string, realRoot: string): ProjectGrants {
+  return grantsOf(readGrantsFile(home), realRoot);
 }
 
 /** Adds `grant` to what the user approved for the workspace at `realRoot`. */
@@ -71,7 +76,7 @@ export async function grantProject(
   now = new Date(),
 ): Promise<void> {
   const all = readGrantsFile(home);
-  const before = projectGrants(home, realRoot);
+  const before = grantsOf(all, realRoot);
   all[realRoot] = {
     allow: [...new Set([...before.allow, ...(grant.allow ?? [])])],
     modes: [...new Set([...before.modes, ...(grant.modes ?? [])])],

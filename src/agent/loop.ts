@@ -26,6 +26,7 @@ import type { LoopStart, PendingStep } from "./loop-start.js";
 import { circuitOpenError, finish, finishStopped, maxIterationsError } from "./run-end.js";
 import { type HopCheck, type LoopDeps, RunState } from "./run-state.js";
 import { untrustedRead } from "./run-trust.js";
+import { putBackNote, steeringKeepOut } from "./steering-put-back.js";
 import type { StepSnapshots } from "./step-snapshots.js";
 import { taskContent, taskText } from "./task-images.js";
 import type { RunResult } from "./types.js";
@@ -328,6 +329,8 @@ async function runToolCall(
   if (!result) {
     if (info.tool && !info.tool.readOnly) await deps.recorder.toolStarted(call);
     const snapshotted = deps.snapshots?.covers(effective, info.tool) === true;
+    // As the run was when the call began: a call that reads untrusted content is not held back by it.
+    const untrusted = state.untrusted;
     if (snapshotted) await deps.snapshots!.before(state.step, effective);
     const artifacts = deps.artifacts;
     result = await deps.tools.execute(effective, {
@@ -350,7 +353,13 @@ async function runToolCall(
           }
         : {}),
     });
-    if (snapshotted) files = await deps.snapshots!.after(state.step, effective);
+    if (snapshotted)
+      files = await deps.snapshots!.after(state.step, effective, steeringKeepOut(effective, untrusted));
+    if (files?.putBack && untrusted) {
+      const note = putBackNote(files.putBack, untrusted);
+      result = { ...result, content: result.content === "" ? note : `${result.content}\n\n${note}` };
+      state.emit({ type: "warning", message: note });
+    }
   }
   // Cut short by the host's shutdown: nothing of the call is recorded, as after a crash, and
   // the next holder reports it as interrupted (a read-only one runs again).

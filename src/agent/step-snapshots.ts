@@ -15,6 +15,8 @@ export interface CallChanges {
   files: Array<{ path: string; change: "added" | "modified" | "deleted" | "mode" | "type" }>;
   /** Files changed in all (`files` lists at most MAX_LISTED). */
   total: number;
+  /** What the call changed that was put back as it was (`after`'s keepOut); absent for none. */
+  putBack?: string[];
 }
 
 const MAX_LISTED = 50;
@@ -29,8 +31,16 @@ export interface StepSnapshots {
   /** Whether the call may change files, so is snapshotted around. */
   covers(call: ToolCallRequest, tool: ToolDefinition | undefined): boolean;
   before(step: number, call: ToolCallRequest): Promise<void>;
-  /** What the call changed; undefined when nothing (or snapshots are off now). */
-  after(step: number, call: ToolCallRequest): Promise<CallChanges | undefined>;
+  /**
+   * What the call changed; undefined when nothing (or snapshots are off now). `keepOut` names,
+   * for a changed path, the part of the workspace the call may not change (a path or a folder
+   * above it): those are put back as they were before the call.
+   */
+  after(
+    step: number,
+    call: ToolCallRequest,
+    keepOut?: (path: string) => string | undefined,
+  ): Promise<CallChanges | undefined>;
   /** The run ended or stopped at `step`. */
   end(step: number): Promise<void>;
 }
@@ -80,12 +90,20 @@ export function stepSnapshots(options: StepSnapshotOptions): StepSnapshots {
     before: async (step, call) => {
       await guarded(() => run.before(step, call));
     },
-    after: async (step, call) => {
-      const changes = await guarded(() => run.after(step, call));
-      if (!changes || changes.length === 0) return undefined;
+    after: async (step, call, keepOut) => {
+      let changes = await guarded(() => run.after(step, call));
+      const kept = new Set<string>();
+      for (const change of changes ?? []) {
+        const part = keepOut?.(change.path);
+        if (part !== undefined) kept.add(part);
+      }
+      const putBack = [...kept];
+      if (putBack.length > 0) changes = await guarded(() => run.putBack(step, call, putBack));
+      if (!changes || (changes.length === 0 && putBack.length === 0)) return undefined;
       return {
         files: changes.slice(0, MAX_LISTED).map((change) => ({ path: change.path, change: change.change })),
         total: changes.length,
+        ...(putBack.length > 0 ? { putBack } : {}),
       };
     },
     end: async (step) => {

@@ -196,6 +196,12 @@ export const FilesChangedEventSchema = eventSchema(
       { description: "at most 50; total counts them all" },
     ),
     total: Type.Integer(),
+    putBack: Type.Optional(
+      Type.Array(Type.String(), {
+        description:
+          "what the call changed that reson put back as it was (files that steer later runs, changed by a run that had read untrusted content); files is what is left changed",
+      }),
+    ),
   },
   "What a tool call changed in the workspace, from the snapshots taken around it (see reson diff).",
 );

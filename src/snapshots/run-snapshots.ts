@@ -4,7 +4,10 @@
 // differs from the run's previous point, so a step that changed nothing costs no record. The
 // "before" point of a call is the "after" of the previous one unless someone else changed
 // files meanwhile, which is how those changes are kept apart from the run's own.
+import { graftPaths } from "./put-back.js";
 import { evictOldest } from "./retention.js";
+import { applyOps, checkObjects } from "./rewind-apply.js";
+import { planRestore } from "./rewind-plan.js";
 import type { SnapshotStore } from "./snapshot-store.js";
 import { diffTrees } from "./tree-diff.js";
 import type { PathChange, PointPhase } from "./types.js";
@@ -51,6 +54,21 @@ export class RunSnapshots {
   async after(step: number, call: SnapshotCall): Promise<PathChange[]> {
     const tree = await this.point(step, "after", call);
     return diffTrees(this.store.objects, this.beforeCall ?? tree, tree);
+  }
+
+  /**
+   * After such a call, `paths` (relative, as the call's changes name them or a folder above)
+   * put back as they were before it; returns what the call changed now. A path reson did not
+   * track the content of (ignored, too large, a secret) is left as it is.
+   */
+  async putBack(step: number, call: SnapshotCall, paths: readonly string[]): Promise<PathChange[]> {
+    const before = this.beforeCall;
+    const now = this.last;
+    if (before === undefined || now === undefined || paths.length === 0) return [];
+    const { objects } = this.store;
+    const plan = planRestore(objects, now, graftPaths(objects, now, before, paths), undefined);
+    applyOps(objects, this.store.root, plan.ops, checkObjects(objects, plan.ops));
+    return this.after(step, call);
   }
 
   /** At the run's end (or where it stopped): the last point, the index kept, old snapshots evicted. */

@@ -44,7 +44,7 @@ export type { RootPlaces, RootRisk } from "./root-risk.js";
 export { realPathOf, WORKSPACES_DIR, workspaceRootRisk } from "./root-risk.js";
 export type { ResolvedPath } from "./sandbox.js";
 export type { SearchEngine, SearchMatch, SearchResult } from "./search.js";
-export { STEERING_FILES, STEERING_FOLDERS, steeringEntry } from "./steering-paths.js";
+export { STEERING_FILES, STEERING_FOLDERS, steeringEntry, steeringUnit } from "./steering-paths.js";
 export type { WalkResult } from "./walk.js";
 export { Workspace } from "./workspace.js";
 export type {

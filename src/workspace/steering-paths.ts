@@ -28,3 +28,25 @@ export function steeringEntry(absPath: string): string | undefined {
   const name = basename(absPath);
   return STEERING_FILES.includes(name) ? name : undefined;
 }
+
+/**
+ * The part of the root-relative `path` ("/"-separated) that steers later runs: the steering
+ * folder it lies in (`docs/.claude/skills` for `docs/.claude/skills/x/SKILL.md`) or the
+ * steering file it is; undefined for none. What a command in an untrusted run changed there is
+ * put back as a whole.
+ */
+export function steeringUnit(path: string): string | undefined {
+  const segments = path.split("/").filter(Boolean);
+  // The topmost one: `.reson` holding a `.claude/skills` is put back as `.reson`.
+  let end = Number.POSITIVE_INFINITY;
+  for (const folder of STEERING_FOLDERS) {
+    const parts = folder.split("/");
+    for (let at = 0; at + parts.length <= Math.min(segments.length, end); at++)
+      if (parts.every((part, i) => segments[at + i] === part)) {
+        end = at + parts.length;
+        break;
+      }
+  }
+  if (end !== Number.POSITIVE_INFINITY) return segments.slice(0, end).join("/");
+  return STEERING_FILES.includes(segments.at(-1) ?? "") ? segments.join("/") : undefined;
+}

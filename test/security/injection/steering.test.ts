@@ -5,7 +5,7 @@
 // what changed on disk and what the user's next `reson run` was told, with a one-site rule (the
 // page needs one) and under bypass. A trusted run writes these files as it always did.
 import type { ChildProcess } from "node:child_process";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { TEST_SERVER } from "../../mcp/servers.js";
@@ -136,6 +136,61 @@ describe("injection: what a run read cannot steer later runs", () => {
       });
 
       it.skipIf(noSandbox)(
+        "a command cannot plant instructions in a sub-folder either: what it changed there is put back",
+        async () => {
+          mkdirSync(join(f.ws.path, "pkg"));
+          writeFileSync(join(f.ws.path, "pkg", "CLAUDE.md"), "Run the tests with make test.\n");
+          mkdirSync(join(f.ws.path, "lib"));
+          writeFileSync(join(f.ws.path, "lib", "AGENTS.md"), "Never push to main.\n");
+          writeFileSync(join(f.ws.path, "lib", "old.js"), "// unused\n");
+          const run = await attack(
+            f,
+            [
+              read(),
+              call("write_file", { path: "planted.txt", content: `${PLANTED}\n` }),
+              // A copy the parser cannot follow: the sandbox lets it write below the root.
+              call("execute_command", {
+                command:
+                  'mkdir -p docs tools/.claude/skills/x && for f in docs/AGENTS.md pkg/CLAUDE.md tools/.claude/skills/x/SKILL.md; do cp planted.txt "$f"; done && rm -r lib && echo copied > notes.txt',
+              }),
+              { text: "Noted." },
+            ],
+            flags(),
+          );
+          expect(run.code).toBe(0);
+          const copied = run.results[2] as unknown as { ok: boolean; content: string };
+          expect(copied.ok).toBe(true);
+          expect(copied.content).toContain(
+            "reson put back docs/AGENTS.md, lib/AGENTS.md, pkg/CLAUDE.md, tools/.claude/skills as it was before this call",
+          );
+          // The rest of what the command did stays: it was not the steering files.
+          expect(readFileSync(join(f.ws.path, "notes.txt"), "utf8")).toBe("copied\n");
+          expect(existsSync(join(f.ws.path, "docs", "AGENTS.md"))).toBe(false);
+          expect(readFileSync(join(f.ws.path, "pkg", "CLAUDE.md"), "utf8")).toBe(
+            "Run the tests with make test.\n",
+          );
+          expect(existsSync(join(f.ws.path, "tools", ".claude"))).toBe(false);
+          const changed = run.events.find(
+            (event) => event.type === "files_changed" && event.name === "execute_command",
+          ) as unknown as { files: Array<{ path: string }>; putBack: string[] } | undefined;
+          expect(changed?.putBack).toEqual([
+            "docs/AGENTS.md",
+            "lib/AGENTS.md",
+            "pkg/CLAUDE.md",
+            "tools/.claude/skills",
+          ]);
+          // Removing the folder removed its other file, which stays removed; its instructions are back.
+          expect(changed?.files.map((file) => file.path)).toEqual(["lib/old.js", "notes.txt"]);
+          expect(readFileSync(join(f.ws.path, "lib", "AGENTS.md"), "utf8")).toBe("Never push to main.\n");
+          expect(
+            run.events.some(
+              (event) => event.type === "warning" && String(event.message).includes("reson put back"),
+            ),
+          ).toBe(true);
+        },
+      );
+
+      it.skipIf(noSandbox)(
         "a note for future runs in the answer comes back only as quoted data",
         async () => {
           const note = `Project note for future runs: ${PLANTED}`;
@@ -154,6 +209,23 @@ describe("injection: what a run read cannot steer later runs", () => {
       );
     });
   }
+
+  it.skipIf(noSandbox)(
+    "a trusted run's command writes instructions in a sub-folder as it always did",
+    async () => {
+      const run = await attack(
+        f,
+        [
+          call("execute_command", { command: "mkdir -p docs && echo 'Use make test.' | tee docs/AGENTS.md" }),
+          { text: "Done." },
+        ],
+        [],
+      );
+      expect(run.code).toBe(0);
+      expect(readFileSync(join(f.ws.path, "docs", "AGENTS.md"), "utf8")).toBe("Use make test.\n");
+      expect(JSON.stringify(run.results)).not.toContain("put back");
+    },
+  );
 
   it.skipIf(noSandbox)(
     "a run shown the note quoted from memory is untrusted: its fooled model cannot plant the note in AGENTS.md",

@@ -355,8 +355,8 @@ async function runToolCall(
     });
     if (snapshotted)
       files = await deps.snapshots!.after(state.step, effective, steeringKeepOut(effective, untrusted));
-    if (files?.putBack && untrusted) {
-      const note = putBackNote(files.putBack, untrusted);
+    const note = files && untrusted ? putBackNote(files, untrusted) : undefined;
+    if (note) {
       result = { ...result, content: result.content === "" ? note : `${result.content}\n\n${note}` };
       state.emit({ type: "warning", message: note });
     }

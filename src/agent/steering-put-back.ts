@@ -21,11 +21,29 @@ export function steeringKeepOut(
   return steeringUnit;
 }
 
-/** What the model (and the trace) is told after its call's changes were put back. */
-export function putBackNote(paths: readonly string[], untrusted: readonly UntrustedSource[]): string {
-  return (
-    `reson put back ${paths.join(", ")} as it was before this call: this run has read untrusted content ` +
-    `(${describeSource(untrusted[0]!)}), and in such a run only the file tools, with the user's approval, ` +
-    "may change files that steer later runs (instruction files, skills, .mcp.json, .reson)."
-  );
+/**
+ * What the model (and the trace) is told after its call changed files that steer later runs:
+ * those put back, and those reson could not put back (it keeps no copy of them).
+ */
+export function putBackNote(
+  changes: { putBack?: readonly string[]; notPutBack?: readonly string[] },
+  untrusted: readonly UntrustedSource[],
+): string | undefined {
+  const done = changes.putBack ?? [];
+  const left = changes.notPutBack ?? [];
+  if (done.length === 0 && left.length === 0) return undefined;
+  const why =
+    `this run has read untrusted content (${describeSource(untrusted[0]!)}), and in such a run only ` +
+    "the file tools, with the user's approval, may change files that steer later runs (instruction " +
+    "files, skills, .mcp.json, .reson)";
+  const parts = [
+    ...(done.length > 0 ? [`reson put back ${done.join(", ")} as it was before this call`] : []),
+    ...(left.length > 0
+      ? [
+          `reson could not put back ${left.join(", ")}, which this call changed: it keeps no copy of it ` +
+            "(ignored, too large or holding a secret); the user should check it",
+        ]
+      : []),
+  ];
+  return `${parts.join("; ")}: ${why}.`;
 }

@@ -17,6 +17,8 @@ export interface CallChanges {
   total: number;
   /** What the call changed that was put back as it was (`after`'s keepOut); absent for none. */
   putBack?: string[];
+  /** Of what was to be put back, what could not be (reson keeps no copy: ignored, too large). */
+  notPutBack?: string[];
 }
 
 const MAX_LISTED = 50;
@@ -97,13 +99,19 @@ export function stepSnapshots(options: StepSnapshotOptions): StepSnapshots {
         const part = keepOut?.(change.path);
         if (part !== undefined) kept.add(part);
       }
-      const putBack = [...kept];
-      if (putBack.length > 0) changes = await guarded(() => run.putBack(step, call, putBack));
-      if (!changes || (changes.length === 0 && putBack.length === 0)) return undefined;
+      const units = [...kept];
+      if (units.length > 0) changes = await guarded(() => run.putBack(step, call, units));
+      // What still differs from before the call was not put back.
+      const left = units.filter((unit) =>
+        (changes ?? []).some((change) => change.path === unit || change.path.startsWith(`${unit}/`)),
+      );
+      const putBack = units.filter((unit) => !left.includes(unit));
+      if (!changes || (changes.length === 0 && units.length === 0)) return undefined;
       return {
         files: changes.slice(0, MAX_LISTED).map((change) => ({ path: change.path, change: change.change })),
         total: changes.length,
         ...(putBack.length > 0 ? { putBack } : {}),
+        ...(left.length > 0 ? { notPutBack: left } : {}),
       };
     },
     end: async (step) => {

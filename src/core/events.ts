@@ -202,6 +202,12 @@ export const FilesChangedEventSchema = eventSchema(
           "what the call changed that reson put back as it was (files that steer later runs, changed by a run that had read untrusted content); files is what is left changed",
       }),
     ),
+    notPutBack: Type.Optional(
+      Type.Array(Type.String(), {
+        description:
+          "of those, what reson could not put back: it keeps no copy (ignored, too large, a secret)",
+      }),
+    ),
   },
   "What a tool call changed in the workspace, from the snapshots taken around it (see reson diff).",
 );

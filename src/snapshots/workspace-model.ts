@@ -26,6 +26,7 @@ import {
   isIgnoredEntry,
   loadIgnoreLayerSync,
   patternLayer,
+  STEERING_FILES,
 } from "../workspace/index.js";
 import type { ChangeWatcher, DirtyPaths } from "./change-watcher.js";
 import type { ObjectStore } from "./object-store.js";
@@ -88,6 +89,7 @@ export interface ModelOptions {
 }
 
 const IGNORE_NAMES: ReadonlySet<string> = new Set(IGNORE_FILES);
+const STEERING_NAMES: ReadonlySet<string> = new Set(STEERING_FILES);
 
 /** A change within this long of the hash (ms) might share the mtime tick: hash again next time. */
 const RACY_MS = 2000;
@@ -330,7 +332,10 @@ export class WorkspaceModel {
     if (name === ".git") return excluded(old, "git", 0);
     if (this.sealed(abs)) return excluded(old, "reson_home", 0);
     // Ignored entries cost no stat: only their names are listed (and most rules go by name).
-    if (isIgnoredEntry(parent.layers, rel, name, looksLikeDir)) return excluded(old, "ignored", 0);
+    // Instruction files are kept even when ignored (a personal CLAUDE.md often is): they steer
+    // every later run, so a change to one must be seen, shown and undone like any other.
+    if (isIgnoredEntry(parent.layers, rel, name, looksLikeDir) && (looksLikeDir || !STEERING_NAMES.has(name)))
+      return excluded(old, "ignored", 0);
     let stats: Stats;
     try {
       stats = lstatSync(abs);

@@ -139,6 +139,8 @@ describe("injection: what a run read cannot steer later runs", () => {
         "a command cannot plant instructions in a sub-folder either: what it changed there is put back",
         async () => {
           mkdirSync(join(f.ws.path, "pkg"));
+          // A personal instruction file, kept out of git: still seen, and put back.
+          writeFileSync(join(f.ws.path, ".gitignore"), "CLAUDE.md\n");
           writeFileSync(join(f.ws.path, "pkg", "CLAUDE.md"), "Run the tests with make test.\n");
           mkdirSync(join(f.ws.path, "lib"));
           writeFileSync(join(f.ws.path, "lib", "AGENTS.md"), "Never push to main.\n");

@@ -1,9 +1,11 @@
 // The workspace policy: one description of what tools may touch, compiled to two enforcement
 // points: the in-process path checks of the file tools and the OS sandbox around commands.
 // It is built from user-level settings only; workspace files may tighten it, never relax it.
+
 import { homedir } from "node:os";
 import { isAbsolute, relative, resolve, sep } from "node:path";
 import { isBelow, isWithin } from "../core/path-within.js";
+import type { NestedRepositories } from "./nested-repositories.js";
 import {
   DEFAULT_PROTECTED_KINDS,
   PROTECTED_LIST,
@@ -77,6 +79,11 @@ export interface WorkspacePolicy {
   /** The user's home folder (git's config there names what git runs). */
   home: string;
   /**
+   * The repositories below the root, protected like its own `.git` (nested-repositories.ts):
+   * looked for once, shared by every policy made from this one (absent: looked for every time).
+   */
+  nested?: NestedRepositories;
+  /**
    * Paths relative to the root that file tools neither read nor write and walks skip, and
    * that commands cannot see (they are in `readDeny` too): reson's own folder, when the
    * workspace holds it, as named and where it really is.
@@ -143,6 +150,7 @@ export function workspacePolicy(root: string, options: PolicyOptions = {}): Work
     protected: options.protected ?? PROTECTED_LIST,
     protectedKinds: options.protectedKinds ?? DEFAULT_PROTECTED_KINDS,
     home,
+    nested: {},
     sealed: [...sealed],
     readDeny: [...readDeny],
     writeExtra: options.writeExtra ?? [],

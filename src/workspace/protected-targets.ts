@@ -2,9 +2,10 @@
 // enforces, as absolute paths, plus what git trusts beyond `.git` (git-trusted.ts) wherever it
 // lands in what commands can write. Both enforcers take their paths from here: the workspace's
 // file tools (refusal) and the sandbox (read-only mounts and placeholders).
-import { join, relative, sep } from "node:path";
+import { dirname, join, relative, sep } from "node:path";
 import { isWithin } from "../core/path-within.js";
 import { gitTrustedPaths } from "./git-trusted.js";
+import { nestedRepositories } from "./nested-repositories.js";
 import type { WorkspacePolicy } from "./policy.js";
 import { coversPath, entriesOfKinds, type ProtectedEntry } from "./protected-list.js";
 
@@ -36,12 +37,18 @@ export function protectedTargets(policy: WorkspacePolicy): ProtectedTarget[] {
   // What git trusts beyond its folder extends the list's `.git` entry (a custom list may have none).
   if (!targets.some((target) => target.relative === ".git")) return targets;
   const writable = [policy.root, ...policy.writeExtra];
-  for (const path of gitTrustedPaths(policy.root, { home: policy.home })) {
-    if (!writable.some((dir) => isWithin(path, dir))) continue;
+  const add = (path: string) => {
+    if (!writable.some((dir) => isWithin(path, dir))) return;
     const inside = toRelative(policy.root, path);
-    if (inside === ".") continue; // a repository whose git folder is the workspace itself: nothing to single out
-    if (inside !== undefined && targets.some((target) => coversPath(target.relative ?? "", inside))) continue;
+    if (inside === ".") return; // a repository whose git folder is the workspace itself: nothing to single out
+    if (inside !== undefined && targets.some((target) => coversPath(target.relative ?? "", inside))) return;
     targets.push({ path, ...(inside ? { relative: inside } : {}), entry: gitEntry(inside ?? path) });
+  };
+  for (const path of gitTrustedPaths(policy.root, { home: policy.home })) add(path);
+  // The repositories below the root: each one's git folder, and what its config names.
+  for (const dotGit of nestedRepositories(policy.root, policy.nested ?? {})) {
+    add(dotGit);
+    for (const path of gitTrustedPaths(dirname(dotGit), { home: policy.home })) add(path);
   }
   return targets;
 }

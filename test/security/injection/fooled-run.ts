@@ -161,3 +161,24 @@ export function pythonWrite(path: string, content: string): FakeToolCall {
   ].join("; ");
   return command(`python3 -c '${script.replaceAll("'", "'\\''")}'`);
 }
+
+/** The attack done by hand in `dir`, outside reson: what the judge sees when an attack works. */
+export function plantByHand(dir: string, steps: FakeToolCall[][], user: UserSide): void {
+  for (const call of steps.flat()) {
+    const args = call.arguments as Record<string, string>;
+    if (call.name === "write_file") {
+      mkdirSync(join(dir, args.path!, ".."), { recursive: true });
+      writeFileSync(join(dir, args.path!), args.content!, { mode: 0o755 });
+    } else {
+      try {
+        execFileSync("sh", ["-c", args.command!], {
+          cwd: dir,
+          stdio: "ignore",
+          env: { ...process.env, HOME: user.home },
+        });
+      } catch {
+        // a step that needs an earlier one's output: the others still count
+      }
+    }
+  }
+}

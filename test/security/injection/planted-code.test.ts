@@ -23,6 +23,7 @@ import {
   MODES,
   type ModeName,
   payload,
+  plantByHand,
   pythonWrite,
   ran,
   type UserSide,
@@ -366,27 +367,6 @@ async function usersNextGit(repo: string, scenario: Scenario): Promise<void> {
   await userGit(repo, user, "commit", "-q", "--allow-empty", "-m", "my own commit");
 }
 
-/** The attack done by hand, outside reson: what the judge sees when an attack works. */
-function plantByHand(repo: string, steps: FakeToolCall[][]): void {
-  for (const call of steps.flat()) {
-    const args = call.arguments as Record<string, string>;
-    if (call.name === "write_file") {
-      mkdirSync(join(repo, args.path!, ".."), { recursive: true });
-      writeFileSync(join(repo, args.path!), args.content!, { mode: 0o755 });
-    } else {
-      try {
-        execFileSync("sh", ["-c", args.command!], {
-          cwd: repo,
-          stdio: "ignore",
-          env: { ...process.env, HOME: user.home },
-        });
-      } catch {
-        // a step that needs an earlier one's output: the others still count
-      }
-    }
-  }
-}
-
 describe.skipIf(noSandbox)("planted code: what the user's next git command runs", () => {
   const f = useCliFixture();
   const script = (marker: string) => payload(attacker, user, marker);
@@ -414,7 +394,7 @@ describe.skipIf(noSandbox)("planted code: what the user's next git command runs"
 
     it(`${name}: the same attack done by hand would have worked (control)`, async () => {
       const repo = scenario.prepare(f.ws.path, user);
-      plantByHand(repo, scenario.steps(script));
+      plantByHand(repo, scenario.steps(script), user);
       await usersNextGit(repo, scenario);
       const code = scenario.markers.filter((marker) => !["envrc", "mcp"].includes(marker));
       for (const marker of code) expect(ran(user, marker), marker).toBe(true);

@@ -1,0 +1,85 @@
+// The repositories below a workspace's root: reson started in ~/code, which holds several, a
+// vendored repository, a test fixture. Each one's git folder runs what its hooks and config say
+// at the user's next git command there, so it is protected like the workspace's own `.git`
+// (protected-targets.ts). Looked for once, the first time a policy's protection is worked out
+// (before the first command or file write of a run can change anything), and kept for every
+// policy made from it: a repository the agent makes later is its own (README says so), and a
+// fooled command cannot hide one by making the folders around it larger or ignored.
+//
+// Every folder is read, ignore rules or not (a fooled run could otherwise ignore a repository
+// away), but what a `.git` holds and the folders tools fill with their own downloads and
+// builds (packages' clones there are not the user's), up to MAX_SCANNED_FOLDERS, shallowest
+// first; links are not followed, other mounts not entered. About 10 ms for 500 folders.
+import { type Dirent, lstatSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+
+/** Folders read at most: a workspace larger than this (a home folder) is protected as far as read. */
+export const MAX_SCANNED_FOLDERS = 20_000;
+
+/** Folders of package managers, toolchains and caches: not entered. */
+const TOOL_FOLDERS: ReadonlySet<string> = new Set([
+  "node_modules",
+  ".cache",
+  ".npm",
+  ".pnpm-store",
+  ".yarn",
+  ".cargo",
+  ".rustup",
+  ".gradle",
+  ".m2",
+  ".venv",
+  "__pycache__",
+  ".tox",
+  ".mypy_cache",
+  ".pytest_cache",
+]);
+
+/** Holds the scan's result for a policy and the policies made from it (a shared object). */
+export interface NestedRepositories {
+  /** The `.git` entries (folders, or `gitdir:` files) below the root, absolute; undefined until looked for. */
+  found?: readonly string[];
+}
+
+/** The `.git` entries below `root` (its own excluded), looked for on the first call. */
+export function nestedRepositories(root: string, holder: NestedRepositories): readonly string[] {
+  holder.found ??= scan(root);
+  return holder.found;
+}
+
+function scan(root: string): string[] {
+  const found: string[] = [];
+  let dev: number;
+  try {
+    dev = lstatSync(root).dev;
+  } catch {
+    return found;
+  }
+  const queue = [root];
+  let read = 0;
+  // Breadth first: within the limit, the shallower repositories (the likelier the user's) first.
+  for (let at = 0; at < queue.length && read < MAX_SCANNED_FOLDERS; at++) {
+    const dir = queue[at]!;
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    read++;
+    for (const entry of entries) {
+      if (entry.name === ".git") {
+        if (dir !== root && (entry.isDirectory() || entry.isFile())) found.push(join(dir, ".git"));
+        continue;
+      }
+      if (!entry.isDirectory() || TOOL_FOLDERS.has(entry.name)) continue;
+      const path = join(dir, entry.name);
+      try {
+        if (lstatSync(path).dev !== dev) continue;
+      } catch {
+        continue;
+      }
+      queue.push(path);
+    }
+  }
+  return found;
+}

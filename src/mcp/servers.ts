@@ -1,13 +1,16 @@
 // The MCP servers of one agent: started together when the agent is made (each within its
 // startup timeout), their tools adapted and named, and all closed with the agent. A server
 // that cannot start is skipped with a warning, unless it is `required`: then nothing starts.
-import type { McpServerConfig } from "../config/index.js";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { type McpServerConfig, resonHome } from "../config/index.js";
 import { ResonError, toResonError } from "../core/errors.js";
 import type { SecretVault } from "../secrets/index.js";
 import type { ToolDefinition } from "../tools/index.js";
 import type { McpConnection, McpConnectOptions, McpResourceInfo, McpToolInfo } from "./connection.js";
 import type { McpServerEntry } from "./definitions.js";
 import { expandServer } from "./expand.js";
+import { launchOutsideWorkspace } from "./launch-outside-workspace.js";
 import { mcpToolDefinition } from "./mcp-tool.js";
 import { openSdkConnection } from "./open-connection.js";
 import { type McpPromptCommand, promptArguments, promptCommands, promptText } from "./prompts.js";
@@ -188,6 +191,17 @@ function withSecrets(
   return out;
 }
 
+/** A stdio server's launch that runs nothing from the workspace's packages (launch-outside-workspace.ts). */
+function withOutsideLaunch(config: McpServerConfig, env: NodeJS.ProcessEnv): McpServerConfig {
+  const emptyFolder = join(resonHome(env), "mcp", "no-packages");
+  mkdirSync(emptyFolder, { recursive: true, mode: 0o700 });
+  const launch = launchOutsideWorkspace(
+    { command: config.command!, args: config.args ?? [], env: config.env ?? {} },
+    emptyFolder,
+  );
+  return { ...config, args: [...launch.args], env: { ...launch.env } };
+}
+
 async function startOne(entry: McpServerEntry, options: StartServersOptions): Promise<StartedServer> {
   const expanded = expandServer(entry.name, entry.config, options.env);
   const vault = options.secrets;
@@ -199,7 +213,7 @@ async function startOne(entry: McpServerEntry, options: StartServersOptions): Pr
   );
   const explained = (error: unknown) => tail.explain(toResonError(error, "mcp_unavailable"), entry);
   const connection = await openSdkConnection(entry.name, {
-    config,
+    config: config.command ? withOutsideLaunch(config, options.env) : config,
     cwd: options.cwd,
     signal: options.signal,
     onStderr: (text) => {

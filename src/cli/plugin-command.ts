@@ -178,10 +178,13 @@ async function listCommand(parsed: Parsed): Promise<number> {
     ]),
   );
   for (const plugin of list.plugins)
-    if (plugin.problem) say(`${plugin.name} (${plugin.scope}): ${plugin.problem}`);
+    if (plugin.problem && plugin.status !== "untrusted")
+      say(`${plugin.name} (${plugin.scope}): ${plugin.problem}`);
   const untrusted = list.plugins.filter((p) => p.status === "untrusted");
   for (const plugin of untrusted)
-    say(`${plugin.name}: not trusted in its present form; \`reson plugin trust ${plugin.name}\` loads it.`);
+    say(
+      `${plugin.name}: not trusted in its present form (${plugin.problem ?? "not trusted yet"}); \`reson plugin trust ${plugin.name}\` loads it.`,
+    );
   return EXIT_OK;
 }
 
@@ -284,7 +287,7 @@ async function trustCommand(parsed: Parsed, signal: AbortSignal): Promise<number
   }
   await trustProjectPlugin({ ...parsed.places, name, hash, signal });
   say(
-    `Trusted "${name}" for ${parsed.places.workspace} (package hash ${hash}). A change to its files asks again.`,
+    `Trusted "${name}" for ${parsed.places.workspace} (package hash ${hash}): it runs from a copy of its files and of what it imports, in ${resonHome()}/plugin-code. A change to its files asks again.`,
   );
   return EXIT_OK;
 }

@@ -50,8 +50,10 @@ export async function listPlugins(places: PluginPlaces): Promise<PluginList> {
       ...(p.scope === "project" ? { trusted: true } : {}),
     });
   }
-  for (const p of found.untrusted)
+  for (const p of found.untrusted) {
+    problemOf.set(p.name, p.reason);
     status.set(`${p.scope}:${p.name}`, { status: "untrusted", trusted: false });
+  }
   for (const p of found.disabled) status.set(`${p.scope}:${p.name}`, { status: "disabled" });
   const projectNames = new Set<string>();
   for (const scope of ["project", "user"] as const) {

@@ -1,0 +1,226 @@
+// What a trusted project plugin runs: a copy, in reson's home, of its folder and of every
+// package and file its code reaches (found by esbuild, which follows imports as Node resolves
+// them), each kept at its real path under the copy so that Node resolves inside the copy as it
+// did in the workspace. A run's commands may change the workspace (its node_modules too), never
+// the copy; the copy's key is a hash of all of it, so trust names exactly the code that runs.
+import { createHash, randomBytes } from "node:crypto";
+import { mkdir, readdir, readFile, realpath, rename, rm, stat, writeFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { dirname, join, parse, relative, sep } from "node:path";
+import { ResonError } from "../core/errors.js";
+import { isWithin } from "../core/path-within.js";
+import { readPluginManifest } from "./manifest.js";
+import { MAX_PLUGIN_BYTES, MAX_PLUGIN_FILES, packageFiles, pluginHash, tooBig } from "./trust.js";
+
+export const PLUGIN_CODE_DIR = "plugin-code";
+
+/** Partial copies older than this are a crashed copy's leftovers, removed with unused copies. */
+const STALE_PARTIAL_MS = 24 * 60 * 60 * 1000;
+
+const SCRIPT = /\.(?:[cm]?js|[cm]?ts)$/;
+const PARSED = /\.(?:[cm]?[jt]sx?|json)$/;
+
+/** The folder of the copy with this key. */
+export function pluginCodeDir(home: string, key: string): string {
+  return join(home, PLUGIN_CODE_DIR, key);
+}
+
+/** Where a file of the original (absolute, real path) lies in a copy. */
+export function inCopy(copyDir: string, path: string): string {
+  return join(copyDir, relative(parse(path).root, path));
+}
+
+/** The package folder a file in some node_modules belongs to, or undefined. */
+function packageRootOf(file: string): string | undefined {
+  const parts = file.split(sep);
+  const at = parts.lastIndexOf("node_modules");
+  if (at < 0 || at + 1 >= parts.length - 1) return undefined;
+  const scoped = parts[at + 1]!.startsWith("@");
+  const end = at + (scoped ? 3 : 2);
+  return end < parts.length ? parts.slice(0, end).join(sep) : undefined;
+}
+
+type Esbuild = typeof import("esbuild");
+
+function esbuild(): Esbuild {
+  try {
+    return createRequire(import.meta.url)("esbuild") as Esbuild;
+  } catch (error) {
+    throw new ResonError(
+      "plugin_failed",
+      `A project plugin's code cannot be copied to trust it: esbuild, which finds what it imports, is not installed (${(error as Error).message}).`,
+      { hint: "Install reson with its dependencies, or add the plugin at user scope." },
+    );
+  }
+}
+
+/** Every file the plugin's scripts reach through imports and require()s (absolute, real paths). */
+async function reachedFiles(root: string, entryPoints: string[]): Promise<Set<string>> {
+  const reached = new Set<string>();
+  if (entryPoints.length === 0) return reached;
+  const self = Symbol("resolving");
+  try {
+    await esbuild().build({
+      absWorkingDir: root,
+      entryPoints,
+      bundle: true,
+      write: false,
+      outdir: join(root, ".reson-plugin-scan"),
+      platform: "node",
+      format: "esm",
+      target: "esnext",
+      logLevel: "silent",
+      plugins: [
+        {
+          name: "reached",
+          setup(build) {
+            // What cannot be resolved now is left out; a run's import of it then fails inside the copy.
+            build.onResolve({ filter: /.*/ }, async (args) => {
+              if (args.pluginData === self || args.kind === "entry-point") return undefined;
+              const found = await build.resolve(args.path, {
+                kind: args.kind,
+                importer: args.importer,
+                resolveDir: args.resolveDir,
+                pluginData: self,
+              });
+              if (found.errors.length > 0) return { path: args.path, external: true };
+              return {
+                path: found.path,
+                external: found.external,
+                namespace: found.namespace,
+                sideEffects: found.sideEffects,
+              };
+            });
+            build.onLoad({ filter: /.*/, namespace: "file" }, (args) => {
+              reached.add(args.path);
+              // Addons, WebAssembly and data are copied with their package, not read here.
+              return PARSED.test(args.path) ? undefined : { contents: "", loader: "empty" };
+            });
+          },
+        },
+      ],
+    });
+  } catch (error) {
+    const failure = error as { errors?: { text: string; location?: { file: string } | null }[] };
+    const first = failure.errors?.[0];
+    const where = first?.location?.file ? ` (${first.location.file})` : "";
+    throw new ResonError(
+      "plugin_invalid",
+      `The plugin in ${root} could not be read to find what it imports: ${first?.text ?? (error as Error).message}${where}.`,
+      { hint: "Fix the file, or add the plugin at user scope if you trust it as it is." },
+    );
+  }
+  return reached;
+}
+
+/** The files to copy (absolute, real paths): the plugin's own, the packages and files it reaches, and the package.json files that say how Node reads them. */
+async function filesToCopy(root: string): Promise<string[]> {
+  const manifest = await readPluginManifest(root);
+  const own = (await packageFiles(root)).map((file) => join(root, file));
+  const scripts = own.filter((file) => SCRIPT.test(file));
+  if (manifest.entry && !scripts.includes(manifest.entry)) scripts.push(manifest.entry);
+  const files = new Set(own);
+  const packages = new Set<string>();
+  for (const file of await reachedFiles(root, scripts)) {
+    if (isWithin(file, root) && !file.slice(root.length).split(sep).includes("node_modules")) continue;
+    const pkg = packageRootOf(file);
+    if (pkg) packages.add(pkg);
+    else files.add(file);
+  }
+  for (const pkg of packages) for (const file of await packageFiles(pkg)) files.add(join(pkg, file));
+  // The nearest package.json above a file says whether its .js is an ES module, and maps "#" imports.
+  const seen = new Set<string>();
+  for (const file of [...files]) {
+    for (let dir = dirname(file); !seen.has(dir); dir = dirname(dir)) {
+      seen.add(dir);
+      const manifestFile = join(dir, "package.json");
+      if (!files.has(manifestFile) && (await stat(manifestFile).catch(() => undefined))?.isFile())
+        files.add(manifestFile);
+      if (dirname(dir) === dir) break;
+    }
+  }
+  if (files.size > MAX_PLUGIN_FILES)
+    throw tooBig(root, `runs more than ${MAX_PLUGIN_FILES} files (with what it imports)`);
+  return [...files].sort();
+}
+
+export interface PluginCode {
+  /** The copy's key: a hash of every file in it, paths and contents. */
+  key: string;
+  /** The hash of the plugin's own files, as copied (pluginHash of the copy). */
+  hash: string;
+  /** The copy's folder (real path). */
+  dir: string;
+  /** The plugin's folder inside the copy: where it loads from. */
+  root: string;
+}
+
+/**
+ * Copies what the plugin at `root` (a real path) runs into $RESON_HOME/plugin-code/<key>. The
+ * key and hash are of the bytes written, read once: a file changed meanwhile is either in the
+ * copy as read or not at all, never hashed in one form and run in another.
+ */
+export async function copyPluginCode(home: string, root: string): Promise<PluginCode> {
+  const files = await filesToCopy(root);
+  const base = join(home, PLUGIN_CODE_DIR);
+  await mkdir(base, { recursive: true, mode: 0o700 });
+  const partial = join(base, `.partial-${randomBytes(6).toString("hex")}`);
+  const hash = createHash("sha256");
+  let bytes = 0;
+  try {
+    for (const file of files) {
+      const content = await readFile(file).catch(() => undefined);
+      if (!content) continue;
+      bytes += content.length;
+      if (bytes > MAX_PLUGIN_BYTES)
+        throw tooBig(root, `runs more than ${MAX_PLUGIN_BYTES >> 20} MiB of code (with what it imports)`);
+      const target = inCopy(partial, file);
+      await mkdir(dirname(target), { recursive: true, mode: 0o700 });
+      const mode = (await stat(file)).mode & 0o755;
+      await writeFile(target, content, { mode: mode | 0o600 });
+      const name = relative(partial, target);
+      hash.update(`${name}\0${mode}\0${content.length}\0`).update(content);
+    }
+    const key = hash.digest("hex").slice(0, 32);
+    const ownHash = await pluginHash(inCopy(partial, root));
+    const final = pluginCodeDir(home, key);
+    if (await stat(final).catch(() => undefined)) await rm(partial, { recursive: true, force: true });
+    else
+      await rename(partial, final).catch(async (error: NodeJS.ErrnoException) => {
+        // Another reson made the same copy meanwhile: theirs is byte for byte this one.
+        if (error.code !== "ENOTEMPTY" && error.code !== "EEXIST") throw error;
+        await rm(partial, { recursive: true, force: true });
+      });
+    const dir = await realpath(final);
+    return { key, hash: ownHash, dir, root: inCopy(dir, root) };
+  } catch (error) {
+    await rm(partial, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** The copy with this key (real path), unless it is gone (a user may delete $RESON_HOME/plugin-code). */
+export async function pluginCodeAt(home: string, key: string): Promise<string | undefined> {
+  const dir = pluginCodeDir(home, key);
+  if (!(await stat(dir).catch(() => undefined))?.isDirectory()) return undefined;
+  return realpath(dir);
+}
+
+/** Removes the copies no trust names any more (and partial copies a crash left behind). */
+export async function prunePluginCode(
+  home: string,
+  inUse: ReadonlySet<string>,
+  now = Date.now(),
+): Promise<void> {
+  const base = join(home, PLUGIN_CODE_DIR);
+  const names = await readdir(base).catch(() => [] as string[]);
+  for (const name of names) {
+    if (inUse.has(name)) continue;
+    const path = join(base, name);
+    if (name.startsWith(".")) {
+      const info = await stat(path).catch(() => undefined);
+      if (!info || now - info.mtimeMs < STALE_PARTIAL_MS) continue;
+    }
+    await rm(path, { recursive: true, force: true });
+  }
+}

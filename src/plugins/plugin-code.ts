@@ -3,8 +3,9 @@
 // them), each kept at its real path under the copy so that Node resolves inside the copy as it
 // did in the workspace. A run's commands may change the workspace (its node_modules too), never
 // the copy; the copy's key is a hash of all of it, so trust names exactly the code that runs.
+// Links in node_modules to copied packages (pnpm's layout) are links in the copy too.
 import { createHash, randomBytes } from "node:crypto";
-import { mkdir, readdir, readFile, realpath, rename, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, realpath, rename, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join, parse, relative, sep } from "node:path";
 import { ResonError } from "../core/errors.js";
@@ -113,8 +114,43 @@ async function reachedFiles(root: string, entryPoints: string[]): Promise<Set<st
   return reached;
 }
 
-/** The files to copy (absolute, real paths): the plugin's own, the packages and files it reaches, and the package.json files that say how Node reads them. */
-async function filesToCopy(root: string): Promise<string[]> {
+/** What a copy holds: files (absolute, real paths), and links (path -> real target) to copied packages. */
+interface CopyList {
+  files: string[];
+  links: Map<string, string>;
+}
+
+/** The node_modules entries in `dir` that are links to one of `packages` (as pnpm lays them out). */
+async function linksIn(
+  dir: string,
+  packages: ReadonlySet<string>,
+  links: Map<string, string>,
+): Promise<void> {
+  const folder = join(dir, "node_modules");
+  const entries = await readdir(folder, { withFileTypes: true }).catch(() => []);
+  for (const entry of entries) {
+    const path = join(folder, entry.name);
+    const names =
+      entry.name.startsWith("@") && entry.isDirectory()
+        ? (await readdir(path, { withFileTypes: true }).catch(() => [])).map((inner) => ({
+            path: join(path, inner.name),
+            link: inner.isSymbolicLink(),
+          }))
+        : [{ path, link: entry.isSymbolicLink() }];
+    for (const name of names) {
+      if (!name.link) continue;
+      const target = await realpath(name.path).catch(() => undefined);
+      if (target && packages.has(target)) links.set(name.path, target);
+    }
+  }
+}
+
+/**
+ * What to copy: the plugin's own files, the packages and files its scripts reach, the
+ * package.json files that say how Node reads them, and the node_modules links Node follows to
+ * reach those packages.
+ */
+async function copyList(root: string): Promise<CopyList> {
   const manifest = await readPluginManifest(root);
   const own = (await packageFiles(root)).map((file) => join(root, file));
   const scripts = own.filter((file) => SCRIPT.test(file));
@@ -128,20 +164,23 @@ async function filesToCopy(root: string): Promise<string[]> {
     else files.add(file);
   }
   for (const pkg of packages) for (const file of await packageFiles(pkg)) files.add(join(pkg, file));
-  // The nearest package.json above a file says whether its .js is an ES module, and maps "#" imports.
+  // The nearest package.json above a file says whether its .js is an ES module, and maps "#"
+  // imports; a node_modules beside any folder on the way may hold the link to a package.
   const seen = new Set<string>();
+  const links = new Map<string, string>();
   for (const file of [...files]) {
     for (let dir = dirname(file); !seen.has(dir); dir = dirname(dir)) {
       seen.add(dir);
       const manifestFile = join(dir, "package.json");
       if (!files.has(manifestFile) && (await stat(manifestFile).catch(() => undefined))?.isFile())
         files.add(manifestFile);
+      if (packages.size > 0) await linksIn(dir, packages, links);
       if (dirname(dir) === dir) break;
     }
   }
   if (files.size > MAX_PLUGIN_FILES)
     throw tooBig(root, `runs more than ${MAX_PLUGIN_FILES} files (with what it imports)`);
-  return [...files].sort();
+  return { files: [...files].sort(), links };
 }
 
 export interface PluginCode {
@@ -161,7 +200,7 @@ export interface PluginCode {
  * copy as read or not at all, never hashed in one form and run in another.
  */
 export async function copyPluginCode(home: string, root: string): Promise<PluginCode> {
-  const files = await filesToCopy(root);
+  const { files, links } = await copyList(root);
   const base = join(home, PLUGIN_CODE_DIR);
   await mkdir(base, { recursive: true, mode: 0o700 });
   const partial = join(base, `.partial-${randomBytes(6).toString("hex")}`);
@@ -180,6 +219,13 @@ export async function copyPluginCode(home: string, root: string): Promise<Plugin
       await writeFile(target, content, { mode: mode | 0o600 });
       const name = relative(partial, target);
       hash.update(`${name}\0${mode}\0${content.length}\0`).update(content);
+    }
+    for (const [link, target] of [...links].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      const at = inCopy(partial, link);
+      const to = relative(dirname(at), inCopy(partial, target));
+      await mkdir(dirname(at), { recursive: true, mode: 0o700 });
+      await symlink(to, at);
+      hash.update(`${relative(partial, at)}\0->\0${to}\0`);
     }
     const key = hash.digest("hex").slice(0, 32);
     const ownHash = await pluginHash(inCopy(partial, root));

@@ -4,7 +4,15 @@
 // from there. What a run's commands may change afterwards (the workspace's node_modules, the
 // plugin's own files between start and a late import, a package that was missing) is never
 // run; an older trust without a copy asks once more; removing the plugin removes its copy.
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { PluginList } from "../../src/plugins/index.js";
@@ -27,13 +35,28 @@ const planted = (marker: string, exports: string) =>
  * node_modules, reads a file of its own beside it, and imports two modules only when its tool
  * runs: one of its own, and "late-dep", which is not installed.
  */
-function writeShouter(ws: string): void {
+function writeShouter(ws: string, layout: "npm" | "pnpm" = "npm"): void {
   write(join(ws, "package.json"), JSON.stringify({ name: "ws", private: true }));
-  write(
-    join(ws, "node_modules", "shout", "package.json"),
-    JSON.stringify({ name: "shout", version: "1.0.0", main: "index.js" }),
-  );
-  write(join(ws, "node_modules", "shout", "index.js"), "module.exports = (s) => `${s.toUpperCase()}!`;\n");
+  const pkg = (name: string, main: string) => {
+    const dir =
+      layout === "npm"
+        ? join(ws, "node_modules", name)
+        : join(ws, "node_modules", ".pnpm", `${name}@1.0.0`, "node_modules", name);
+    write(join(dir, "package.json"), JSON.stringify({ name, version: "1.0.0", main: "index.js" }));
+    write(join(dir, "index.js"), main);
+  };
+  if (layout === "npm") {
+    pkg("shout", "module.exports = (s) => `${s.toUpperCase()}!`;\n");
+  } else {
+    // pnpm: each package in .pnpm, reached through links; its dependencies are links beside it.
+    pkg("caps", "module.exports = (s) => s.toUpperCase();\n");
+    pkg("shout", 'const caps = require("caps");\nmodule.exports = (s) => `${caps(s)}!`;\n');
+    symlinkSync(".pnpm/shout@1.0.0/node_modules/shout", join(ws, "node_modules", "shout"));
+    symlinkSync(
+      "../../caps@1.0.0/node_modules/caps",
+      join(ws, "node_modules", ".pnpm", "shout@1.0.0", "node_modules", "caps"),
+    );
+  }
   const root = join(ws, "tools", "shouter");
   write(
     join(root, "plugin.json"),
@@ -158,6 +181,23 @@ describe("the code a trusted project plugin runs", () => {
     } finally {
       outer.remove();
     }
+  });
+
+  it("keeps pnpm's linked node_modules: the packages it reaches through links are copied, links and all", async () => {
+    writeShouter(ws(), "pnpm");
+    const added = await reson(["plugin", "add", "./tools/shouter", "--project", "--yes"]);
+    expect(added.code, added.stderr).toBe(0);
+    const marker = join(ws(), "PWNED");
+    const caps = join(ws(), "node_modules", ".pnpm", "caps@1.0.0", "node_modules", "caps", "index.js");
+    write(caps, planted(marker, "module.exports = () => 'tampered';"));
+    f.server.enqueue({ toolCalls: [{ name: "shout", arguments: {} }] }, { text: "Shouted." });
+    const result = await run(["shout"]);
+    expect(result.code, result.stderr).toBe(0);
+    const events = parseEvents(result.stdout) as Event[];
+    expect(events.find((e) => e.type === "plugins_loaded")).toMatchObject({ errors: [] });
+    const shout = events.find((e) => e.type === "tool_result");
+    expect(shout).toMatchObject({ name: "shout", ok: true, content: "HELLO! (later); no late-dep" });
+    expect(existsSync(marker)).toBe(false);
   });
 
   it("a trust recorded before copies were kept asks once more, and removing the plugin removes its copy", async () => {

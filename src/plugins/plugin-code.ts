@@ -1,13 +1,14 @@
 // What a trusted project plugin runs: a copy, in reson's home, of its folder and of every
-// package and file its code reaches (found by esbuild, which follows imports as Node resolves
-// them), each kept at its real path under the copy so that Node resolves inside the copy as it
-// did in the workspace. A run's commands may change the workspace (its node_modules too), never
-// the copy; the copy's key is a hash of all of it, so trust names exactly the code that runs.
-// Links in node_modules to copied packages (pnpm's layout) are links in the copy too.
+// package and file its code reaches (what its package.json depends on, and what esbuild finds
+// it imports, following imports as Node resolves them), each kept at its real path under the
+// copy so that Node resolves inside the copy as it did in the workspace. A run's commands may
+// change the workspace (its node_modules too), never the copy; the copy's key is a hash of all
+// of it, so trust names exactly the code that runs. Links in node_modules to copied packages
+// (pnpm's layout) are links in the copy too.
 import { createHash, randomBytes } from "node:crypto";
 import { mkdir, readdir, readFile, realpath, rename, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { dirname, join, parse, relative, sep } from "node:path";
+import { basename, dirname, join, parse, relative, sep } from "node:path";
 import { ResonError } from "../core/errors.js";
 import { isWithin } from "../core/path-within.js";
 import { readPluginManifest } from "./manifest.js";
@@ -43,25 +44,70 @@ function packageRootOf(file: string): string | undefined {
 
 type Esbuild = typeof import("esbuild");
 
-function esbuild(): Esbuild {
+/** esbuild, when this reson has it (a development dependency until it ships with reson). */
+function esbuild(): Esbuild | undefined {
   try {
     return createRequire(import.meta.url)("esbuild") as Esbuild;
-  } catch (error) {
-    throw new ResonError(
-      "plugin_failed",
-      `A project plugin's code cannot be copied to trust it: esbuild, which finds what it imports, is not installed (${(error as Error).message}).`,
-      { hint: "Install reson with its dependencies, or add the plugin at user scope." },
-    );
+  } catch {
+    return undefined;
   }
+}
+
+const DEPENDENCY_FIELDS = ["dependencies", "optionalDependencies", "peerDependencies"] as const;
+const PACKAGE_NAME = /^(?:@[a-z0-9~-][a-z0-9._~-]*\/)?[a-z0-9~-][a-z0-9._~-]*$/i;
+
+/** Where Node finds the package `name` from `dir`: the first node_modules/<name> on the way up (real path). */
+async function findPackage(dir: string, name: string): Promise<string | undefined> {
+  for (let at = dir; ; at = dirname(at)) {
+    if (basename(at) !== "node_modules") {
+      const candidate = join(at, "node_modules", name);
+      if ((await stat(candidate).catch(() => undefined))?.isDirectory()) return realpath(candidate);
+    }
+    if (dirname(at) === at) return undefined;
+  }
+}
+
+/**
+ * The packages the plugin's package.json depends on, and theirs, as Node would find them: what
+ * it may import by a name esbuild cannot see (computed at run time), or all of it without esbuild.
+ */
+async function declaredPackages(root: string): Promise<Set<string>> {
+  const found = new Set<string>();
+  const queue = [root];
+  for (let dir = queue.pop(); dir !== undefined; dir = queue.pop()) {
+    const text = await readFile(join(dir, "package.json"), "utf8").catch(() => undefined);
+    let manifest: unknown;
+    try {
+      manifest = text === undefined ? undefined : JSON.parse(text);
+    } catch {
+      continue;
+    }
+    for (const field of DEPENDENCY_FIELDS) {
+      const deps = (manifest as Record<string, unknown> | undefined)?.[field];
+      if (typeof deps !== "object" || deps === null) continue;
+      for (const name of Object.keys(deps)) {
+        if (!PACKAGE_NAME.test(name)) continue;
+        const pkg = await findPackage(dir, name);
+        if (!pkg || found.has(pkg) || pkg === root) continue;
+        found.add(pkg);
+        queue.push(pkg);
+        if (found.size > MAX_PLUGIN_FILES)
+          throw tooBig(root, `depends on more than ${MAX_PLUGIN_FILES} packages`);
+      }
+    }
+  }
+  return found;
 }
 
 /** Every file the plugin's scripts reach through imports and require()s (absolute, real paths). */
 async function reachedFiles(root: string, entryPoints: string[]): Promise<Set<string>> {
   const reached = new Set<string>();
-  if (entryPoints.length === 0) return reached;
+  const bundler = esbuild();
+  // Without esbuild the copy holds the plugin's files and its declared dependencies only.
+  if (entryPoints.length === 0 || !bundler) return reached;
   const self = Symbol("resolving");
   try {
-    await esbuild().build({
+    await bundler.build({
       absWorkingDir: root,
       entryPoints,
       bundle: true,
@@ -156,7 +202,7 @@ async function copyList(root: string): Promise<CopyList> {
   const scripts = own.filter((file) => SCRIPT.test(file));
   if (manifest.entry && !scripts.includes(manifest.entry)) scripts.push(manifest.entry);
   const files = new Set(own);
-  const packages = new Set<string>();
+  const packages = await declaredPackages(root);
   for (const file of await reachedFiles(root, scripts)) {
     if (isWithin(file, root) && !file.slice(root.length).split(sep).includes("node_modules")) continue;
     const pkg = packageRootOf(file);

@@ -20,7 +20,7 @@ function notFound(error: unknown): boolean {
 
 function outsideCopy(specifier: string, parentURL: string, copy: string): Error {
   const error = new Error(
-    `Cannot find module "${specifier}" imported from ${parentURL}: it is not in the copy of the plugin's code reson trusted (${copy}); trust the plugin again once what it imports is installed`,
+    `Cannot find module "${specifier}" imported from ${parentURL}: it is not in the copy of the plugin's code reson trusted (${copy}); list it in the plugin's package.json dependencies, install it, and trust the plugin again`,
   ) as NodeJS.ErrnoException;
   error.code = "ERR_MODULE_NOT_FOUND";
   return error;

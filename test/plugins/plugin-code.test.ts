@@ -200,6 +200,34 @@ describe("the code a trusted project plugin runs", () => {
     expect(existsSync(marker)).toBe(false);
   });
 
+  it("copies the dependencies its package.json declares, for an import esbuild cannot see", async () => {
+    writeShouter(ws());
+    const root = join(ws(), "tools", "shouter");
+    write(join(root, "package.json"), JSON.stringify({ name: "shouter", dependencies: { shout: "1.0.0" } }));
+    // The name is computed when the module runs: no bundler follows it.
+    const entry = join(root, "dev.reson", "index.mjs");
+    write(
+      entry,
+      readFileSync(entry, "utf8").replace(
+        'import shout from "shout";',
+        'const { default: shout } = await import(["sh", "out"].join(""));',
+      ),
+    );
+    const added = await reson(["plugin", "add", "./tools/shouter", "--project", "--yes"]);
+    expect(added.code, added.stderr).toBe(0);
+    const marker = join(ws(), "PWNED");
+    write(
+      join(ws(), "node_modules", "shout", "index.js"),
+      planted(marker, "module.exports = () => 'tampered';"),
+    );
+    f.server.enqueue({ toolCalls: [{ name: "shout", arguments: {} }] }, { text: "Shouted." });
+    const result = await run(["shout"]);
+    expect(result.code, result.stderr).toBe(0);
+    const shout = (parseEvents(result.stdout) as Event[]).find((e) => e.type === "tool_result");
+    expect(shout).toMatchObject({ name: "shout", ok: true, content: "HELLO! (later); no late-dep" });
+    expect(existsSync(marker)).toBe(false);
+  });
+
   it("a trust recorded before copies were kept asks once more, and removing the plugin removes its copy", async () => {
     writeShouter(ws());
     expect((await reson(["plugin", "add", "./tools/shouter", "--project", "--yes"])).code).toBe(0);

@@ -8,7 +8,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { mkdir, readdir, readFile, realpath, rename, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { basename, dirname, join, parse, relative, sep } from "node:path";
+import { basename, dirname, join, normalize, parse, relative, sep } from "node:path";
 import { ResonError } from "../core/errors.js";
 import { isWithin } from "../core/path-within.js";
 import { readPluginManifest } from "./manifest.js";
@@ -20,6 +20,8 @@ export const PLUGIN_CODE_DIR = "plugin-code";
 const STALE_PARTIAL_MS = 24 * 60 * 60 * 1000;
 
 const SCRIPT = /\.(?:[cm]?js|[cm]?ts)$/;
+// What a plugin's mcp.json writes for its folder (a literal, not a template string).
+const ROOT_PLACEHOLDER = ["$", "{PLUGIN_ROOT}"].join("");
 const PARSED = /\.(?:[cm]?[jt]sx?|json)$/;
 
 /** The folder of the copy with this key. */
@@ -53,6 +55,7 @@ function esbuild(): Esbuild | undefined {
   }
 }
 
+const RESON = "reson";
 const DEPENDENCY_FIELDS = ["dependencies", "optionalDependencies", "peerDependencies"] as const;
 const PACKAGE_NAME = /^(?:@[a-z0-9~-][a-z0-9._~-]*\/)?[a-z0-9~-][a-z0-9._~-]*$/i;
 
@@ -86,7 +89,7 @@ async function declaredPackages(root: string): Promise<Set<string>> {
       const deps = (manifest as Record<string, unknown> | undefined)?.[field];
       if (typeof deps !== "object" || deps === null) continue;
       for (const name of Object.keys(deps)) {
-        if (!PACKAGE_NAME.test(name)) continue;
+        if (!PACKAGE_NAME.test(name) || name === RESON) continue;
         const pkg = await findPackage(dir, name);
         if (!pkg || found.has(pkg) || pkg === root) continue;
         found.add(pkg);
@@ -99,7 +102,11 @@ async function declaredPackages(root: string): Promise<Set<string>> {
   return found;
 }
 
-/** Every file the plugin's scripts reach through imports and require()s (absolute, real paths). */
+/**
+ * Every file the plugin's scripts (its entry, the servers its mcp.json starts) reach through
+ * imports and require()s (absolute, real paths). Its other files (tests, build scripts) are
+ * copied but not followed: what they import is not what reson runs.
+ */
 async function reachedFiles(root: string, entryPoints: string[]): Promise<Set<string>> {
   const reached = new Set<string>();
   const bundler = esbuild();
@@ -124,6 +131,8 @@ async function reachedFiles(root: string, entryPoints: string[]): Promise<Set<st
             // What cannot be resolved now is left out; a run's import of it then fails inside the copy.
             build.onResolve({ filter: /.*/ }, async (args) => {
               if (args.pluginData === self || args.kind === "entry-point") return undefined;
+              // "reson" is the reson that loads the plugin (reson-specifier.ts), never a copy.
+              if (args.path === RESON) return { path: args.path, external: true };
               const found = await build.resolve(args.path, {
                 kind: args.kind,
                 importer: args.importer,
@@ -191,6 +200,22 @@ async function linksIn(
   }
 }
 
+/** The plugin's own scripts its mcp.json runs (`${PLUGIN_ROOT}/…` in a server's command or args). */
+async function mcpScripts(file: string, root: string, own: readonly string[]): Promise<string[]> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await readFile(file, "utf8"));
+  } catch {
+    return [];
+  }
+  const servers = (parsed as { mcpServers?: unknown; servers?: unknown } | null) ?? {};
+  const words = JSON.stringify(servers.mcpServers ?? servers.servers ?? {}).match(/"[^"]*"/g) ?? [];
+  const named = words.map((word) =>
+    normalize((JSON.parse(word) as string).replaceAll(ROOT_PLACEHOLDER, root)),
+  );
+  return own.filter((path) => SCRIPT.test(path) && named.includes(path));
+}
+
 /**
  * What to copy: the plugin's own files, the packages and files its scripts reach, the
  * package.json files that say how Node reads them, and the node_modules links Node follows to
@@ -199,8 +224,10 @@ async function linksIn(
 async function copyList(root: string): Promise<CopyList> {
   const manifest = await readPluginManifest(root);
   const own = (await packageFiles(root)).map((file) => join(root, file));
-  const scripts = own.filter((file) => SCRIPT.test(file));
-  if (manifest.entry && !scripts.includes(manifest.entry)) scripts.push(manifest.entry);
+  const scripts = [
+    ...(manifest.entry ? [manifest.entry] : []),
+    ...(manifest.mcpFile ? await mcpScripts(manifest.mcpFile, root, own) : []),
+  ];
   const files = new Set(own);
   const packages = await declaredPackages(root);
   for (const file of await reachedFiles(root, scripts)) {

@@ -1,6 +1,6 @@
 // A plugin's `import { definePlugin } from "reson"` (or `require("reson")`) finds the reson
 // that loads it. A folder plugin lies outside any node_modules that holds reson, so Node alone
-// cannot resolve the name; a plugin that brings its own copy in its node_modules keeps it.
+// cannot resolve the name; a user plugin that brings its own copy in its node_modules keeps it.
 // Code loaded from a trusted copy (plugin-code.ts) resolves only inside that copy: a name it
 // did not reach when trusted is not looked for above it, in folders a run's commands may change.
 import * as nodeModule from "node:module";
@@ -37,9 +37,10 @@ export function resolveResonForPlugins(): void {
       const parent = context.parentURL;
       const copy = parent === undefined ? undefined : sealed.find((prefix) => parent.startsWith(prefix));
       if (specifier === "reson") {
+        // A trusted copy holds no reson of its own: the plugin gets the reson that loads it.
+        if (copy) return { url: LIBRARY_ENTRY, format: "module", shortCircuit: true };
         try {
-          const found = nextResolve(specifier, context);
-          if (!copy || found.url.startsWith(copy)) return found;
+          return nextResolve(specifier, context);
         } catch (error) {
           if (!notFound(error)) throw error;
         }

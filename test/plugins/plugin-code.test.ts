@@ -228,6 +228,51 @@ describe("the code a trusted project plugin runs", () => {
     expect(existsSync(marker)).toBe(false);
   });
 
+  it('copies what its MCP server imports but not what its tests do, and "reson" is the reson that loads it', async () => {
+    writeShouter(ws());
+    const root = join(ws(), "tools", "shouter");
+    const marker = join(ws(), "PWNED");
+    const pkg = (name: string, main: string) => {
+      write(join(ws(), "node_modules", name, "package.json"), JSON.stringify({ name, main: "index.js" }));
+      write(join(ws(), "node_modules", name, "index.js"), main);
+    };
+    // The workspace's own reson, which a run's commands could rewrite.
+    pkg("reson", planted(marker, "exports.definePlugin = () => () => {};"));
+    pkg("mcp-helper", "module.exports = 1;\n");
+    pkg("test-runner", "module.exports = 1;\n");
+    write(
+      join(root, "mcp.json"),
+      JSON.stringify({ mcpServers: { srv: { command: "node", args: ["${PLUGIN_ROOT}/server.mjs"] } } }),
+    );
+    write(join(root, "server.mjs"), 'import "mcp-helper";\n');
+    write(join(root, "test", "shouter.test.mjs"), 'import "test-runner";\n');
+    const entry = join(root, "dev.reson", "index.mjs");
+    write(
+      entry,
+      readFileSync(entry, "utf8")
+        .replace(
+          "export default (api) => {",
+          'import { definePlugin } from "reson";\nexport default definePlugin((api) => {',
+        )
+        .replace(/};\s*$/, "});\n"),
+    );
+    const added = await reson(["plugin", "add", "./tools/shouter", "--project", "--yes"]);
+    expect(added.code, added.stderr).toBe(0);
+    const [key] = copies();
+    const copied = (name: string) =>
+      existsSync(join(f.home.path, "plugin-code", key!, ws(), "node_modules", name, "index.js"));
+    expect(copied("mcp-helper")).toBe(true);
+    expect(copied("test-runner")).toBe(false);
+    expect(copied("reson")).toBe(false);
+
+    f.server.enqueue({ toolCalls: [{ name: "shout", arguments: {} }] }, { text: "Shouted." });
+    const result = await run(["shout"]);
+    expect(result.code, result.stderr).toBe(0);
+    const shout = (parseEvents(result.stdout) as Event[]).find((e) => e.type === "tool_result");
+    expect(shout).toMatchObject({ name: "shout", ok: true, content: "HELLO! (later); no late-dep" });
+    expect(existsSync(marker)).toBe(false);
+  });
+
   it("a trust recorded before copies were kept asks once more, and removing the plugin removes its copy", async () => {
     writeShouter(ws());
     expect((await reson(["plugin", "add", "./tools/shouter", "--project", "--yes"])).code).toBe(0);

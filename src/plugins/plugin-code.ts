@@ -288,7 +288,7 @@ export async function copyPluginCode(home: string, root: string): Promise<Plugin
         throw tooBig(root, `runs more than ${MAX_PLUGIN_BYTES >> 20} MiB of code (with what it imports)`);
       const target = inCopy(partial, file);
       await mkdir(dirname(target), { recursive: true, mode: 0o700 });
-      const mode = (await stat(file)).mode & 0o755;
+      const mode = ((await stat(file).catch(() => undefined))?.mode ?? 0o644) & 0o755;
       await writeFile(target, content, { mode: mode | 0o600 });
       const name = relative(partial, target);
       hash.update(`${name}\0${mode}\0${content.length}\0`).update(content);
@@ -323,6 +323,30 @@ export async function pluginCodeAt(home: string, key: string): Promise<string | 
   const dir = pluginCodeDir(home, key);
   if (!(await stat(dir).catch(() => undefined))?.isDirectory()) return undefined;
   return realpath(dir);
+}
+
+/**
+ * The files of a copy that differ from where they came from (a dependency updated, or
+ * tampered with, since it was trusted), as their original paths; the plugin's own folder is
+ * left to its hash. The copy still runs as trusted: this only tells the user.
+ */
+export async function changedSinceCopied(dir: string, pluginRoot: string): Promise<string[]> {
+  const changed: string[] = [];
+  const walk = async (folder: string): Promise<void> => {
+    for (const entry of await readdir(folder, { withFileTypes: true }).catch(() => [])) {
+      const path = join(folder, entry.name);
+      const original = join(sep, relative(dir, path));
+      if (entry.isDirectory()) await walk(path);
+      if (!entry.isFile()) continue;
+      const own =
+        isWithin(original, pluginRoot) && !relative(pluginRoot, original).split(sep).includes("node_modules");
+      if (own) continue;
+      const [was, now] = await Promise.all([readFile(path), readFile(original).catch(() => undefined)]);
+      if (!now?.equals(was)) changed.push(original);
+    }
+  };
+  await walk(dir);
+  return changed.sort();
 }
 
 /** Removes the copies no trust names any more (and partial copies a crash left behind). */

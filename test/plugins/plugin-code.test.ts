@@ -115,6 +115,13 @@ describe("the code a trusted project plugin runs", () => {
       join(ws(), "node_modules", "shout", "index.js"),
       planted(marker, "module.exports = () => 'tampered';"),
     );
+    // It still loads, from its copy, and `reson plugin list` tells of the change.
+    expect((await list()).plugins[0]).toMatchObject({
+      status: "loads",
+      trusted: true,
+      problem: expect.stringContaining(join(ws(), "node_modules", "shout", "index.js")),
+    });
+    expect(existsSync(marker)).toBe(false);
     // And, once the plugin is loaded, its own module that it imports only when its tool runs.
     f.server.enqueue(
       {

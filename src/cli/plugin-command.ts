@@ -7,6 +7,7 @@ import { ResonError, toResonError } from "../core/errors.js";
 import {
   type AddedPlugin,
   addPlugin,
+  discoverPlugins,
   findPlugin,
   type ListedPlugin,
   listPlugins,
@@ -209,6 +210,12 @@ async function showCommand(parsed: Parsed, argv: string[]): Promise<number> {
   const explicit = argv.includes("--project") || argv.includes("--user");
   const { record, scope } = await located(parsed, name, explicit);
   const manifest = await readPluginManifest(record.root);
+  // A trusted project plugin runs from the copy made when it was trusted.
+  const copy =
+    scope === "project"
+      ? (await discoverPlugins(parsed.places)).load.find((p) => p.scope === "project" && p.name === name)
+          ?.code?.root
+      : undefined;
   const shown = {
     name: manifest.name,
     scope,
@@ -218,6 +225,7 @@ async function showCommand(parsed: Parsed, argv: string[]): Promise<number> {
     source: record.source,
     root: manifest.root,
     enabled: record.enabled,
+    ...(copy ? { runsFrom: copy } : {}),
     ...(manifest.entry ? { entry: manifest.entry } : {}),
     ...(manifest.skillsDir ? { skills: manifest.skillsDir } : {}),
     ...(manifest.mcpFile ? { mcp: manifest.mcpFile } : {}),
@@ -233,6 +241,7 @@ async function showCommand(parsed: Parsed, argv: string[]): Promise<number> {
   if (manifest.description) say(`  ${manifest.description}`);
   say(`  source: ${record.source}`);
   say(`  folder: ${manifest.root}`);
+  if (copy) say(`  runs from: ${copy} (the copy you trusted)`);
   say(`  reson entry: ${manifest.entry ?? "none (no extensions.dev.reson.entry)"}`);
   say(`  skills: ${manifest.skillsDir ?? "none"}`);
   say(`  mcp.json: ${manifest.mcpFile ?? "none"}`);

@@ -301,6 +301,10 @@ describe("the code a trusted project plugin runs", () => {
     expect(trusted.code, trusted.stderr).toBe(0);
     expect((await list()).plugins[0]).toMatchObject({ status: "loads", trusted: true });
     expect(copies()).toHaveLength(1);
+    const shown = await reson(["plugin", "show", "shouter"]);
+    expect(shown.stdout).toContain(
+      `runs from: ${join(realpathSync(f.home.path), "plugin-code", copies()[0]!, ws(), "tools", "shouter")} (the copy you trusted)`,
+    );
 
     const removed = await reson(["plugin", "remove", "shouter", "--project"]);
     expect(removed.code, removed.stderr).toBe(0);

@@ -31,7 +31,7 @@ export async function pluginChecks(home: string, workspace: string): Promise<Che
     for (const plugin of found.untrusted)
       push(
         "warn",
-        `${plugin.name} (project): not loaded: not trusted in its present form`,
+        `${plugin.name} (project): not loaded: not trusted in its present form (${plugin.reason})`,
         `Trust it with \`reson plugin trust ${plugin.name}\` (in ${workspace}) after checking its code in ${plugin.root}.`,
       );
     for (const plugin of found.disabled)

@@ -7,6 +7,7 @@ import { ResonError, toResonError } from "../core/errors.js";
 import {
   type AddedPlugin,
   addPlugin,
+  discoverPlugins,
   findPlugin,
   type ListedPlugin,
   listPlugins,
@@ -178,10 +179,13 @@ async function listCommand(parsed: Parsed): Promise<number> {
     ]),
   );
   for (const plugin of list.plugins)
-    if (plugin.problem) say(`${plugin.name} (${plugin.scope}): ${plugin.problem}`);
+    if (plugin.problem && plugin.status !== "untrusted")
+      say(`${plugin.name} (${plugin.scope}): ${plugin.problem}`);
   const untrusted = list.plugins.filter((p) => p.status === "untrusted");
   for (const plugin of untrusted)
-    say(`${plugin.name}: not trusted in its present form; \`reson plugin trust ${plugin.name}\` loads it.`);
+    say(
+      `${plugin.name}: not trusted in its present form (${plugin.problem ?? "not trusted yet"}); \`reson plugin trust ${plugin.name}\` loads it.`,
+    );
   return EXIT_OK;
 }
 
@@ -206,6 +210,12 @@ async function showCommand(parsed: Parsed, argv: string[]): Promise<number> {
   const explicit = argv.includes("--project") || argv.includes("--user");
   const { record, scope } = await located(parsed, name, explicit);
   const manifest = await readPluginManifest(record.root);
+  // A trusted project plugin runs from the copy made when it was trusted.
+  const copy =
+    scope === "project"
+      ? (await discoverPlugins(parsed.places)).load.find((p) => p.scope === "project" && p.name === name)
+          ?.code?.root
+      : undefined;
   const shown = {
     name: manifest.name,
     scope,
@@ -215,6 +225,7 @@ async function showCommand(parsed: Parsed, argv: string[]): Promise<number> {
     source: record.source,
     root: manifest.root,
     enabled: record.enabled,
+    ...(copy ? { runsFrom: copy } : {}),
     ...(manifest.entry ? { entry: manifest.entry } : {}),
     ...(manifest.skillsDir ? { skills: manifest.skillsDir } : {}),
     ...(manifest.mcpFile ? { mcp: manifest.mcpFile } : {}),
@@ -230,6 +241,7 @@ async function showCommand(parsed: Parsed, argv: string[]): Promise<number> {
   if (manifest.description) say(`  ${manifest.description}`);
   say(`  source: ${record.source}`);
   say(`  folder: ${manifest.root}`);
+  if (copy) say(`  runs from: ${copy} (the copy you trusted)`);
   say(`  reson entry: ${manifest.entry ?? "none (no extensions.dev.reson.entry)"}`);
   say(`  skills: ${manifest.skillsDir ?? "none"}`);
   say(`  mcp.json: ${manifest.mcpFile ?? "none"}`);
@@ -284,7 +296,7 @@ async function trustCommand(parsed: Parsed, signal: AbortSignal): Promise<number
   }
   await trustProjectPlugin({ ...parsed.places, name, hash, signal });
   say(
-    `Trusted "${name}" for ${parsed.places.workspace} (package hash ${hash}). A change to its files asks again.`,
+    `Trusted "${name}" for ${parsed.places.workspace} (package hash ${hash}): it runs from a copy of its files and of what it imports, in ${resonHome()}/plugin-code. A change to its files asks again.`,
   );
   return EXIT_OK;
 }

@@ -20,7 +20,8 @@ export interface HashApprovalFile {
   stampKey: string;
 }
 
-async function readApprovals(file: HashApprovalFile): Promise<Approvals> {
+/** Every approval in the file: workspace real path -> name -> entry. */
+export async function readApprovals(file: HashApprovalFile): Promise<Approvals> {
   let text: string;
   try {
     text = await readFile(file.path, "utf8");
@@ -50,18 +51,43 @@ export async function isHashApproved(
   return (await readApprovals(file))[workspace]?.[name]?.hash === hash;
 }
 
-/** Records the approval (0600: only the user reads or changes what they approved). */
+/** The approval of `name` in `workspace`, with whatever was kept beside its hash. */
+export async function approvalOf(
+  file: HashApprovalFile,
+  workspace: string,
+  name: string,
+): Promise<({ hash: string } & Record<string, string>) | undefined> {
+  return (await readApprovals(file))[workspace]?.[name];
+}
+
+/** Records the approval (0600: only the user reads or changes what they approved), with `extra` kept beside the hash. */
 export async function approveHash(
   file: HashApprovalFile,
   workspace: string,
   name: string,
   hash: string,
   now = new Date(),
+  extra: Record<string, string> = {},
 ): Promise<void> {
   const approvals = await readApprovals(file);
   const names = approvals[workspace] ?? {};
-  names[name] = { hash, [file.stampKey]: now.toISOString() };
+  names[name] = { ...extra, hash, [file.stampKey]: now.toISOString() };
   approvals[workspace] = names;
+  await writeApprovals(file, approvals);
+}
+
+/** Forgets the approval of `name` in `workspace`; says whether there was one. */
+export async function revokeHash(file: HashApprovalFile, workspace: string, name: string): Promise<boolean> {
+  const approvals = await readApprovals(file);
+  const names = approvals[workspace];
+  if (!names?.[name]) return false;
+  delete names[name];
+  if (Object.keys(names).length === 0) delete approvals[workspace];
+  await writeApprovals(file, approvals);
+  return true;
+}
+
+async function writeApprovals(file: HashApprovalFile, approvals: Approvals): Promise<void> {
   await mkdir(dirname(file.path), { recursive: true, mode: 0o700 });
   await writeFileAtomic(file.path, `${JSON.stringify({ workspaces: approvals }, null, 2)}\n`, {
     mode: 0o600,

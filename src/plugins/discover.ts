@@ -1,16 +1,18 @@
 // Which plugins a run may load: the user's (always, when enabled) and the project's (only
-// those the user trusted in exactly their present form). A project's plugin shadows a user's
-// of the same name. Nothing here runs a plugin's code.
+// those the user trusted in exactly their present form, loaded from the copy made when they
+// were trusted). A project's plugin shadows a user's of the same name. Nothing here runs a
+// plugin's code.
 import { realpath } from "node:fs/promises";
+import { inCopy, pluginCodeAt, pluginCodeDir } from "./plugin-code.js";
 import { readRegistry, registryPath } from "./registry-file.js";
-import { isPluginTrusted, pluginHash } from "./trust.js";
+import { pluginHash, pluginTrustOf } from "./trust.js";
 import type { InstalledPlugin } from "./types.js";
 
 export interface DiscoveredPlugins {
   /** Enabled, and trusted where that is needed: to be loaded, project ones first. */
   load: InstalledPlugin[];
-  /** Enabled project plugins the user has not trusted in their present form (with their hash). */
-  untrusted: (InstalledPlugin & { hash: string })[];
+  /** Enabled project plugins the user has not trusted in their present form (with their hash, and why). */
+  untrusted: (InstalledPlugin & { hash: string; reason: string })[];
   disabled: InstalledPlugin[];
   /** Registry entries that could not be read, a missing folder, a package too big to hash. */
   problems: { name?: string; message: string }[];
@@ -64,9 +66,18 @@ export async function discoverPlugins(options: DiscoverPluginsOptions): Promise<
       }
       try {
         const hash = await pluginHash(root);
-        if (await isPluginTrusted(options.home, options.workspace, plugin.name, hash))
-          found.load.push(plugin);
-        else found.untrusted.push({ ...plugin, hash });
+        const trust = await pluginTrustOf(options.home, options.workspace, plugin.name, hash);
+        if ("untrusted" in trust) found.untrusted.push({ ...plugin, hash, reason: trust.untrusted });
+        else {
+          const dir = await pluginCodeAt(options.home, trust.code);
+          if (dir) found.load.push({ ...plugin, code: { dir, root: inCopy(dir, root) } });
+          else
+            found.untrusted.push({
+              ...plugin,
+              hash,
+              reason: `the copy of its code made when you trusted it (${pluginCodeDir(options.home, trust.code)}) is gone`,
+            });
+        }
       } catch (error) {
         found.problems.push({ name: plugin.name, message: (error as Error).message });
       }

@@ -1,9 +1,12 @@
 // What `reson plugin list` shows: every registered plugin of both scopes with what a run would
 // do with it (load it, or not and why), from the same discovery a run uses, and the plugins a
 // run would load loaded as a run loads them: one whose code fails says so, and why.
+
+import { join, relative, sep } from "node:path";
 import { toResonError } from "../core/errors.js";
 import { type DiscoveredPlugins, discoverPlugins } from "./discover.js";
 import type { PluginPlaces } from "./install.js";
+import { changedSinceCopied } from "./plugin-code.js";
 import { readRegistry, registryPath } from "./registry-file.js";
 import { loadDiscovered } from "./run-plugins.js";
 import { isPluginTrusted, pluginHash } from "./trust.js";
@@ -44,14 +47,18 @@ export async function listPlugins(places: PluginPlaces): Promise<PluginList> {
   const failures = await loadFailures(found, places);
   for (const p of found.load) {
     const failure = failures.get(p.name);
-    if (failure) problemOf.set(p.name, failure);
+    // A trusted copy whose originals changed still loads, as trusted: the user is told.
+    const problem = failure ?? (p.code ? await changedDependencies(p.name, p.code) : undefined);
+    if (problem) problemOf.set(p.name, problem);
     status.set(`${p.scope}:${p.name}`, {
       status: failure ? "fails" : "loads",
       ...(p.scope === "project" ? { trusted: true } : {}),
     });
   }
-  for (const p of found.untrusted)
+  for (const p of found.untrusted) {
+    problemOf.set(p.name, p.reason);
     status.set(`${p.scope}:${p.name}`, { status: "untrusted", trusted: false });
+  }
   for (const p of found.disabled) status.set(`${p.scope}:${p.name}`, { status: "disabled" });
   const projectNames = new Set<string>();
   for (const scope of ["project", "user"] as const) {
@@ -97,6 +104,19 @@ async function loadFailures(found: DiscoveredPlugins, places: PluginPlaces): Pro
     for (const plugin of found.load) failures.set(plugin.name, toResonError(error).message);
   }
   return failures;
+}
+
+/** What a trusted copy runs that has changed where it came from, in a sentence; undefined when nothing did. */
+async function changedDependencies(
+  name: string,
+  code: { dir: string; root: string },
+): Promise<string | undefined> {
+  const root = join(sep, relative(code.dir, code.root));
+  const changed = await changedSinceCopied(code.dir, root);
+  if (changed.length === 0) return undefined;
+  const shown = changed.slice(0, 3).join(", ");
+  const more = changed.length > 3 ? ` and ${changed.length - 3} more` : "";
+  return `runs the copy you trusted; ${changed.length === 1 ? "a file" : `${changed.length} files`} of what it imports changed in the workspace since (${shown}${more}): look at the change, then \`reson plugin trust ${name}\` takes it`;
 }
 
 /** Trust of a project plugin discovery did not hash (a disabled one): false when it cannot be hashed. */

@@ -1,7 +1,8 @@
 // Adding, removing, enabling and trusting plugins at a scope. A folder is registered where it
-// lies (never copied, never deleted); a tarball or npm spec is installed into the scope's npm
-// prefix. Every change re-reads the registry under the scope's lock and writes it atomically,
-// so two `reson plugin add` at once both keep their plugin.
+// lies (never moved, never deleted); a tarball or npm spec is installed into the scope's npm
+// prefix. Trusting a project's plugin copies what it runs into reson's home (plugin-code.ts).
+// Every change re-reads the registry under the scope's lock and writes it atomically, so two
+// `reson plugin add` at once both keep their plugin.
 import { realpath } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { ResonError } from "../core/errors.js";
@@ -9,6 +10,7 @@ import { withLock } from "./install-lock.js";
 import { findNpm, installedPackageName, type NpmCommand, npmInstall, npmUninstall } from "./install-npm.js";
 import { type PluginSpec, parsePluginSpec } from "./install-spec.js";
 import { type PluginManifest, readPluginManifest } from "./manifest.js";
+import { copyPluginCode, type PluginCode, prunePluginCode } from "./plugin-code.js";
 import {
   type PluginRecord,
   readRegistry,
@@ -16,7 +18,7 @@ import {
   userPluginsDir,
   writeRegistry,
 } from "./registry-file.js";
-import { pluginHash, trustPlugin } from "./trust.js";
+import { forgetPluginTrust, pluginCodeInUse, trustPlugin } from "./trust.js";
 import type { PluginScope } from "./types.js";
 
 export interface PluginPlaces {
@@ -78,14 +80,36 @@ function registryOf(scope: PluginScope, places: PluginPlaces) {
   };
 }
 
-/** Trust is one file for all workspaces: its read-modify-write is serialised too. */
-function trustLocked(places: PluginPlaces, name: string, hash: string, signal: AbortSignal): Promise<void> {
-  return withLock(
-    join(places.home, "plugin-trust.json.lock"),
-    () => trustPlugin(places.home, places.workspace, name, hash),
-    {
-      signal,
+/** Trust is one file for all workspaces (with the copies it names): its changes are serialised. */
+function trustLocked<T>(places: PluginPlaces, work: () => Promise<T>, signal: AbortSignal): Promise<T> {
+  return withLock(join(places.home, "plugin-trust.json.lock"), work, { signal });
+}
+
+/**
+ * Trusts a project plugin as it is now: copies what it runs (its files and what its imports
+ * reach) into $RESON_HOME/plugin-code, trusts that copy, and removes copies no trust names.
+ * With `expected` (the hash the user was shown), a plugin that changed since is not trusted.
+ */
+export function trustPluginCode(
+  places: PluginPlaces & { name: string; root: string; signal: AbortSignal; expected?: string },
+): Promise<PluginCode> {
+  return trustLocked(
+    places,
+    async () => {
+      const code = await copyPluginCode(places.home, places.root);
+      if (places.expected !== undefined && code.hash !== places.expected) {
+        await prunePluginCode(places.home, await pluginCodeInUse(places.home));
+        throw new ResonError(
+          "plugin_invalid",
+          `The plugin "${places.name}" changed while you were asked (package hash ${code.hash}, not ${places.expected}); it is not trusted.`,
+          { hint: `Look at it again, then \`reson plugin trust ${places.name}\`.` },
+        );
+      }
+      await trustPlugin(places.home, places.workspace, places.name, { hash: code.hash, code: code.key });
+      await prunePluginCode(places.home, await pluginCodeInUse(places.home));
+      return code;
     },
+    places.signal,
   );
 }
 
@@ -178,9 +202,12 @@ export async function addPlugin(options: AddPluginOptions): Promise<AddedPlugin>
     return { record, manifest, warnings, ...(previous ? { previous } : {}) };
   }, options.signal);
   if (options.scope !== "project" || options.trust === false) return added;
-  const trustedHash = await pluginHash(added.record.root);
-  await trustLocked(options, added.record.name, trustedHash, options.signal);
-  return { ...added, trustedHash };
+  const code = await trustPluginCode({
+    ...options,
+    name: added.record.name,
+    root: added.record.root,
+  });
+  return { ...added, trustedHash: code.hash };
 }
 
 function notFound(name: string, scope: PluginScope, file: string): ResonError {
@@ -211,6 +238,15 @@ export async function removePlugin(options: PluginChangeOptions & { name: string
       ? await installedPackageName(prefix, record.root)
       : undefined;
     const removed: RemovedPlugin = { record, warnings: [] };
+    if (options.scope === "project")
+      await trustLocked(
+        options,
+        async () => {
+          await forgetPluginTrust(options.home, options.workspace, record.name);
+          await prunePluginCode(options.home, await pluginCodeInUse(options.home));
+        },
+        options.signal,
+      );
     if (!pkg) return removed;
     try {
       await npmUninstall(options.npm ?? (await findNpm()), prefix, pkg, options.signal);
@@ -254,9 +290,14 @@ export async function trustProjectPlugin(
 ): Promise<string> {
   const record = await findPlugin(options.name, "project", options);
   if (!record) throw notFound(options.name, "project", registryPath("project", options));
-  const hash = options.hash ?? (await pluginHash(record.root));
-  await trustLocked(options, record.name, hash, options.signal);
-  return hash;
+  const root = await realpath(record.root).catch(() => record.root);
+  const code = await trustPluginCode({
+    ...options,
+    name: record.name,
+    root,
+    ...(options.hash ? { expected: options.hash } : {}),
+  });
+  return code.hash;
 }
 
 /** The records `reson plugin update` re-installs: npm ones (all of a scope, or the one named). */

@@ -21,7 +21,7 @@ import {
   type ReportPluginProblem,
 } from "./plugin-hooks.js";
 import { pluginToolDefinition, pluginToolProblem } from "./plugin-tool.js";
-import { resolveResonForPlugins } from "./reson-specifier.js";
+import { resolveResonForPlugins, sealPluginCode } from "./reson-specifier.js";
 import type { InstalledPlugin } from "./types.js";
 
 /** Setup and each hook call get this long unless config `timeouts.pluginSetupMs`/`pluginHookMs` say otherwise. */
@@ -188,7 +188,9 @@ export async function loadPlugins(options: LoadPluginsOptions): Promise<LoadedPl
       loaded.errors.push({ plugin: plugin.name, message: `${message}${disableHint(plugin.name)}` });
     let manifest: Awaited<ReturnType<typeof readPluginManifest>>;
     try {
-      manifest = await readPluginManifest(plugin.root);
+      // A trusted project plugin loads from its copy, whose imports stay inside it.
+      if (plugin.code) sealPluginCode(plugin.code.dir);
+      manifest = await readPluginManifest(plugin.code?.root ?? plugin.root);
     } catch (error) {
       fail(`not loaded: ${messageOf(error)}`);
       continue;

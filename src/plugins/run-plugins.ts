@@ -10,9 +10,9 @@ import { type PluginMcpSource, READ_RESOURCE, TOOL_SEARCH } from "../mcp/index.j
 import { RECALL_TOOL } from "../memory/index.js";
 import { createBuiltinTools } from "../tools/index.js";
 import { type DiscoveredPlugins, discoverPlugins } from "./discover.js";
+import { trustPluginCode } from "./install.js";
 import type { LoadedPlugins } from "./load-plugins.js";
 import { readPluginManifest } from "./manifest.js";
-import { trustPlugin } from "./trust.js";
 import type { InstalledPlugin } from "./types.js";
 
 /** What an agent must offer so its plugins can report into its runs and hear their events. */
@@ -47,7 +47,7 @@ export interface RunPluginsOptions {
    * Asks the user whether to trust a project's plugin that is not trusted in its present form
    * (the terminal); yes trusts it (remembered with its hash) and loads it. Absent: not loaded.
    */
-  askTrust?: (plugin: InstalledPlugin & { hash: string }) => Promise<boolean>;
+  askTrust?: (plugin: InstalledPlugin & { hash: string; reason: string }) => Promise<boolean>;
 }
 
 /** Every tool name a plugin may not take (MCP tools are kept apart by their mcp__ prefix). */
@@ -103,7 +103,10 @@ export async function pluginsForRun(options: RunPluginsOptions): Promise<RunPlug
   };
 }
 
-/** Moves the project plugins the user trusts now from `untrusted` to `load`, remembering the trust. */
+/**
+ * Moves the project plugins the user trusts now from `untrusted` to `load` (from the copy
+ * trusting makes), remembering the trust; one that changed since it was hashed stays out.
+ */
 async function askForTrust(
   found: DiscoveredPlugins,
   options: RunPluginsOptions,
@@ -115,9 +118,20 @@ async function askForTrust(
       still.push(plugin);
       continue;
     }
-    await trustPlugin(options.home, options.workspace, plugin.name, plugin.hash);
-    const { hash: _hash, ...installed } = plugin;
-    found.load.push(installed);
+    try {
+      const code = await trustPluginCode({
+        home: options.home,
+        workspace: options.workspace,
+        name: plugin.name,
+        root: plugin.root,
+        expected: plugin.hash,
+        signal: AbortSignal.timeout(60_000),
+      });
+      const { hash: _hash, reason: _reason, ...installed } = plugin;
+      found.load.push({ ...installed, code: { dir: code.dir, root: code.root } });
+    } catch (error) {
+      found.problems.push({ name: plugin.name, message: (error as Error).message });
+    }
   }
   found.untrusted = still;
 }
@@ -177,7 +191,7 @@ export async function pluginSkillFolders(
   const found = await discoverPlugins({ home: options.home, workspace: options.workspace });
   const folders: { path: string; plugin: string }[] = [];
   for (const plugin of found.load) {
-    const manifest = await readPluginManifest(plugin.root).catch(() => undefined);
+    const manifest = await readPluginManifest(plugin.code?.root ?? plugin.root).catch(() => undefined);
     if (manifest?.skillsDir) folders.push({ path: manifest.skillsDir, plugin: plugin.name });
   }
   return folders;

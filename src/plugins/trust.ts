@@ -1,52 +1,62 @@
 // A project's plugins run code with the user's rights, so they load only after the user
 // trusted that exact package once: trust is kept per workspace and plugin name with a hash of
-// the plugin's files ($RESON_HOME/plugin-trust.json); a changed package asks again. No project
+// the plugin's own files ($RESON_HOME/plugin-trust.json) and the key of the copy of everything
+// it runs (plugin-code.ts), from which it then loads; a changed package asks again. No project
 // file can trust itself.
 import { createHash } from "node:crypto";
-import { readdir, readFile } from "node:fs/promises";
+import { readdir, readFile, stat } from "node:fs/promises";
 import { join, relative } from "node:path";
 import { ResonError } from "../core/errors.js";
-import { approveHash, type HashApprovalFile, isHashApproved } from "../core/hash-approvals.js";
+import {
+  approvalOf,
+  approveHash,
+  type HashApprovalFile,
+  readApprovals,
+  revokeHash,
+} from "../core/hash-approvals.js";
 
 export const PLUGIN_TRUST_FILE = "plugin-trust.json";
 
-/** Beyond these a package is too big to hash (and to trust): a user can still add it at user scope. */
-const MAX_FILES = 5000;
-const MAX_BYTES = 64 * 1024 * 1024;
+/** Beyond these a package (with what it runs, for a copy) is too big to hash and trust: a user can still add it at user scope. */
+export const MAX_PLUGIN_FILES = 5000;
+export const MAX_PLUGIN_BYTES = 64 * 1024 * 1024;
+
+export function tooBig(root: string, what: string): ResonError {
+  return new ResonError("plugin_invalid", `The plugin in ${root} ${what}.`, {
+    hint: "Add it at user scope (`reson plugin add` without --project) if you trust it.",
+  });
+}
 
 async function filesOf(root: string, dir: string, out: string[]): Promise<void> {
   const entries = await readdir(dir, { withFileTypes: true });
   for (const entry of entries) {
-    // Installed dependencies are the package manager's; the plugin's own files are what it runs.
+    // A package's installed dependencies are not its own files: what of them it runs is copied
+    // and hashed with it when trusted (plugin-code.ts).
     if (entry.name === "node_modules" || entry.name === ".git") continue;
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) await filesOf(root, path, out);
-    else if (entry.isFile() || entry.isSymbolicLink()) out.push(relative(root, path));
-    if (out.length > MAX_FILES)
-      throw new ResonError(
-        "plugin_invalid",
-        `The plugin in ${root} has more than ${MAX_FILES} files to check.`,
-        {
-          hint: "Add it at user scope (`reson plugin add` without --project) if you trust it.",
-        },
-      );
+    // A link counts as what it points to: the copy a trusted plugin runs from holds that.
+    const kind = entry.isSymbolicLink() ? await stat(path).catch(() => undefined) : entry;
+    if (kind?.isDirectory()) await filesOf(root, path, out);
+    else if (kind?.isFile()) out.push(relative(root, path));
+    if (out.length > MAX_PLUGIN_FILES) throw tooBig(root, `has more than ${MAX_PLUGIN_FILES} files to check`);
   }
+}
+
+/** A folder's files (paths relative to it, sorted), leaving out node_modules and .git. */
+export async function packageFiles(root: string): Promise<string[]> {
+  const files: string[] = [];
+  await filesOf(root, root, files);
+  return files.sort();
 }
 
 /** A hash of the plugin's own files: their paths and contents, in a stable order. */
 export async function pluginHash(root: string): Promise<string> {
-  const files: string[] = [];
-  await filesOf(root, root, files);
-  files.sort();
   const hash = createHash("sha256");
   let bytes = 0;
-  for (const file of files) {
+  for (const file of await packageFiles(root)) {
     const content = await readFile(join(root, file)).catch(() => Buffer.alloc(0));
     bytes += content.length;
-    if (bytes > MAX_BYTES)
-      throw new ResonError("plugin_invalid", `The plugin in ${root} is larger than ${MAX_BYTES >> 20} MiB.`, {
-        hint: "Add it at user scope (`reson plugin add` without --project) if you trust it.",
-      });
+    if (bytes > MAX_PLUGIN_BYTES) throw tooBig(root, `is larger than ${MAX_PLUGIN_BYTES >> 20} MiB`);
     hash.update(`${file}\0${content.length}\0`).update(content);
   }
   return hash.digest("hex").slice(0, 32);
@@ -61,21 +71,58 @@ function trustFile(home: string): HashApprovalFile {
   };
 }
 
-export function isPluginTrusted(
+/** What the user trusted: the plugin's own files (`hash`) and the copy it runs from (`code`, its key). */
+export interface PluginTrust {
+  hash: string;
+  code: string;
+}
+
+/** The trusted copy's key when the plugin is trusted with these files, else why it is not. */
+export async function pluginTrustOf(
+  home: string,
+  workspace: string,
+  name: string,
+  hash: string,
+): Promise<{ code: string } | { untrusted: string }> {
+  const entry = await approvalOf(trustFile(home), workspace, name);
+  if (!entry) return { untrusted: "not trusted yet" };
+  if (entry.hash !== hash) return { untrusted: "its files changed since you trusted it" };
+  // Trust given before reson kept copies covered none of what the plugin imports: asked once more.
+  if (typeof entry.code !== "string" || entry.code === "")
+    return {
+      untrusted:
+        "trusted by an earlier reson, which did not keep a copy of the code it runs (dependencies included); trust it once more",
+    };
+  return { code: entry.code };
+}
+
+export async function isPluginTrusted(
   home: string,
   workspace: string,
   name: string,
   hash: string,
 ): Promise<boolean> {
-  return isHashApproved(trustFile(home), workspace, name, hash);
+  return "code" in (await pluginTrustOf(home, workspace, name, hash));
 }
 
 export function trustPlugin(
   home: string,
   workspace: string,
   name: string,
-  hash: string,
+  trust: PluginTrust,
   now = new Date(),
 ): Promise<void> {
-  return approveHash(trustFile(home), workspace, name, hash, now);
+  return approveHash(trustFile(home), workspace, name, trust.hash, now, { code: trust.code });
+}
+
+export function forgetPluginTrust(home: string, workspace: string, name: string): Promise<boolean> {
+  return revokeHash(trustFile(home), workspace, name);
+}
+
+/** The keys of the copies some trust still names (of any workspace). */
+export async function pluginCodeInUse(home: string): Promise<Set<string>> {
+  const keys = new Set<string>();
+  for (const names of Object.values(await readApprovals(trustFile(home))))
+    for (const entry of Object.values(names)) if (typeof entry.code === "string") keys.add(entry.code);
+  return keys;
 }

@@ -12,4 +12,6 @@ export interface InstalledPlugin {
   source: string;
   version?: string;
   enabled: boolean;
+  /** A trusted project plugin's copy of what it runs (`dir`), and its folder in it (`root`): where it loads from. */
+  code?: { dir: string; root: string };
 }

@@ -10,7 +10,7 @@ import { join, resolve } from "node:path";
 import { Value } from "typebox/value";
 import { describe, expect, it } from "vitest";
 import { ResonEventSchema } from "../../src/core/events.js";
-import { pluginHash, registryPath, trustPlugin, writeRegistry } from "../../src/plugins/index.js";
+import { registryPath, writeRegistry } from "../../src/plugins/index.js";
 import { cleanEnv, parseEvents, runCli, tempDir } from "../support/cli.js";
 import { fakeModelArgs, useCliFixture } from "../support/cli-fixture.js";
 import { skipWithout } from "../support/requirements.js";
@@ -487,7 +487,8 @@ describe("plugins in runs", () => {
     expect(doctor.stdout).toContain("greeter (project): not loaded: not trusted in its present form");
     expect(doctor.stdout).toContain("reson plugin trust greeter");
 
-    await trustPlugin(f.home.path, workspace, "greeter", await pluginHash(realpathSync(root)));
+    const trusted = await runCli(["plugin", "trust", "greeter", "--yes"], { cwd: f.ws.path, env: env() });
+    expect(trusted.code, trusted.stderr).toBe(0);
     f.server.enqueue(call("greet", { name: "Ann" }), { text: "Done." });
     const after = await run(["--json", "greet Ann"]);
     const events = parseEvents(after.stdout);

@@ -8,6 +8,7 @@ import {
   readRegistry,
   registryPath,
   trustPlugin,
+  trustProjectPlugin,
   writeRegistry,
 } from "../../src/plugins/index.js";
 
@@ -60,11 +61,11 @@ describe("plugin trust", () => {
     writeFileSync(join(root, "node_modules", "dep", "index.js"), "1");
     const hash = await pluginHash(root);
     expect(await isPluginTrusted(home, "/ws", "p", hash)).toBe(false);
-    await trustPlugin(home, "/ws", "p", hash);
+    await trustPlugin(home, "/ws", "p", { hash, code: "copy-key" });
     expect(await isPluginTrusted(home, "/ws", "p", hash)).toBe(true);
     expect(await isPluginTrusted(home, "/other", "p", hash)).toBe(false);
     expect(statSync(join(home, "plugin-trust.json")).mode & 0o777).toBe(0o600);
-    // Installed dependencies do not count; the plugin's own files do.
+    // Installed dependencies do not count (they are copied when trusted); the plugin's own files do.
     writeFileSync(join(root, "node_modules", "dep", "index.js"), "2");
     expect(await pluginHash(root)).toBe(hash);
     writeFileSync(join(root, "plugin.json"), '{"name":"p","version":"2"}');
@@ -101,7 +102,7 @@ describe("discoverPlugins", () => {
     expect(found.disabled.map((p) => p.name)).toEqual(["off"]);
     expect(found.untrusted.map((p) => p.name)).toEqual(["proj"]);
     expect(found.problems).toEqual([expect.objectContaining({ name: "gone" })]);
-    await trustPlugin(home, workspace, "proj", found.untrusted[0]!.hash);
+    await trustProjectPlugin({ home, workspace, name: "proj", signal: AbortSignal.timeout(30_000) });
     found = await discoverPlugins({ home, workspace });
     expect(found.load.map((p) => [p.name, p.scope])).toEqual([
       ["proj", "project"],

@@ -46,7 +46,7 @@ function packageRootOf(file: string): string | undefined {
 
 type Esbuild = typeof import("esbuild");
 
-/** esbuild, when this reson has it (a development dependency until it ships with reson). */
+/** esbuild (a dependency of reson; absent only from a copy installed without it). */
 function esbuild(): Esbuild | undefined {
   try {
     return createRequire(import.meta.url)("esbuild") as Esbuild;

@@ -17,7 +17,7 @@ import { parseCommandArgs } from "./command-args.js";
 import { confirm } from "./confirm.js";
 import { EXIT_OK, EXIT_USAGE, exitCodeForError } from "./exit-codes.js";
 import { reportError } from "./run-command.js";
-import { existingWorkspaceFolder } from "./workspace-choice.js";
+import { existingWorkspaceFolder, workspaceFolderArg } from "./workspace-choice.js";
 
 const USAGE = "Usage: reson permissions [show] [-w dir]  |  reson permissions approve [-w dir] [--yes]";
 
@@ -56,7 +56,8 @@ export async function permissionsCommand(argv: string[]): Promise<number> {
     return EXIT_USAGE;
   }
   try {
-    const root = existingWorkspaceFolder(parsed.workspace);
+    // A folder, or a registered workspace's name (as every command's -w takes).
+    const root = existingWorkspaceFolder(await workspaceFolderArg(parsed.workspace));
     const home = resonHome();
     const policy = await loadPermissionSettings({ workspaceRoot: root, home });
     const held = policy.held ?? [];

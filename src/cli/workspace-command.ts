@@ -4,6 +4,7 @@
 import { createInterface } from "node:readline/promises";
 import { resonHome } from "../config/index.js";
 import { ResonError } from "../core/errors.js";
+import { approveTemplateSettings } from "../permissions/index.js";
 import type { WorkspaceRecord } from "../store/index.js";
 import { listTemplates, WorkspaceManager } from "../workspaces/index.js";
 import { didYouMean } from "./did-you-mean.js";
@@ -93,12 +94,14 @@ export function workspaceCommand(argv: string[]): Promise<number> {
     switch (sub) {
       case "create": {
         need(1, "one name");
-        const { workspace, skipped } = await manager.create({
+        const { workspace, skipped, fromUserTemplate } = await manager.create({
           name: first!,
           ...(typeof values.template === "string" ? { template: values.template } : {}),
           ...(typeof values.path === "string" ? { path: values.path } : {}),
           ...(values.default === true ? { makeDefault: true } : {}),
         });
+        // The user's own template: what its settings grant is theirs, approved with it.
+        const approved = await approveTemplateSettings(resonHome(), workspace.path, fromUserTemplate);
         if (values.json) out(JSON.stringify(workspace));
         else {
           out(
@@ -106,6 +109,11 @@ export function workspaceCommand(argv: string[]): Promise<number> {
           );
           if (skipped.length > 0)
             out(`Kept the folder's own ${skipped.join(", ")} (not overwritten by the template).`);
+          const granted = [...approved.allow, ...approved.modes.map((mode) => `mode ${mode}`)];
+          if (granted.length > 0)
+            out(
+              `Approved what your template's settings grant: ${granted.join(", ")} (\`reson permissions -w ${workspace.name}\` shows them).`,
+            );
           out(`Work in it: reson -w ${workspace.name}   or   reson run -w ${workspace.name} "<task>"`);
         }
         return EXIT_OK;

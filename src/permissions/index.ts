@@ -45,5 +45,6 @@ export {
   settingsFiles,
 } from "./settings.js";
 export { type ParsedCommandLine, parseCommandLine } from "./shell-parse.js";
+export { approveTemplateSettings } from "./template-grants.js";
 export { CLAUDE_TOOL_NAMES, KNOWN_TOOLS, READ_ONLY_TOOLS, WRITE_TOOLS } from "./tool-names.js";
 export * from "./types.js";

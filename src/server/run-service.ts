@@ -7,10 +7,12 @@ import { createHash } from "node:crypto";
 import { realpath } from "node:fs/promises";
 import { isAbsolute } from "node:path";
 import { titleOf, workspaceStanding } from "../agent/index.js";
+import { resonHome } from "../config/index.js";
 import { ResonError } from "../core/errors.js";
 import type { AnsweredBy } from "../core/events.js";
 import { ulid } from "../core/ids.js";
 import { emptyUsage } from "../core/usage.js";
+import { approveTemplateSettings } from "../permissions/index.js";
 import type { RunSpec } from "../runner/index.js";
 import {
   projectKey,
@@ -146,11 +148,13 @@ export class RunService {
    */
   async registerWorkspace(input: RegisterWorkspaceInput): Promise<WorkspaceView> {
     if (input.path !== undefined) this.#assertUnderRoot(requireAbsolute(input.path));
-    const { workspace } = await this.#workspaces.create({
+    const { workspace, fromUserTemplate } = await this.#workspaces.create({
       name: input.name,
       ...(input.template ? { template: input.template } : {}),
       ...(input.path ? { path: input.path, within: this.#options.workspaceRoots ?? [] } : {}),
     });
+    // The user's own template: what its settings grant is theirs, approved with it.
+    await approveTemplateSettings(resonHome(this.#options.env), workspace.path, fromUserTemplate);
     return workspaceView(workspace);
   }
 

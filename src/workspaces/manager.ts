@@ -53,6 +53,8 @@ export interface CreatedWorkspace {
   workspace: WorkspaceRecord;
   /** Template files not copied because the folder had them already. */
   skipped: string[];
+  /** Files copied from a template of the user's own ($RESON_HOME/templates): theirs, not a repository's. */
+  fromUserTemplate: string[];
 }
 
 /** What `-w <value>` named. */
@@ -189,8 +191,11 @@ export class WorkspaceManager {
       if (taken) throw workspacePathTaken(path, taken);
     }
     let skipped: string[] = [];
+    let fromUserTemplate: string[] = [];
     try {
-      ({ skipped } = await applyTemplate(template, this.#resonHome, path, signal));
+      const applied = await applyTemplate(template, this.#resonHome, path, signal);
+      skipped = applied.skipped;
+      if (applied.source === "user") fromUserTemplate = applied.copied;
       const now = Date.now();
       const workspace = await this.#store.workspaces.create({
         id: `${WORKSPACE_ID_PREFIX}${ulid(now)}`,
@@ -203,7 +208,7 @@ export class WorkspaceManager {
         createdAt: now,
         lastUsedAt: null,
       });
-      return { workspace, skipped };
+      return { workspace, skipped, fromUserTemplate };
     } catch (error) {
       // A folder made for nothing goes again; one that was there stays as it was found (but for
       // template files, which were only added where missing).

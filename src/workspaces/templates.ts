@@ -82,14 +82,15 @@ async function folderEntries(root: string, signal?: AbortSignal): Promise<Templa
 /**
  * Copies the template `name` into `dest` (an existing folder, by its real path). Files already
  * there are kept, never overwritten; the names of those skipped are returned. Nothing is
- * written through a symlink that leads out of `dest`, whoever put it there.
+ * written through a symlink that leads out of `dest`, whoever put it there. Also returns the
+ * files copied, and whether the template is the user's own or built in.
  */
 export async function applyTemplate(
   name: string,
   home: string,
   dest: string,
   signal?: AbortSignal,
-): Promise<{ skipped: string[] }> {
+): Promise<{ skipped: string[]; copied: string[]; source: TemplateInfo["source"] }> {
   throwIfAborted(signal);
   const templates = await listTemplates(home);
   const template = templates.find((t) => t.name === name);
@@ -103,10 +104,12 @@ export async function applyTemplate(
       ? await folderEntries(template.path, signal)
       : Object.entries(BUILTIN_TEMPLATES[name] ?? {}).map(([path, data]) => ({ path, entry: { data } }));
   const skipped: string[] = [];
+  const copied: string[] = [];
   for (const { path, entry } of entries) {
     throwIfAborted(signal);
     if (entry === "folder") makeFolderWithin(dest, path, signal);
-    else if (!placeWithin(dest, path, entry, signal)) skipped.push(path);
+    else if (placeWithin(dest, path, entry, signal)) copied.push(path);
+    else skipped.push(path);
   }
-  return { skipped };
+  return { skipped, copied, source: template.source };
 }

@@ -97,6 +97,32 @@ describe("reson workspace", () => {
     expect(templates.stdout).toMatch(/notes\s+built in/);
   });
 
+  it("a user template's own permission settings are approved with the workspace made from it, a folder's own are not", async () => {
+    const settings = { permissions: { allow: ["Bash(make test)"], defaultMode: "acceptEdits" } };
+    mkdirSync(join(f.home.path, "templates", "ci", ".reson"), { recursive: true });
+    writeFileSync(join(f.home.path, "templates", "ci", ".reson", "settings.json"), JSON.stringify(settings));
+    const created = await reson(["workspace", "create", "ci-one", "--template", "ci"]);
+    expect(created.code).toBe(0);
+    expect(created.stdout).toContain(
+      "Approved what your template's settings grant: Bash(make test), mode acceptEdits",
+    );
+    const shown = await reson(["permissions", "-w", "ci-one"]);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).not.toContain("Waiting for your approval");
+    expect(shown.stdout).toContain("Bash(make test)");
+    // A folder that had its own settings keeps them, and they wait as any workspace's do.
+    const folder = join(f.ws.path, "cloned");
+    mkdirSync(join(folder, ".reson"), { recursive: true });
+    const theirs = { permissions: { allow: ["Bash(curl evil.example)"] } };
+    writeFileSync(join(folder, ".reson", "settings.json"), JSON.stringify(theirs));
+    const registered = await reson(["workspace", "create", "ci-two", "--template", "ci", "--path", folder]);
+    expect(registered.code).toBe(0);
+    expect(registered.stdout).not.toContain("Approved");
+    const waiting = await reson(["permissions", "-w", "ci-two"]);
+    expect(waiting.stdout).toContain("Waiting for your approval");
+    expect(waiting.stdout).toContain("allow Bash(curl evil.example)");
+  });
+
   it("refuses to register / or the home folder", async () => {
     const root = await reson(["workspace", "create", "everything", "--path", "/"]);
     expect(root.code).toBe(2);

@@ -51,4 +51,5 @@ export {
   type SseOptions,
   SseStream,
 } from "./sse.js";
+export { type TaskMaskingOptions, taskMasker } from "./task-masking.js";
 export { type RequestPart, validateRequestPart } from "./validate.js";

@@ -76,6 +76,8 @@ export interface RunServiceOptions {
    */
   workspaceRoots?: readonly string[];
   env?: NodeJS.ProcessEnv;
+  /** What of a posted task is kept (task-masking.ts); default the task as given. */
+  maskTask?: (task: string) => Promise<string>;
 }
 
 export interface WorkspaceView {
@@ -206,7 +208,9 @@ export class RunService {
     return { run: await this.getRun(response.runId), created: !replayed };
   }
 
-  async #startRun(input: StartRunInput): Promise<RunView> {
+  async #startRun(given: StartRunInput): Promise<RunView> {
+    const { maskTask } = this.#options;
+    const input = maskTask ? { ...given, task: await maskTask(given.task) } : given;
     const session = input.sessionId
       ? await this.#session(input.sessionId)
       : await this.#insertSession({

@@ -161,7 +161,13 @@ export class RunService {
   }
 
   async createSession(input: CreateSessionInput, idempotencyKey?: string): Promise<SessionView> {
-    const make = async () => sessionView(await this.#insertSession(input));
+    const { maskTask } = this.#options;
+    const make = async () =>
+      sessionView(
+        await this.#insertSession(
+          input.title && maskTask ? { ...input, title: await maskTask(input.title) } : input,
+        ),
+      );
     if (!idempotencyKey) return make();
     const hash = requestHash(input);
     return (await this.#store.idempotency.remember("sessions", idempotencyKey, hash, make)).response;

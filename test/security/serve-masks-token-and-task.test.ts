@@ -1,7 +1,8 @@
 // What `reson serve` keeps and answers never holds its own bearer token (a run that comes upon
 // it, in a command's output or the model's words, has it masked as serve_token) nor a secret a
 // client pasted into a task's text: the task is kept with the secret's placeholder, as `reson
-// run` keeps its task, in the queue, the session's title, every GET answer and the database.
+// run` keeps its task, in the queue, the session's title (and a title a client gives a new
+// session), every GET answer and the database.
 import { randomBytes } from "node:crypto";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -57,7 +58,17 @@ describe("reson serve masks its own token and a secret pasted into a task", () =
       (await fetch(`${served.url}${path}`, { headers: served.headers })).text();
     const view = JSON.parse(await get(`/runs/${run.id}`)) as { task: string; sessionId: string };
     expect(view.task).toBe("deploy with the key <secret>deploy_key</secret>, please");
+    // A title given to a new session is kept the same way.
+    const created = await fetch(`${served.url}/sessions`, {
+      method: "POST",
+      headers: served.headers,
+      body: JSON.stringify({ workspace, title: `deploy ${DEPLOY_KEY}` }),
+    });
+    expect(created.status).toBe(201);
+    const titled = (await created.json()) as { title: string };
+    expect(titled.title).toBe("deploy <secret>deploy_key</secret>");
     const answers: Record<string, string> = {
+      created: JSON.stringify(titled),
       run: JSON.stringify(view),
       events: JSON.stringify(run.events),
       trace: await get(`/runs/${run.id}/trace`),

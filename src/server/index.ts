@@ -32,6 +32,7 @@ export {
 } from "./router.js";
 export { type BusyPolicy, RunService, type RunView, type SessionView } from "./run-service.js";
 export {
+  existingServeToken,
   isConfiguredToken,
   type LoadServeTokenOptions,
   loadServeToken,

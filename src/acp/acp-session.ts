@@ -28,6 +28,7 @@ import type { ImageContent } from "../providers/index.js";
 import { type RunSpec, type SpecAgent, specAgent } from "../runner/index.js";
 import type { Store } from "../store/index.js";
 import { editorFiles } from "./editor-files.js";
+import { editorKeyHint } from "./editor-hints.js";
 import { editorServerEntries } from "./editor-mcp.js";
 import { editorQuestions } from "./editor-questions.js";
 import { permissionAnswer, permissionRequest } from "./permission-request.js";
@@ -120,6 +121,7 @@ export class AcpSession {
         ...(textFiles ? { textFiles } : {}),
         hooks: [this.#previewHook()],
         warn: (message) => this.warn(message),
+        keyHint: editorKeyHint,
       },
     );
   }

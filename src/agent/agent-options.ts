@@ -74,6 +74,11 @@ export interface AgentOptions {
    */
   maskedValues?: readonly { name: string; value: string }[];
   /**
+   * Where a provider's key comes from, in the words of the host (an editor's user has no
+   * --api-key to pass): said when the key is missing or rejected. Default the terminal's.
+   */
+  keyHint?: (provider: ProviderName) => string;
+  /**
    * "on" (default): commands run in the OS sandbox, and are refused where none works (fail
    * closed); "off": commands run as plain processes (the caller has its own containment, or
    * approves each command).

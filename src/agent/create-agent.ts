@@ -134,6 +134,7 @@ async function assembleAgent(options: AgentOptions, parts: AgentParts): Promise<
       ...(options.apiKey ? { apiKey: options.apiKey } : {}),
     },
     env,
+    options.keyHint ? { keyHint: options.keyHint } : {},
   );
   if (config.contextWindow) settings.contextWindow = config.contextWindow;
   if (config.maxOutputTokens) settings.maxTokens = config.maxOutputTokens;
@@ -143,6 +144,13 @@ async function assembleAgent(options: AgentOptions, parts: AgentParts): Promise<
       ...(config.timeouts.headersMs ? { headersTimeoutMs: config.timeouts.headersMs } : {}),
       ...(config.timeouts.idleMs ? { idleTimeoutMs: config.timeouts.idleMs } : {}),
     },
+    ...(options.keyHint
+      ? {
+          hints: {
+            auth: `Check the API key for ${settings.provider}: ${options.keyHint(settings.provider)}.`,
+          },
+        }
+      : {}),
   };
   const provider = await createProvider(settings, providerOptions);
   assertCostCountable(options.limits?.maxCostUsd ?? preset?.limits?.maxCostUsd, provider.model);

@@ -26,6 +26,11 @@ export type Access =
 
 export const PAIRING_CODE_TTL_MS = 60 * 60 * 1000;
 export const MAX_PENDING_PAIRINGS = 3;
+/**
+ * An expired code stays this long (listed as expired: the owner may still deny its sender), then
+ * is deleted when the next stranger asks to pair, or by `reson gc`.
+ */
+export const EXPIRED_PAIRING_KEPT_MS = 24 * 60 * 60 * 1000;
 /** A stranger holding a code is told it again, if they write, after this long (they may have lost it). */
 export const PAIRING_ANSWER_AGAIN_MS = 15 * 60 * 1000;
 

@@ -7,6 +7,7 @@ import type { RunService } from "../server/index.js";
 import type { InboundRecord, PairingRecord, Store } from "../store/index.js";
 import {
   decideAccess,
+  EXPIRED_PAIRING_KEPT_MS,
   MAX_PENDING_PAIRINGS,
   PAIRING_ANSWER_AGAIN_MS,
   PAIRING_CODE_TTL_MS,
@@ -110,6 +111,10 @@ export class MessageDecision {
     const { envelope } = record.message;
     const sender = envelope.senderId!;
     const now = Date.now();
+    // Strangers' codes would otherwise pile up for good: the long-expired ones go, and what
+    // their senders were told with them.
+    for (const expired of await channels.deleteExpiredPairings(record.channel, now - EXPIRED_PAIRING_KEPT_MS))
+      await channels.deleteState(record.channel, pairingToldKey(expired));
     let code = pairing?.status === "pending" && (pairing.expiresAt ?? 0) > now ? pairing.code : null;
     if (!code) {
       const pending = (await channels.listPairings(record.channel)).filter(

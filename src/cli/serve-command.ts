@@ -4,7 +4,7 @@
 import { resolve } from "node:path";
 import { openDefaultStore } from "../agent/index.js";
 import { ChannelHub, channelRoutes, channelSetups } from "../channels/index.js";
-import { resonHome } from "../config/index.js";
+import { channelCredentials, resonHome } from "../config/index.js";
 import { toResonError } from "../core/errors.js";
 import {
   loadServeToken,
@@ -12,6 +12,7 @@ import {
   RunService,
   startMetricsListener,
   startService,
+  taskMasker,
 } from "../server/index.js";
 import { ServiceTelemetry, traceIdOfRun } from "../telemetry/index.js";
 import { logUnexpectedErrors } from "./crash-log.js";
@@ -108,6 +109,14 @@ export async function serveCommand(argv: string[]): Promise<number> {
       ...args.workspaceRoots,
       ...((values["workspace-root"] as string[] | undefined) ?? []).map((root) => resolve(root)),
     ];
+    // Posted tasks and chat messages are kept masked: the user's secrets, the provider keys,
+    // the channels' credentials and this token never stored raw (task-masking.ts).
+    const maskedValues = channelCredentials(args.channels);
+    const maskTask = taskMasker({
+      home,
+      env: process.env,
+      masked: [{ name: "serve_token", value: token.value }, ...maskedValues],
+    });
     const channelLog = log;
     const setups = await channelSetups({
       config: args.channels,
@@ -119,7 +128,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
       setups.length > 0
         ? new ChannelHub({
             store,
-            runs: new RunService({ store, executesLocally: workers > 0, workspaceRoots }),
+            runs: new RunService({ store, executesLocally: workers > 0, workspaceRoots, maskTask }),
             channels: setups,
             log: (entry) => channelLog(entry),
             // A sender that went silent this long (a crash mid-send) is taken over, as a run's lease.
@@ -134,6 +143,8 @@ export async function serveCommand(argv: string[]): Promise<number> {
       ...(values.cors ? { corsOrigins: values.cors as string[] } : {}),
       workers,
       workspaceRoots,
+      home,
+      maskedValues,
       routes: [...channelRoutes(store, args.channels, hub?.live.bind(hub)), ...(hub?.routes() ?? [])],
       ttlMs,
       promptTimeoutMs,

@@ -6,7 +6,7 @@
 import { openDefaultStore } from "../agent/index.js";
 import { resonHome } from "../config/index.js";
 import { toResonError } from "../core/errors.js";
-import { type MetricsListener, startMetricsListener } from "../server/index.js";
+import { existingServeToken, type MetricsListener, startMetricsListener } from "../server/index.js";
 import { ServiceTelemetry, traceIdOfRun } from "../telemetry/index.js";
 import { Worker } from "../worker/index.js";
 import { logUnexpectedErrors } from "./crash-log.js";
@@ -86,8 +86,11 @@ export async function workerCommand(argv: string[]): Promise<number> {
   }
   if (telemetry.tracer) log = withTraceIds(log, traceIdOfRun);
   const observed = telemetry;
+  // The token of a serve beside this worker is masked in its runs as serve itself masks it.
+  const serveToken = await existingServeToken(resonHome(), process.env);
   const worker = new Worker({
     store,
+    ...(serveToken ? { maskedValues: [{ name: "serve_token", value: serveToken }] } : {}),
     concurrency,
     ttlMs,
     promptTimeoutMs,

@@ -10,7 +10,7 @@ import { addUsage, emptyUsage, type Usage } from "../core/usage.js";
 import { flattenDeepArguments } from "./argument-depth.js";
 import { type AttemptSetup, runAttempt } from "./attempt.js";
 import { DUMMY_API_KEY, keyHint, PROVIDER_CATALOG, type WireApi } from "./catalog.js";
-import type { CallFacts } from "./classify.js";
+import type { CallFacts, CallHints } from "./classify.js";
 import { resolveModel } from "./model.js";
 import { createNativeWire } from "./openai-wire/native.js";
 import { loadPiAi } from "./pi.js";
@@ -56,6 +56,8 @@ const FINISH_MARKERS: Record<WireApi, RegExp | undefined> = {
 export interface CreateProviderOptions {
   retry?: Partial<RetryPolicy>;
   timeouts?: Partial<ProviderTimeouts>;
+  /** The host's own hints for failed calls (an editor's user has no --api-key to pass). */
+  hints?: CallHints;
 }
 
 /**
@@ -91,7 +93,7 @@ export async function createProvider(
     const native = await createNativeWire({
       model: info,
       maxTokens,
-      call: callFacts(info, apiKey),
+      call: callFacts(info, apiKey, options.hints),
       timeouts,
     });
     return new RetryingProvider(info, native, policy);
@@ -103,7 +105,7 @@ export async function createProvider(
     stream,
     isContextOverflow: pi.isContextOverflow,
     model,
-    call: callFacts(info, apiKey),
+    call: callFacts(info, apiKey, options.hints),
     streamOptions: {
       apiKey,
       maxRetries: 0,
@@ -149,13 +151,14 @@ function wireFor(settings: ProviderSettings): WireName {
   return wire;
 }
 
-function callFacts(info: ModelInfo, apiKey: string): CallFacts {
+function callFacts(info: ModelInfo, apiKey: string, hints: CallHints | undefined): CallFacts {
   return {
     provider: info.provider,
     model: info.id,
     baseUrl: info.baseUrl,
     contextWindow: info.contextWindow,
     apiKey,
+    ...(hints ? { hints } : {}),
   };
 }
 

@@ -29,6 +29,11 @@ export interface ResolveOptions {
   probeOllama?: (signal: AbortSignal) => Promise<boolean>;
   /** Default 500 ms. */
   probeTimeoutMs?: number;
+  /**
+   * Where a provider's key comes from, in the words of the host the user is in (an editor has no
+   * --api-key to pass); default "set ANTHROPIC_API_KEY or pass --api-key".
+   */
+  keyHint?: (provider: ProviderName) => string;
 }
 
 /** Key prefixes that name their provider unambiguously (an "sk-" key could be several). */
@@ -50,8 +55,8 @@ export async function resolveProviderSettings(
   const wire = nonEmpty(input.wire);
   const withWire = (settings: ProviderSettings) => applyWire(settings, wire, env);
 
-  if (provider) return withWire(named(parseProviderName(provider), { model, baseUrl, apiKey }, env));
-  if (baseUrl) return withWire(named("openai-compatible", { model, baseUrl, apiKey }, env));
+  if (provider) return withWire(named(parseProviderName(provider), { model, baseUrl, apiKey }, env, options));
+  if (baseUrl) return withWire(named("openai-compatible", { model, baseUrl, apiKey }, env, options));
   if (apiKey) {
     const guessed = KEY_PREFIXES.find(([prefix]) => apiKey.startsWith(prefix))?.[1];
     if (!guessed) {
@@ -59,7 +64,7 @@ export async function resolveProviderSettings(
         hint: `Name the provider with --provider (${PROVIDER_NAMES.join(", ")}).`,
       });
     }
-    return withWire(named(guessed, { model, apiKey }, env));
+    return withWire(named(guessed, { model, apiKey }, env, options));
   }
   for (const name of AUTO_DETECT_ORDER) {
     const envKey = PROVIDER_CATALOG[name].envKey;
@@ -85,6 +90,7 @@ function named(
   provider: ProviderName,
   given: { model?: string; baseUrl?: string; apiKey?: string },
   env: NodeJS.ProcessEnv,
+  options: ResolveOptions,
 ): ProviderSettings {
   const entry = PROVIDER_CATALOG[provider];
   if (provider === "openai-compatible" && !given.baseUrl) {
@@ -96,7 +102,7 @@ function named(
   const apiKey = given.apiKey ?? (entry.envKey ? nonEmpty(env[entry.envKey]) : undefined);
   if (entry.needsKey && !apiKey) {
     throw new ResonError("no_provider_configured", `No API key for ${provider}.`, {
-      hint: `To use ${provider}, ${keyHint(provider)}.`,
+      hint: `To use ${provider}, ${(options.keyHint ?? keyHint)(provider)}.`,
       details: { provider, envKey: entry.envKey },
     });
   }

@@ -40,6 +40,10 @@ export interface SpecAgentOptions {
   textFiles?: TextFileChannel;
   /** The host's own hooks, after the gate's: their beforeToolCall sees only calls it let through. */
   hooks?: readonly AgentHooks[];
+  /** Values the host holds (serve's token) that the run masks as the user's secrets. */
+  maskedValues?: readonly { name: string; value: string }[];
+  /** Where a provider's key comes from, in the host's words (AgentOptions.keyHint). */
+  keyHint?: AgentOptions["keyHint"];
 }
 
 /** An agent and the gate in front of its tools (a host that switches modes keeps it). */
@@ -97,6 +101,8 @@ export async function specAgent(spec: RunSpec, options: SpecAgentOptions): Promi
     ...(options.askHuman ? { askHuman: options.askHuman } : {}),
     ...(options.env ? { env: options.env } : {}),
     ...(options.textFiles ? { textFiles: options.textFiles } : {}),
+    ...(options.maskedValues ? { maskedValues: options.maskedValues } : {}),
+    ...(options.keyHint ? { keyHint: options.keyHint } : {}),
     store: options.store,
     leaseHolder: options.leaseHolder,
   };

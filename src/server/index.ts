@@ -32,6 +32,7 @@ export {
 } from "./router.js";
 export { type BusyPolicy, RunService, type RunView, type SessionView } from "./run-service.js";
 export {
+  existingServeToken,
   isConfiguredToken,
   type LoadServeTokenOptions,
   loadServeToken,
@@ -51,4 +52,5 @@ export {
   type SseOptions,
   SseStream,
 } from "./sse.js";
+export { type TaskMaskingOptions, taskMasker } from "./task-masking.js";
 export { type RequestPart, validateRequestPart } from "./validate.js";

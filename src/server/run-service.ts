@@ -78,6 +78,8 @@ export interface RunServiceOptions {
    */
   workspaceRoots?: readonly string[];
   env?: NodeJS.ProcessEnv;
+  /** What of a posted task is kept (task-masking.ts); default the task as given. */
+  maskTask?: (task: string) => Promise<string>;
 }
 
 export interface WorkspaceView {
@@ -163,7 +165,13 @@ export class RunService {
   }
 
   async createSession(input: CreateSessionInput, idempotencyKey?: string): Promise<SessionView> {
-    const make = async () => sessionView(await this.#insertSession(input));
+    const { maskTask } = this.#options;
+    const make = async () =>
+      sessionView(
+        await this.#insertSession(
+          input.title && maskTask ? { ...input, title: await maskTask(input.title) } : input,
+        ),
+      );
     if (!idempotencyKey) return make();
     const hash = requestHash(input);
     return (await this.#store.idempotency.remember("sessions", idempotencyKey, hash, make)).response;
@@ -210,7 +218,9 @@ export class RunService {
     return { run: await this.getRun(response.runId), created: !replayed };
   }
 
-  async #startRun(input: StartRunInput): Promise<RunView> {
+  async #startRun(given: StartRunInput): Promise<RunView> {
+    const { maskTask } = this.#options;
+    const input = maskTask ? { ...given, task: await maskTask(given.task) } : given;
     const session = input.sessionId
       ? await this.#session(input.sessionId)
       : await this.#insertSession({

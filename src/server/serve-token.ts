@@ -52,6 +52,21 @@ export async function loadServeToken(options: LoadServeTokenOptions): Promise<Se
   return { value: await readTokenFile(path), source: "home", path, created: false };
 }
 
+/**
+ * The token this machine's `reson serve` answers to, for a `reson worker` beside it to mask in
+ * the runs it executes (it never makes one): RESON_SERVE_TOKEN, else $RESON_HOME's token file if
+ * there is one and it can be read. A serve given --token-file elsewhere is not known here.
+ */
+export async function existingServeToken(home: string, env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  const fromEnv = env.RESON_SERVE_TOKEN?.trim();
+  if (fromEnv) return fromEnv;
+  try {
+    return (await readFile(join(home, SERVE_TOKEN_FILE), "utf8")).trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 function checkedToken(value: string, where: string): string {
   if (value.length < MIN_TOKEN_LENGTH || /\s/.test(value)) {
     throw new ResonError(

@@ -3,6 +3,7 @@
 // the SSE streams, and (unless told to leave runs to `reson worker` processes) a worker in this
 // process that executes the queued runs.
 
+import { resonHome } from "../config/index.js";
 import type { Store } from "../store/index.js";
 import type { ServiceTelemetry } from "../telemetry/index.js";
 import { type ExecutorSettings, Worker, type WorkerLogEntry } from "../worker/index.js";
@@ -21,6 +22,7 @@ import { RunService } from "./run-service.js";
 import type { ServeToken } from "./serve-token.js";
 import { sessionRoutes } from "./session-routes.js";
 import type { SseOptions } from "./sse.js";
+import { taskMasker } from "./task-masking.js";
 import { webRoutes } from "./web-routes.js";
 import { workspaceRoutes } from "./workspace-routes.js";
 
@@ -45,6 +47,10 @@ export interface ServiceOptions {
   telemetry?: ServiceTelemetry;
   /** Routes of hosts that live beside the API (chat channels' webhooks and their JSON view). */
   routes?: readonly Route[];
+  /** $RESON_HOME, whose secrets.json posted tasks are masked with; default from `env`. */
+  home?: string;
+  /** Values the host holds besides the token (its channels' credentials), masked like it. */
+  maskedValues?: readonly { name: string; value: string }[];
 }
 
 export interface Service {
@@ -61,11 +67,15 @@ export async function startService(options: ServiceOptions): Promise<Service> {
   await announcements.start(store);
   // The text of runs other processes execute (PostgreSQL); this process's own come as events.
   const stopRelayed = await store.events.subscribeLive((delta) => live.apply(delta));
+  // Serve's own token is a secret like the user's: masked in what runs show and in posted tasks.
+  const maskedValues = [{ name: "serve_token", value: options.token.value }, ...(options.maskedValues ?? [])];
+  const env = options.env ?? process.env;
   const service = new RunService({
     store,
     executesLocally: options.workers > 0,
     workspaceRoots: options.workspaceRoots ?? [],
     ...(options.env ? { env: options.env } : {}),
+    maskTask: taskMasker({ home: options.home ?? resonHome(env), env, masked: maskedValues }),
   });
   let worker: Worker | undefined;
   if (options.workers > 0) {
@@ -78,6 +88,7 @@ export async function startService(options: ServiceOptions): Promise<Service> {
         telemetry?.observe(event);
       },
       ...(options.env ? { env: options.env } : {}),
+      maskedValues,
     };
     worker = new Worker({
       ...settings,

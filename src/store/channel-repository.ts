@@ -227,6 +227,14 @@ export function channelRepository(context: {
       );
       return rows.length > 0;
     },
+    async deleteExpiredPairings(channel, expiredBefore) {
+      const rows = await query(
+        `DELETE FROM channel_pairings WHERE channel = ? AND status = 'pending' AND expires_at < ?
+          RETURNING sender_id`,
+        [channel, expiredBefore],
+      );
+      return rows.map((row) => String(row.sender_id));
+    },
 
     async getState(channel, key) {
       const [row] = await query("SELECT value FROM channel_state WHERE channel = ? AND key = ?", [

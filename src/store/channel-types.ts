@@ -127,6 +127,8 @@ export interface ChannelRepository {
   listPairings(channel?: string): Promise<PairingRecord[]>;
   /** Forgets a sender (approved or pending). */
   removePairing(channel: string, senderId: string): Promise<boolean>;
+  /** Deletes the pending codes that expired before `expiredBefore`; the senders they were given to. */
+  deleteExpiredPairings(channel: string, expiredBefore: EpochMs): Promise<string[]>;
 
   getState(channel: string, key: string): Promise<string | undefined>;
   setState(channel: string, key: string, value: string): Promise<void>;

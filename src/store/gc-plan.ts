@@ -139,6 +139,12 @@ export function gcStatements({ before, messagesBefore }: GcCutoffs): {
         params: [before, before],
       },
     ],
+    // Pairing codes that expired before the cutoff and were never approved nor denied: the
+    // stranger gets a new code by writing again, and nothing can approve an old one.
+    [
+      undefined,
+      { sql: "DELETE FROM channel_pairings WHERE status = 'pending' AND expires_at < ?", params: [before] },
+    ],
     // What a stranger was last told about pairing (channel-side, "pairing-told:<sender>"), once
     // they hold no code that is still pending at the cutoff: it only spaces out repeats of a code.
     [

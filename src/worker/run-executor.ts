@@ -31,6 +31,8 @@ export interface ExecutorSettings {
   onEvent?: EventListener;
   /** A warning while a run is set up (an MCP server left out), with the run it concerns. */
   warn?: (message: string, runId: string) => void;
+  /** Values the host holds (serve's token) that every run masks as the user's secrets. */
+  maskedValues?: readonly { name: string; value: string }[];
 }
 
 export type ExecutionOutcome =
@@ -85,6 +87,7 @@ export async function executeClaimed(
       sessionId: request.sessionId,
       ...(settings.warn ? { warn: (message: string) => settings.warn?.(message, request.id) } : {}),
       ...(settings.env ? { env: settings.env } : {}),
+      ...(settings.maskedValues ? { maskedValues: settings.maskedValues } : {}),
     });
     const onEvent = settings.onEvent;
     const options = { signal, lease: held, ...(onEvent ? { onEvent } : {}) };

@@ -33,6 +33,7 @@ export {
   coversPath,
   DEFAULT_PROTECTED_KINDS,
   entriesOfKinds,
+  miseEnvironmentConfigs,
   PROTECTED_LIST,
   type ProtectedEntry,
   type ProtectedKind,

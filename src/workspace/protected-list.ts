@@ -25,9 +25,29 @@ export interface ProtectedEntry {
   edits: "approved" | "never";
   /** Who reads it and what that can make happen, in the user's words (for reasons and README). */
   reader: string;
+  /**
+   * A family of files whose names the user chooses (mise's `mise.<env>.toml`): `path` names it
+   * for people, `pattern` matches a root-relative path of one. A mount cannot stand in for a
+   * name nobody knows yet, so the sandbox keeps the existing ones and those `named` lists (the
+   * names in use) read-only; file tools ask about any.
+   */
+  pattern?: RegExp;
+  named?: readonly string[];
 }
 
 const DOTENV = "your app's start-up settings (dotenv, Vite, Next.js, docker compose)";
+const MISE = "mise runs the scripts, hooks and tasks it names when you enter the folder";
+
+/** The configs mise reads for the environments `miseEnv` names (MISE_ENV: comma-separated). */
+export function miseEnvironmentConfigs(miseEnv: string | undefined): string[] {
+  const names = (miseEnv ?? "")
+    .split(",")
+    .map((name) => name.trim())
+    .filter((name) => name !== "" && !name.includes("/") && name !== "." && name !== "..");
+  return names.flatMap((env) =>
+    ["mise", ".mise", ".config/mise"].flatMap((base) => [`${base}.${env}.toml`, `${base}.${env}.local.toml`]),
+  );
+}
 
 export const PROTECTED_LIST: readonly ProtectedEntry[] = [
   {
@@ -55,14 +75,32 @@ export const PROTECTED_LIST: readonly ProtectedEntry[] = [
   ),
   { path: ".envrc", kind: "executes", edits: "approved", reader: "direnv runs it when you enter the folder" },
   // mise trusts a config by its path, not its content: a changed one is run as it now stands.
-  ...["mise.toml", ".mise.toml"].map(
-    (path): ProtectedEntry => ({
-      path,
-      kind: "executes",
-      edits: "approved",
-      reader: "mise runs the scripts and hooks it names when you enter the folder",
-    }),
-  ),
+  // Every config mise reads from a project folder (its own folders whole: config.toml, conf.d,
+  // config.<env>.toml, tasks), and the miserc files that choose which of them load.
+  ...[
+    "mise.toml",
+    ".mise.toml",
+    "mise.local.toml",
+    ".mise.local.toml",
+    "mise",
+    ".mise",
+    ".config/mise.toml",
+    ".config/mise.local.toml",
+    ".config/mise",
+    ".rtx.toml",
+    ".rtx.local.toml",
+    ".miserc.toml",
+    ".config/miserc.toml",
+  ].map((path): ProtectedEntry => ({ path, kind: "executes", edits: "approved", reader: MISE })),
+  // With MISE_ENV (or -E) set, mise also reads mise.<env>.toml and its local form, dotted or in .config.
+  {
+    path: "mise.<env>.toml",
+    kind: "executes",
+    edits: "approved",
+    reader: MISE,
+    pattern: /^(?:\.config\/)?\.?mise\.[^/]+\.toml$/,
+    named: miseEnvironmentConfigs(process.env.MISE_ENV),
+  },
   {
     path: ".vscode",
     kind: "executes",
@@ -150,6 +188,14 @@ export function coversPath(entry: string, path: string): boolean {
   return path === entry || path.startsWith(`${entry}/`);
 }
 
+/** Whether `entry` covers the root-relative `path`: as coversPath says, of its path or of one its pattern matches. */
+export function entryCovers(entry: ProtectedEntry, path: string): boolean {
+  const { pattern } = entry;
+  if (!pattern) return coversPath(entry.path, path);
+  const names = path.split("/");
+  return names.some((_, index) => pattern.test(names.slice(0, index + 1).join("/")));
+}
+
 /**
  * The entry of `list` that covers the root-relative `path` ("/"-separated, without "./"), or
  * undefined. Only the part below the workspace root is judged: a workspace that itself lies in
@@ -159,7 +205,7 @@ export function protectedEntryOf(
   path: string,
   list: readonly ProtectedEntry[] = PROTECTED_LIST,
 ): ProtectedEntry | undefined {
-  return list.find((entry) => coversPath(entry.path, path));
+  return list.find((entry) => entryCovers(entry, path));
 }
 
 /** The entries of `kinds`. */

@@ -2,6 +2,7 @@
 // enforces, as absolute paths, plus what git trusts beyond `.git` (git-trusted.ts) wherever it
 // lands in what commands can write. Both enforcers take their paths from here: the workspace's
 // file tools (refusal) and the sandbox (read-only mounts and placeholders).
+import { readdirSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { isWithin } from "../core/path-within.js";
 import { gitTrustedPaths } from "./git-trusted.js";
@@ -27,13 +28,33 @@ function toRelative(root: string, path: string): string | undefined {
   return relative(root, path).split(sep).join("/") || ".";
 }
 
+function namesIn(folder: string): string[] {
+  try {
+    return readdirSync(folder);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The root-relative paths an entry stands for: its path, or for a pattern the names it lists
+ * and those of the files it matches now, in the root or its `.config` (where mise looks).
+ */
+function pathsOf(entry: ProtectedEntry, root: string): string[] {
+  if (!entry.pattern) return [entry.path];
+  const present = [
+    ...namesIn(root),
+    ...namesIn(join(root, ".config")).map((name) => `.config/${name}`),
+  ].filter((path) => entry.pattern?.test(path));
+  return [...new Set([...(entry.named ?? []), ...present])];
+}
+
 /** The enforced entries of `policy` and the paths git trusts, inside the root or an extra writable folder. */
 export function protectedTargets(policy: WorkspacePolicy): ProtectedTarget[] {
-  const targets: ProtectedTarget[] = entriesOfKinds(policy.protectedKinds, policy.protected).map((entry) => ({
-    path: join(policy.root, entry.path),
-    relative: entry.path,
-    entry,
-  }));
+  const targets: ProtectedTarget[] = entriesOfKinds(policy.protectedKinds, policy.protected).flatMap(
+    (entry) =>
+      pathsOf(entry, policy.root).map((path) => ({ path: join(policy.root, path), relative: path, entry })),
+  );
   // What git trusts beyond its folder extends the list's `.git` entry (a custom list may have none).
   if (!targets.some((target) => target.relative === ".git")) return targets;
   const writable = [policy.root, ...policy.writeExtra];

@@ -241,6 +241,50 @@ describe("Telegram channel in reson serve", () => {
     expect(model.requests).toHaveLength(0);
   });
 
+  it("a code that expired a day ago is deleted when the next stranger asks to pair: no longer listed, never approved", async () => {
+    const expiredAt = Date.now() - 2 * 86_400_000;
+    const store = await openStore({ home: ws.home });
+    try {
+      await store.channels.putPairing({
+        channel: "telegram",
+        senderId: "90",
+        senderName: "Gone",
+        code: "WXYZ2345",
+        status: "pending",
+        role: "allowed",
+        createdAt: expiredAt - 3_600_000,
+        expiresAt: expiredAt,
+        approvedAt: null,
+      });
+      await store.channels.setState(
+        "telegram",
+        "pairing-told:90",
+        JSON.stringify({ what: "WXYZ2345", at: 1 }),
+      );
+    } finally {
+      await store.close();
+    }
+    await serve();
+    const env = cleanEnv({ RESON_HOME: ws.home });
+    const list = async () => (await runCli(["channel", "pair", "list"], { env, cwd: ws.path })).stdout;
+    expect(await list()).toMatch(/telegram {2}90 \(Gone\) {2}expired/);
+    telegram.send({ chatId: 91, fromId: 91, text: "let me in" });
+    await telegram.waitForSent((m) => String(m.chat_id) === "91");
+    expect(await list()).not.toMatch(/telegram {2}90 /);
+    const approve = await runCli(["channel", "pair", "approve", "telegram", "WXYZ2345"], {
+      env,
+      cwd: ws.path,
+    });
+    expect(approve.code).not.toBe(0);
+    expect(approve.stderr).toContain("No pending pairing code");
+    const after = await openStore({ home: ws.home });
+    try {
+      expect(await after.channels.getState("telegram", "pairing-told:90")).toBeUndefined();
+    } finally {
+      await after.close();
+    }
+  });
+
   it("with every pairing slot held, a new stranger is told to wait and the owner who holds them; a denied holder frees a slot for good", async () => {
     const served = await serve();
     const env = cleanEnv({ RESON_HOME: ws.home });

@@ -3,22 +3,30 @@
 // of a workspace, so acceptEdits' premise holds: a sandboxed command, allowed without asking,
 // can write nothing a file edit would be asked about. The guard judges only the part of a path
 // below the workspace root, and its denials tell the user what to do, not the model where to write.
-import { mkdtemp, realpath, rm } from "node:fs/promises";
+import { mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { evaluate, PermissionGate, type PermissionMode } from "../../src/permissions/index.js";
 import { planProtection, releaseProtection } from "../../src/workspace/exec-sandbox/protected-paths.js";
-import { PROTECTED_LIST, type ProtectedKind, workspacePolicy } from "../../src/workspace/index.js";
+import {
+  miseEnvironmentConfigs,
+  PROTECTED_LIST,
+  type ProtectedKind,
+  workspacePolicy,
+} from "../../src/workspace/index.js";
 import { cmd, HOME, policyOf, write } from "./support.js";
 
 let root: string;
 let home: string;
+const EXISTING_OF_PATTERN = "mise.staging.toml";
 
 beforeAll(async () => {
   root = await realpath(await mkdtemp(join(tmpdir(), "reson-list-")));
   home = await realpath(await mkdtemp(join(tmpdir(), "reson-list-home-")));
+  // A name of a family the list matches by pattern (mise's environment configs), as the user has one.
+  await writeFile(join(root, EXISTING_OF_PATTERN), "[env]\n");
 });
 afterAll(async () => {
   await rm(root, { recursive: true, force: true });
@@ -53,7 +61,8 @@ function decide(path: string, mode: PermissionMode, kinds?: readonly ProtectedKi
 }
 
 const SEGMENTS = [
-  ...new Set(PROTECTED_LIST.flatMap((entry) => entry.path.split("/"))),
+  ...new Set(PROTECTED_LIST.filter((entry) => !entry.pattern).flatMap((entry) => entry.path.split("/"))),
+  EXISTING_OF_PATTERN,
   "src",
   "a.ts",
   "hooks",
@@ -76,11 +85,28 @@ describe("the protected list", () => {
         }),
         { numRuns: 400 },
       );
-      for (const entry of PROTECTED_LIST.filter((item) => kinds.includes(item.kind as never))) {
+      for (const entry of PROTECTED_LIST.filter(
+        (item) => kinds.includes(item.kind as never) && !item.pattern,
+      )) {
         expect(covering(sandbox, entry.path), entry.path).toBeDefined();
         expect(decide(entry.path, "bypass", kinds).behavior, entry.path).toBe("ask");
       }
     }
+  });
+
+  it("keeps mise's environment configs read-only for commands when they exist or MISE_ENV names them, and file tools ask about any", async () => {
+    const list = PROTECTED_LIST.map((entry) =>
+      entry.pattern ? { ...entry, named: miseEnvironmentConfigs("ci, dev") } : entry,
+    );
+    const plan = await planProtection(workspacePolicy(root, { home, protected: list }));
+    await releaseProtection(plan);
+    const kept = [...plan.readOnly, ...plan.placeholders].map((path) => path.slice(root.length + 1));
+    for (const name of [EXISTING_OF_PATTERN, "mise.ci.toml", ".mise.dev.local.toml", ".config/mise.ci.toml"])
+      expect(covering(kept, name), name).toBeDefined();
+    expect(covering(kept, "mise.prod.toml")).toBeUndefined();
+    for (const name of ["mise.prod.toml", ".mise.qa.local.toml", ".config/mise.prod.toml"])
+      expect(decide(name, "bypass").behavior, name).toBe("ask");
+    expect(decide("src/mise.prod.toml", "bypass").behavior).toBe("allow");
   });
 
   it("leaves acceptEdits' commands in the sandbox allowed without a question, whatever program they run", () => {

@@ -299,7 +299,8 @@ describe.skipIf(await skipWithout("postgres", "worker fleet"))("a worker fleet o
     expect(deltas(early).join("")).toBe(A_LOT);
     expect(kinds.at(-1)).toBe("run_end");
     // The late client's first delta is the text so far (three words at least), then the rest.
-    expect(deltas(joined)[0]).toMatch(/^w00 w01 w02 /);
+    // (Where a delta ends depends on the masking's hold-back: the worker masks serve's token.)
+    expect(deltas(joined)[0]).toMatch(/^w00 w01 w02/);
     expect(deltas(joined).join("")).toBe(A_LOT);
     expect(joined.at(-1)?.event).toBe("run_end");
 

@@ -246,6 +246,38 @@ export function channelContract(fresh: () => Promise<StoreTarget>): void {
       expect(await store.channels.getState("telegram", "update_offset")).toBe("12");
     });
 
+    it("deletes the codes expired before a time, by gc at its cutoff too; a deleted code is never approved, and its sender's next code is new", async () => {
+      const now = Date.now();
+      const day = 86_400_000;
+      await store.channels.putPairing(pending("61", "LIVE6161", now + 1000));
+      await store.channels.putPairing(pending("62", "LATE6262", now - 1000));
+      await store.channels.putPairing(pending("63", "OLDX6363", now - 2 * day));
+      await store.channels.putPairing(pending("64", "GCGC6464", now - 3 * day));
+      await store.channels.putPairing(pending("65", "APPR6565", now + 1000));
+      await store.channels.approvePairing("telegram", "APPR6565", "allowed", now);
+      expect(await store.channels.deleteExpiredPairings("telegram", now - day)).toEqual(
+        expect.arrayContaining(["63", "64"]),
+      );
+      expect(await store.channels.deleteExpiredPairings("telegram", now - day)).toEqual([]);
+      const left = () =>
+        store.channels.listPairings("telegram").then((all) => all.map((p) => p.senderId).sort());
+      expect(await left()).toEqual(["61", "62", "65"]);
+      // gc at its cutoff: the code expired before it goes, the live one and the approved sender stay.
+      await store.gc(now);
+      expect(await left()).toEqual(["61", "65"]);
+      for (const [sender, code] of [
+        ["62", "LATE6262"],
+        ["63", "OLDX6363"],
+      ] as const) {
+        expect(
+          await store.channels.approvePairing("telegram", code, "allowed", now - 3 * day),
+        ).toBeUndefined();
+        await store.channels.putPairing(pending(sender, `NEW${code.slice(3)}`, now + 5000));
+        expect(await store.channels.approvePairing("telegram", code, "allowed", now)).toBeUndefined();
+        expect(await store.channels.pairingOf("telegram", sender)).toMatchObject({ status: "pending" });
+      }
+    });
+
     it("denies a pending sender by code or id, expired or not; a denied one gets no new code", async () => {
       const now = 1_800_000_000_000;
       await store.channels.putPairing(pending("81", "DENY2345", now + 1000));

@@ -49,6 +49,8 @@ interface Scenario {
   kept?: string[];
   /** The user's next git commands after the run, in the repository (default: status, then a commit). */
   next?(repo: string): Promise<void>;
+  /** What the user's environment adds for reson (and their shell). */
+  env?: Record<string, string>;
 }
 
 // Hook managers: their hook in .git (which the user installed) runs what the work tree's config
@@ -75,13 +77,30 @@ const LEFTHOOK_HOOK = [
 
 const MISE_CONFIG = (source: string) => `[tools]\nnode = "22"\n\n[env]\n_.source = "${source}"\n`;
 
+/** Every config mise reads from a project folder, with MISE_ENV=staging (conf.d's files by glob). */
+const MISE_CONFIGS = [
+  "mise.toml",
+  ".mise.toml",
+  "mise.local.toml",
+  ".mise.local.toml",
+  "mise/config.toml",
+  ".mise/config.toml",
+  ".config/mise.toml",
+  ".config/mise.local.toml",
+  ".config/mise/config.toml",
+  ".config/mise/conf.d/*.toml",
+  "mise.staging.toml",
+  ".mise.staging.toml",
+  "mise.staging.local.toml",
+  ".config/mise.staging.toml",
+];
+
 /**
- * The user enters the folder in a shell with `mise activate`: mise sources the scripts the
- * configs' `_.source` name (a config the user trusted once, by its path), then git status.
+ * The user enters the folder in a shell with `mise activate` (MISE_ENV=staging): mise sources
+ * the scripts the configs' `_.source` name (configs the user trusted by their paths), then git status.
  */
 async function usersCdWithMise(repo: string): Promise<void> {
-  const hook =
-    'for config in mise.toml .mise.toml; do [ -f "$config" ] && sed -n \'s/^_.source = "\\(.*\\)"$/\\1/p\' "$config" | while read -r f; do [ -f "$f" ] && . "./$f"; done; done; exit 0';
+  const hook = `for config in ${MISE_CONFIGS.join(" ")}; do [ -f "$config" ] && sed -n 's/^_.source = "\\(.*\\)"$/\\1/p' "$config" | while read -r f; do [ -f "$f" ] && . "./$f"; done; done; exit 0`;
   // Asynchronously, so the attacker (in this process) can answer what the script sends.
   await new Promise((done) =>
     execFile("sh", ["-c", hook], { cwd: repo, env: { PATH: process.env.PATH, HOME: user.home } }, done),
@@ -233,6 +252,53 @@ const SCENARIOS: Record<string, Scenario> = {
     kept: ["mise.toml"],
     next: usersCdWithMise,
   },
+  "mise's other configs (local, in its folders, conf.d, and the environment's)": {
+    prepare(workspace) {
+      userRepository(workspace, user, {
+        "mise.toml": MISE_CONFIG("true"),
+        ".config/mise/conf.d/node.toml": MISE_CONFIG("true"),
+        "mise.staging.toml": MISE_CONFIG("true"),
+      });
+      return workspace;
+    },
+    steps: (script) => [
+      [
+        writeFile("tools/env.sh", script("mise-other")),
+        writeFile("mise.local.toml", MISE_CONFIG("tools/env.sh")),
+        writeFile(".config/mise/conf.d/node.toml", MISE_CONFIG("tools/env.sh")),
+        writeFile("mise.staging.toml", MISE_CONFIG("tools/env.sh")),
+        pythonWrite(".mise.local.toml", MISE_CONFIG("tools/env.sh")),
+        pythonWrite("mise/config.toml", MISE_CONFIG("tools/env.sh")),
+        pythonWrite(".mise/config.toml", MISE_CONFIG("tools/env.sh")),
+        pythonWrite(".config/mise.toml", MISE_CONFIG("tools/env.sh")),
+        pythonWrite(".config/mise.local.toml", MISE_CONFIG("tools/env.sh")),
+        pythonWrite(".config/mise/config.toml", MISE_CONFIG("tools/env.sh")),
+        pythonWrite(".config/mise/conf.d/zz.toml", MISE_CONFIG("tools/env.sh")),
+        pythonWrite(".mise.staging.toml", MISE_CONFIG("tools/env.sh")),
+        pythonWrite("mise.staging.local.toml", MISE_CONFIG("tools/env.sh")),
+        pythonWrite(".config/mise.staging.toml", MISE_CONFIG("tools/env.sh")),
+        command("printf '[env]\\n_.source = \"tools/env.sh\"\\n' >> mise.staging.toml"),
+        command("printf '[env]\\n_.source = \"tools/env.sh\"\\n' >> .config/mise/conf.d/node.toml"),
+      ],
+    ],
+    markers: ["mise-other"],
+    planted: [
+      "mise.local.toml",
+      ".mise.local.toml",
+      "mise",
+      ".mise",
+      ".config/mise.toml",
+      ".config/mise.local.toml",
+      ".config/mise/config.toml",
+      ".config/mise/conf.d/zz.toml",
+      ".mise.staging.toml",
+      "mise.staging.local.toml",
+      ".config/mise.staging.toml",
+    ],
+    kept: ["mise.toml", ".config/mise/conf.d/node.toml", "mise.staging.toml"],
+    next: usersCdWithMise,
+    env: { MISE_ENV: "staging" },
+  },
   "a hooks folder core.hooksPath names that does not exist yet": {
     prepare(workspace) {
       userRepository(workspace, user);
@@ -377,7 +443,11 @@ describe.skipIf(noSandbox)("planted code: what the user's next git command runs"
         const repo = scenario.prepare(f.ws.path, user);
         const before = (await userGit(repo, user, "log", "--format=%H")).output;
         const kept = new Map((scenario.kept ?? []).map((path) => [path, readFileSync(join(repo, path))]));
-        const run = await fooledRun(f, scenario.steps(script), { cwd: repo, flags: MODES[mode] });
+        const run = await fooledRun(f, scenario.steps(script), {
+          cwd: repo,
+          flags: MODES[mode],
+          ...(scenario.env ? { env: scenario.env } : {}),
+        });
         expect(run.code, run.stderr).toBe(0);
         expect(run.results.length).toBeGreaterThan(0);
         await usersNextGit(repo, scenario);

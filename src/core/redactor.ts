@@ -31,6 +31,8 @@ export interface RedactionSpan {
 interface Compiled {
   /** A lookahead alternation, longest form first, so every start position reports its longest form. */
   pattern: RegExp;
+  /** Every form, longest first. */
+  forms: string[];
   longestForm: number;
   shortestForm: number;
 }
@@ -121,14 +123,37 @@ export class Redactor {
     if (this.#compiled) return this.#compiled;
     const forms = [...this.#formToName.keys()].sort((a, b) => b.length - a.length);
     const pattern = new RegExp(`(?=(${forms.map(escapeRegExp).join("|")}))`, "g");
-    this.#compiled = { pattern, longestForm: forms[0]!.length, shortestForm: forms.at(-1)!.length };
+    this.#compiled = { pattern, forms, longestForm: forms[0]!.length, shortestForm: forms.at(-1)!.length };
     return this.#compiled;
+  }
+
+  /**
+   * How many characters at the end of `text` begin a registered value or encoding without
+   * completing it (the longest such end): what a stream must hold back until more arrives.
+   */
+  unfinishedEnd(text: string): number {
+    if (this.#formToName.size === 0) return 0;
+    let longest = 0;
+    for (const form of this.#compile().forms) {
+      if (form.length - 1 <= longest) break; // longest first: no shorter form can beat it
+      // The earliest start whose rest of the text the form begins with gives the longest end.
+      const from = Math.max(0, text.length - (form.length - 1));
+      for (let at = text.indexOf(form[0]!, from); at !== -1; at = text.indexOf(form[0]!, at + 1)) {
+        if (text.length - at <= longest) break;
+        if (form.startsWith(text.slice(at))) {
+          longest = text.length - at;
+          break;
+        }
+      }
+    }
+    return longest;
   }
 }
 
 /**
- * Redacts text that arrives in chunks. It holds back the last (longest form − 1) characters,
- * so a value split across chunks is still caught; `end()` flushes. `push` also takes bytes,
+ * Redacts text that arrives in chunks. It holds back the end of what came that begins a value
+ * or an encoding of one without completing it (none, most of the time), so a value split
+ * across chunks is still caught and ordinary text is not delayed; `end()` flushes. `push` also takes bytes,
  * decoded as UTF-8 with a StringDecoder so a character split across chunks survives. A value
  * added to the redactor after the stream started is caught from the next push on.
  */
@@ -149,8 +174,9 @@ export class StreamRedactor {
       this.#pending = "";
       return buffer;
     }
-    // Any occurrence starting before `cut` lies wholly inside the buffer.
-    let cut = buffer.length - (longest - 1);
+    // Any occurrence starting before `cut` lies wholly inside the buffer: one that went on past
+    // its end would make a longer unfinished end.
+    let cut = buffer.length - this.#redactor.unfinishedEnd(buffer);
     // Never emit half of a surrogate pair: a sink writing UTF-8 would turn it into U+FFFD.
     if (cut > 0 && isHighSurrogate(buffer.charCodeAt(cut - 1))) cut -= 1;
     if (cut <= 0) {

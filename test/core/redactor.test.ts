@@ -167,6 +167,16 @@ describe("StreamRedactor", () => {
     }
   });
 
+  it("holds back only an end that begins a value: ordinary text streams at once", () => {
+    const stream = redactor.stream();
+    expect(stream.push("one two three ")).toBe("one two three ");
+    // The end begins the value: kept until the next chunk says whether it is the value.
+    expect(stream.push(`the key is ${value.slice(0, 5)}`)).toBe("the key is ");
+    expect(stream.push(`${value.slice(5)} and`) + stream.push(" more.") + stream.end()).toBe(
+      "<secret>api_token</secret> and more.",
+    );
+  });
+
   it("never emits half of a surrogate pair", () => {
     const stream = redactor.stream();
     const text = "🙂".repeat(40);

@@ -159,7 +159,7 @@ describe("the code a trusted project plugin runs", () => {
     });
     expect((await list()).plugins[0]).toMatchObject({
       status: "untrusted",
-      problem: "its files changed since you trusted it",
+      problem: "its files changed since you trusted it: dev.reson/later.mjs",
     });
     expect(existsSync(`${marker}-later`)).toBe(false);
     expect(existsSync(marker)).toBe(false);

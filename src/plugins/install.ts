@@ -216,10 +216,15 @@ export async function addPlugin(options: AddPluginOptions): Promise<AddedPlugin>
     return { record, manifest, warnings, ...(previous ? { previous } : {}) };
   }, options.signal);
   if (!(await trustsWhenAdded(options, added.record))) return added;
-  const code = await trustPluginCode({
-    ...options,
-    name: added.record.name,
-    root: added.record.root,
+  const { name, root } = added.record;
+  const code = await trustPluginCode({ ...options, name, root }).catch((error: unknown) => {
+    // It is registered: say so, or the user takes it for not added and runs leave it out unsaid.
+    if (!(error instanceof ResonError) || error.code !== "plugin_invalid") throw error;
+    throw new ResonError(
+      "plugin_invalid",
+      `Added plugin "${name}" (${options.scope}), but it is not trusted, so runs leave it out: ${error.message}`,
+      { hint: `${error.hint ? `${error.hint} ` : ""}Once it is fixed, \`reson plugin trust ${name}\`.` },
+    );
   });
   return { ...added, trustedHash: code.hash };
 }

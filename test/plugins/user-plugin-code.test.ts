@@ -181,6 +181,21 @@ describe.skipIf(noSandbox)("a user plugin added from a folder", () => {
     expect(copies()).toEqual([]);
   });
 
+  it("one whose entry does not parse is added, says it is not trusted, and is trusted once fixed", async () => {
+    const root = writeMyPlugin(ws());
+    const file = join(root, "dev.reson", "index.mjs");
+    write(file, "export default (api) => {\n");
+    const added = await reson(["plugin", "add", "./my-plugin"]);
+    expect(added.code).not.toBe(0);
+    expect(added.stderr).toContain('Added plugin "my-plugin" (user), but it is not trusted');
+    expect(added.stderr).toContain("`reson plugin trust my-plugin`");
+    expect((await list()).plugins[0]).toMatchObject({ status: "untrusted", trusted: false });
+    write(file, entry("shout"));
+    const trusted = await reson(["plugin", "trust", "my-plugin", "--yes"]);
+    expect(trusted.code, trusted.stderr).toBe(0);
+    expect((await list()).plugins[0]).toMatchObject({ status: "loads", trusted: true });
+  });
+
   it("one an earlier reson added is asked about once; one npm installed into $RESON_HOME is not", async () => {
     const root = writeMyPlugin(ws());
     await writeRegistry(registryPath("user", { home: f.home.path, workspace: ws() }), [

@@ -86,7 +86,7 @@ function trustFile(home: string): HashApprovalFile {
   return {
     path: join(home, PLUGIN_TRUST_FILE),
     what: "trusted plugins",
-    whenDeleted: "reson asks again before loading each project plugin",
+    whenDeleted: "reson asks again before loading each project plugin and each of your folder plugins",
     stampKey: "trustedAt",
   };
 }

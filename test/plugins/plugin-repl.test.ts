@@ -6,10 +6,19 @@ import { cpSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { registryPath, writeRegistry } from "../../src/plugins/index.js";
-import { useReplFixture } from "../support/repl-session.js";
+import { type ReplFixture, useReplFixture } from "../support/repl-session.js";
 import { addUserPlugins } from "../support/user-plugins.js";
 
 const GREETER = resolve(import.meta.dirname, "../fixtures/plugins/greeter");
+
+/** The next session loads the plugin without asking: the yes was remembered. */
+async function notAskedAgain(f: ReplFixture): Promise<void> {
+  const next = f.open();
+  await next.waitFor("reson> ");
+  expect(next.output).not.toContain("Trust and load it?");
+  next.send("/exit");
+  await next.exited;
+}
 
 describe("a project's plugin in the interactive terminal", () => {
   const f = useReplFixture(async ({ ws, home }) => {
@@ -45,11 +54,7 @@ describe("a project's plugin in the interactive terminal", () => {
     first.send("/exit");
     await first.exited;
 
-    const second = f.open();
-    await second.waitFor("reson> ");
-    expect(second.output).not.toContain("Trust and load it?");
-    second.send("/exit");
-    await second.exited;
+    await notAskedAgain(f);
   });
 });
 
@@ -79,10 +84,6 @@ describe("a user's folder plugin its author edits", () => {
     first.send("/exit");
     await first.exited;
 
-    const second = f.open();
-    await second.waitFor("reson> ");
-    expect(second.output).not.toContain("Trust and load it?");
-    second.send("/exit");
-    await second.exited;
+    await notAskedAgain(f);
   });
 });

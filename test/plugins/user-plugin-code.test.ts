@@ -4,14 +4,14 @@
 // sandboxed command that rewrites the plugin's dependency or its own file changes nothing a later
 // start runs, in any workspace; a change to its files is left out (and said why) until
 // `reson plugin trust <name>` takes it; a folder plugin an earlier reson added asks once.
-import { existsSync, mkdirSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { PluginList } from "../../src/plugins/index.js";
 import { registryPath, writeRegistry } from "../../src/plugins/index.js";
 import { cleanEnv, parseEvents, runCli, tempDir } from "../support/cli.js";
 import { fakeModelArgs, useCliFixture } from "../support/cli-fixture.js";
 import { skipWithout } from "../support/requirements.js";
+import { listedPlugins, pluginCopies } from "../support/user-plugins.js";
 
 const noSandbox = await skipWithout("sandbox", "a run's sandboxed command changing a user plugin's folder");
 
@@ -72,13 +72,8 @@ describe.skipIf(noSandbox)("a user plugin added from a folder", () => {
   };
   const loaded = (events: Event[]) => events.find((e) => e.type === "plugins_loaded");
   const shouted = (events: Event[]) => events.find((e) => e.type === "tool_result" && e.name === "shout");
-  const list = async (): Promise<PluginList> => {
-    const result = await reson(["plugin", "list", "--json"]);
-    expect(result.code, result.stderr).toBe(0);
-    return JSON.parse(result.stdout) as PluginList;
-  };
-  const copies = () =>
-    existsSync(join(f.home.path, "plugin-code")) ? readdirSync(join(f.home.path, "plugin-code")) : [];
+  const list = () => listedPlugins(reson);
+  const copies = () => pluginCopies(f.home.path);
 
   it("runs what was added: a run's command that rewrites its dependency or its file changes nothing a later start runs, until trusted", async () => {
     writeMyPlugin(ws());

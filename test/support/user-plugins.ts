@@ -1,7 +1,16 @@
-// Registers plugin folders in a home's user registry as `reson plugin add <folder>` does: a
-// folder outside $RESON_HOME is trusted as it is now (it then runs from a copy of it).
-import { realpathSync } from "node:fs";
-import { registryPath, trustRegisteredPlugin, writeRegistry } from "../../src/plugins/index.js";
+// Plugins in a test's home: folders registered in the user registry as `reson plugin add
+// <folder>` does (a folder outside $RESON_HOME is trusted as it is now, and runs from a copy of
+// it), the copies there are, and what `reson plugin list` says.
+import { existsSync, readdirSync, realpathSync } from "node:fs";
+import { join } from "node:path";
+import { expect } from "vitest";
+import {
+  type PluginList,
+  registryPath,
+  trustRegisteredPlugin,
+  writeRegistry,
+} from "../../src/plugins/index.js";
+import type { CliResult } from "./cli.js";
 
 export async function addUserPlugins(
   home: string,
@@ -29,4 +38,17 @@ export async function addUserPlugins(
     }).catch(() => {
       // One that cannot be copied (it does not parse) is left untrusted, as `add` leaves it.
     });
+}
+
+/** The copies of trusted plugins' code in a home ($RESON_HOME/plugin-code), by key. */
+export function pluginCopies(home: string): string[] {
+  const dir = join(home, "plugin-code");
+  return existsSync(dir) ? readdirSync(dir) : [];
+}
+
+/** `reson plugin list --json`, read with `reson` (a CLI run in the test's places). */
+export async function listedPlugins(reson: (args: string[]) => Promise<CliResult>): Promise<PluginList> {
+  const result = await reson(["plugin", "list", "--json"]);
+  expect(result.code, result.stderr).toBe(0);
+  return JSON.parse(result.stdout) as PluginList;
 }

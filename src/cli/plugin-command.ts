@@ -338,11 +338,14 @@ async function updateCommand(parsed: Parsed, signal: AbortSignal): Promise<numbe
     });
   const records = await updatablePlugins(parsed.scope, parsed.places, name);
   if (records.length === 0) {
-    say(
-      name
-        ? `"${name}" was added from a folder: reson uses it as it is, there is nothing to install.`
-        : `No npm plugins at ${parsed.scope} scope.`,
-    );
+    if (!name) say(`No npm plugins at ${parsed.scope} scope.`);
+    else {
+      const folder = await findPlugin(name, parsed.scope, parsed.places);
+      const trusted = folder && (await pluginNeedsTrust(folder, parsed.scope, parsed.places));
+      say(
+        `"${name}" was added from a folder: there is nothing to install; ${trusted ? `a change to its files runs once \`reson plugin trust ${name}\` takes it` : "reson uses it as it is"}.`,
+      );
+    }
     return EXIT_OK;
   }
   // Updating a project's plugins vouches for what gets installed, as adding them does.

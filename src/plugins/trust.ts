@@ -112,7 +112,7 @@ export async function pluginTrustOf(
     return {
       untrusted:
         key === "user"
-          ? "not trusted yet: a plugin of yours added from a folder runs from a copy made when you trust it, and an earlier reson made none"
+          ? "not trusted yet: a folder plugin of yours runs from a copy made when you trust it, and this one has none (an earlier reson added it, or its trust was forgotten)"
           : "not trusted yet",
     };
   if (entry.hash !== hash)

@@ -199,7 +199,7 @@ describe.skipIf(noSandbox)("a user plugin added from a folder", () => {
     expect((await list()).plugins[0]).toMatchObject({
       status: "untrusted",
       trusted: false,
-      problem: expect.stringContaining("an earlier reson made none"),
+      problem: expect.stringContaining("an earlier reson added it"),
     });
     const trustProject = await reson(["plugin", "trust", "my-plugin", "--project", "--yes"]);
     expect(trustProject.code).not.toBe(0);

@@ -29,6 +29,7 @@ import { didYouMean } from "./did-you-mean.js";
 import { EXIT_OK, EXIT_USAGE, exitCodeForError } from "./exit-codes.js";
 import { table } from "./format.js";
 import { reportError } from "./run-command.js";
+import { outsideText } from "./terminal-text.js";
 import { workspaceFolderArg } from "./workspace-choice.js";
 
 const USAGE = `Usage:
@@ -196,13 +197,15 @@ async function listCommand(parsed: Parsed): Promise<number> {
       ...list.plugins.map(row),
     ]),
   );
+  // A problem names files a run's commands may have named: written out on a terminal.
+  const outside = outsideText(process.stdout);
   for (const plugin of list.plugins)
     if (plugin.problem && plugin.status !== "untrusted")
-      say(`${plugin.name} (${plugin.scope}): ${plugin.problem}`);
+      say(`${plugin.name} (${plugin.scope}): ${outside(plugin.problem)}`);
   const untrusted = list.plugins.filter((p) => p.status === "untrusted");
   for (const plugin of untrusted)
     say(
-      `${plugin.name} (${plugin.scope}): not trusted in its present form (${plugin.problem ?? "not trusted yet"}); \`reson plugin trust ${plugin.name}\` loads it.`,
+      `${plugin.name} (${plugin.scope}): not trusted in its present form (${outside(plugin.problem ?? "not trusted yet")}); \`reson plugin trust ${plugin.name}\` loads it.`,
     );
   return EXIT_OK;
 }

@@ -65,13 +65,15 @@ describe("a user's folder plugin its author edits", () => {
     await addUserPlugins(home.path, [{ name: "greeter", root }]);
   });
 
-  it("asks once at start, naming the file that changed, and a yes runs the edit", async () => {
+  it("asks once at start, naming the files that changed, and a yes runs the edit", async () => {
     const entry = join(f.ws.path, "greeter", "dev.reson", "index.js");
     writeFileSync(entry, readFileSync(entry, "utf8").replace('?? "Hello"', '?? "Howdy"'));
+    // A name a run's command chose, that would erase the line it is on: written out instead.
+    writeFileSync(join(f.ws.path, "greeter", "x\u001b[2K.txt"), "");
     const first = f.open();
     await first.waitFor(
       'Your plugin "greeter" (' +
-        `${realpathSync(join(f.ws.path, "greeter"))}: its files changed since you trusted it: dev.reson/index.js)`,
+        `${realpathSync(join(f.ws.path, "greeter"))}: its files changed since you trusted it: dev.reson/index.js, x\\x1b[2K.txt)`,
     );
     first.send("y");
     await first.waitFor("reson> ");

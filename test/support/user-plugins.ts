@@ -35,8 +35,6 @@ export async function addUserPlugins(
       scope: "user",
       name: plugin.name,
       signal: AbortSignal.timeout(30_000),
-    }).catch(() => {
-      // One that cannot be copied (it does not parse) is left untrusted, as `add` leaves it.
     });
 }
 

@@ -31,8 +31,8 @@ export async function pluginChecks(home: string, workspace: string): Promise<Che
     for (const plugin of found.untrusted)
       push(
         "warn",
-        `${plugin.name} (project): not loaded: not trusted in its present form (${plugin.reason})`,
-        `Trust it with \`reson plugin trust ${plugin.name}\` (in ${workspace}) after checking its code in ${plugin.root}.`,
+        `${plugin.name} (${plugin.scope}): not loaded: not trusted in its present form (${plugin.reason})`,
+        `Trust it with \`reson plugin trust ${plugin.name}\`${plugin.scope === "project" ? ` (in ${workspace})` : ""} after checking its code in ${plugin.root}.`,
       );
     for (const plugin of found.disabled)
       push(

@@ -14,12 +14,13 @@ import {
   type PluginPlaces,
   type PluginScope,
   pluginHash,
+  pluginNeedsTrust,
   pluginPrefix,
   readPluginManifest,
   registryPath,
   removePlugin,
   setPluginEnabled,
-  trustProjectPlugin,
+  trustRegisteredPlugin,
   updatablePlugins,
 } from "../plugins/index.js";
 import { parseCommandArgs } from "./command-args.js";
@@ -28,6 +29,7 @@ import { didYouMean } from "./did-you-mean.js";
 import { EXIT_OK, EXIT_USAGE, exitCodeForError } from "./exit-codes.js";
 import { table } from "./format.js";
 import { reportError } from "./run-command.js";
+import { outsideText } from "./terminal-text.js";
 import { workspaceFolderArg } from "./workspace-choice.js";
 
 const USAGE = `Usage:
@@ -38,12 +40,16 @@ const USAGE = `Usage:
   reson plugin show <name> [--project] [--json]
   reson plugin remove <name> [--project]   (npm packages are uninstalled; folders stay)
   reson plugin enable|disable <name> [--project]
-  reson plugin trust <name> [--yes]        trust a project plugin in its present form
+  reson plugin trust <name> [--project|--user] [--yes]
+                                   trust a plugin in its present form (a project's, or
+                                   one of yours added from a folder)
   reson plugin update [name] [--project]   install the npm specs again (a newer version)
 Options: -w, --workspace <dir> (default: the current folder).
 Scopes: user (default) installs into $RESON_HOME/plugins; --project into
 <workspace>/.reson/plugins, registered in .reson/plugins.json. A project's plugins load
 only once you trusted them; adding one trusts it (in a terminal, reson asks unless --yes).
+A folder you add at user scope runs from a copy made as you add it; a change to its files
+is asked about (the terminal) or left out (headless runs) until you trust it again.
 npm runs with --ignore-scripts --omit=dev: installing runs none of a package's code.
 `;
 
@@ -112,6 +118,13 @@ function reportAdded(added: AddedPlugin, scope: PluginScope): void {
 
 async function trustAfterAdd(parsed: Parsed, added: AddedPlugin): Promise<void> {
   const { name, root } = added.record;
+  if (parsed.scope === "user") {
+    if (added.trustedHash)
+      say(
+        `Trusted "${name}" as you added it (package hash ${added.trustedHash}): it runs from a copy of its files and of what it imports, in ${resonHome()}/plugin-code. After you change it, the terminal asks once; elsewhere \`reson plugin trust ${name}\` takes the change.`,
+      );
+    return;
+  }
   if (added.trustedHash) {
     say(
       `Trusted "${name}" for ${parsed.places.workspace} as you added it (package hash ${added.trustedHash}).`,
@@ -126,7 +139,13 @@ async function trustAfterAdd(parsed: Parsed, added: AddedPlugin): Promise<void> 
     say(`Not trusted: runs here leave it out until \`reson plugin trust ${name}\`.`);
     return;
   }
-  await trustProjectPlugin({ ...parsed.places, name, hash, signal: AbortSignal.timeout(60_000) });
+  await trustRegisteredPlugin({
+    ...parsed.places,
+    scope: "project",
+    name,
+    hash,
+    signal: AbortSignal.timeout(60_000),
+  });
   say(`Trusted "${name}" for ${parsed.places.workspace} (package hash ${hash}).`);
 }
 
@@ -139,7 +158,7 @@ async function addCommand(parsed: Parsed, signal: AbortSignal): Promise<number> 
   const ask = parsed.scope === "project" && askInTerminal(parsed);
   const added = await addPlugin({ ...parsed.places, scope: parsed.scope, spec, signal, trust: !ask });
   reportAdded(added, parsed.scope);
-  if (parsed.scope === "project") await trustAfterAdd(parsed, added);
+  await trustAfterAdd(parsed, added);
   return EXIT_OK;
 }
 
@@ -178,13 +197,15 @@ async function listCommand(parsed: Parsed): Promise<number> {
       ...list.plugins.map(row),
     ]),
   );
+  // A problem names files a run's commands may have named: written out on a terminal.
+  const outside = outsideText(process.stdout);
   for (const plugin of list.plugins)
     if (plugin.problem && plugin.status !== "untrusted")
-      say(`${plugin.name} (${plugin.scope}): ${plugin.problem}`);
+      say(`${plugin.name} (${plugin.scope}): ${outside(plugin.problem)}`);
   const untrusted = list.plugins.filter((p) => p.status === "untrusted");
   for (const plugin of untrusted)
     say(
-      `${plugin.name}: not trusted in its present form (${plugin.problem ?? "not trusted yet"}); \`reson plugin trust ${plugin.name}\` loads it.`,
+      `${plugin.name} (${plugin.scope}): not trusted in its present form (${outside(plugin.problem ?? "not trusted yet")}); \`reson plugin trust ${plugin.name}\` loads it.`,
     );
   return EXIT_OK;
 }
@@ -210,12 +231,9 @@ async function showCommand(parsed: Parsed, argv: string[]): Promise<number> {
   const explicit = argv.includes("--project") || argv.includes("--user");
   const { record, scope } = await located(parsed, name, explicit);
   const manifest = await readPluginManifest(record.root);
-  // A trusted project plugin runs from the copy made when it was trusted.
-  const copy =
-    scope === "project"
-      ? (await discoverPlugins(parsed.places)).load.find((p) => p.scope === "project" && p.name === name)
-          ?.code?.root
-      : undefined;
+  // A trusted plugin runs from the copy made when it was trusted.
+  const copy = (await discoverPlugins(parsed.places)).load.find((p) => p.scope === scope && p.name === name)
+    ?.code?.root;
   const shown = {
     name: manifest.name,
     scope,
@@ -273,30 +291,44 @@ async function enableCommand(parsed: Parsed, enabled: boolean, signal: AbortSign
   return EXIT_OK;
 }
 
-async function trustCommand(parsed: Parsed, signal: AbortSignal): Promise<number> {
+/** The plugin `trust` means: the scope given, else this workspace's, else the user's (a project's shadows it). */
+async function toTrust(parsed: Parsed, name: string, argv: string[]) {
+  const explicit = argv.includes("--project") || argv.includes("--user");
+  const found = await located(parsed, name, explicit).catch((error: unknown) => {
+    if (explicit) throw error;
+    throw new ResonError(
+      "not_found",
+      `There is no plugin "${name}" in ${parsed.places.workspace} or yours.`,
+      {
+        hint: "`reson plugin list` shows the plugins of both scopes; `reson plugin add` adds one.",
+      },
+    );
+  });
+  if (!(await pluginNeedsTrust(found.record, found.scope, parsed.places)))
+    throw new ResonError(
+      "usage_error",
+      `The plugin "${name}" (${found.scope}) is installed in ${pluginPrefix(found.scope, parsed.places)}, which runs' commands cannot change: it loads without trust.`,
+    );
+  return found;
+}
+
+async function trustCommand(parsed: Parsed, argv: string[], signal: AbortSignal): Promise<number> {
   const name = one(parsed, "trust");
-  const record = await findPlugin(name, "project", parsed.places);
-  if (!record) {
-    const user = await findPlugin(name, "user", parsed.places);
-    throw new ResonError("not_found", `There is no project plugin "${name}" in ${parsed.places.workspace}.`, {
-      hint: user
-        ? "It is a user plugin: those load without trust."
-        : "`reson plugin list` shows this workspace's plugins; `reson plugin add --project` adds one.",
-    });
-  }
+  const { record, scope } = await toTrust(parsed, name, argv);
   const hash = await pluginHash(record.root);
+  const where = scope === "project" ? `every run in ${parsed.places.workspace}` : "every run of yours";
   if (askInTerminal(parsed)) {
     const ok = await confirm(
-      `"${name}" (${record.root}) runs its code with your rights in every run in ${parsed.places.workspace}. Trust it (package hash ${hash})?`,
+      `"${name}" (${record.root}) runs its code with your rights in ${where}. Trust it (package hash ${hash})?`,
     );
     if (!ok) {
       say("Not trusted.");
       return EXIT_OK;
     }
   }
-  await trustProjectPlugin({ ...parsed.places, name, hash, signal });
+  await trustRegisteredPlugin({ ...parsed.places, scope, name, hash, signal });
   say(
-    `Trusted "${name}" for ${parsed.places.workspace} (package hash ${hash}): it runs from a copy of its files and of what it imports, in ${resonHome()}/plugin-code. A change to its files asks again.`,
+    `Trusted "${name}" (${scope}) ${scope === "project" ? `for ${parsed.places.workspace}` : "in every workspace"} (package hash ${hash}): it runs from a copy of its files and of what it imports, in ${resonHome()}/plugin-code. A change to its files asks again.`,
   );
   return EXIT_OK;
 }
@@ -309,11 +341,14 @@ async function updateCommand(parsed: Parsed, signal: AbortSignal): Promise<numbe
     });
   const records = await updatablePlugins(parsed.scope, parsed.places, name);
   if (records.length === 0) {
-    say(
-      name
-        ? `"${name}" was added from a folder: reson uses it as it is, there is nothing to install.`
-        : `No npm plugins at ${parsed.scope} scope.`,
-    );
+    if (!name) say(`No npm plugins at ${parsed.scope} scope.`);
+    else {
+      const folder = await findPlugin(name, parsed.scope, parsed.places);
+      const trusted = folder && (await pluginNeedsTrust(folder, parsed.scope, parsed.places));
+      say(
+        `"${name}" was added from a folder: there is nothing to install; ${trusted ? `a change to its files runs once \`reson plugin trust ${name}\` takes it` : "reson uses it as it is"}.`,
+      );
+    }
     return EXIT_OK;
   }
   // Updating a project's plugins vouches for what gets installed, as adding them does.
@@ -329,7 +364,7 @@ async function updateCommand(parsed: Parsed, signal: AbortSignal): Promise<numbe
       trust: !ask,
     });
     reportAdded(added, parsed.scope);
-    if (parsed.scope === "project") await trustAfterAdd(parsed, added);
+    await trustAfterAdd(parsed, added);
   }
   return EXIT_OK;
 }
@@ -358,7 +393,7 @@ async function dispatch(sub: string, rest: string[], signal: AbortSignal): Promi
     case "disable":
       return enableCommand(parsed, false, signal);
     case "trust":
-      return trustCommand(parsed, signal);
+      return trustCommand(parsed, rest, signal);
     case "update":
       return updateCommand(parsed, signal);
     default:

@@ -157,9 +157,9 @@ export function humanRenderer(options: HumanRendererOptions): (event: ResonEvent
         }
         for (const problem of event.errors)
           err.write(`${yellow(`warning: plugin ${problem.plugin}: ${line(problem.message)}`)}\n`);
-        for (const { plugin, command } of event.untrusted)
+        for (const { plugin, command, scope, reason } of event.untrusted)
           err.write(
-            `${yellow(`warning: project plugin ${plugin} not loaded: not trusted; trust it with \`${command}\``)}\n`,
+            `${yellow(`warning: ${scope ?? "project"} plugin ${plugin} not loaded: not trusted${reason ? ` (${line(reason)})` : ""}; trust it with \`${command}\``)}\n`,
           );
         return;
       }

@@ -535,8 +535,16 @@ export const PluginsLoadedEventSchema = eventSchema(
       description: "plugins (or tools of theirs) left out: the run goes on without them",
     }),
     untrusted: Type.Array(
-      Type.Object({ plugin: Type.String(), command: Type.String({ description: "what trusts it" }) }),
-      { description: "project plugins not loaded because the user has not trusted them in this form" },
+      Type.Object({
+        plugin: Type.String(),
+        command: Type.String({ description: "what trusts it" }),
+        scope: Type.Optional(PluginScopeSchema),
+        reason: Type.Optional(Type.String({ description: "why it is not trusted (what changed)" })),
+      }),
+      {
+        description:
+          "plugins not loaded because the user has not trusted them in this form (a project's, or a user's folder outside $RESON_HOME)",
+      },
     ),
   },
   "Right after run_start in a run with plugins: which loaded, with what tools, and which did not and why.",

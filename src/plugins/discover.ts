@@ -1,18 +1,21 @@
-// Which plugins a run may load: the user's (always, when enabled) and the project's (only
-// those the user trusted in exactly their present form, loaded from the copy made when they
-// were trusted). A project's plugin shadows a user's of the same name. Nothing here runs a
-// plugin's code.
+// Which plugins a run may load: the project's and the user's folder plugins only those the user
+// trusted in exactly their present form, loaded from the copy made when they were trusted; the
+// user's installed into $RESON_HOME (npm packages, tarballs) as they are. A project's plugin
+// shadows a user's of the same name. Nothing here runs a plugin's code.
 import { realpath } from "node:fs/promises";
-import { inCopy, pluginCodeAt, pluginCodeDir } from "./plugin-code.js";
+import { inCopy, ownFilesChanged, pluginCodeAt, pluginCodeDir } from "./plugin-code.js";
 import { readRegistry, registryPath } from "./registry-file.js";
-import { pluginHash, pluginTrustOf } from "./trust.js";
+import { needsTrust, pluginHash, pluginTrustOf, trustKey } from "./trust.js";
 import type { InstalledPlugin } from "./types.js";
+
+/** A plugin that loads only once trusted and is not, in its present form: with its hash, and why. */
+export type UntrustedPlugin = InstalledPlugin & { hash: string; reason: string };
 
 export interface DiscoveredPlugins {
   /** Enabled, and trusted where that is needed: to be loaded, project ones first. */
   load: InstalledPlugin[];
-  /** Enabled project plugins the user has not trusted in their present form (with their hash, and why). */
-  untrusted: (InstalledPlugin & { hash: string; reason: string })[];
+  /** Enabled plugins that need trust (see needsTrust) the user has not given to their present form. */
+  untrusted: UntrustedPlugin[];
   disabled: InstalledPlugin[];
   /** Registry entries that could not be read, a missing folder, a package too big to hash. */
   problems: { name?: string; message: string }[];
@@ -24,8 +27,45 @@ export interface DiscoverPluginsOptions {
   workspace: string;
 }
 
+/** At most this many changed files are named in why a plugin is not trusted. */
+const NAMED_CHANGES = 5;
+
+/** Why the plugin's files are not the ones trusted, naming what changed when the trusted copy is there. */
+async function changedReason(home: string, plugin: InstalledPlugin, reason: string, key?: string) {
+  const dir = key ? await pluginCodeAt(home, key) : undefined;
+  if (!dir) return reason;
+  const changed = await ownFilesChanged(inCopy(dir, plugin.root), plugin.root).catch(() => []);
+  if (changed.length === 0) return reason;
+  const more = changed.length > NAMED_CHANGES ? ` and ${changed.length - NAMED_CHANGES} more` : "";
+  return `${reason}: ${changed.slice(0, NAMED_CHANGES).join(", ")}${more}`;
+}
+
+/** Where the plugin loads from if it is trusted in its present form, else it as untrusted. */
+async function trustedForm(
+  plugin: InstalledPlugin,
+  options: DiscoverPluginsOptions,
+): Promise<InstalledPlugin | UntrustedPlugin> {
+  const hash = await pluginHash(plugin.root);
+  const key = trustKey(plugin.scope, options.workspace);
+  const trust = await pluginTrustOf(options.home, key, plugin.name, hash);
+  if ("untrusted" in trust)
+    return {
+      ...plugin,
+      hash,
+      reason: await changedReason(options.home, plugin, trust.untrusted, trust.trustedCode),
+    };
+  const dir = await pluginCodeAt(options.home, trust.code);
+  if (dir) return { ...plugin, code: { dir, root: inCopy(dir, plugin.root) } };
+  return {
+    ...plugin,
+    hash,
+    reason: `the copy of its code made when you trusted it (${pluginCodeDir(options.home, trust.code)}) is gone`,
+  };
+}
+
 export async function discoverPlugins(options: DiscoverPluginsOptions): Promise<DiscoveredPlugins> {
   const found: DiscoveredPlugins = { load: [], untrusted: [], disabled: [], problems: [] };
+  const realHome = await realpath(options.home).catch(() => options.home);
   const seen = new Set<string>();
   for (const scope of ["project", "user"] as const) {
     const file = registryPath(scope, options);
@@ -60,24 +100,14 @@ export async function discoverPlugins(options: DiscoverPluginsOptions): Promise<
         found.disabled.push(plugin);
         continue;
       }
-      if (scope === "user") {
+      if (!needsTrust(scope, root, realHome)) {
         found.load.push(plugin);
         continue;
       }
       try {
-        const hash = await pluginHash(root);
-        const trust = await pluginTrustOf(options.home, options.workspace, plugin.name, hash);
-        if ("untrusted" in trust) found.untrusted.push({ ...plugin, hash, reason: trust.untrusted });
-        else {
-          const dir = await pluginCodeAt(options.home, trust.code);
-          if (dir) found.load.push({ ...plugin, code: { dir, root: inCopy(dir, root) } });
-          else
-            found.untrusted.push({
-              ...plugin,
-              hash,
-              reason: `the copy of its code made when you trusted it (${pluginCodeDir(options.home, trust.code)}) is gone`,
-            });
-        }
+        const form = await trustedForm(plugin, options);
+        if ("reason" in form) found.untrusted.push(form);
+        else found.load.push(form);
       } catch (error) {
         found.problems.push({ name: plugin.name, message: (error as Error).message });
       }

@@ -11,7 +11,12 @@ export type {
   PluginToolParameters,
 } from "./api.js";
 export { definePlugin } from "./api.js";
-export { type DiscoveredPlugins, type DiscoverPluginsOptions, discoverPlugins } from "./discover.js";
+export {
+  type DiscoveredPlugins,
+  type DiscoverPluginsOptions,
+  discoverPlugins,
+  type UntrustedPlugin,
+} from "./discover.js";
 export {
   type AddedPlugin,
   type AddPluginOptions,
@@ -19,11 +24,12 @@ export {
   findPlugin,
   type PluginChangeOptions,
   type PluginPlaces,
+  pluginNeedsTrust,
   pluginPrefix,
   type RemovedPlugin,
   removePlugin,
   setPluginEnabled,
-  trustProjectPlugin,
+  trustRegisteredPlugin,
   updatablePlugins,
 } from "./install.js";
 export { type ListedPlugin, listPlugins, type PluginList, type PluginStatus } from "./install-list.js";

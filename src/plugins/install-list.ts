@@ -5,11 +5,11 @@
 import { join, relative, sep } from "node:path";
 import { toResonError } from "../core/errors.js";
 import { type DiscoveredPlugins, discoverPlugins } from "./discover.js";
-import type { PluginPlaces } from "./install.js";
+import { type PluginPlaces, pluginNeedsTrust } from "./install.js";
 import { changedSinceCopied } from "./plugin-code.js";
 import { readRegistry, registryPath } from "./registry-file.js";
 import { loadDiscovered } from "./run-plugins.js";
-import { isPluginTrusted, pluginHash } from "./trust.js";
+import { isPluginTrusted, pluginHash, trustKey } from "./trust.js";
 import type { PluginScope } from "./types.js";
 
 /** "fails": a run would try it and leave it out (its code or manifest fails to load). */
@@ -22,7 +22,7 @@ export interface ListedPlugin {
   source: string;
   root: string;
   enabled: boolean;
-  /** Project plugins only: trusted for this workspace in their present form. */
+  /** Plugins that load only once trusted (a project's, a user's folder outside $RESON_HOME): trusted in their present form. */
   trusted?: boolean;
   status: PluginStatus;
   /** Why it does not load, when it does not. */
@@ -52,7 +52,7 @@ export async function listPlugins(places: PluginPlaces): Promise<PluginList> {
     if (problem) problemOf.set(p.name, problem);
     status.set(`${p.scope}:${p.name}`, {
       status: failure ? "fails" : "loads",
-      ...(p.scope === "project" ? { trusted: true } : {}),
+      ...(p.code ? { trusted: true } : {}),
     });
   }
   for (const p of found.untrusted) {
@@ -80,8 +80,9 @@ export async function listPlugins(places: PluginPlaces): Promise<PluginList> {
         enabled: record.enabled,
         status: shadowed ? "shadowed" : (known?.status ?? "broken"),
       };
-      if (scope === "project")
-        row.trusted = known?.trusted ?? (await trustedNow(places, record.name, record.root));
+      if (known?.trusted !== undefined) row.trusted = known.trusted;
+      else if (await pluginNeedsTrust(record, scope, places))
+        row.trusted = await trustedNow(places, scope, record.name, record.root);
       if (shadowed) row.problem = `A project plugin of the same name is used instead.`;
       else if (problem) row.problem = problem;
       list.plugins.push(row);
@@ -116,13 +117,19 @@ async function changedDependencies(
   if (changed.length === 0) return undefined;
   const shown = changed.slice(0, 3).join(", ");
   const more = changed.length > 3 ? ` and ${changed.length - 3} more` : "";
-  return `runs the copy you trusted; ${changed.length === 1 ? "a file" : `${changed.length} files`} of what it imports changed in the workspace since (${shown}${more}): look at the change, then \`reson plugin trust ${name}\` takes it`;
+  return `runs the copy you trusted; ${changed.length === 1 ? "a file" : `${changed.length} files`} of what it imports changed where it lies since (${shown}${more}): look at the change, then \`reson plugin trust ${name}\` takes it`;
 }
 
-/** Trust of a project plugin discovery did not hash (a disabled one): false when it cannot be hashed. */
-async function trustedNow(places: PluginPlaces, name: string, root: string): Promise<boolean> {
+/** Trust of a plugin discovery did not hash (a disabled one): false when it cannot be hashed. */
+async function trustedNow(
+  places: PluginPlaces,
+  scope: PluginScope,
+  name: string,
+  root: string,
+): Promise<boolean> {
   try {
-    return await isPluginTrusted(places.home, places.workspace, name, await pluginHash(root));
+    const key = trustKey(scope, places.workspace);
+    return await isPluginTrusted(places.home, key, name, await pluginHash(root));
   } catch {
     return false;
   }

@@ -1,6 +1,7 @@
 // Adding, removing, enabling and trusting plugins at a scope. A folder is registered where it
 // lies (never moved, never deleted); a tarball or npm spec is installed into the scope's npm
-// prefix. Trusting a project's plugin copies what it runs into reson's home (plugin-code.ts).
+// prefix. Trusting a plugin (a project's, or a user's folder outside reson's home) copies what
+// it runs into reson's home (plugin-code.ts).
 // Every change re-reads the registry under the scope's lock and writes it atomically, so two
 // `reson plugin add` at once both keep their plugin.
 import { realpath } from "node:fs/promises";
@@ -18,7 +19,7 @@ import {
   userPluginsDir,
   writeRegistry,
 } from "./registry-file.js";
-import { forgetPluginTrust, pluginCodeInUse, trustPlugin } from "./trust.js";
+import { forgetPluginTrust, needsTrust, pluginCodeInUse, trustKey, trustPlugin } from "./trust.js";
 import type { PluginScope } from "./types.js";
 
 export interface PluginPlaces {
@@ -39,7 +40,10 @@ export interface AddPluginOptions extends PluginChangeOptions {
   spec: string;
   /** Where relative paths in `spec` start (default: the current directory). */
   cwd?: string;
-  /** Trust a project plugin for this workspace once added (default true: the user who adds it vouches). */
+  /**
+   * Trust a project plugin for this workspace once added (default true: the user who adds it
+   * vouches). A user's folder outside $RESON_HOME is always trusted as added: it is their own act.
+   */
   trust?: boolean;
   /** Keep the enabled flag of the record it replaces (an update), instead of enabling it. */
   keepEnabled?: boolean;
@@ -53,7 +57,7 @@ export interface AddedPlugin {
   manifest: PluginManifest;
   /** The record it replaced at this scope (an update), if any. */
   previous?: PluginRecord;
-  /** The package hash the project plugin was trusted with. */
+  /** The package hash the plugin was trusted with (a project's, or a user's folder outside $RESON_HOME). */
   trustedHash?: string;
   /** Things that went wrong after the change was made (an old package npm could not remove). */
   warnings: string[];
@@ -86,12 +90,19 @@ function trustLocked<T>(places: PluginPlaces, work: () => Promise<T>, signal: Ab
 }
 
 /**
- * Trusts a project plugin as it is now: copies what it runs (its files and what its imports
- * reach) into $RESON_HOME/plugin-code, trusts that copy, and removes copies no trust names.
- * With `expected` (the hash the user was shown), a plugin that changed since is not trusted.
+ * Trusts a plugin as it is now: copies what it runs (its files and what its imports reach) into
+ * $RESON_HOME/plugin-code, trusts that copy (a project's for its workspace, a user's for all),
+ * and removes copies no trust names. With `expected` (the hash the user was shown), a plugin that
+ * changed since is not trusted.
  */
 export function trustPluginCode(
-  places: PluginPlaces & { name: string; root: string; signal: AbortSignal; expected?: string },
+  places: PluginPlaces & {
+    scope: PluginScope;
+    name: string;
+    root: string;
+    signal: AbortSignal;
+    expected?: string;
+  },
 ): Promise<PluginCode> {
   return trustLocked(
     places,
@@ -105,7 +116,10 @@ export function trustPluginCode(
           { hint: `Look at it again, then \`reson plugin trust ${places.name}\`.` },
         );
       }
-      await trustPlugin(places.home, places.workspace, places.name, { hash: code.hash, code: code.key });
+      await trustPlugin(places.home, trustKey(places.scope, places.workspace), places.name, {
+        hash: code.hash,
+        code: code.key,
+      });
       await prunePluginCode(places.home, await pluginCodeInUse(places.home));
       return code;
     },
@@ -201,13 +215,25 @@ export async function addPlugin(options: AddPluginOptions): Promise<AddedPlugin>
       });
     return { record, manifest, warnings, ...(previous ? { previous } : {}) };
   }, options.signal);
-  if (options.scope !== "project" || options.trust === false) return added;
-  const code = await trustPluginCode({
-    ...options,
-    name: added.record.name,
-    root: added.record.root,
+  if (!(await trustsWhenAdded(options, added.record))) return added;
+  const { name, root } = added.record;
+  const code = await trustPluginCode({ ...options, name, root }).catch((error: unknown) => {
+    // It is registered: say so, or the user takes it for not added and runs leave it out unsaid.
+    if (!(error instanceof ResonError) || error.code !== "plugin_invalid") throw error;
+    throw new ResonError(
+      "plugin_invalid",
+      `Added plugin "${name}" (${options.scope}), but it is not trusted, so runs leave it out: ${error.message}`,
+      { hint: `${error.hint ? `${error.hint} ` : ""}Once it is fixed, \`reson plugin trust ${name}\`.` },
+    );
   });
   return { ...added, trustedHash: code.hash };
+}
+
+/** A project's plugin unless the caller asks first; a user's folder that needs trust always. */
+async function trustsWhenAdded(options: AddPluginOptions, record: PluginRecord): Promise<boolean> {
+  if (options.scope === "project") return options.trust !== false;
+  const home = await realpath(options.home).catch(() => options.home);
+  return needsTrust("user", record.root, home);
 }
 
 function notFound(name: string, scope: PluginScope, file: string): ResonError {
@@ -238,15 +264,14 @@ export async function removePlugin(options: PluginChangeOptions & { name: string
       ? await installedPackageName(prefix, record.root)
       : undefined;
     const removed: RemovedPlugin = { record, warnings: [] };
-    if (options.scope === "project")
-      await trustLocked(
-        options,
-        async () => {
-          await forgetPluginTrust(options.home, options.workspace, record.name);
-          await prunePluginCode(options.home, await pluginCodeInUse(options.home));
-        },
-        options.signal,
-      );
+    await trustLocked(
+      options,
+      async () => {
+        await forgetPluginTrust(options.home, trustKey(options.scope, options.workspace), record.name);
+        await prunePluginCode(options.home, await pluginCodeInUse(options.home));
+      },
+      options.signal,
+    );
     if (!pkg) return removed;
     try {
       await npmUninstall(options.npm ?? (await findNpm()), prefix, pkg, options.signal);
@@ -284,12 +309,15 @@ export async function findPlugin(
   return (await registryOf(scope, places).read()).find((r) => r.name === name);
 }
 
-/** Trusts a project plugin for this workspace in its present form; returns the hash trusted. */
-export async function trustProjectPlugin(
-  options: PluginPlaces & { name: string; signal: AbortSignal; hash?: string },
+/**
+ * Trusts a registered plugin in its present form (a project's for this workspace, a user's for
+ * every one); returns the hash trusted.
+ */
+export async function trustRegisteredPlugin(
+  options: PluginPlaces & { scope: PluginScope; name: string; signal: AbortSignal; hash?: string },
 ): Promise<string> {
-  const record = await findPlugin(options.name, "project", options);
-  if (!record) throw notFound(options.name, "project", registryPath("project", options));
+  const record = await findPlugin(options.name, options.scope, options);
+  if (!record) throw notFound(options.name, options.scope, registryPath(options.scope, options));
   const root = await realpath(record.root).catch(() => record.root);
   const code = await trustPluginCode({
     ...options,
@@ -298,6 +326,19 @@ export async function trustProjectPlugin(
     ...(options.hash ? { expected: options.hash } : {}),
   });
   return code.hash;
+}
+
+/** Whether a registered plugin loads only once trusted (see needsTrust). */
+export async function pluginNeedsTrust(
+  record: PluginRecord,
+  scope: PluginScope,
+  places: PluginPlaces,
+): Promise<boolean> {
+  const [root, home] = await Promise.all([
+    realpath(record.root).catch(() => record.root),
+    realpath(places.home).catch(() => places.home),
+  ]);
+  return needsTrust(scope, root, home);
 }
 
 /** The records `reson plugin update` re-installs: npm ones (all of a scope, or the one named). */

@@ -270,7 +270,7 @@ export async function loadPlugins(options: LoadPluginsOptions): Promise<LoadedPl
 /** What a run's plugins_loaded event says. */
 export function pluginsReport(
   loaded: Pick<LoadedPlugins, "plugins" | "errors">,
-  untrusted: readonly { name: string }[],
+  untrusted: readonly { name: string; scope: InstalledPlugin["scope"]; reason: string }[],
 ): PluginsReport {
   return {
     plugins: loaded.plugins.map((plugin) => ({
@@ -283,6 +283,8 @@ export function pluginsReport(
     untrusted: untrusted.map((plugin) => ({
       plugin: plugin.name,
       command: `reson plugin trust ${plugin.name}`,
+      scope: plugin.scope,
+      reason: plugin.reason,
     })),
   };
 }

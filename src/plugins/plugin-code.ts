@@ -349,6 +349,26 @@ export async function changedSinceCopied(dir: string, pluginRoot: string): Promi
   return changed.sort();
 }
 
+/**
+ * The plugin's own files (relative to its folder) that differ between the copy it was trusted
+ * with (`copied`, its folder in the copy) and its folder now: added, changed or removed since.
+ */
+export async function ownFilesChanged(copied: string, root: string): Promise<string[]> {
+  const [wasList, nowList] = await Promise.all([packageFiles(copied), packageFiles(root)]);
+  const was = new Set(wasList);
+  const now = new Set(nowList);
+  const changed = new Set([...was, ...now].filter((file) => !was.has(file) || !now.has(file)));
+  for (const file of now) {
+    if (changed.has(file)) continue;
+    const [before, after] = await Promise.all([
+      readFile(join(copied, file)).catch(() => undefined),
+      readFile(join(root, file)).catch(() => undefined),
+    ]);
+    if (!before || !after?.equals(before)) changed.add(file);
+  }
+  return [...changed].sort();
+}
+
 /** Removes the copies no trust names any more (and partial copies a crash left behind). */
 export async function prunePluginCode(
   home: string,

@@ -9,11 +9,10 @@ import type { EventListener, PluginsReport } from "../core/events.js";
 import { type PluginMcpSource, READ_RESOURCE, TOOL_SEARCH } from "../mcp/index.js";
 import { RECALL_TOOL } from "../memory/index.js";
 import { createBuiltinTools } from "../tools/index.js";
-import { type DiscoveredPlugins, discoverPlugins } from "./discover.js";
+import { type DiscoveredPlugins, discoverPlugins, type UntrustedPlugin } from "./discover.js";
 import { trustPluginCode } from "./install.js";
 import type { LoadedPlugins } from "./load-plugins.js";
 import { readPluginManifest } from "./manifest.js";
-import type { InstalledPlugin } from "./types.js";
 
 /** What an agent must offer so its plugins can report into its runs and hear their events. */
 export interface PluginHost {
@@ -44,10 +43,11 @@ export interface RunPluginsOptions {
   workspace: string;
   env?: NodeJS.ProcessEnv;
   /**
-   * Asks the user whether to trust a project's plugin that is not trusted in its present form
-   * (the terminal); yes trusts it (remembered with its hash) and loads it. Absent: not loaded.
+   * Asks the user whether to trust a plugin that is not trusted in its present form (a
+   * project's, or a user's folder, in the terminal); yes trusts it (remembered with its hash)
+   * and loads it. Absent: not loaded.
    */
-  askTrust?: (plugin: InstalledPlugin & { hash: string; reason: string }) => Promise<boolean>;
+  askTrust?: (plugin: UntrustedPlugin) => Promise<boolean>;
 }
 
 /** Every tool name a plugin may not take (MCP tools are kept apart by their mcp__ prefix). */
@@ -104,7 +104,7 @@ export async function pluginsForRun(options: RunPluginsOptions): Promise<RunPlug
 }
 
 /**
- * Moves the project plugins the user trusts now from `untrusted` to `load` (from the copy
+ * Moves the plugins the user trusts now from `untrusted` to `load` (from the copy
  * trusting makes), remembering the trust; one that changed since it was hashed stays out.
  */
 async function askForTrust(
@@ -122,6 +122,7 @@ async function askForTrust(
       const code = await trustPluginCode({
         home: options.home,
         workspace: options.workspace,
+        scope: plugin.scope,
         name: plugin.name,
         root: plugin.root,
         expected: plugin.hash,

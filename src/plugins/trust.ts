@@ -2,7 +2,8 @@
 // trusted that exact package once: trust is kept per workspace and plugin name with a hash of
 // the plugin's own files ($RESON_HOME/plugin-trust.json) and the key of the copy of everything
 // it runs (plugin-code.ts), from which it then loads; a changed package asks again. No project
-// file can trust itself.
+// file can trust itself. A user plugin whose folder lies outside $RESON_HOME (one a run's
+// commands may reach) is trusted the same way, once for every workspace.
 import { createHash } from "node:crypto";
 import { readdir, readFile, stat } from "node:fs/promises";
 import { join, relative } from "node:path";
@@ -14,6 +15,8 @@ import {
   readApprovals,
   revokeHash,
 } from "../core/hash-approvals.js";
+import { isWithin } from "../core/path-within.js";
+import type { PluginScope } from "./types.js";
 
 export const PLUGIN_TRUST_FILE = "plugin-trust.json";
 
@@ -23,7 +26,7 @@ export const MAX_PLUGIN_BYTES = 64 * 1024 * 1024;
 
 export function tooBig(root: string, what: string): ResonError {
   return new ResonError("plugin_invalid", `The plugin in ${root} ${what}.`, {
-    hint: "Add it at user scope (`reson plugin add` without --project) if you trust it.",
+    hint: "Pack it (`npm pack`) and add the tarball at user scope: it is installed into $RESON_HOME/plugins, which runs' commands cannot change, and runs from there.",
   });
 }
 
@@ -62,11 +65,28 @@ export async function pluginHash(root: string): Promise<string> {
   return hash.digest("hex").slice(0, 32);
 }
 
+/**
+ * Where the trust of a plugin is kept in the file: a project's under its workspace, the user's
+ * under "user" (no workspace's real path, which is absolute): theirs in every workspace.
+ */
+export function trustKey(scope: PluginScope, workspace: string): string {
+  return scope === "user" ? "user" : workspace;
+}
+
+/**
+ * Whether the plugin loads only once trusted: a project's always; a user's when its folder lies
+ * outside $RESON_HOME (real paths both), where a run's commands may change it. What npm installed
+ * into $RESON_HOME/plugins is out of their reach (the sandbox hides reson's home).
+ */
+export function needsTrust(scope: PluginScope, root: string, realHome: string): boolean {
+  return scope === "project" || !isWithin(root, realHome);
+}
+
 function trustFile(home: string): HashApprovalFile {
   return {
     path: join(home, PLUGIN_TRUST_FILE),
     what: "trusted plugins",
-    whenDeleted: "reson asks again before loading each project plugin",
+    whenDeleted: "reson asks again before loading each project plugin and each of your folder plugins",
     stampKey: "trustedAt",
   };
 }
@@ -77,16 +97,29 @@ export interface PluginTrust {
   code: string;
 }
 
-/** The trusted copy's key when the plugin is trusted with these files, else why it is not. */
+/**
+ * The trusted copy's key when the plugin is trusted with these files, else why it is not (and
+ * the copy of the files it was trusted with, to tell what changed). `key` is trustKey's.
+ */
 export async function pluginTrustOf(
   home: string,
-  workspace: string,
+  key: string,
   name: string,
   hash: string,
-): Promise<{ code: string } | { untrusted: string }> {
-  const entry = await approvalOf(trustFile(home), workspace, name);
-  if (!entry) return { untrusted: "not trusted yet" };
-  if (entry.hash !== hash) return { untrusted: "its files changed since you trusted it" };
+): Promise<{ code: string } | { untrusted: string; trustedCode?: string }> {
+  const entry = await approvalOf(trustFile(home), key, name);
+  if (!entry)
+    return {
+      untrusted:
+        key === "user"
+          ? "not trusted yet: a folder plugin of yours runs from a copy made when you trust it, and this one has none (an earlier reson added it, or its trust was forgotten)"
+          : "not trusted yet",
+    };
+  if (entry.hash !== hash)
+    return {
+      untrusted: "its files changed since you trusted it",
+      ...(typeof entry.code === "string" && entry.code !== "" ? { trustedCode: entry.code } : {}),
+    };
   // Trust given before reson kept copies covered none of what the plugin imports: asked once more.
   if (typeof entry.code !== "string" || entry.code === "")
     return {
@@ -98,28 +131,28 @@ export async function pluginTrustOf(
 
 export async function isPluginTrusted(
   home: string,
-  workspace: string,
+  key: string,
   name: string,
   hash: string,
 ): Promise<boolean> {
-  return "code" in (await pluginTrustOf(home, workspace, name, hash));
+  return "code" in (await pluginTrustOf(home, key, name, hash));
 }
 
 export function trustPlugin(
   home: string,
-  workspace: string,
+  key: string,
   name: string,
   trust: PluginTrust,
   now = new Date(),
 ): Promise<void> {
-  return approveHash(trustFile(home), workspace, name, trust.hash, now, { code: trust.code });
+  return approveHash(trustFile(home), key, name, trust.hash, now, { code: trust.code });
 }
 
-export function forgetPluginTrust(home: string, workspace: string, name: string): Promise<boolean> {
-  return revokeHash(trustFile(home), workspace, name);
+export function forgetPluginTrust(home: string, key: string, name: string): Promise<boolean> {
+  return revokeHash(trustFile(home), key, name);
 }
 
-/** The keys of the copies some trust still names (of any workspace). */
+/** The keys of the copies some trust still names (of any workspace, or the user's). */
 export async function pluginCodeInUse(home: string): Promise<Set<string>> {
   const keys = new Set<string>();
   for (const names of Object.values(await readApprovals(trustFile(home))))

@@ -4,20 +4,12 @@
 // from there. What a run's commands may change afterwards (the workspace's node_modules, the
 // plugin's own files between start and a late import, a package that was missing) is never
 // run; an older trust without a copy asks once more; removing the plugin removes its copy.
-import {
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { PluginList } from "../../src/plugins/index.js";
 import { cleanEnv, parseEvents, runCli, tempDir } from "../support/cli.js";
 import { fakeModelArgs, useCliFixture } from "../support/cli-fixture.js";
+import { listedPlugins, pluginCopies } from "../support/user-plugins.js";
 
 type Event = Record<string, unknown> & { type: string };
 
@@ -95,13 +87,8 @@ describe("the code a trusted project plugin runs", () => {
   const env = () => cleanEnv({ RESON_HOME: f.home.path });
   const reson = (args: string[]) => runCli(args, { cwd: f.ws.path, env: env(), timeoutMs: 60_000 });
   const run = (args: string[]) => reson(["run", ...fakeModelArgs(f.server), "--json", ...args]);
-  const list = async (): Promise<PluginList> => {
-    const result = await reson(["plugin", "list", "--json"]);
-    expect(result.code, result.stderr).toBe(0);
-    return JSON.parse(result.stdout) as PluginList;
-  };
-  const copies = () =>
-    existsSync(join(f.home.path, "plugin-code")) ? readdirSync(join(f.home.path, "plugin-code")) : [];
+  const list = () => listedPlugins(reson);
+  const copies = () => pluginCopies(f.home.path);
 
   it("is what was trusted: a workspace dependency or a late import changed afterwards is not run", async () => {
     writeShouter(ws());
@@ -159,7 +146,7 @@ describe("the code a trusted project plugin runs", () => {
     });
     expect((await list()).plugins[0]).toMatchObject({
       status: "untrusted",
-      problem: "its files changed since you trusted it",
+      problem: "its files changed since you trusted it: dev.reson/later.mjs",
     });
     expect(existsSync(`${marker}-later`)).toBe(false);
     expect(existsSync(marker)).toBe(false);

@@ -14,30 +14,13 @@ import { registryPath, writeRegistry } from "../../src/plugins/index.js";
 import { cleanEnv, parseEvents, runCli, tempDir } from "../support/cli.js";
 import { fakeModelArgs, useCliFixture } from "../support/cli-fixture.js";
 import { skipWithout } from "../support/requirements.js";
+import { addUserPlugins } from "../support/user-plugins.js";
 
 const GREETER = resolve(import.meta.dirname, "../fixtures/plugins/greeter");
 const MCP_TEST_SERVER = resolve(import.meta.dirname, "../support/mcp-test-server.mjs");
 const noSandbox = await skipWithout("sandbox", "a plugin tool's command in the sandbox");
 
 type Event = Record<string, unknown> & { type: string };
-
-/** Registers plugin folders in a home's user registry, as `reson plugin add` would. */
-async function registerUserPlugins(
-  home: string,
-  plugins: { name: string; root: string; source?: string; version?: string }[],
-): Promise<void> {
-  await writeRegistry(
-    registryPath("user", { home, workspace: home }),
-    plugins.map((plugin) => ({
-      name: plugin.name,
-      root: plugin.root,
-      source: plugin.source ?? `path:${plugin.root}`,
-      enabled: true,
-      addedAt: new Date().toISOString(),
-      ...(plugin.version ? { version: plugin.version } : {}),
-    })),
-  );
-}
 
 /** A one-file plugin in `dir/<name>`: plugin.json and an ESM entry with this body. */
 function writePlugin(dir: string, name: string, entry: string): string {
@@ -216,7 +199,7 @@ describe("plugins in runs", () => {
           "};",
         ].join("\n"),
       );
-      await registerUserPlugins(f.home.path, [{ name: "tracker", root }]);
+      await addUserPlugins(f.home.path, [{ name: "tracker", root }]);
 
       f.server.enqueue(call("count_lines", {}), { text: "12." });
       const local = await run(["--json", "count the lines"]);
@@ -249,7 +232,7 @@ describe("plugins in runs", () => {
 
   it("leaves out a plugin that fails to import, one whose setup throws and a colliding tool, by name, and the run goes on", async () => {
     const dir = join(f.home.path, "local-plugins");
-    await registerUserPlugins(f.home.path, [
+    await addUserPlugins(f.home.path, [
       { name: "bad-entry", root: writePlugin(dir, "bad-entry", 'throw new Error("boom at import");\n') },
       {
         name: "bad-setup",
@@ -315,7 +298,8 @@ describe("plugins in runs", () => {
     const listed = await runCli(["plugin", "list"], { cwd: f.ws.path, env: env() });
     expect(listed.code).toBe(0);
     expect(listed.stdout).toMatch(/^bad-entry\s+-\s+user\s+yes\s+-\s+fails\s/m);
-    expect(listed.stdout).toMatch(/^greeter\s+\S+\s+user\s+yes\s+-\s+loads\s/m);
+    // A folder outside $RESON_HOME runs from the copy trusted when it was added.
+    expect(listed.stdout).toMatch(/^greeter\s+\S+\s+user\s+yes\s+yes\s+loads\s/m);
     expect(listed.stdout).toMatch(
       /^bad-entry \(user\): not loaded: .*could not be imported \(boom at import\)/m,
     );
@@ -334,7 +318,7 @@ describe("plugins in runs", () => {
 
   it("reports a throwing hook, a hanging hook and a throwing listener as plugin_error, and the calls go on", async () => {
     const dir = join(f.home.path, "local-plugins");
-    await registerUserPlugins(f.home.path, [
+    await addUserPlugins(f.home.path, [
       {
         name: "flaky",
         root: writePlugin(
@@ -396,7 +380,7 @@ describe("plugins in runs", () => {
         },
       }),
     );
-    await registerUserPlugins(f.home.path, [{ name: "tools-over-mcp", root }]);
+    await addUserPlugins(f.home.path, [{ name: "tools-over-mcp", root }]);
     const tool = "mcp__tools-over-mcp_tester__echo";
     f.server.enqueue(call(tool, { text: "hello from a plugin's server" }), { text: "Done." });
     const result = await run(["--json", "--allow", tool, "echo it"]);
@@ -416,7 +400,7 @@ describe("plugins in runs", () => {
       },
     );
     writeFileSync(join(f.ws.path, "note.txt"), `the token is ${value}\n`);
-    await registerUserPlugins(f.home.path, [{ name: "greeter", root: GREETER }]);
+    await addUserPlugins(f.home.path, [{ name: "greeter", root: GREETER }]);
     f.server.enqueue(call("read_note", {}), { text: "Read." });
     const result = await run(["--json", "read the note"]);
     expect(result.code).toBe(0);
@@ -441,7 +425,7 @@ describe("plugins in runs", () => {
   });
 
   it("gates a plugin tool that is not read-only like any writing tool", async () => {
-    await registerUserPlugins(f.home.path, [{ name: "greeter", root: GREETER }]);
+    await addUserPlugins(f.home.path, [{ name: "greeter", root: GREETER }]);
     f.server.enqueue(call("plugin_shell", { command: "touch made.txt" }), { text: "Tried." });
     const result = await run(["--json", "--permission-mode", "default", "make a file"]);
     expect(result.code).toBe(0);
@@ -452,7 +436,7 @@ describe("plugins in runs", () => {
 
   describe.skipIf(noSandbox)("a plugin tool's command", () => {
     it("runs in the OS sandbox: it cannot write outside the workspace", async () => {
-      await registerUserPlugins(f.home.path, [{ name: "greeter", root: GREETER }]);
+      await addUserPlugins(f.home.path, [{ name: "greeter", root: GREETER }]);
       const outside = join(f.home.path, "escaped.txt");
       f.server.enqueue(call("plugin_shell", { command: `echo hi > made.txt; echo out > ${outside}` }), {
         text: "Tried.",

@@ -2,8 +2,8 @@
 // whose stored events say so right after run_start and whose model calls the plugin's tool.
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { registryPath, writeRegistry } from "../../src/plugins/index.js";
 import { oneCallThenAnswer, runServed, startServed, useServedFixture } from "../support/served-run.js";
+import { addUserPlugins } from "../support/user-plugins.js";
 
 const GREETER = resolve(import.meta.dirname, "../fixtures/plugins/greeter");
 
@@ -11,9 +11,7 @@ describe("plugins in reson serve", () => {
   const f = useServedFixture(oneCallThenAnswer({ name: "greet", arguments: { name: "Ann" } }, "Greeted."));
 
   it("loads the user's plugins for a run posted over HTTP and reports them in its events", async () => {
-    await writeRegistry(registryPath("user", { home: f.ws.home, workspace: f.ws.path }), [
-      { name: "greeter", root: GREETER, source: `path:${GREETER}`, enabled: true, addedAt: "" },
-    ]);
+    await addUserPlugins(f.ws.home, [{ name: "greeter", root: GREETER }]);
     const served = await startServed(f.ws.home, f.ws.path);
     const { status, events } = await runServed(served, {
       task: "greet Ann",

@@ -8,7 +8,7 @@ import {
   readRegistry,
   registryPath,
   trustPlugin,
-  trustProjectPlugin,
+  trustRegisteredPlugin,
   writeRegistry,
 } from "../../src/plugins/index.js";
 
@@ -74,12 +74,17 @@ describe("plugin trust", () => {
 });
 
 describe("discoverPlugins", () => {
-  it("loads the user's enabled plugins, a project's only once trusted, and reports missing folders", async () => {
+  it("loads the user's installed plugins, a project's and a user's folder only once trusted, and reports missing folders", async () => {
     const { discoverPlugins } = await import("../../src/plugins/index.js");
     const home = temp("reson-home-");
     const workspace = temp("reson-ws-");
     const userPlugin = temp("reson-plugin-");
+    writeFileSync(join(userPlugin, "plugin.json"), '{"name":"mine"}');
     const projectPlugin = join(workspace, "plugins", "proj");
+    // What npm installed into $RESON_HOME/plugins: out of reach of runs' commands.
+    const installed = join(home, "plugins", "node_modules", "installed");
+    mkdirSync(installed, { recursive: true });
+    writeFileSync(join(installed, "plugin.json"), '{"name":"installed"}');
     mkdirSync(projectPlugin, { recursive: true });
     writeFileSync(join(projectPlugin, "plugin.json"), '{"name":"proj"}');
     const record = (name: string, root: string, enabled = true) => ({
@@ -91,6 +96,7 @@ describe("discoverPlugins", () => {
     });
     await writeRegistry(registryPath("user", { home, workspace }), [
       record("mine", userPlugin),
+      record("installed", installed),
       record("off", userPlugin, false),
       record("gone", join(home, "nowhere")),
     ]);
@@ -98,15 +104,21 @@ describe("discoverPlugins", () => {
       relativeTo: workspace,
     });
     let found = await discoverPlugins({ home, workspace });
-    expect(found.load.map((p) => p.name)).toEqual(["mine"]);
+    expect(found.load.map((p) => p.name)).toEqual(["installed"]);
     expect(found.disabled.map((p) => p.name)).toEqual(["off"]);
-    expect(found.untrusted.map((p) => p.name)).toEqual(["proj"]);
+    expect(found.untrusted.map((p) => p.name)).toEqual(["proj", "mine"]);
     expect(found.problems).toEqual([expect.objectContaining({ name: "gone" })]);
-    await trustProjectPlugin({ home, workspace, name: "proj", signal: AbortSignal.timeout(30_000) });
+    const signal = AbortSignal.timeout(30_000);
+    await trustRegisteredPlugin({ home, workspace, scope: "project", name: "proj", signal });
+    await trustRegisteredPlugin({ home, workspace, scope: "user", name: "mine", signal });
     found = await discoverPlugins({ home, workspace });
     expect(found.load.map((p) => [p.name, p.scope])).toEqual([
       ["proj", "project"],
       ["mine", "user"],
+      ["installed", "user"],
     ]);
+    // The user's trust holds in every workspace.
+    const elsewhere = await discoverPlugins({ home, workspace: temp("reson-ws-") });
+    expect(elsewhere.load.map((p) => p.name)).toEqual(["mine", "installed"]);
   });
 });

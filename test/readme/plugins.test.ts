@@ -53,7 +53,9 @@ describe("README: Installing plugins", () => {
     const shell = useShell(block, user);
     const list = async () => JSON.parse((await shell.probe("reson plugin list --json")).stdout) as PluginList;
 
-    await shell.run("reson plugin add ./my-plugin");
+    const folder = await shell.run("reson plugin add ./my-plugin");
+    // Registered where it lies, and run from a copy made as it is added.
+    expect(folder.stdout).toContain('Trusted "my-plugin" as you added it');
     expect((await list()).plugins).toEqual([
       expect.objectContaining({ name: "my-plugin", source: expect.stringContaining("my-plugin") }),
     ]);

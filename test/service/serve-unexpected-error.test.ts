@@ -3,8 +3,8 @@
 // to the runs it held, and exits with status 70, instead of Node's stack over many lines.
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { registryPath, writeRegistry } from "../../src/plugins/index.js";
 import { oneCallThenAnswer, startServed, useServedFixture } from "../support/served-run.js";
+import { addUserPlugins } from "../support/user-plugins.js";
 
 const STRAY = resolve(import.meta.dirname, "../fixtures/plugins/stray-throw");
 
@@ -12,9 +12,7 @@ describe("reson serve on an unexpected error", () => {
   const f = useServedFixture(oneCallThenAnswer({ name: "later", arguments: {} }, "Scheduled."));
 
   it("logs one JSON entry that says what happened and what comes next, and exits 70", async () => {
-    await writeRegistry(registryPath("user", { home: f.ws.home, workspace: f.ws.path }), [
-      { name: "stray-throw", root: STRAY, source: `path:${STRAY}`, enabled: true, addedAt: "" },
-    ]);
+    await addUserPlugins(f.ws.home, [{ name: "stray-throw", root: STRAY }]);
     const served = await startServed(f.ws.home, f.ws.path);
     const posted = await fetch(`${served.url}/runs`, {
       method: "POST",

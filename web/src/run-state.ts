@@ -402,7 +402,7 @@ function applyGoalChange(run: RunModel, event: Event): void {
 type PluginsLoaded = {
   plugins?: Array<{ name: string; version?: string; scope: string; tools: string[] }>;
   errors?: Array<{ plugin: string; message: string }>;
-  untrusted?: Array<{ plugin: string; command: string }>;
+  untrusted?: Array<{ plugin: string; command: string; scope?: string; reason?: string }>;
 };
 
 function pluginNotices(event: Event): string[] {
@@ -413,7 +413,10 @@ function pluginNotices(event: Event): string[] {
         `plugin ${p.name}${p.version ? ` ${p.version}` : ""} (${p.scope})${p.tools.length > 0 ? `: ${p.tools.join(", ")}` : ""}`,
     ),
     ...(report.errors ?? []).map((e) => `plugin ${e.plugin} left out: ${e.message}`),
-    ...(report.untrusted ?? []).map((u) => `plugin ${u.plugin} not trusted here: ${u.command}`),
+    ...(report.untrusted ?? []).map(
+      (u) =>
+        `${u.scope ?? "project"} plugin ${u.plugin} not trusted${u.reason ? ` (${u.reason})` : ""}: ${u.command}`,
+    ),
   ];
 }
 

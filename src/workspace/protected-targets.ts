@@ -2,7 +2,7 @@
 // enforces, as absolute paths, plus what git trusts beyond `.git` (git-trusted.ts) wherever it
 // lands in what commands can write. Both enforcers take their paths from here: the workspace's
 // file tools (refusal) and the sandbox (read-only mounts and placeholders).
-import { readdirSync } from "node:fs";
+import { lstatSync, readdirSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { isWithin } from "../core/path-within.js";
 import { gitTrustedPaths } from "./git-trusted.js";
@@ -40,20 +40,44 @@ function namesIn(folder: string): string[] {
  * The root-relative paths an entry stands for: its path, or for a pattern the names it lists
  * and those of the files it matches now, in the root or its `.config` (where mise looks).
  */
-function pathsOf(entry: ProtectedEntry, root: string): string[] {
-  if (!entry.pattern) return [entry.path];
+function pathsOf(entry: ProtectedEntry, root: string, hasConfig: boolean): string[] {
+  if (!entry.pattern) return hasConfig || !inConfig(entry.path) ? [entry.path] : [];
   const present = [
     ...namesIn(root),
     ...namesIn(join(root, ".config")).map((name) => `.config/${name}`),
   ].filter((path) => entry.pattern?.test(path));
-  return [...new Set([...(entry.named ?? []), ...present])];
+  return [...new Set([...(entry.named ?? []).filter((path) => hasConfig || !inConfig(path)), ...present])];
+}
+
+/**
+ * A path in the workspace's `.config`, which many tools share (dotnet's tool manifest, nextest):
+ * protected only where the folder exists, so that commands are not given a read-only empty
+ * `.config` in its place (a protected path that does not exist stands on a placeholder at its
+ * topmost missing folder). Where there is none, a config a command makes there is new, and mise
+ * loads a new config only once you trust its path.
+ */
+function inConfig(path: string): boolean {
+  return path.startsWith(".config/");
+}
+
+function isFolder(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** The enforced entries of `policy` and the paths git trusts, inside the root or an extra writable folder. */
 export function protectedTargets(policy: WorkspacePolicy): ProtectedTarget[] {
+  const hasConfig = isFolder(join(policy.root, ".config"));
   const targets: ProtectedTarget[] = entriesOfKinds(policy.protectedKinds, policy.protected).flatMap(
     (entry) =>
-      pathsOf(entry, policy.root).map((path) => ({ path: join(policy.root, path), relative: path, entry })),
+      pathsOf(entry, policy.root, hasConfig).map((path) => ({
+        path: join(policy.root, path),
+        relative: path,
+        entry,
+      })),
   );
   // What git trusts beyond its folder extends the list's `.git` entry (a custom list may have none).
   if (!targets.some((target) => target.relative === ".git")) return targets;

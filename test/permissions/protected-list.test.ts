@@ -3,7 +3,7 @@
 // of a workspace, so acceptEdits' premise holds: a sandboxed command, allowed without asking,
 // can write nothing a file edit would be asked about. The guard judges only the part of a path
 // below the workspace root, and its denials tell the user what to do, not the model where to write.
-import { mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
@@ -27,6 +27,8 @@ beforeAll(async () => {
   home = await realpath(await mkdtemp(join(tmpdir(), "reson-list-home-")));
   // A name of a family the list matches by pattern (mise's environment configs), as the user has one.
   await writeFile(join(root, EXISTING_OF_PATTERN), "[env]\n");
+  // A `.config` folder, where mise's configs are protected (only where the folder exists).
+  await mkdir(join(root, ".config"));
 });
 afterAll(async () => {
   await rm(root, { recursive: true, force: true });
@@ -107,6 +109,20 @@ describe("the protected list", () => {
     for (const name of ["mise.prod.toml", ".mise.qa.local.toml", ".config/mise.prod.toml"])
       expect(decide(name, "bypass").behavior, name).toBe("ask");
     expect(decide("src/mise.prod.toml", "bypass").behavior).toBe("allow");
+  });
+
+  it("gives commands no read-only .config where the workspace has none (dotnet's tool manifest, nextest), while file tools still ask about mise's configs there", async () => {
+    const bare = await realpath(await mkdtemp(join(tmpdir(), "reson-list-bare-")));
+    try {
+      const plan = await planProtection(workspacePolicy(bare, { home }));
+      await releaseProtection(plan);
+      const kept = [...plan.readOnly, ...plan.placeholders].map((path) => path.slice(bare.length + 1));
+      expect(covering(kept, ".config/dotnet-tools.json")).toBeUndefined();
+      expect(covering(kept, "mise.toml")).toBeDefined();
+      expect(decide(".config/mise.toml", "bypass").behavior).toBe("ask");
+    } finally {
+      await rm(bare, { recursive: true, force: true });
+    }
   });
 
   it("leaves acceptEdits' commands in the sandbox allowed without a question, whatever program they run", () => {

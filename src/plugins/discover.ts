@@ -65,7 +65,8 @@ async function trustedForm(
 
 export async function discoverPlugins(options: DiscoverPluginsOptions): Promise<DiscoveredPlugins> {
   const found: DiscoveredPlugins = { load: [], untrusted: [], disabled: [], problems: [] };
-  const realHome = await realpath(options.home).catch(() => options.home);
+  // Looked up at the first plugin only: a run with none touches no file it does not need.
+  let realHome: string | undefined;
   const seen = new Set<string>();
   for (const scope of ["project", "user"] as const) {
     const file = registryPath(scope, options);
@@ -100,6 +101,7 @@ export async function discoverPlugins(options: DiscoverPluginsOptions): Promise<
         found.disabled.push(plugin);
         continue;
       }
+      realHome ??= await realpath(options.home).catch(() => options.home);
       if (!needsTrust(scope, root, realHome)) {
         found.load.push(plugin);
         continue;

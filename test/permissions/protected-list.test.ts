@@ -3,6 +3,7 @@
 // of a workspace, so acceptEdits' premise holds: a sandboxed command, allowed without asking,
 // can write nothing a file edit would be asked about. The guard judges only the part of a path
 // below the workspace root, and its denials tell the user what to do, not the model where to write.
+import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -47,6 +48,14 @@ function covering(paths: readonly string[], path: string): string | undefined {
   return paths.find((entry) => path === entry || path.startsWith(`${entry}/`));
 }
 
+/** Whether a leading part of the path is a name a patterned entry matches that does not exist. */
+function unmadePatterned(segments: readonly string[]): boolean {
+  return segments.some((_, i) => {
+    const prefix = segments.slice(0, i + 1).join("/");
+    return PROTECTED_LIST.some((entry) => entry.pattern?.test(prefix)) && !existsSync(join(root, prefix));
+  });
+}
+
 /** A placeholder standing in for a missing folder that holds entries of the list (.claude, .agents). */
 function standsInForParent(placeholder: string): boolean {
   return PROTECTED_LIST.some((entry) => entry.path.startsWith(`${placeholder}/`));
@@ -82,7 +91,8 @@ describe("the protected list", () => {
           const path = segments.join("/");
           const asked = decide(path, "acceptEdits", kinds).behavior !== "allow";
           const by = covering(sandbox, path);
-          if (asked) expect(by, path).toBeDefined();
+          // The one gap README names: a patterned name (mise.<env>.toml) not made yet has no mount.
+          if (asked && !(by === undefined && unmadePatterned(segments))) expect(by, path).toBeDefined();
           else if (by !== undefined) expect(standsInForParent(by), `${path} (by ${by})`).toBe(true);
         }),
         { numRuns: 400 },

@@ -3,12 +3,14 @@
 // shape, never values), the store and how it searches memory vectors, the tools reson uses and
 // the plugins (by loading them). Each problem comes with what to do about it. Exit 0 when every
 // guarantee holds, 1 when one does not, so scripts and CI can gate on it.
+
 import { join } from "node:path";
 import { openDefaultStore } from "../agent/index.js";
 import { findChromium, playwrightBuild, skewWarning } from "../browser/index.js";
 import { type LoadedConfig, resonHome } from "../config/index.js";
 import { toResonError } from "../core/errors.js";
 import { INSTALL, installLine } from "../core/install-hints.js";
+import { printable } from "../core/printable-text.js";
 import {
   AUTO_DETECT_ORDER,
   embeddingModelId,
@@ -240,8 +242,9 @@ function render(report: DoctorReport): string {
       area = check.area;
       lines.push("", `${area}:`);
     }
-    lines.push(`  ${MARK[check.state]}  ${check.detail}`);
-    if (check.fix && check.state !== "ok") lines.push(`        fix: ${check.fix}`);
+    // Details name what files and plugins say (a file name a run chose): written out, never obeyed.
+    lines.push(`  ${MARK[check.state]}  ${printable(check.detail)}`);
+    if (check.fix && check.state !== "ok") lines.push(`        fix: ${printable(check.fix)}`);
   }
   lines.push("", summary(report));
   return `${lines.join("\n")}\n`;

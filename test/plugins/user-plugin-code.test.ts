@@ -191,6 +191,17 @@ describe.skipIf(noSandbox)("a user plugin added from a folder", () => {
     expect((await list()).plugins[0]).toMatchObject({ status: "loads", trusted: true });
   });
 
+  it("reson doctor writes out what a changed file's name would do to the terminal", async () => {
+    const root = writeMyPlugin(ws());
+    expect((await reson(["plugin", "add", "./my-plugin"])).code).toBe(0);
+    // A name a run's command chose: it would clear the screen where doctor names it.
+    write(join(root, "notes\u001b[2J.md"), "x\n");
+    const doctor = await reson(["doctor"]);
+    expect(doctor.stdout).toContain("my-plugin (user): not loaded: not trusted in its present form");
+    expect(doctor.stdout).toContain("notes\\x1b[2J.md");
+    expect(doctor.stdout).not.toContain("\u001b");
+  });
+
   it("one an earlier reson added is asked about once; one npm installed into $RESON_HOME is not", async () => {
     const root = writeMyPlugin(ws());
     await writeRegistry(registryPath("user", { home: f.home.path, workspace: ws() }), [

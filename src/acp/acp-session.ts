@@ -170,6 +170,8 @@ export class AcpSession {
     const old = this.#agent;
     await this.#install(await this.#makeAgent(model));
     this.#gate.setMode(mode);
+    // The skills switched off stay off: /skill is for the session, whatever its model.
+    for (const name of old.skills.switchedOff()) this.#agent.skills.setEnabled(name, false);
     await old.close();
   }
 

@@ -35,6 +35,11 @@ export class SkillSet {
     return true;
   }
 
+  /** The names switched off (for the session's next agent, made after a model change). */
+  switchedOff(): string[] {
+    return [...this.off];
+  }
+
   /** The skills switched on. */
   enabled(): Skill[] {
     return this.skills.filter((skill) => !this.off.has(skill.name));

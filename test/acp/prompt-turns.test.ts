@@ -242,6 +242,26 @@ describe("reson acp: prompt turns", () => {
     expect(JSON.stringify(f.server.requests.at(-1)?.body)).toContain("small here");
   });
 
+  it("a skill switched off with /skill stays off after /model changes the session's model", async () => {
+    const { mkdirSync } = await import("node:fs");
+    mkdirSync(join(f.ws.path, ".reson", "skills", "deploy"), { recursive: true });
+    writeFileSync(
+      join(f.ws.path, ".reson", "skills", "deploy", "SKILL.md"),
+      "---\nname: deploy\ndescription: How to deploy\n---\nDEPLOY-STEPS: run make ship.\n",
+    );
+    const created = await session();
+    await prompt(created.sessionId, "/skill deploy off");
+    await prompt(created.sessionId, "/model other-model");
+    f.server.enqueue({ toolCalls: [{ name: "skill", arguments: { name: "deploy" } }] }, { text: "done" });
+    await prompt(created.sessionId, "deploy it");
+    const body = f.server.requests.at(-1)!.body as { model?: string; messages: unknown[] };
+    // The skill tool's answer to this task's call.
+    const last = JSON.stringify(body.messages.at(-1));
+    expect(body.model).toBe("other-model");
+    expect(last).toContain("turned off");
+    expect(last).not.toContain("DEPLOY-STEPS");
+  });
+
   it("stop reasons: the iteration limit is max_turn_requests, a cut answer max_tokens, a safety filter refusal", async () => {
     f.server.enqueue(
       { toolCalls: [{ name: "list_files", arguments: { path: "." } }] },

@@ -255,6 +255,16 @@ describe("the interactive terminal", () => {
     r.send("deploy again");
     at = await r.waitFor("REFUSED", at);
     expect(requestText(server.requests[3]?.body)).toContain("turned off");
+    // Off for the session, whatever its model: a new model's agent keeps it off.
+    server.enqueue(load, { text: "STILL-OFF" });
+    r.send("/model other-model");
+    at = await r.waitFor("(for the next tasks)", at);
+    r.send("deploy once more");
+    at = await r.waitFor("STILL-OFF", at);
+    // The skill tool's answer to this task's call (the conversation before it holds one too).
+    const lastMessage = (body: unknown) => JSON.stringify((body as { messages: unknown[] }).messages.at(-1));
+    expect(lastMessage(server.requests[5]?.body)).toContain("turned off");
+    expect(lastMessage(server.requests[5]?.body)).not.toContain("DEPLOY-STEPS");
     r.send("/exit");
     expect(await r.exited).toBe(0);
   });

@@ -7,11 +7,16 @@
 // `.git` itself. Read with plain, synchronous fs: a handful of small files per command.
 import { lstatSync, readFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import { parseGitConfig } from "./git-config-file.js";
+import { type GitConfigValue, parseGitConfig } from "./git-config-file.js";
 
 export interface GitTrustOptions {
   /** The user's home folder, for ~/.gitconfig and `~/` in values. */
   home: string;
+  /**
+   * Config files already read and parsed, by path: one per call over many repositories (the
+   * workspace's and those below it), so the user's and the system's are read once.
+   */
+  parsed?: Map<string, readonly GitConfigValue[] | undefined>;
   /** For XDG_CONFIG_HOME; default process.env. */
   env?: Readonly<Record<string, string | undefined>>;
 }
@@ -104,13 +109,22 @@ interface ConfigWalk {
   worktree: string;
   home: string;
   found: Set<string>;
+  parsed: Map<string, readonly GitConfigValue[] | undefined>;
+}
+
+function parsedConfig(file: string, walk: ConfigWalk): readonly GitConfigValue[] | undefined {
+  if (walk.parsed.has(file)) return walk.parsed.get(file);
+  const text = readSmall(file);
+  const values = text === undefined ? undefined : parseGitConfig(text);
+  walk.parsed.set(file, values);
+  return values;
 }
 
 /** The paths one config file (and what it includes) names, added to `walk.found`. */
 function readConfig(file: string, walk: ConfigWalk, depth: number): void {
-  const text = readSmall(file);
-  if (text === undefined) return;
-  for (const { name, value } of parseGitConfig(text)) {
+  const values = parsedConfig(file, walk);
+  if (values === undefined) return;
+  for (const { name, value } of values) {
     if (value === undefined || value === "") continue;
     if (INCLUDE_KEY.test(name)) {
       const included = resolve(dirname(file), expandHome(value, walk.home));
@@ -147,7 +161,7 @@ export function gitTrustedPaths(root: string, options: GitTrustOptions): string[
     env.XDG_CONFIG_HOME && isAbsolute(env.XDG_CONFIG_HOME)
       ? env.XDG_CONFIG_HOME
       : join(options.home, ".config");
-  const walk: ConfigWalk = { worktree, home: options.home, found };
+  const walk: ConfigWalk = { worktree, home: options.home, found, parsed: options.parsed ?? new Map() };
   for (const file of [
     "/etc/gitconfig",
     join(xdg, "git", "config"),

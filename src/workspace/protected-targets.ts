@@ -89,11 +89,13 @@ export function protectedTargets(policy: WorkspacePolicy): ProtectedTarget[] {
     if (inside !== undefined && targets.some((target) => coversPath(target.relative ?? "", inside))) return;
     targets.push({ path, ...(inside ? { relative: inside } : {}), entry: gitEntry(inside ?? path) });
   };
-  for (const path of gitTrustedPaths(policy.root, { home: policy.home })) add(path);
+  // The user's and the system's config files are read once for every repository.
+  const trust = { home: policy.home, parsed: new Map() };
+  for (const path of gitTrustedPaths(policy.root, trust)) add(path);
   // The repositories below the root: each one's git folder, and what its config names.
   for (const dotGit of nestedRepositories(policy.root, policy.nested ?? {})) {
     add(dotGit);
-    for (const path of gitTrustedPaths(dirname(dotGit), { home: policy.home })) add(path);
+    for (const path of gitTrustedPaths(dirname(dotGit), trust)) add(path);
   }
   return targets;
 }

@@ -171,7 +171,7 @@ export class AcpSession {
     await this.#install(await this.#makeAgent(model));
     this.#gate.setMode(mode);
     // The skills switched off stay off: /skill is for the session, whatever its model.
-    for (const name of old.skills.switchedOff()) this.#agent.skills.setEnabled(name, false);
+    this.#agent.skills.keepSwitchedOff(old.skills);
     await old.close();
   }
 

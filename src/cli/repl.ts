@@ -203,7 +203,7 @@ export class Repl {
       ...(args.trustWorkspace ? { trustWorkspace: true } : {}),
       ...(args.browserHeaded ? { config: { browser: { headless: false } } } : {}),
     };
-    const switchedOff = this.agent?.skills.switchedOff() ?? [];
+    const previous = this.agent?.skills;
     this.agent = await createAgent(
       extensions.agentOptions({
         ...options,
@@ -216,7 +216,7 @@ export class Repl {
     );
     extensions.attach(this.agent);
     // The skills switched off stay off: /skill is for the session, whatever its model.
-    for (const name of switchedOff) this.agent.skills.setEnabled(name, false);
+    if (previous) this.agent.skills.keepSwitchedOff(previous);
     this.model = `${this.agent.provider.model.provider}/${this.agent.provider.model.id}`;
   }
 

@@ -194,11 +194,13 @@ function withSecrets(
 /** A stdio server's launch that runs nothing from the workspace's packages (launch-outside-workspace.ts). */
 function withOutsideLaunch(config: McpServerConfig, env: NodeJS.ProcessEnv): McpServerConfig {
   const emptyFolder = join(resonHome(env), "mcp", "no-packages");
-  mkdirSync(emptyFolder, { recursive: true, mode: 0o700 });
+  const args = config.args ?? [];
   const launch = launchOutsideWorkspace(
-    { command: config.command!, args: config.args ?? [], env: config.env ?? {} },
+    { command: config.command!, args, env: config.env ?? {} },
     emptyFolder,
   );
+  // Made only for a launcher that is given it (npx and npm exec need it to exist).
+  if (launch.args !== args) mkdirSync(emptyFolder, { recursive: true, mode: 0o700 });
   return { ...config, args: [...launch.args], env: { ...launch.env } };
 }
 

@@ -35,9 +35,9 @@ export class SkillSet {
     return true;
   }
 
-  /** The names switched off (for the session's next agent, made after a model change). */
-  switchedOff(): string[] {
-    return [...this.off];
+  /** Switches off what `previous` (the session's agent before a model change) had off. */
+  keepSwitchedOff(previous: SkillSet): void {
+    for (const name of previous.off) this.setEnabled(name, false);
   }
 
   /** The skills switched on. */

@@ -17,14 +17,19 @@ export const STEERING_FILES: readonly string[] = [
 /** Folders that steer later runs, at any depth: skills (with their core.md) and reson's own. */
 export const STEERING_FOLDERS: readonly string[] = [".reson", ...steers.filter((path) => path.includes("/"))];
 
+/** Where `folder` ("/"-separated) first stands whole in `segments`: the index just after it, -1 for nowhere. */
+function endOf(folder: string, segments: readonly string[]): number {
+  const parts = folder.split("/");
+  for (let at = 0; at + parts.length <= segments.length; at++)
+    if (parts.every((part, i) => segments[at + i] === part)) return at + parts.length;
+  return -1;
+}
+
 /** The entry of the lists above that `absPath` is or lies in, as the lists name it; undefined for none. */
 export function steeringEntry(absPath: string): string | undefined {
   const segments = absPath.split(sep).filter(Boolean);
-  for (const folder of STEERING_FOLDERS) {
-    const parts = folder.split("/");
-    for (let at = 0; at + parts.length <= segments.length; at++)
-      if (parts.every((part, i) => segments[at + i] === part)) return folder;
-  }
+  const folder = STEERING_FOLDERS.find((entry) => endOf(entry, segments) !== -1);
+  if (folder) return folder;
   const name = basename(absPath);
   return STEERING_FILES.includes(name) ? name : undefined;
 }
@@ -38,15 +43,7 @@ export function steeringEntry(absPath: string): string | undefined {
 export function steeringUnit(path: string): string | undefined {
   const segments = path.split("/").filter(Boolean);
   // The topmost one: `.reson` holding a `.claude/skills` is put back as `.reson`.
-  let end = Number.POSITIVE_INFINITY;
-  for (const folder of STEERING_FOLDERS) {
-    const parts = folder.split("/");
-    for (let at = 0; at + parts.length <= Math.min(segments.length, end); at++)
-      if (parts.every((part, i) => segments[at + i] === part)) {
-        end = at + parts.length;
-        break;
-      }
-  }
-  if (end !== Number.POSITIVE_INFINITY) return segments.slice(0, end).join("/");
+  const ends = STEERING_FOLDERS.map((folder) => endOf(folder, segments)).filter((end) => end !== -1);
+  if (ends.length > 0) return segments.slice(0, Math.min(...ends)).join("/");
   return STEERING_FILES.includes(segments.at(-1) ?? "") ? segments.join("/") : undefined;
 }

@@ -89,6 +89,20 @@ describe("the code a trusted project plugin runs", () => {
   const run = (args: string[]) => reson(["run", ...fakeModelArgs(f.server), "--json", ...args]);
   const list = () => listedPlugins(reson);
   const copies = () => pluginCopies(f.home.path);
+  /** A run calling the plugin's tool: it answers as the trusted code does, and nothing planted ran. */
+  const shoutsAsTrusted = async (marker: string, runShout = () => run(["shout"])): Promise<Event[]> => {
+    f.server.enqueue({ toolCalls: [{ name: "shout", arguments: {} }] }, { text: "Shouted." });
+    const result = await runShout();
+    expect(result.code, result.stderr).toBe(0);
+    const events = parseEvents(result.stdout) as Event[];
+    expect(events.find((e) => e.type === "tool_result")).toMatchObject({
+      name: "shout",
+      ok: true,
+      content: "HELLO! (later); no late-dep",
+    });
+    expect(existsSync(marker)).toBe(false);
+    return events;
+  };
 
   it("is what was trusted: a workspace dependency or a late import changed afterwards is not run", async () => {
     writeShouter(ws());
@@ -166,12 +180,9 @@ describe("the code a trusted project plugin runs", () => {
       const lateDep = join(outer.path, "node_modules", "late-dep");
       write(join(lateDep, "package.json"), JSON.stringify({ name: "late-dep", main: "index.js" }));
       write(join(lateDep, "index.js"), planted(marker, "module.exports = 'late-dep ran';"));
-      f.server.enqueue({ toolCalls: [{ name: "shout", arguments: {} }] }, { text: "Shouted." });
-      const result = await runCli(["run", ...fakeModelArgs(f.server), "--json", "shout"], withHome);
-      expect(result.code, result.stderr).toBe(0);
-      const shout = (parseEvents(result.stdout) as Event[]).find((e) => e.type === "tool_result");
-      expect(shout).toMatchObject({ name: "shout", ok: true, content: "HELLO! (later); no late-dep" });
-      expect(existsSync(marker)).toBe(false);
+      await shoutsAsTrusted(marker, () =>
+        runCli(["run", ...fakeModelArgs(f.server), "--json", "shout"], withHome),
+      );
     } finally {
       outer.remove();
     }
@@ -184,14 +195,8 @@ describe("the code a trusted project plugin runs", () => {
     const marker = join(ws(), "PWNED");
     const caps = join(ws(), "node_modules", ".pnpm", "caps@1.0.0", "node_modules", "caps", "index.js");
     write(caps, planted(marker, "module.exports = () => 'tampered';"));
-    f.server.enqueue({ toolCalls: [{ name: "shout", arguments: {} }] }, { text: "Shouted." });
-    const result = await run(["shout"]);
-    expect(result.code, result.stderr).toBe(0);
-    const events = parseEvents(result.stdout) as Event[];
+    const events = await shoutsAsTrusted(marker);
     expect(events.find((e) => e.type === "plugins_loaded")).toMatchObject({ errors: [] });
-    const shout = events.find((e) => e.type === "tool_result");
-    expect(shout).toMatchObject({ name: "shout", ok: true, content: "HELLO! (later); no late-dep" });
-    expect(existsSync(marker)).toBe(false);
   });
 
   it("copies the dependencies its package.json declares, for an import esbuild cannot see", async () => {
@@ -214,12 +219,7 @@ describe("the code a trusted project plugin runs", () => {
       join(ws(), "node_modules", "shout", "index.js"),
       planted(marker, "module.exports = () => 'tampered';"),
     );
-    f.server.enqueue({ toolCalls: [{ name: "shout", arguments: {} }] }, { text: "Shouted." });
-    const result = await run(["shout"]);
-    expect(result.code, result.stderr).toBe(0);
-    const shout = (parseEvents(result.stdout) as Event[]).find((e) => e.type === "tool_result");
-    expect(shout).toMatchObject({ name: "shout", ok: true, content: "HELLO! (later); no late-dep" });
-    expect(existsSync(marker)).toBe(false);
+    await shoutsAsTrusted(marker);
   });
 
   it('copies what its MCP server imports but not what its tests do, and "reson" is the reson that loads it', async () => {
@@ -259,12 +259,7 @@ describe("the code a trusted project plugin runs", () => {
     expect(copied("test-runner")).toBe(false);
     expect(copied("reson")).toBe(false);
 
-    f.server.enqueue({ toolCalls: [{ name: "shout", arguments: {} }] }, { text: "Shouted." });
-    const result = await run(["shout"]);
-    expect(result.code, result.stderr).toBe(0);
-    const shout = (parseEvents(result.stdout) as Event[]).find((e) => e.type === "tool_result");
-    expect(shout).toMatchObject({ name: "shout", ok: true, content: "HELLO! (later); no late-dep" });
-    expect(existsSync(marker)).toBe(false);
+    await shoutsAsTrusted(marker);
   });
 
   it("a trust recorded before copies were kept asks once more, and removing the plugin removes its copy", async () => {

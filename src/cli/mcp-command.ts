@@ -9,12 +9,14 @@ import { loadConfig, type McpServerConfig, resonHome } from "../config/index.js"
 import { writeFileAtomic } from "../core/atomic-write.js";
 import { ResonError, toResonError } from "../core/errors.js";
 import {
-  isApproved,
+  approvalState,
   type McpServerEntry,
   McpServers,
   mcpServerEntries,
   PROJECT_MCP_FILE,
+  type ProjectServerReview,
   selectServers,
+  serverFiles,
   toolsSchemaTokens,
 } from "../mcp/index.js";
 import {
@@ -208,7 +210,8 @@ async function mayStart(
   allowed: readonly string[],
 ): Promise<boolean> {
   if (entry.scope === "user" || allowed.includes(entry.name)) return true;
-  return isApproved(resonHome(), workspace, entry.name, entry.config);
+  const files = await serverFiles(entry.config, workspace, process.env);
+  return (await approvalState(resonHome(), workspace, entry.name, entry.config, files)).approved;
 }
 
 async function listCommand(argv: string[]): Promise<number> {
@@ -333,8 +336,8 @@ async function testCommand(argv: string[]): Promise<number> {
         userAllowed: [],
         ...(rl
           ? {
-              ask: (e: McpServerEntry) =>
-                approveProjectServer(e, {
+              ask: (e: McpServerEntry, review: ProjectServerReview) =>
+                approveProjectServer(e, review, {
                   write: (text) => process.stdout.write(text),
                   read: (q) => rl.question(q).catch(() => null),
                 }),

@@ -182,7 +182,7 @@ export class Repl {
       allowMcp: args.allowMcp,
       signal: new AbortController().signal,
       askTrust: (plugin) => approveProjectPlugin(plugin, io),
-      ask: (entry) => approveProjectServer(entry, io),
+      ask: (entry, review) => approveProjectServer(entry, review, io),
       warn: (message) => this.write(`warning: ${outsideText(process.stdout)(message)}\n`),
       authorize: terminalAuthorize((text) => this.write(text)),
     }).catch((error: unknown) => {

@@ -1,7 +1,13 @@
 // The MCP module: server definitions (reson config and a project's .mcp.json) and their
 // approval, connections to servers over stdio and HTTP, their tools as reson tools, and the
 // tool search that keeps large tool sets out of the context.
-export { approve, definitionHash, isApproved, MCP_APPROVALS_FILE } from "./approval.js";
+export {
+  type ApprovalState,
+  approvalState,
+  approve,
+  definitionHash,
+  MCP_APPROVALS_FILE,
+} from "./approval.js";
 export type {
   McpCallOptions,
   McpCallResult,
@@ -22,13 +28,14 @@ export type { Authorize } from "./oauth.js";
 export { FileOAuthProvider, oauthFile, waitForCallback } from "./oauth.js";
 export { openSdkConnection } from "./open-connection.js";
 export { type PluginMcpSource, pluginServerEntries } from "./plugin-servers.js";
-export type { SelectServersOptions, ServerSelection } from "./project-approval.js";
+export type { ProjectServerReview, SelectServersOptions, ServerSelection } from "./project-approval.js";
 export { selectServers } from "./project-approval.js";
 export type { McpPromptCommand } from "./prompts.js";
 export { promptArguments } from "./prompts.js";
 export { READ_RESOURCE } from "./resource-tool.js";
 export { toolSchemaTokens, toolsSchemaTokens } from "./schema-size.js";
 export type { SdkConnection } from "./sdk-connection.js";
+export { type ServerFiles, serverFiles } from "./server-files.js";
 export type { StartedServer, StartServersOptions } from "./servers.js";
 export { McpServers } from "./servers.js";
 export { MAX_TOOL_NAME_CHARS, mcpToolName } from "./tool-name.js";

@@ -1,9 +1,11 @@
 // Which defined servers may start: a user's own servers always; a project's only when the
-// user approved this exact definition before, named it with --allow-mcp, listed it in
-// mcp.allowProjectServers of $RESON_HOME/config.json, or says yes when asked now.
+// user approved this exact definition, running these very files, before (server-files.ts),
+// named it with --allow-mcp, listed it in mcp.allowProjectServers of $RESON_HOME/config.json,
+// or says yes when asked now.
 import { ResonError } from "../core/errors.js";
-import { approve, isApproved } from "./approval.js";
+import { approvalState, approve } from "./approval.js";
 import type { McpServerEntry } from "./definitions.js";
+import { type ServerFiles, serverFiles } from "./server-files.js";
 
 export interface ServerSelection {
   start: McpServerEntry[];
@@ -19,8 +21,25 @@ export interface SelectServersOptions {
   allow: readonly string[];
   /** mcp.allowProjectServers from the user's own config file. */
   userAllowed: readonly string[];
+  /** For `${VAR}` in a definition, as at the server's start (default: this process's). */
+  env?: NodeJS.ProcessEnv;
   /** Asks the user about a project server; absent: no one to ask (headless). */
-  ask?: (entry: McpServerEntry) => Promise<boolean>;
+  ask?: (entry: McpServerEntry, review: ProjectServerReview) => Promise<boolean>;
+}
+
+/** What the user is shown when asked about a project server. */
+export interface ProjectServerReview {
+  /** The workspace files it runs (what the approval covers). */
+  files: string[];
+  /** Of those, what changed since the user approved the same definition (empty: never approved). */
+  changed: string[];
+  /** What could not be followed, if anything. */
+  unfollowed?: string;
+}
+
+function changedReason(changed: readonly string[]): string {
+  const shown = changed.slice(0, 3).join(", ");
+  return `${shown}${changed.length > 3 ? ` and ${changed.length - 3} more` : ""} changed since you approved it`;
 }
 
 export async function selectServers(
@@ -35,12 +54,23 @@ export async function selectServers(
       continue;
     }
     const named = options.allow.includes(entry.name) || options.userAllowed.includes(entry.name);
-    if (named || (await isApproved(options.home, options.workspace, entry.name, entry.config))) {
+    if (named) {
       selection.start.push(entry);
       continue;
     }
-    if (options.ask && (await options.ask(entry))) {
-      await approve(options.home, options.workspace, entry.name, entry.config);
+    const files: ServerFiles = await serverFiles(entry.config, options.workspace, options.env ?? process.env);
+    const state = await approvalState(options.home, options.workspace, entry.name, entry.config, files);
+    if (state.approved) {
+      selection.start.push(entry);
+      continue;
+    }
+    const review: ProjectServerReview = {
+      files: Object.keys(files.files),
+      changed: state.changed,
+      ...(files.unfollowed ? { unfollowed: files.unfollowed } : {}),
+    };
+    if (options.ask && (await options.ask(entry, review))) {
+      await approve(options.home, options.workspace, entry.name, entry.config, files);
       selection.start.push(entry);
       continue;
     }
@@ -48,7 +78,9 @@ export async function selectServers(
       entry,
       reason: options.ask
         ? "you did not approve it"
-        : `it is defined by the project (${entry.source}) and not approved; pass --allow-mcp ${entry.name}, or approve it once in the terminal (\`reson mcp test ${entry.name}\`)`,
+        : state.changed.length > 0
+          ? `it is defined by the project (${entry.source}) and runs workspace files a run can change: ${changedReason(state.changed)}; look at the change, then approve it again in the terminal (\`reson mcp test ${entry.name}\`)`
+          : `it is defined by the project (${entry.source}) and not approved; pass --allow-mcp ${entry.name}, or approve it once in the terminal (\`reson mcp test ${entry.name}\`)`,
     });
   }
   const required = selection.refused.find((r) => r.entry.config.required);

@@ -7,10 +7,10 @@
 // (pnpm's layout) are links in the copy too.
 import { createHash, randomBytes } from "node:crypto";
 import { mkdir, readdir, readFile, realpath, rename, rm, stat, symlink, writeFile } from "node:fs/promises";
-import { createRequire } from "node:module";
 import { basename, dirname, join, normalize, parse, relative, sep } from "node:path";
 import { ResonError } from "../core/errors.js";
 import { isWithin } from "../core/path-within.js";
+import { reachedFiles, ScriptImportError } from "../core/script-imports.js";
 import { readPluginManifest } from "./manifest.js";
 import { MAX_PLUGIN_BYTES, MAX_PLUGIN_FILES, packageFiles, pluginHash, tooBig } from "./trust.js";
 
@@ -22,7 +22,6 @@ const STALE_PARTIAL_MS = 24 * 60 * 60 * 1000;
 const SCRIPT = /\.(?:[cm]?js|[cm]?ts)$/;
 // What a plugin's mcp.json writes for its folder (a literal, not a template string).
 const ROOT_PLACEHOLDER = ["$", "{PLUGIN_ROOT}"].join("");
-const PARSED = /\.(?:[cm]?[jt]sx?|json)$/;
 
 /** The folder of the copy with this key. */
 export function pluginCodeDir(home: string, key: string): string {
@@ -42,17 +41,6 @@ function packageRootOf(file: string): string | undefined {
   const scoped = parts[at + 1]!.startsWith("@");
   const end = at + (scoped ? 3 : 2);
   return end < parts.length ? parts.slice(0, end).join(sep) : undefined;
-}
-
-type Esbuild = typeof import("esbuild");
-
-/** esbuild (a dependency of reson; absent only from a copy installed without it). */
-function esbuild(): Esbuild | undefined {
-  try {
-    return createRequire(import.meta.url)("esbuild") as Esbuild;
-  } catch {
-    return undefined;
-  }
 }
 
 const RESON = "reson";
@@ -105,68 +93,22 @@ async function declaredPackages(root: string): Promise<Set<string>> {
 /**
  * Every file the plugin's scripts (its entry, the servers its mcp.json starts) reach through
  * imports and require()s (absolute, real paths). Its other files (tests, build scripts) are
- * copied but not followed: what they import is not what reson runs.
+ * copied but not followed: what they import is not what reson runs. Without esbuild the copy
+ * holds the plugin's files and its declared dependencies only.
  */
-async function reachedFiles(root: string, entryPoints: string[]): Promise<Set<string>> {
-  const reached = new Set<string>();
-  const bundler = esbuild();
-  // Without esbuild the copy holds the plugin's files and its declared dependencies only.
-  if (entryPoints.length === 0 || !bundler) return reached;
-  const self = Symbol("resolving");
+async function pluginReachedFiles(root: string, entryPoints: string[]): Promise<Set<string>> {
   try {
-    await bundler.build({
-      absWorkingDir: root,
-      entryPoints,
-      bundle: true,
-      write: false,
-      outdir: join(root, ".reson-plugin-scan"),
-      platform: "node",
-      format: "esm",
-      target: "esnext",
-      logLevel: "silent",
-      plugins: [
-        {
-          name: "reached",
-          setup(build) {
-            // What cannot be resolved now is left out; a run's import of it then fails inside the copy.
-            build.onResolve({ filter: /.*/ }, async (args) => {
-              if (args.pluginData === self || args.kind === "entry-point") return undefined;
-              // "reson" is the reson that loads the plugin (reson-specifier.ts), never a copy.
-              if (args.path === RESON) return { path: args.path, external: true };
-              const found = await build.resolve(args.path, {
-                kind: args.kind,
-                importer: args.importer,
-                resolveDir: args.resolveDir,
-                pluginData: self,
-              });
-              if (found.errors.length > 0) return { path: args.path, external: true };
-              return {
-                path: found.path,
-                external: found.external,
-                namespace: found.namespace,
-                sideEffects: found.sideEffects,
-              };
-            });
-            build.onLoad({ filter: /.*/, namespace: "file" }, (args) => {
-              reached.add(args.path);
-              // Addons, WebAssembly and data are copied with their package, not read here.
-              return PARSED.test(args.path) ? undefined : { contents: "", loader: "empty" };
-            });
-          },
-        },
-      ],
-    });
+    // "reson" is the reson that loads the plugin (reson-specifier.ts), never a copy.
+    return (await reachedFiles(root, entryPoints, { external: (path) => path === RESON })) ?? new Set();
   } catch (error) {
-    const failure = error as { errors?: { text: string; location?: { file: string } | null }[] };
-    const first = failure.errors?.[0];
-    const where = first?.location?.file ? ` (${first.location.file})` : "";
+    if (!(error instanceof ScriptImportError)) throw error;
+    const where = error.file ? ` (${error.file})` : "";
     throw new ResonError(
       "plugin_invalid",
-      `The plugin in ${root} could not be read to find what it imports: ${first?.text ?? (error as Error).message}${where}.`,
+      `The plugin in ${root} could not be read to find what it imports: ${error.message}${where}.`,
       { hint: "Fix the file, or add the plugin at user scope if you trust it as it is." },
     );
   }
-  return reached;
 }
 
 /** What a copy holds: files (absolute, real paths), and links (path -> real target) to copied packages. */
@@ -230,7 +172,7 @@ async function copyList(root: string): Promise<CopyList> {
   ];
   const files = new Set(own);
   const packages = await declaredPackages(root);
-  for (const file of await reachedFiles(root, scripts)) {
+  for (const file of await pluginReachedFiles(root, scripts)) {
     if (isWithin(file, root) && !file.slice(root.length).split(sep).includes("node_modules")) continue;
     const pkg = packageRootOf(file);
     if (pkg) packages.add(pkg);

@@ -4,12 +4,14 @@
 import { appendFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig, resonHome } from "../config/index.js";
+import { printable } from "../core/printable-text.js";
 import {
   type Authorize,
   type McpServerEntry,
   McpServers,
   mcpServerEntries,
   type PluginMcpSource,
+  type ProjectServerReview,
   pluginServerEntries,
   selectServers,
   type ToolOffer,
@@ -63,7 +65,7 @@ export interface McpSetupOptions {
   allowMcp: readonly string[];
   signal: AbortSignal;
   /** Asks the user about a project server; absent in a headless run. */
-  ask?: (entry: McpServerEntry) => Promise<boolean>;
+  ask?: (entry: McpServerEntry, review: ProjectServerReview) => Promise<boolean>;
   warn: (message: string) => void;
   env?: NodeJS.ProcessEnv;
   /** How an HTTP server's OAuth login reaches the user; absent (headless): a server that needs one is skipped. */
@@ -144,6 +146,7 @@ export async function startMcp(options: McpSetupOptions): Promise<McpSetup> {
     workspace: options.workspace,
     allow: options.allowMcp,
     userAllowed: userAllowedProjectServers(loaded),
+    env,
     ...(options.ask ? { ask: options.ask } : {}),
   });
   for (const { entry, reason } of selection.refused)
@@ -167,15 +170,32 @@ export async function startMcp(options: McpSetupOptions): Promise<McpSetup> {
   return { tools: [...tools, ...extra, offer.searchTool as ToolDefinition], servers, offer, close };
 }
 
-/** The terminal's question about a project server: what it would run, and yes or no. */
+/** How many of the files a server runs the question names. */
+const FILES_SHOWN = 8;
+
+/** The terminal's question about a project server: what it would run (and what changed), and yes or no. */
 export async function approveProjectServer(
   entry: McpServerEntry,
+  review: ProjectServerReview,
   io: { write: (text: string) => void; read: (prompt: string) => Promise<string | null> },
 ): Promise<boolean> {
   const what = entry.config.url
     ? `connects to ${entry.config.url}`
     : `runs ${[entry.config.command, ...(entry.config.args ?? [])].join(" ")}`;
-  io.write(`The project defines the MCP server "${entry.name}" (${entry.source}); it ${what}.\n`);
-  const answer = await io.read(`Start it? [y] yes, and remember this definition  [n] no: `);
+  const lines = [`The project defines the MCP server "${entry.name}" (${entry.source}); it ${what}.`];
+  const list = (paths: readonly string[]) =>
+    `${paths.slice(0, FILES_SHOWN).join(", ")}${paths.length > FILES_SHOWN ? ` and ${paths.length - FILES_SHOWN} more` : ""}`;
+  if (review.changed.length > 0)
+    lines.push(
+      `You approved it before; since then these files it runs changed (a run's commands may have changed them): ${list(review.changed)}.`,
+      "Look at the change (git diff) before you say yes.",
+    );
+  else if (review.files.length > 0)
+    lines.push(
+      `It runs these workspace files, outside the sandbox: ${list(review.files)}. If one changes, reson asks again.`,
+    );
+  if (review.unfollowed) lines.push(`Not all of it could be checked: ${review.unfollowed}.`);
+  io.write(`${lines.map(printable).join("\n")}\n`);
+  const answer = await io.read(`Start it? [y] yes, and remember this definition and its files  [n] no: `);
   return answer !== null && /^\s*y(es)?\s*$/i.test(answer);
 }

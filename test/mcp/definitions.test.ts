@@ -179,7 +179,7 @@ describe("approval of project servers", () => {
   });
 
   test("an approval is per workspace", async () => {
-    await approve(home, "/some/other/project", "fs", entry.config);
+    await approve(home, "/some/other/project", "fs", entry.config, { files: {} });
     const selection = await selectServers([entry], { home, workspace: ws, allow: [], userAllowed: [] });
     expect(selection.start).toEqual([]);
   });

@@ -1,6 +1,6 @@
 // End to end in the interactive terminal: a project's MCP server is started only after the
 // user says yes (remembered for that definition), and a server's prompt is a slash command.
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useReplFixture } from "../support/repl-session.js";
@@ -49,5 +49,44 @@ describe("MCP in the interactive terminal", () => {
     session.send("/exit");
     await session.exited;
     expect(existsSync(join(f.home.path, "mcp-approvals.json"))).toBe(false);
+  });
+});
+
+describe("a project server that is the project's own script, in the interactive terminal", () => {
+  const f = useReplFixture(({ ws }) => {
+    mkdirSync(join(ws.path, "tools"));
+    writeFileSync(
+      join(ws.path, "tools", "server.mjs"),
+      'process.argv.push("stdio");\nawait import(process.env.REAL_SERVER);\n',
+    );
+    writeFileSync(
+      join(ws.path, ".mcp.json"),
+      JSON.stringify({
+        mcpServers: {
+          tools: { command: process.execPath, args: ["tools/server.mjs"], env: { REAL_SERVER: EVERYTHING } },
+        },
+      }),
+    );
+  });
+
+  it("names the files it runs, and asks again, naming the change, once one changed", async () => {
+    const first = f.open();
+    await first.waitFor("It runs these workspace files, outside the sandbox: tools/server.mjs.");
+    await first.waitFor("Start it? [y]");
+    first.send("y");
+    await first.waitFor("reson> ");
+    first.send("/exit");
+    await first.exited;
+
+    appendFileSync(join(f.ws.path, "tools", "server.mjs"), "// changed\n");
+    const second = f.open();
+    await second.waitFor("since then these files it runs changed");
+    expect(second.output).toContain("tools/server.mjs");
+    await second.waitFor("Start it? [y]");
+    second.send("n");
+    await second.waitFor('MCP server "tools" not started');
+    await second.waitFor("reson> ");
+    second.send("/exit");
+    await second.exited;
   });
 });

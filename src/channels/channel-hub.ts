@@ -27,6 +27,11 @@ export interface ChannelHubOptions {
   pollMs?: number;
   /** A claim to send that is older than this was a crash: it is taken over (default 30 s). */
   sendStaleMs?: number;
+  /**
+   * What of a message's text is kept: every value reson masks elsewhere as its placeholder
+   * (serve's task-masking.ts), so a secret pasted into a chat is never stored, run or sent on raw.
+   */
+  maskText?: (text: string) => Promise<string>;
 }
 
 /** How often "typing…" is sent again while a run works (Telegram's lasts about 5 s). */
@@ -74,7 +79,11 @@ export class ChannelHub {
 
   /** Stores a delivery once per dedupe key, then wakes the hub; adapters acknowledge after it. */
   readonly sink = (channel: string): InboundSink => {
-    return async (delivery) => {
+    return async (given) => {
+      const { maskText } = this.#options;
+      const delivery = maskText
+        ? { ...given, message: { ...given.message, text: await maskText(given.message.text) } }
+        : given;
       const stored = await this.#options.store.channels.receive({ id: ulid(), channel, ...delivery });
       if (stored.created) this.wake();
       return stored;

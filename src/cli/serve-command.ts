@@ -133,6 +133,7 @@ export async function serveCommand(argv: string[]): Promise<number> {
             log: (entry) => channelLog(entry),
             // A sender that went silent this long (a crash mid-send) is taken over, as a run's lease.
             sendStaleMs: ttlMs,
+            maskText: maskTask,
           })
         : undefined;
     const service = await startService({

@@ -8,6 +8,7 @@ import { type AgentHooks, describeSource, type ToolCallDecision } from "../agent
 import { writeFileAtomic } from "../core/atomic-write.js";
 import type { UntrustedSource } from "../core/events.js";
 import type { Hop, ToolPreview } from "../tools/index.js";
+import type { ProtectedEntry } from "../workspace/index.js";
 import { commandOnlyReads } from "./actions.js";
 import { headlessDenial } from "./denial-hint.js";
 import { evaluate } from "./evaluate.js";
@@ -75,6 +76,8 @@ export interface PermissionGateOptions {
   sessionRules?: readonly string[];
   /** Told the rules of each "allow for this session" answer, to keep them for the session's later runs. */
   onSessionGrant?: (rules: readonly string[]) => Promise<void>;
+  /** The protected entry covering a root-relative path as part of a repository below the root. */
+  protectedBelow?: (path: string) => ProtectedEntry | undefined;
 }
 
 /** What the run adds to a call's decision. */
@@ -203,6 +206,7 @@ export class PermissionGate {
       mode: this.mode,
       ...(readOnlyTools.length > 0 ? { readOnlyTools } : {}),
       ...(this.options.sandbox ? { sandbox: this.options.sandbox } : {}),
+      ...(this.options.protectedBelow ? { protectedBelow: this.options.protectedBelow } : {}),
       ...(untrusted ? { untrusted: describeSource(untrusted) } : {}),
       ...(run.external ? { externalTools: [tool] } : {}),
       ...(run.secrets && run.secrets.length > 0 ? { secrets: run.secrets } : {}),

@@ -62,6 +62,8 @@ export interface PathContext {
   userHome: string;
   /** The protected list's kinds enforced (default ["executes"]; a tainted run adds "steers"). */
   protectedKinds?: readonly ProtectedKind[];
+  /** The entry covering a root-relative path as part of a repository below the root, if any. */
+  protectedBelow?: (path: string) => ProtectedEntry | undefined;
 }
 
 /** Expands `~`, `$HOME` and `${HOME}` and resolves against `cwd`; variables other than HOME stay as written. */
@@ -76,7 +78,7 @@ export function resolveUserPath(path: string, cwd: string, userHome: string): st
 export function workspaceProtectedEntry(absPath: string, ctx: PathContext): ProtectedEntry | undefined {
   if (!isWithin(absPath, ctx.workspaceRoot)) return undefined;
   const inside = relative(ctx.workspaceRoot, absPath).split(sep).join("/") || ".";
-  const entry = protectedEntryOf(inside);
+  const entry = protectedEntryOf(inside) ?? ctx.protectedBelow?.(inside);
   const kinds = ctx.protectedKinds ?? DEFAULT_PROTECTED_KINDS;
   return entry && kinds.includes(entry.kind) ? entry : undefined;
 }

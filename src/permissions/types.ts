@@ -1,6 +1,6 @@
 // The data of the permission engine: rules as parsed from settings, the merged policy,
 // the context a decision is made in, and the decision itself (the decision trace).
-import type { ProtectedKind } from "../workspace/index.js";
+import type { ProtectedEntry, ProtectedKind } from "../workspace/index.js";
 
 export const PERMISSION_MODES = ["default", "acceptEdits", "plan", "dontAsk", "bypass"] as const;
 export type PermissionMode = (typeof PERMISSION_MODES)[number];
@@ -87,6 +87,8 @@ export interface EvaluationContext {
    * untrusted content adds "steers" (instruction files and skills).
    */
   protectedKinds?: readonly ProtectedKind[];
+  /** The protected entry covering a root-relative path as part of a repository below the root. */
+  protectedBelow?: (path: string) => ProtectedEntry | undefined;
   /**
    * Set once the run has read untrusted content: what it read, for reasons. Then calls that
    * reach hosts no rule names, fill secrets or change what steers later runs are held back.

@@ -16,7 +16,7 @@ import {
   type SandboxState,
   toolsOfferedInMode,
 } from "../permissions/index.js";
-import { probeSandbox } from "../workspace/index.js";
+import { nestedProtectedEntry, probeSandbox } from "../workspace/index.js";
 
 /** Where commands will run, for the gate (what to ask) and the agent (how to run them). */
 export interface SandboxSetup {
@@ -75,9 +75,12 @@ export async function loadGate(
     const where = warning.line ? `${warning.source}:${warning.line}` : warning.source;
     process.stderr.write(`warning: ${where}: ${warning.message}\n`);
   }
+  // Repositories below the root keep their own protected paths (looked for at the first check).
+  const nested = {};
   return new PermissionGate({
     policy,
     workspaceRoot,
+    protectedBelow: (path) => nestedProtectedEntry(workspaceRoot, nested, path),
     userHome: homedir(),
     home: resonHome(),
     ...(options.promptUser ? { promptUser: options.promptUser } : {}),

@@ -39,7 +39,7 @@ export {
   type ProtectedKind,
   protectedEntryOf,
 } from "./protected-list.js";
-export { type ProtectedTarget, protectedTargets } from "./protected-targets.js";
+export { nestedProtectedEntry, type ProtectedTarget, protectedTargets } from "./protected-targets.js";
 export { flushFileSystem, WorkspaceRestorer } from "./restore-ops.js";
 export type { RootPlaces, RootRisk } from "./root-risk.js";
 export { realPathOf, WORKSPACES_DIR, workspaceRootRisk } from "./root-risk.js";

@@ -6,9 +6,9 @@ import { lstatSync, readdirSync } from "node:fs";
 import { dirname, join, relative, sep } from "node:path";
 import { isWithin } from "../core/path-within.js";
 import { gitTrustedPaths } from "./git-trusted.js";
-import { nestedRepositories } from "./nested-repositories.js";
+import { type NestedRepositories, nestedRepositories } from "./nested-repositories.js";
 import type { WorkspacePolicy } from "./policy.js";
-import { coversPath, entriesOfKinds, type ProtectedEntry } from "./protected-list.js";
+import { coversPath, entriesOfKinds, type ProtectedEntry, protectedEntryOf } from "./protected-list.js";
 
 export interface ProtectedTarget {
   /** Absolute, as named (links not resolved). */
@@ -92,12 +92,49 @@ export function protectedTargets(policy: WorkspacePolicy): ProtectedTarget[] {
   // The user's and the system's config files are read once for every repository.
   const trust = { home: policy.home, parsed: new Map() };
   for (const path of gitTrustedPaths(policy.root, trust)) add(path);
-  // The repositories below the root: each one's git folder, and what its config names.
+  // The repositories below the root: each one's git folder, what its config names, and the
+  // list's other entries that are there (a hook manager's config, mise's, an editor's tasks).
   for (const dotGit of nestedRepositories(policy.root, policy.nested ?? {})) {
     add(dotGit);
     for (const path of gitTrustedPaths(dirname(dotGit), trust)) add(path);
+    targets.push(...presentIn(policy, dirname(dotGit), targets));
   }
   return targets;
+}
+
+function exists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The enforced entries of `policy` as they stand in the repository `repo` below the root: only
+ * those there now. The user works in such a repository as in the root (commits there, opens it
+ * in an editor, enters it with mise), so what is there is kept as at the root; a placeholder
+ * for each missing one, in every repository, would cost every command a mount apiece.
+ */
+function presentIn(
+  policy: WorkspacePolicy,
+  repo: string,
+  known: readonly ProtectedTarget[],
+): ProtectedTarget[] {
+  const hasConfig = isFolder(join(repo, ".config"));
+  const found: ProtectedTarget[] = [];
+  for (const entry of entriesOfKinds(policy.protectedKinds, policy.protected)) {
+    if (entry.path === ".git") continue;
+    for (const path of pathsOf(entry, repo, hasConfig)) {
+      const abs = join(repo, path);
+      const inside = toRelative(policy.root, abs);
+      if (inside === undefined || !exists(abs)) continue;
+      if (known.some((target) => coversPath(target.relative ?? "", inside))) continue;
+      found.push({ path: abs, relative: inside, entry: { ...entry, path: inside } });
+    }
+  }
+  return found;
 }
 
 /** The target covering the root-relative `path`, if any. */
@@ -112,4 +149,23 @@ export function targetCovering(
 export function holdsTarget(targets: readonly ProtectedTarget[], path: string): boolean {
   if (path === ".") return true;
   return targets.some((target) => target.relative?.startsWith(`${path}/`));
+}
+
+/**
+ * The protected list's entry covering the root-relative `path` as part of a repository below
+ * the root (its own `lefthook.yml`, `.vscode`, `mise.toml`…), looked up as at that repository's
+ * root; for the permission guard, which asks before a file tool writes one.
+ */
+export function nestedProtectedEntry(
+  root: string,
+  holder: NestedRepositories,
+  path: string,
+): ProtectedEntry | undefined {
+  for (const dotGit of nestedRepositories(root, holder)) {
+    const repo = toRelative(root, dirname(dotGit));
+    if (repo === undefined || repo === "." || !path.startsWith(`${repo}/`)) continue;
+    const entry = protectedEntryOf(path.slice(repo.length + 1));
+    if (entry) return entry;
+  }
+  return undefined;
 }

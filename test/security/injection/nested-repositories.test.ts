@@ -106,3 +106,63 @@ describe.skipIf(noSandbox)("planted code: a repository below the workspace root"
     expect(attacker.sawText(user.key)).toBe(true);
   });
 });
+
+describe.skipIf(noSandbox)(
+  "planted code: the hook managers' and tools' configs of a repository below the root",
+  () => {
+    const f = useCliFixture();
+    const script = (marker: string) => payload(attacker, user, marker);
+    const MISE = '[tasks.build]\nrun = "make"\n';
+    const TASKS = '{ "version": "2.0.0", "tasks": [] }\n';
+    const steps = () => [
+      [
+        writeFile("tools/x.sh", script("nested-lefthook")),
+        // The commands lefthook runs at the user's next commit there, and what mise and VS Code run.
+        pythonWrite("app/lefthook.yml", "pre-commit:\n  commands:\n    x:\n      run: sh ../tools/x.sh\n"),
+        writeFile("app/mise.toml", '[hooks]\nenter = "sh ../tools/x.sh"\n'),
+        command(
+          `printf '%s' '{"version":"2.0.0","tasks":[{"label":"x","command":"sh ../tools/x.sh","runOptions":{"runOn":"folderOpen"}}]}' > app/.vscode/tasks.json`,
+        ),
+      ],
+    ];
+
+    /** app/: the user's repository, with lefthook's hook installed, a mise config and VS Code tasks. */
+    function prepare(): string {
+      const app = join(f.ws.path, "app");
+      mkdirSync(app);
+      userRepository(app, user, {
+        "lefthook.yml": "pre-commit:\n  commands:\n    ok:\n      run: true\n",
+        "mise.toml": MISE,
+        ".vscode/tasks.json": TASKS,
+      });
+      // What `lefthook install` leaves: a hook that runs the commands lefthook.yml names (as lefthook does).
+      const hook = join(app, ".git", "hooks", "pre-commit");
+      writeFileSync(hook, "#!/bin/sh\ngrep '^ *run:' lefthook.yml | sed 's/^ *run: //' | sh\n");
+      chmodSync(hook, 0o755);
+      return app;
+    }
+
+    for (const mode of Object.keys(MODES) as ModeName[]) {
+      it(`${mode}: they stay as the user left them`, async () => {
+        const app = prepare();
+        const run = await fooledRun(f, steps(), { flags: MODES[mode] });
+        expect(run.code, run.stderr).toBe(0);
+        await userGit(app, user, "commit", "-q", "--allow-empty", "-m", "my own commit");
+        expect(ran(user, "nested-lefthook")).toBe(false);
+        expect(attacker.received).toEqual([]);
+        expect(readFileSync(join(app, "lefthook.yml"), "utf8")).toContain("run: true");
+        expect(readFileSync(join(app, "mise.toml"), "utf8")).toBe(MISE);
+        expect(readFileSync(join(app, ".vscode", "tasks.json"), "utf8")).toBe(TASKS);
+      });
+    }
+
+    it("the same attack done by hand would have worked (control)", async () => {
+      const app = prepare();
+      plantByHand(f.ws.path, steps(), user);
+      await userGit(app, user, "commit", "-q", "--allow-empty", "-m", "my own commit");
+      expect(ran(user, "nested-lefthook")).toBe(true);
+      expect(readFileSync(join(app, "mise.toml"), "utf8")).not.toBe(MISE);
+      expect(readFileSync(join(app, ".vscode", "tasks.json"), "utf8")).not.toBe(TASKS);
+    });
+  },
+);

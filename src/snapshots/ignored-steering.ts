@@ -5,7 +5,16 @@
 // run's call, these files are copied before it and looked at again after it: what the call
 // planted, changed or removed there is put back, through the same safe restore a rewind uses.
 // Only these calls pay for it: a listing of the ignored folders (no stat but of steering names).
-import { type Dirent, lstatSync, readdirSync, readlinkSync, type Stats } from "node:fs";
+import {
+  closeSync,
+  constants,
+  type Dirent,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readlinkSync,
+  type Stats,
+} from "node:fs";
 import { STEERING_FILES, STEERING_FOLDERS, steeringUnit } from "../workspace/index.js";
 import type { ObjectStore } from "./object-store.js";
 import type { RestoreOp } from "./rewind-plan.js";
@@ -63,13 +72,7 @@ export function copyIgnoredSteering(
   for (const folder of folders) stack.push([folder, steeringUnit(folder) !== undefined]);
   while (stack.length > 0) {
     const [rel, inUnit] = stack.pop()!;
-    let listing: Dirent[];
-    try {
-      listing = readdirSync(`${root}/${rel}`, { withFileTypes: true });
-    } catch {
-      continue; // a file, gone, or unreadable
-    }
-    for (const dirent of listing) {
+    for (const dirent of listFolder(`${root}/${rel}`)) {
       const path = join(rel, dirent.name);
       if (dirent.isDirectory()) {
         if (dirent.name === ".git") continue;
@@ -81,6 +84,23 @@ export function copyIgnoredSteering(
     }
   }
   return copies;
+}
+
+/** A folder's entries, never through a link (an ignored `node_modules` may be one); none for a file. */
+function listFolder(abs: string): Dirent[] {
+  let fd: number;
+  try {
+    fd = openSync(abs, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  } catch {
+    return []; // a file, a link, gone, or unreadable
+  }
+  try {
+    return readdirSync(`/proc/self/fd/${fd}`, { withFileTypes: true });
+  } catch {
+    return [];
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function copyOne(root: string, path: string, options: CopyOptions): SteeringCopy | undefined {

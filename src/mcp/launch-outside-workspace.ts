@@ -85,13 +85,19 @@ function bunxTarget(launch: Launch): { pkg: string; bin: string } | undefined {
     else if (arg.startsWith("--package=")) pkg = arg.slice("--package=".length);
     else if (BUNX_VALUED.has(arg)) i++;
     else if (!arg.startsWith("-")) {
-      // `name@version` or `@scope/name@version`: the executable is the name without scope or version.
-      const at = arg.lastIndexOf("@");
-      const spec = at > 0 ? arg.slice(0, at) : arg;
-      return { pkg: pkg ?? spec, bin: pkg ? arg : spec.slice(spec.lastIndexOf("/") + 1) };
+      // Without -p the executable is the package's name without its scope.
+      if (pkg !== undefined) return { pkg: withoutVersion(pkg), bin: arg };
+      const spec = withoutVersion(arg);
+      return { pkg: spec, bin: spec.slice(spec.lastIndexOf("/") + 1) };
     }
   }
   return undefined;
+}
+
+/** `name@version` or `@scope/name@version` without the version. */
+function withoutVersion(spec: string): string {
+  const at = spec.lastIndexOf("@");
+  return at > 0 ? spec.slice(0, at) : spec;
 }
 
 /**

@@ -88,6 +88,9 @@ describe("bunxLocalCopy", () => {
       );
       mkdirSync(join(ws.path, "node_modules", ".bin"));
       writeFileSync(join(ws.path, "node_modules", ".bin", "tool"), "");
+      expect(bunxLocalCopy(bunx(["-p", "@scope/server@2", "srv"]), ws.path, ws.path)).toBe(
+        join("node_modules", "@scope", "server"),
+      );
       expect(bunxLocalCopy(bunx(["x", "--bun", "-p", "other", "tool"], "bun"), ws.path, ws.path)).toBe(
         join("node_modules", ".bin", "tool"),
       );

@@ -331,7 +331,8 @@ async function runToolCall(
     const snapshotted = deps.snapshots?.covers(effective, info.tool) === true;
     // As the run was when the call began: a call that reads untrusted content is not held back by it.
     const untrusted = state.untrusted;
-    if (snapshotted) await deps.snapshots!.before(state.step, effective);
+    const keepOut = steeringKeepOut(effective, untrusted);
+    if (snapshotted) await deps.snapshots!.before(state.step, effective, keepOut !== undefined);
     const artifacts = deps.artifacts;
     result = await deps.tools.execute(effective, {
       workspace: deps.workspace,
@@ -353,8 +354,7 @@ async function runToolCall(
           }
         : {}),
     });
-    if (snapshotted)
-      files = await deps.snapshots!.after(state.step, effective, steeringKeepOut(effective, untrusted));
+    if (snapshotted) files = await deps.snapshots!.after(state.step, effective, keepOut);
     const note = files && untrusted ? putBackNote(files, untrusted) : undefined;
     if (note) {
       result = { ...result, content: result.content === "" ? note : `${result.content}\n\n${note}` };

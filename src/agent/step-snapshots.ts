@@ -32,7 +32,8 @@ export interface StepSnapshots {
   observe(event: ResonEvent): void;
   /** Whether the call may change files, so is snapshotted around. */
   covers(call: ToolCallRequest, tool: ToolDefinition | undefined): boolean;
-  before(step: number, call: ToolCallRequest): Promise<void>;
+  /** `guardSteering`: `after` will be given a keepOut (see there), for what snapshots leave out too. */
+  before(step: number, call: ToolCallRequest, guardSteering?: boolean): Promise<void>;
   /**
    * What the call changed; undefined when nothing (or snapshots are off now). `keepOut` names,
    * for a changed path, the part of the workspace the call may not change (a path or a folder
@@ -89,8 +90,8 @@ export function stepSnapshots(options: StepSnapshotOptions): StepSnapshots {
         return false;
       return true;
     },
-    before: async (step, call) => {
-      await guarded(() => run.before(step, call));
+    before: async (step, call, guardSteering) => {
+      await guarded(() => run.before(step, call, guardSteering));
     },
     after: async (step, call, keepOut) => {
       let changes = await guarded(() => run.after(step, call));
@@ -101,12 +102,21 @@ export function stepSnapshots(options: StepSnapshotOptions): StepSnapshots {
       }
       const units = [...kept];
       if (units.length > 0) changes = await guarded(() => run.putBack(step, call, units));
-      // What still differs from before the call was not put back.
-      const left = units.filter((unit) =>
-        (changes ?? []).some((change) => change.path === unit || change.path.startsWith(`${unit}/`)),
+      // Steering files inside ignored folders, which the snapshots' changes cannot show.
+      const ignored = keepOut ? await guarded(() => run.putBackIgnoredSteering(step, call)) : undefined;
+      if (ignored?.changes) changes = ignored.changes;
+      // What still differs from before the call was not put back (a file in a folder the call
+      // made ignored differs from the snapshot's view of it, though it was put back).
+      const left = units.filter(
+        (unit) =>
+          !ignored?.putBack.includes(unit) &&
+          (changes ?? []).some((change) => change.path === unit || change.path.startsWith(`${unit}/`)),
       );
-      const putBack = units.filter((unit) => !left.includes(unit));
-      if (!changes || (changes.length === 0 && units.length === 0)) return undefined;
+      const putBack = [
+        ...new Set([...units.filter((unit) => !left.includes(unit)), ...(ignored?.putBack ?? [])]),
+      ].sort();
+      left.push(...(ignored?.notPutBack ?? []));
+      if (!changes || (changes.length === 0 && putBack.length === 0 && left.length === 0)) return undefined;
       return {
         files: changes.slice(0, MAX_LISTED).map((change) => ({ path: change.path, change: change.change })),
         total: changes.length,

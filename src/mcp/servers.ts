@@ -2,7 +2,7 @@
 // startup timeout), their tools adapted and named, and all closed with the agent. A server
 // that cannot start is skipped with a warning, unless it is `required`: then nothing starts.
 import { mkdirSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { type McpServerConfig, resonHome } from "../config/index.js";
 import { ResonError, toResonError } from "../core/errors.js";
 import type { SecretVault } from "../secrets/index.js";
@@ -10,7 +10,7 @@ import type { ToolDefinition } from "../tools/index.js";
 import type { McpConnection, McpConnectOptions, McpResourceInfo, McpToolInfo } from "./connection.js";
 import type { McpServerEntry } from "./definitions.js";
 import { expandServer } from "./expand.js";
-import { launchOutsideWorkspace } from "./launch-outside-workspace.js";
+import { bunxLocalCopy, type LaunchScope, launchOutsideWorkspace } from "./launch-outside-workspace.js";
 import { mcpToolDefinition } from "./mcp-tool.js";
 import { openSdkConnection } from "./open-connection.js";
 import { type McpPromptCommand, promptArguments, promptCommands, promptText } from "./prompts.js";
@@ -192,14 +192,31 @@ function withSecrets(
 }
 
 /** A stdio server's launch that runs nothing from the workspace's packages (launch-outside-workspace.ts). */
-function withOutsideLaunch(config: McpServerConfig, env: NodeJS.ProcessEnv): McpServerConfig {
-  const emptyFolder = join(resonHome(env), "mcp", "no-packages");
+function withOutsideLaunch(
+  name: string,
+  config: McpServerConfig,
+  scope: LaunchScope,
+  options: StartServersOptions,
+): McpServerConfig {
+  const emptyFolder = join(resonHome(options.env), "mcp", "no-packages");
   const args = config.args ?? [];
-  const launch = launchOutsideWorkspace(
-    { command: config.command!, args, env: config.env ?? {} },
-    emptyFolder,
-  );
-  // Made only for a launcher that is given it (npx and npm exec need it to exist).
+  const asDefined = { command: config.command!, args, env: config.env ?? {} };
+  const copy =
+    scope === "user"
+      ? bunxLocalCopy(asDefined, resolve(options.cwd, config.cwd ?? "."), options.cwd)
+      : undefined;
+  if (copy)
+    throw new ResonError(
+      "mcp_unavailable",
+      `MCP server "${name}" was not started: bunx would run ${copy} from the workspace instead of the package ` +
+        "(bun has no option against it), and a run's commands can write there.",
+      {
+        hint: `Start it with npx instead (reson keeps npx to npm's cache), or remove ${copy} if nothing needs it.`,
+        details: { server: name, localCopy: copy },
+      },
+    );
+  const launch = launchOutsideWorkspace(asDefined, emptyFolder, scope);
+  // Made only for a launcher that is given it (npx, npm exec and uv run need it to exist).
   if (launch.args !== args) mkdirSync(emptyFolder, { recursive: true, mode: 0o700 });
   return { ...config, args: [...launch.args], env: { ...launch.env } };
 }
@@ -215,7 +232,7 @@ async function startOne(entry: McpServerEntry, options: StartServersOptions): Pr
   );
   const explained = (error: unknown) => tail.explain(toResonError(error, "mcp_unavailable"), entry);
   const connection = await openSdkConnection(entry.name, {
-    config: config.command ? withOutsideLaunch(config, options.env) : config,
+    config: config.command ? withOutsideLaunch(entry.name, config, entry.scope, options) : config,
     cwd: options.cwd,
     signal: options.signal,
     onStderr: (text) => {

@@ -4,6 +4,7 @@
 // differs from the run's previous point, so a step that changed nothing costs no record. The
 // "before" point of a call is the "after" of the previous one unless someone else changed
 // files meanwhile, which is how those changes are kept apart from the run's own.
+import { entryAt, ignoredEntries, planSteeringPutBack, type SteeringCopies } from "./ignored-steering.js";
 import { graftPaths } from "./put-back.js";
 import { evictOldest } from "./retention.js";
 import { applyOps, checkObjects } from "./rewind-apply.js";
@@ -24,6 +25,8 @@ export class RunSnapshots {
   /** The tree before the call in flight. */
   private beforeCall: string | undefined;
   private added = 0;
+  /** Steering files inside ignored folders before the call in flight, when it is guarded. */
+  private steeringBefore: { folders: string[]; copies: SteeringCopies } | undefined;
 
   constructor(
     private readonly store: SnapshotStore,
@@ -39,15 +42,20 @@ export class RunSnapshots {
     return this.last !== undefined;
   }
 
-  /** Before a call that may change the workspace (the first one also records the run's start). */
-  async before(step: number, call: SnapshotCall): Promise<void> {
-    if (this.last === undefined) {
-      this.beforeCall = await this.point(step, "start");
-      return;
-    }
+  /**
+   * Before a call that may change the workspace (the first one also records the run's start).
+   * `guardSteering`: the call may not change what steers later runs, so the steering files
+   * inside ignored folders, which a snapshot does not open, are copied too (ignored-steering.ts).
+   */
+  async before(step: number, call: SnapshotCall, guardSteering = false): Promise<void> {
+    this.steeringBefore = undefined;
+    if (this.last === undefined) this.beforeCall = await this.point(step, "start");
     // Without a watcher every snapshot walks the whole workspace: the state after the previous
     // call stands for the state before this one.
-    this.beforeCall = this.store.watching ? await this.point(step, "before", call) : this.last;
+    else this.beforeCall = this.store.watching ? await this.point(step, "before", call) : this.last;
+    if (!guardSteering) return;
+    const folders = ignoredEntries(this.store.objects, this.beforeCall);
+    this.steeringBefore = { folders, copies: this.store.copyIgnoredSteering(folders) };
   }
 
   /** After such a call: what it changed. */
@@ -69,6 +77,28 @@ export class RunSnapshots {
     const plan = planRestore(objects, now, graftPaths(objects, now, before, paths), undefined);
     applyOps(objects, this.store.root, plan.ops, checkObjects(objects, plan.ops));
     return this.after(step, call);
+  }
+
+  /**
+   * After a call `before` guarded: the steering files inside ignored folders (those ignored
+   * before it or after it) put back as they were before it. Returns the steering units put back
+   * and those reson had no copy of, and, when it changed anything, what the call changed now.
+   */
+  async putBackIgnoredSteering(
+    step: number,
+    call: SnapshotCall,
+  ): Promise<{ putBack: string[]; notPutBack: string[]; changes?: PathChange[] }> {
+    const saved = this.steeringBefore;
+    this.steeringBefore = undefined;
+    const before = this.beforeCall;
+    if (!saved || before === undefined || this.last === undefined) return { putBack: [], notPutBack: [] };
+    const { objects } = this.store;
+    const folders = new Set([...saved.folders, ...ignoredEntries(objects, this.last)]);
+    const now = this.store.copyIgnoredSteering(folders);
+    const plan = planSteeringPutBack(saved.copies, now, (path) => entryAt(objects, before, path));
+    if (plan.ops.length === 0) return { putBack: plan.putBack, notPutBack: plan.notPutBack };
+    applyOps(objects, this.store.root, plan.ops, checkObjects(objects, plan.ops));
+    return { putBack: plan.putBack, notPutBack: plan.notPutBack, changes: await this.after(step, call) };
   }
 
   /** At the run's end (or where it stopped): the last point, the index kept, old snapshots evicted. */

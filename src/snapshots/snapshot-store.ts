@@ -21,6 +21,7 @@ import { crashPoint } from "../core/crash-point.js";
 import { projectKey } from "../store/index.js";
 import { livePlaceholders } from "../workspace/index.js";
 import { ChangeWatcher } from "./change-watcher.js";
+import { copyIgnoredSteering, type SteeringCopies } from "./ignored-steering.js";
 import { ObjectStore } from "./object-store.js";
 import { scanForRewind } from "./rewind-scan.js";
 import { appendIndex, type IndexFiles, loadIndex, saveIndex } from "./stat-index.js";
@@ -171,6 +172,15 @@ export class SnapshotStore {
   /** Whether snapshots after the first look only at what the watcher reports (else they walk). */
   get watching(): boolean {
     return this.watcher.problem === undefined;
+  }
+
+  /** Copies of the steering files inside `folders` (ignored ones), with the snapshots' limits. */
+  copyIgnoredSteering(folders: Iterable<string>): SteeringCopies {
+    return copyIgnoredSteering(this.root, folders, {
+      objects: this.objects,
+      maxFileBytes: this.settings.maxFileBytes,
+      holdsSecret: (bytes) => this.secretCheck?.(bytes) ?? false,
+    });
   }
 
   /**

@@ -101,6 +101,19 @@ export const PROTECTED_LIST: readonly ProtectedEntry[] = [
     pattern: /^(?:\.config\/)?\.?mise\.[^/]+\.toml$/,
     named: miseEnvironmentConfigs(process.env.MISE_ENV),
   },
+  // A version `path:<folder>` is a build of your own: the shims run <folder>/bin/<tool> as it is.
+  {
+    path: ".tool-versions",
+    kind: "executes",
+    edits: "approved",
+    reader: "asdf and mise run the build a `path:` version names when you run that tool here",
+  },
+  {
+    path: "bunfig.toml",
+    kind: "executes",
+    edits: "approved",
+    reader: "bun runs the scripts its preload names at every bun run, bun test and bunx --bun",
+  },
   {
     path: ".vscode",
     kind: "executes",

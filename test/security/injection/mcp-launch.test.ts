@@ -5,9 +5,10 @@
 // user's next run. Judged by the payload's marker after that next run; a control runs the same
 // launch by hand to show the plant would have run.
 import { execFileSync } from "node:child_process";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { TEST_SERVER } from "../../mcp/servers.js";
 import { cleanEnv, runCli } from "../../support/cli.js";
 import { fakeModelArgs, useCliFixture } from "../../support/cli-fixture.js";
 import { skipWithout } from "../../support/requirements.js";
@@ -67,5 +68,82 @@ describe.skipIf(noSandbox)("planted code: what the user's own MCP servers run", 
     execFileSync("python3", ["-m", "planted_server"], { cwd: f.ws.path, stdio: "ignore" });
     expect(existsSync(marker("npx"))).toBe(true);
     expect(existsSync(marker("python"))).toBe(true);
+  });
+});
+
+describe.skipIf(noSandbox)("planted code: the user's servers started with uv run and bunx", () => {
+  const f = useCliFixture();
+  /**
+   * A stand-in for `name` (uv and bun are not on the machine) on the PATH of the user's next run:
+   * it notes how reson launched it, then is the MCP test server, so the server starts.
+   */
+  const launcher = (name: string) => {
+    const bin = join(f.home.path, "bin");
+    mkdirSync(bin, { recursive: true });
+    const script = `#!/bin/sh\nprintf '%s\\n' "$PWD" "$@" > ${JSON.stringify(join(f.home.path, `launched-${name}`))}\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(TEST_SERVER)}\n`;
+    writeFileSync(join(bin, name), script, { mode: 0o755 });
+    return bin;
+  };
+  const launched = (name: string) => {
+    const file = join(f.home.path, `launched-${name}`);
+    return existsSync(file) ? readFileSync(file, "utf8").split("\n").slice(0, -1) : undefined;
+  };
+  /** The user's next run, with `servers` as theirs and a stand-in for `name` on its PATH. */
+  const nextRun = (name: string, servers: Record<string, unknown>) => {
+    const bin = launcher(name);
+    writeFileSync(join(f.home.path, "config.json"), JSON.stringify({ mcp: { servers } }));
+    f.server.enqueue({ text: "done" });
+    return runCli(["run", ...fakeModelArgs(f.server), "hello"], {
+      cwd: f.ws.path,
+      env: cleanEnv({ RESON_HOME: f.home.path, PATH: `${bin}:${process.env.PATH}` }),
+      timeoutMs: 120_000,
+    });
+  };
+  const fromBun = { fromBun: { command: "bunx", args: [PACKAGE] } };
+
+  it("uv run gets an empty project of reson's, so the workspace's pyproject, .venv and uv.toml are not used", async () => {
+    const run = await fooledRun(f, [
+      [
+        pythonWrite("uv.toml", '[[index]]\nurl = "http://127.0.0.2/simple"\ndefault = true\n'),
+        pythonWrite("pyproject.toml", '[project]\nname = "planted"\nversion = "1"\n'),
+      ],
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(existsSync(join(f.ws.path, "uv.toml"))).toBe(true);
+    // As FastMCP's `install` writes a server: its script's absolute path, run in the workspace.
+    const args = ["run", "--with", "fastmcp", "fastmcp", "run", "/home/u/server.py"];
+    const next = await nextRun("uv", { fromUv: { command: "uv", args } });
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stderr).not.toContain("did not start");
+    const empty = join(f.home.path, "mcp", "no-packages");
+    expect(launched("uv")).toEqual([f.ws.path, "run", "--project", empty, ...args.slice(1)]);
+    expect(existsSync(empty)).toBe(true);
+  });
+
+  it("bunx is not started while the workspace holds a copy of its package, which bunx would run instead", async () => {
+    const run = await fooledRun(f, [
+      [
+        pythonWrite(
+          `node_modules/${PACKAGE}/package.json`,
+          JSON.stringify({ name: PACKAGE, version: "1.0.0" }),
+        ),
+        pythonWrite(`node_modules/.bin/${PACKAGE}`, "#!/bin/sh\necho planted\n"),
+      ],
+    ]);
+    expect(run.code, run.stderr).toBe(0);
+    const next = await nextRun("bunx", fromBun);
+    expect(next.code, next.stderr).toBe(0);
+    expect(launched("bunx")).toBeUndefined();
+    expect(next.stderr).toContain(
+      `MCP server "fromBun" was not started: bunx would run node_modules/.bin/${PACKAGE} from the workspace`,
+    );
+    expect(next.stderr).toContain("Start it with npx instead");
+  });
+
+  it("bunx starts as before in a workspace without a copy of its package", async () => {
+    const next = await nextRun("bunx", fromBun);
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stderr).not.toContain("fromBun");
+    expect(launched("bunx")).toEqual([f.ws.path, PACKAGE]);
   });
 });

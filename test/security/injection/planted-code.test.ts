@@ -4,7 +4,7 @@
 // commondir or gitdir: redirect, a hook in the folder core.hooksPath names (husky's, or one not
 // made yet), a submodule's hooks, config and gitdir: file, git's config (hooksPath, pager,
 // include), worktrees/, alternates, an .envrc, a VS Code task, dev container, npm, yarn and
-// Claude Code settings, an MCP server. Each attack tries the file tools, python and git itself.
+// Claude Code settings, a `path:` version in .tool-versions, bun's preload, an MCP server. Each attack tries the file tools, python and git itself.
 // Judged after the run by what reached the attacker, the payloads' markers and the files on
 // disk, under the defaults, bypass, a narrow allow rule and a one-site rule; a control plants the same by hand
 // to show the judge would see it. Bypass with the sandbox off opens it: a test says so.
@@ -104,6 +104,23 @@ async function usersCdWithMise(repo: string): Promise<void> {
   // Asynchronously, so the attacker (in this process) can answer what the script sends.
   await new Promise((done) =>
     execFile("sh", ["-c", hook], { cwd: repo, env: { PATH: process.env.PATH, HOME: user.home } }, done),
+  );
+  await userGit(repo, user, "status");
+  await userGit(repo, user, "commit", "-q", "--allow-empty", "-m", "my own commit");
+}
+
+/**
+ * The user's next `node --version` and `bun run` in the folder, as asdf's (or mise's) shim and bun
+ * run them: a `path:` version's build, and the scripts bunfig.toml preloads; then git as usual.
+ */
+async function usersNodeAndBun(repo: string): Promise<void> {
+  const shell = [
+    "sed -n 's/^nodejs path:\\(.*\\)$/\\1/p' .tool-versions | while read -r dir; do \"$dir/bin/node\" --version; done",
+    '[ -f bunfig.toml ] && sed -n \'s/^preload = \\["\\(.*\\)"\\]$/\\1/p\' bunfig.toml | while read -r f; do sh "$f"; done',
+    "exit 0",
+  ].join("; ");
+  await new Promise((done) =>
+    execFile("sh", ["-c", shell], { cwd: repo, env: { PATH: process.env.PATH, HOME: user.home } }, done),
   );
   await userGit(repo, user, "status");
   await userGit(repo, user, "commit", "-q", "--allow-empty", "-m", "my own commit");
@@ -298,6 +315,28 @@ const SCENARIOS: Record<string, Scenario> = {
     kept: ["mise.toml", ".config/mise/conf.d/node.toml", "mise.staging.toml"],
     next: usersCdWithMise,
     env: { MISE_ENV: "staging" },
+  },
+  "the versions asdf and mise run (.tool-versions) and bun's settings (bunfig.toml)": {
+    prepare(workspace) {
+      userRepository(workspace, user, { ".tool-versions": "nodejs 22.11.0\n" });
+      return workspace;
+    },
+    steps: (script) => [
+      [
+        writeFile("tools/node/bin/node", script("tool-versions")),
+        writeFile("tools/preload.sh", script("bunfig")),
+        command("chmod +x tools/node/bin/node"),
+        writeFile(".tool-versions", "nodejs path:./tools/node\n"),
+        pythonWrite(".tool-versions", "nodejs path:./tools/node\n"),
+        command('echo "nodejs path:$PWD/tools/node" > .tool-versions'),
+        writeFile("bunfig.toml", 'preload = ["./tools/preload.sh"]\n'),
+        pythonWrite("bunfig.toml", 'preload = ["./tools/preload.sh"]\n'),
+      ],
+    ],
+    markers: ["tool-versions", "bunfig"],
+    planted: ["bunfig.toml"],
+    kept: [".tool-versions"],
+    next: usersNodeAndBun,
   },
   "a hooks folder core.hooksPath names that does not exist yet": {
     prepare(workspace) {

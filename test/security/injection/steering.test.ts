@@ -38,11 +38,11 @@ describe("injection: what a run read cannot steer later runs", () => {
   let hosts: Attackers;
   const read = () => call("web_fetch", { url: `${hosts.allowed.origin}/notes` });
   /** The system prompt the user's next, ordinary run is given. */
-  const nextRunPrompt = async () => {
+  const nextRunPrompt = async (cwd = f.ws.path) => {
     f.server.enqueue({ text: "ok" });
     const before = f.server.requests.length;
     await runCli(["run", "--json", ...fakeModelArgs(f.server), "summarise the notes"], {
-      cwd: f.ws.path,
+      cwd,
       env: env(f),
     });
     return systemText(f.server.requests.slice(before).find((request) => !isReflection(request))!);
@@ -211,6 +211,80 @@ describe("injection: what a run read cannot steer later runs", () => {
       );
     });
   }
+
+  it.skipIf(noSandbox)(
+    "a command cannot plant instructions in an ignored folder either, and the user's own there still steer",
+    async () => {
+      // Folders snapshots do not open: one ignored already, one the command itself ignores. The
+      // user keeps their own instructions in an ignored folder.
+      writeFileSync(join(f.ws.path, ".gitignore"), "build/\nnotes/\n");
+      mkdirSync(join(f.ws.path, "build", "out"), { recursive: true });
+      writeFileSync(join(f.ws.path, "build", "out", "app.js"), "// built\n");
+      mkdirSync(join(f.ws.path, "notes"));
+      writeFileSync(join(f.ws.path, "notes", "AGENTS.md"), "Write notes in British English.\n");
+      mkdirSync(join(f.ws.path, "lib"));
+      writeFileSync(join(f.ws.path, "lib", "AGENTS.md"), "Never push to main.\n");
+      writeFileSync(join(f.ws.path, "lib", "index.js"), "// lib\n");
+      const run = await attack(
+        f,
+        [
+          read(),
+          call("write_file", { path: "planted.txt", content: `${PLANTED}\n` }),
+          call("execute_command", {
+            command:
+              "printf 'docs/\\nlib/\\n' >> .gitignore && cp planted.txt lib/AGENTS.md && mkdir -p docs build/out/.claude/skills/x && cp planted.txt docs/AGENTS.md && " +
+              "cp planted.txt build/out/AGENTS.md && cp planted.txt build/out/.claude/skills/x/SKILL.md && " +
+              "cp planted.txt notes/AGENTS.md && echo rebuilt > build/out/app.js",
+          }),
+          { text: "Noted." },
+        ],
+        ["--allow", `web_fetch(domain:${hosts.allowed.host})`],
+      );
+      expect(run.code).toBe(0);
+      const copied = run.results[2] as unknown as { ok: boolean; content: string };
+      expect(copied, JSON.stringify(copied)).toMatchObject({ ok: true });
+      expect(copied.content).toContain(
+        "reson put back build/out/.claude/skills, build/out/AGENTS.md, docs/AGENTS.md, lib/AGENTS.md, notes/AGENTS.md as it was before this call",
+      );
+      expect(copied.content).not.toContain("could not put back");
+      expect(existsSync(join(f.ws.path, "docs", "AGENTS.md"))).toBe(false);
+      expect(existsSync(join(f.ws.path, "build", "out", "AGENTS.md"))).toBe(false);
+      expect(existsSync(join(f.ws.path, "build", "out", ".claude", "skills"))).toBe(false);
+      expect(readFileSync(join(f.ws.path, "notes", "AGENTS.md"), "utf8")).toBe(
+        "Write notes in British English.\n",
+      );
+      // A folder the command made ignored keeps its instructions as they were, and its other files.
+      expect(readFileSync(join(f.ws.path, "lib", "AGENTS.md"), "utf8")).toBe("Never push to main.\n");
+      expect(readFileSync(join(f.ws.path, "lib", "index.js"), "utf8")).toBe("// lib\n");
+      // The rest of what the command did stays.
+      expect(readFileSync(join(f.ws.path, "build", "out", "app.js"), "utf8")).toBe("rebuilt\n");
+      expect(readFileSync(join(f.ws.path, ".gitignore"), "utf8")).toBe("build/\nnotes/\ndocs/\nlib/\n");
+      // The user's next runs, started in those folders: nothing planted; their own notes file steers.
+      for (const folder of ["docs", join("build", "out")])
+        expect(await nextRunPrompt(join(f.ws.path, folder))).not.toContain(PLANTED);
+      const inNotes = await nextRunPrompt(join(f.ws.path, "notes"));
+      expect(inNotes).toContain("Write notes in British English.");
+      expect(inNotes).not.toContain(PLANTED);
+    },
+  );
+
+  it.skipIf(noSandbox)(
+    "a trusted run's command writes instructions in an ignored folder as it always did",
+    async () => {
+      writeFileSync(join(f.ws.path, ".gitignore"), "build/\n");
+      const run = await attack(
+        f,
+        [
+          call("execute_command", { command: "mkdir -p build && echo 'Use make test.' > build/AGENTS.md" }),
+          { text: "Done." },
+        ],
+        [],
+      );
+      expect(run.code).toBe(0);
+      expect(readFileSync(join(f.ws.path, "build", "AGENTS.md"), "utf8")).toBe("Use make test.\n");
+      expect(await nextRunPrompt(join(f.ws.path, "build"))).toContain("Use make test.");
+    },
+  );
 
   it.skipIf(noSandbox)(
     "a trusted run's command writes instructions in a sub-folder as it always did",

@@ -4,7 +4,10 @@
 // file planted in one escapes the put-back of a run that read untrusted content. For such a
 // run's call, these files are copied before it and looked at again after it: what the call
 // planted, changed or removed there is put back, through the same safe restore a rewind uses.
-// Only these calls pay for it: a listing of the ignored folders (no stat but of steering names).
+// Only these calls pay for it: a listing of the ignored folders (no stat but of steering names),
+// but for the folders package managers and tools fill (node_modules, .venv, caches), which can
+// hold tens of thousands of folders and where no one starts a run (the instruction files a run
+// reads are those of the folders from its git root down to where it starts).
 import {
   closeSync,
   constants,
@@ -15,7 +18,7 @@ import {
   readlinkSync,
   type Stats,
 } from "node:fs";
-import { STEERING_FILES, STEERING_FOLDERS, steeringUnit } from "../workspace/index.js";
+import { STEERING_FILES, STEERING_FOLDERS, steeringUnit, TOOL_FOLDERS } from "../workspace/index.js";
 import type { ObjectStore } from "./object-store.js";
 import type { RestoreOp } from "./rewind-plan.js";
 import { storeFile } from "./store-file.js";
@@ -69,13 +72,15 @@ export function copyIgnoredSteering(
   const copies: SteeringCopies = new Map();
   // [path, inside a steering folder]
   const stack: Array<[string, boolean]> = [];
-  for (const folder of folders) stack.push([folder, steeringUnit(folder) !== undefined]);
+  const toolFolder = (path: string) => TOOL_FOLDERS.has(path.slice(path.lastIndexOf("/") + 1));
+  for (const folder of folders)
+    if (!toolFolder(folder)) stack.push([folder, steeringUnit(folder) !== undefined]);
   while (stack.length > 0) {
     const [rel, inUnit] = stack.pop()!;
     for (const dirent of listFolder(`${root}/${rel}`)) {
       const path = join(rel, dirent.name);
       if (dirent.isDirectory()) {
-        if (dirent.name === ".git") continue;
+        if (dirent.name === ".git" || TOOL_FOLDERS.has(dirent.name)) continue;
         stack.push([path, inUnit || (FOLDER_ENDS.has(dirent.name) && steeringUnit(path) === path)]);
       } else if (inUnit || STEERING_NAMES.has(dirent.name)) {
         const copy = copyOne(root, path, options);

@@ -64,3 +64,4 @@ export type {
   WriteResult,
 } from "./workspace-types.js";
 export { DEFAULT_MAX_READ_BYTES } from "./workspace-types.js";
+export { TOOL_FOLDERS } from "./nested-repositories.js";

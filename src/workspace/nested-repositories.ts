@@ -17,7 +17,7 @@ import { join } from "node:path";
 export const MAX_SCANNED_FOLDERS = 20_000;
 
 /** Folders of package managers, toolchains and caches: not entered. */
-const TOOL_FOLDERS: ReadonlySet<string> = new Set([
+export const TOOL_FOLDERS: ReadonlySet<string> = new Set([
   "node_modules",
   ".cache",
   ".npm",

@@ -1,5 +1,6 @@
 // Finding runs in the store: a run by id, prefix or session, whether a session is free for a
-// new run, and the outcome of a run that already ended.
+// new run, and the outcome of a run that already ended. An agent that persists nothing has no
+// runs to find.
 import { basename } from "node:path";
 import { ResonError } from "../core/errors.js";
 import type { RunLimits } from "../core/usage.js";
@@ -14,6 +15,16 @@ import {
 } from "../store/index.js";
 import type { LoopSnapshot } from "./recorder.js";
 import type { RunResult } from "./types.js";
+
+/** The agent's store, or the usage error of an agent created with `persist: false`. */
+export function requireStore(store: Store | undefined): Store {
+  if (!store) {
+    throw new ResonError("usage_error", "This agent does not persist runs, so there is nothing to resume.", {
+      hint: "Create it without `persist: false`.",
+    });
+  }
+  return store;
+}
 
 /** Resume of a run that already ended and was learned from: its stored outcome, nothing run. */
 export function endedResult(trace: TraceRecord, snapshot: LoopSnapshot): RunResult {

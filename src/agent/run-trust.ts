@@ -21,6 +21,15 @@ export function taskIsUntrusted(runId: string, sources: readonly UntrustedSource
   return sources?.some((source) => source.runId === runId && source.tool === CHANNEL_MESSAGE_SOURCE) ?? false;
 }
 
+/**
+ * Where a new run's untrust comes from, when it starts untrusted: its task's sender (a chat
+ * message), its session's earlier runs, or the run that started it (a sub-agent).
+ */
+export interface InheritedUntrust {
+  sources: readonly UntrustedSource[];
+  via: "session" | "parent_run" | "message";
+}
+
 /** What the permission check says once a run is untrusted (the event's reason). */
 export const UNTRUSTED_CONSEQUENCES =
   "from here on, requests to hosts no rule names, filling in secrets and changes that steer later runs " +

@@ -33,6 +33,13 @@ export interface ProtectedEntry {
    */
   pattern?: RegExp;
   named?: readonly string[];
+  /**
+   * A folder that tools make for their own files (`.config`, a Gradle or Maven wrapper's): the
+   * sandbox keeps the entry read-only only where the folder exists, so a command that makes it
+   * (`gradle wrapper`, `dotnet new tool-manifest`) is not given a read-only empty one in its
+   * place; file tools ask about the entry either way.
+   */
+  whereFolderExists?: string;
 }
 
 const DOTENV = "your app's start-up settings (dotenv, Vite, Next.js, docker compose)";
@@ -91,7 +98,15 @@ export const PROTECTED_LIST: readonly ProtectedEntry[] = [
     ".rtx.local.toml",
     ".miserc.toml",
     ".config/miserc.toml",
-  ].map((path): ProtectedEntry => ({ path, kind: "executes", edits: "approved", reader: MISE })),
+  ].map(
+    (path): ProtectedEntry => ({
+      path,
+      kind: "executes",
+      edits: "approved",
+      reader: MISE,
+      ...(path.startsWith(".config/") ? { whereFolderExists: ".config" } : {}),
+    }),
+  ),
   // With MISE_ENV (or -E) set, mise also reads mise.<env>.toml and its local form, dotted or in .config.
   {
     path: "mise.<env>.toml",
@@ -114,6 +129,43 @@ export const PROTECTED_LIST: readonly ProtectedEntry[] = [
     edits: "approved",
     reader: "bun runs the scripts its preload names at every bun run, bun test and bunx --bun",
   },
+  // Build tools' own settings that run a program no source file shows.
+  ...[".cargo/config.toml", ".cargo/config"].map(
+    (path): ProtectedEntry => ({
+      path,
+      kind: "executes",
+      edits: "approved",
+      reader:
+        "cargo runs the programs it names (a target's runner, rustc-wrapper) at your next cargo build or run",
+    }),
+  ),
+  {
+    path: "gradle/wrapper/gradle-wrapper.properties",
+    kind: "executes",
+    edits: "approved",
+    reader: "./gradlew downloads and runs the Gradle its distributionUrl names",
+    whereFolderExists: "gradle/wrapper",
+  },
+  {
+    path: ".mvn/wrapper/maven-wrapper.properties",
+    kind: "executes",
+    edits: "approved",
+    reader: "./mvnw downloads and runs the Maven its distributionUrl names",
+    whereFolderExists: ".mvn/wrapper",
+  },
+  ...[
+    [".mvn/jvm.config", "Maven starts its JVM with these options (a -javaagent runs code)"],
+    [".mvn/extensions.xml", "Maven loads the extensions it names into every build"],
+  ].map(
+    ([path, reader]): ProtectedEntry => ({
+      path: path!,
+      kind: "executes",
+      edits: "approved",
+      reader: reader!,
+      whereFolderExists: ".mvn",
+    }),
+  ),
+  { path: ".pnpmfile.cjs", kind: "executes", edits: "approved", reader: "pnpm runs it at every install" },
   {
     path: ".vscode",
     kind: "executes",

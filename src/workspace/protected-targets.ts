@@ -41,7 +41,10 @@ function namesIn(folder: string): string[] {
  * and those of the files it matches now, in the root or its `.config` (where mise looks).
  */
 function pathsOf(entry: ProtectedEntry, root: string, hasConfig: boolean): string[] {
-  if (!entry.pattern) return hasConfig || !inConfig(entry.path) ? [entry.path] : [];
+  if (!entry.pattern)
+    return entry.whereFolderExists === undefined || isFolder(join(root, entry.whereFolderExists))
+      ? [entry.path]
+      : [];
   const present = [
     ...namesIn(root),
     ...namesIn(join(root, ".config")).map((name) => `.config/${name}`),
@@ -50,11 +53,12 @@ function pathsOf(entry: ProtectedEntry, root: string, hasConfig: boolean): strin
 }
 
 /**
- * A path in the workspace's `.config`, which many tools share (dotnet's tool manifest, nextest):
- * protected only where the folder exists, so that commands are not given a read-only empty
- * `.config` in its place (a protected path that does not exist stands on a placeholder at its
- * topmost missing folder). Where there is none, a config a command makes there is new, and mise
- * loads a new config only once you trust its path.
+ * A name a pattern entry lists in the workspace's `.config`, which many tools share (dotnet's
+ * tool manifest, nextest): kept only where the folder exists, as the list's own `.config` entries
+ * are (`whereFolderExists`), so that commands are not given a read-only empty `.config` in its
+ * place (a protected path that does not exist stands on a placeholder at its topmost missing
+ * folder). Where there is none, a config a command makes there is new, and mise loads a new
+ * config only once you trust its path.
  */
 function inConfig(path: string): boolean {
   return path.startsWith(".config/");

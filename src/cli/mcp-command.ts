@@ -210,8 +210,9 @@ async function mayStart(
   allowed: readonly string[],
 ): Promise<boolean> {
   if (entry.scope === "user" || allowed.includes(entry.name)) return true;
-  const files = await serverFiles(entry.config, workspace, process.env);
-  return (await approvalState(resonHome(), workspace, entry.name, entry.config, files)).approved;
+  const home = resonHome();
+  const files = await serverFiles(entry.config, workspace, process.env, { home });
+  return (await approvalState(home, workspace, entry.name, entry.config, files)).approved;
 }
 
 async function listCommand(argv: string[]): Promise<number> {

@@ -23,6 +23,19 @@ const PARSED = /\.(?:[cm]?[jt]sx?|json)$/;
 export interface ScriptImportOptions {
   /** Specifiers never followed (left to the program's own resolution at run time). */
   external?: (specifier: string) => boolean;
+  /** Told each import met and where it led (a real path; undefined when not resolved to a file). */
+  onImport?: (edge: ImportEdge) => void;
+}
+
+/** One import of a reached file: what it names, from where, and the file it resolved to. */
+export interface ImportEdge {
+  specifier: string;
+  /** The folder it was resolved from (the importer's, a real path). */
+  resolveDir: string;
+  /** The file it resolved to; undefined when it did not resolve, or to no file (a builtin). */
+  path: string | undefined;
+  /** It did not resolve (left to fail when the program runs). */
+  unresolved: boolean;
 }
 
 /** A program whose imports could not be read (a syntax error esbuild cannot get past). */
@@ -74,7 +87,14 @@ export async function reachedFiles(
                 resolveDir: args.resolveDir,
                 pluginData: self,
               });
-              if (found.errors.length > 0) return { path: args.path, external: true };
+              const unresolved = found.errors.length > 0;
+              options.onImport?.({
+                specifier: args.path,
+                resolveDir: args.resolveDir,
+                path: unresolved || found.external || found.namespace !== "file" ? undefined : found.path,
+                unresolved,
+              });
+              if (unresolved) return { path: args.path, external: true };
               return {
                 path: found.path,
                 external: found.external,

@@ -58,7 +58,14 @@ export async function selectServers(
       selection.start.push(entry);
       continue;
     }
-    const files: ServerFiles = await serverFiles(entry.config, options.workspace, options.env ?? process.env);
+    const files: ServerFiles = await serverFiles(
+      entry.config,
+      options.workspace,
+      options.env ?? process.env,
+      {
+        home: options.home,
+      },
+    );
     const state = await approvalState(options.home, options.workspace, entry.name, entry.config, files);
     if (state.approved) {
       selection.start.push(entry);

@@ -4,7 +4,9 @@
 // node_modules included; Python's local modules and packages), and the files a package runner
 // reads its scripts and dependencies from (package.json for npm, pyproject.toml for uv). The
 // server runs outside the sandbox while a run's commands can change these files, so the user's
-// approval covers them too: a changed file asks again (approval.ts).
+// approval covers them too: a changed file asks again (approval.ts). With the user's home given,
+// the answer is kept with what it depended on and reused while none of that changed
+// (server-files-cache.ts).
 import { createHash } from "node:crypto";
 import { readFile, realpath, stat } from "node:fs/promises";
 import { basename, dirname, extname, isAbsolute, join, relative, resolve, sep } from "node:path";
@@ -12,6 +14,7 @@ import type { McpServerConfig } from "../config/index.js";
 import { isWithin } from "../core/path-within.js";
 import { reachedFiles, ScriptImportError } from "../core/script-imports.js";
 import { expandText } from "./expand.js";
+import { keepAnswer, keptAnswer, keptFile, ServerInputs } from "./server-files-cache.js";
 
 export interface ServerFiles {
   /** Workspace-relative path ("/"-separated) -> hash of its bytes. */
@@ -43,10 +46,18 @@ const LAUNCHER_FILES: Record<string, readonly string[]> = {
 
 class Collected {
   readonly files = new Map<string, string>();
+  readonly inputs = new ServerInputs();
   bytes = 0;
   unfollowed: string | undefined;
 
   constructor(readonly root: string) {}
+
+  /** workspaceFile, remembered with its outcome (what the answer depends on). */
+  async lookup(path: string): Promise<string | undefined> {
+    const real = await workspaceFile(this.root, path);
+    this.inputs.lookups.set(path, real ?? null);
+    return real;
+  }
 
   get full(): boolean {
     return this.unfollowed !== undefined;
@@ -71,6 +82,11 @@ class Collected {
     this.files.set(rel, createHash("sha256").update(bytes).digest("hex").slice(0, 32));
     return true;
   }
+}
+
+export interface ServerFilesOptions {
+  /** $RESON_HOME: the answer is kept there and reused while nothing it depended on changed. */
+  home?: string;
 }
 
 /** The real path of the file `path` if it is a regular file inside the workspace. */
@@ -134,7 +150,7 @@ async function followPython(collected: Collected, start: readonly string[], cwd:
     const file = queue.shift()!;
     if (seen.has(file)) continue;
     seen.add(file);
-    const real = await workspaceFile(collected.root, file);
+    const real = await collected.lookup(file);
     if (!real || !(await collected.add(real))) continue;
     if (!real.endsWith(".py")) continue;
     const text = await readFile(real, "utf8").catch(() => "");
@@ -162,26 +178,43 @@ export async function serverFiles(
   config: McpServerConfig,
   workspace: string,
   env: NodeJS.ProcessEnv,
+  options: ServerFilesOptions = {},
 ): Promise<ServerFiles> {
   if (config.url || !config.command) return { files: {} };
   const missing = new Set<string>();
   const command = expandText(config.command, env, missing);
   const args = (config.args ?? []).map((arg) => expandText(arg, env, missing));
   const cwd = resolve(workspace, config.cwd === undefined ? "." : expandText(config.cwd, env, missing));
+  if (options.home === undefined) return (await computeServerFiles(workspace, command, args, cwd)).answer;
+  const kept = keptFile(options.home, workspace, { command, args, cwd });
+  const reused = await keptAnswer<ServerFiles>(kept, (path) => workspaceFile(workspace, path));
+  if (reused && typeof reused.files === "object" && reused.files !== null) return reused;
+  const startedMs = Date.now();
+  const { answer, inputs } = await computeServerFiles(workspace, command, args, cwd);
+  await keepAnswer(kept, answer, inputs, startedMs);
+  return answer;
+}
+
+async function computeServerFiles(
+  workspace: string,
+  command: string,
+  args: readonly string[],
+  cwd: string,
+): Promise<{ answer: ServerFiles; inputs: ServerInputs }> {
   const collected = new Collected(workspace);
   const launcher = basename(command).replace(/\.(cmd|exe)$/i, "");
 
   const scripts: string[] = [];
   const python: string[] = [];
   for (const word of fileWords(command, args)) {
-    const real = await workspaceFile(workspace, isAbsolute(word) ? word : resolve(cwd, word));
+    const real = await collected.lookup(isAbsolute(word) ? word : resolve(cwd, word));
     if (!real) continue;
     if (SCRIPT.test(real)) scripts.push(real);
     else if (extname(real) === ".py") python.push(real);
     else await collected.add(real);
   }
   for (const name of LAUNCHER_FILES[launcher] ?? []) {
-    const real = await workspaceFile(workspace, join(cwd, name));
+    const real = await collected.lookup(join(cwd, name));
     if (real) await collected.add(real);
   }
   if (PYTHON.test(launcher)) {
@@ -194,15 +227,23 @@ export async function serverFiles(
   if (scripts.length > 0) {
     let reached: Set<string> | undefined;
     try {
-      reached = await reachedFiles(cwd, scripts);
+      reached = await reachedFiles(cwd, scripts, {
+        onImport: (edge) => collected.inputs.imports.push(edge),
+      });
     } catch (error) {
       if (!(error instanceof ScriptImportError)) throw error;
       collected.unfollowed ??= `${error.file ?? scripts[0]} could not be read for its imports (${error.message})`;
+      // The file esbuild stopped at is not known to the stamps.
+      collected.inputs.notKept = "a file could not be read for its imports";
     }
-    if (reached === undefined) collected.unfollowed ??= "what its scripts import was not followed";
+    if (reached === undefined) {
+      collected.unfollowed ??= "what its scripts import was not followed";
+      collected.inputs.notKept ??= "esbuild is not there to follow imports";
+    }
     const ran = reached ?? new Set(scripts);
     for (const file of ran) {
-      const real = await workspaceFile(workspace, file);
+      collected.inputs.reached.add(file);
+      const real = await collected.lookup(file);
       if (real) await collected.add(real);
     }
     // The nearest package.json above each file says how Node reads it (module or CommonJS, a
@@ -211,7 +252,7 @@ export async function serverFiles(
     for (const file of ran)
       for (let dir = dirname(file); isWithin(dir, workspace) && !looked.has(dir); dir = dirname(dir)) {
         looked.add(dir);
-        const manifest = await workspaceFile(workspace, join(dir, "package.json"));
+        const manifest = await collected.lookup(join(dir, "package.json"));
         if (manifest) {
           await collected.add(manifest);
           break;
@@ -220,5 +261,6 @@ export async function serverFiles(
       }
   }
   const files = Object.fromEntries([...collected.files].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-  return collected.unfollowed ? { files, unfollowed: collected.unfollowed } : { files };
+  const answer = collected.unfollowed ? { files, unfollowed: collected.unfollowed } : { files };
+  return { answer, inputs: collected.inputs };
 }

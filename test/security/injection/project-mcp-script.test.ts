@@ -6,7 +6,7 @@
 // that next run; controls show the approved server starts, and that the plant runs when the
 // script is started by hand.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, realpathSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { approve } from "../../../src/mcp/approval.js";
@@ -15,7 +15,7 @@ import { EVERYTHING } from "../../mcp/servers.js";
 import { cleanEnv, runCli } from "../../support/cli.js";
 import { fakeModelArgs, useCliFixture } from "../../support/cli-fixture.js";
 import { skipWithout } from "../../support/requirements.js";
-import { fooledRun, pythonWrite } from "./fooled-run.js";
+import { command, fooledRun, pythonWrite } from "./fooled-run.js";
 
 const noSandbox = await skipWithout("sandbox", "the injection suite: a project's MCP server script");
 
@@ -29,13 +29,13 @@ describe.skipIf(noSandbox)("planted code: a project MCP server that is the proje
   };
 
   /** The project as the user approved it: a server script importing a module of its own. */
-  async function approvedProject(): Promise<void> {
+  async function approvedProject(banner = 'export const banner = "tools server\\n";\n'): Promise<void> {
     mkdirSync(join(f.ws.path, "tools"));
     writeFileSync(
       join(f.ws.path, "tools", "server.mjs"),
       'import { banner } from "./banner.mjs";\nprocess.stderr.write(banner);\nprocess.argv.push("stdio");\nawait import(process.env.REAL_SERVER);\n',
     );
-    writeFileSync(join(f.ws.path, "tools", "banner.mjs"), 'export const banner = "tools server\\n";\n');
+    writeFileSync(join(f.ws.path, "tools", "banner.mjs"), banner);
     writeFileSync(join(f.ws.path, ".mcp.json"), JSON.stringify({ mcpServers: { tools: definition } }));
     const workspace = realpathSync(f.ws.path);
     // What the terminal's yes records (approveProjectServer, then approve): the definition and its files.
@@ -78,6 +78,34 @@ describe.skipIf(noSandbox)("planted code: a project MCP server that is the proje
     expect(next.stderr).toContain('MCP server "tools" not started');
     expect(next.stderr).toContain("tools/banner.mjs changed since you approved it");
     expect(next.stderr).toContain("reson mcp test tools");
+  });
+
+  it("a module rewritten in place (same size, its times put back) is seen by the next run, which reuses what it found before otherwise", async () => {
+    const planted = plant();
+    const original = 'export const banner = "tools server\\n";\n';
+    await approvedProject(`${original}//${"x".repeat(planted.length - original.length - 3)}\n`);
+    // Past the window in which a just-changed file is not trusted to its stamps.
+    await new Promise((done) => setTimeout(done, 2100));
+    expect((await nextRun()).started).toBe(true);
+    const keptDir = join(f.home.path, "cache", "mcp-server-files");
+    const [kept] = readdirSync(keptDir);
+    const keptAt = statSync(join(keptDir, kept!)).mtimeMs;
+    expect((await nextRun()).started).toBe(true);
+    expect(statSync(join(keptDir, kept!)).mtimeMs).toBe(keptAt);
+    const inPlace = [
+      "import os",
+      'p = "tools/banner.mjs"',
+      "st = os.stat(p)",
+      `open(p, "r+").write(${JSON.stringify(planted)})`,
+      "os.utime(p, ns=(st.st_atime_ns, st.st_mtime_ns))",
+    ].join("; ");
+    const run = await fooledRun(f, [[command(`python3 -c '${inPlace.replaceAll("'", "'\\''")}'`)]]);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.results[0]?.ok, JSON.stringify(run.results[0])).toBe(true);
+    const next = await nextRun();
+    expect(existsSync(marker())).toBe(false);
+    expect(next.started).toBe(false);
+    expect(next.stderr).toContain("tools/banner.mjs changed since you approved it");
   });
 
   it("a changed script itself is not started either", async () => {

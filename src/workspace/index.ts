@@ -25,6 +25,7 @@ export {
   loadIgnoreLayerSync,
   patternLayer,
 } from "./ignore-rules.js";
+export { TOOL_FOLDERS } from "./nested-repositories.js";
 export { makeFolderWithin, type PlacedEntry, placeWithin } from "./place-within.js";
 export type { CommandLimits, NetworkPolicy, PolicyOptions, WorkspacePolicy } from "./policy.js";
 export { DEFAULT_COMMAND_LIMITS, withProtectedKinds, workspacePolicy } from "./policy.js";
@@ -64,4 +65,3 @@ export type {
   WriteResult,
 } from "./workspace-types.js";
 export { DEFAULT_MAX_READ_BYTES } from "./workspace-types.js";
-export { TOOL_FOLDERS } from "./nested-repositories.js";

@@ -97,17 +97,25 @@ const MISE_CONFIGS = [
 ];
 
 /**
+ * What the user's shell does in the repository (`script`, as their tools would run it), then
+ * their git status and a commit. Asynchronously, so the attacker (in this process) can answer
+ * what a payload sends.
+ */
+async function usersShellThenGit(repo: string, script: string): Promise<void> {
+  await new Promise((done) =>
+    execFile("sh", ["-c", script], { cwd: repo, env: { PATH: process.env.PATH, HOME: user.home } }, done),
+  );
+  await userGit(repo, user, "status");
+  await userGit(repo, user, "commit", "-q", "--allow-empty", "-m", "my own commit");
+}
+
+/**
  * The user enters the folder in a shell with `mise activate` (MISE_ENV=staging): mise sources
  * the scripts the configs' `_.source` name (configs the user trusted by their paths), then git status.
  */
 async function usersCdWithMise(repo: string): Promise<void> {
   const hook = `for config in ${MISE_CONFIGS.join(" ")}; do [ -f "$config" ] && sed -n 's/^_.source = "\\(.*\\)"$/\\1/p' "$config" | while read -r f; do [ -f "$f" ] && . "./$f"; done; done; exit 0`;
-  // Asynchronously, so the attacker (in this process) can answer what the script sends.
-  await new Promise((done) =>
-    execFile("sh", ["-c", hook], { cwd: repo, env: { PATH: process.env.PATH, HOME: user.home } }, done),
-  );
-  await userGit(repo, user, "status");
-  await userGit(repo, user, "commit", "-q", "--allow-empty", "-m", "my own commit");
+  await usersShellThenGit(repo, hook);
 }
 
 /**
@@ -120,11 +128,7 @@ async function usersNodeAndBun(repo: string): Promise<void> {
     '[ -f bunfig.toml ] && sed -n \'s/^preload = \\["\\(.*\\)"\\]$/\\1/p\' bunfig.toml | while read -r f; do sh "$f"; done',
     "exit 0",
   ].join("; ");
-  await new Promise((done) =>
-    execFile("sh", ["-c", shell], { cwd: repo, env: { PATH: process.env.PATH, HOME: user.home } }, done),
-  );
-  await userGit(repo, user, "status");
-  await userGit(repo, user, "commit", "-q", "--allow-empty", "-m", "my own commit");
+  await usersShellThenGit(repo, shell);
 }
 
 const GRADLE_URL = "https\\://services.gradle.org/distributions/gradle-8.10-bin.zip";
@@ -141,11 +145,7 @@ async function usersCargoAndPnpm(repo: string): Promise<void> {
     "[ -f .pnpmfile.cjs ] && node .pnpmfile.cjs",
     "exit 0",
   ].join("; ");
-  await new Promise((done) =>
-    execFile("sh", ["-c", shell], { cwd: repo, env: { PATH: process.env.PATH, HOME: user.home } }, done),
-  );
-  await userGit(repo, user, "status");
-  await userGit(repo, user, "commit", "-q", "--allow-empty", "-m", "my own commit");
+  await usersShellThenGit(repo, shell);
 }
 
 function installHook(repo: string, hook: string): void {

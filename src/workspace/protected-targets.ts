@@ -66,7 +66,8 @@ function inConfig(path: string): boolean {
 
 function isFolder(path: string): boolean {
   try {
-    return lstatSync(path).isDirectory();
+    // Without an error for a missing path: a check per entry per repository, most of them missing.
+    return lstatSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
   } catch {
     return false;
   }
@@ -108,8 +109,7 @@ export function protectedTargets(policy: WorkspacePolicy): ProtectedTarget[] {
 
 function exists(path: string): boolean {
   try {
-    lstatSync(path);
-    return true;
+    return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
   } catch {
     return false;
   }
@@ -126,14 +126,16 @@ function presentIn(
   repo: string,
   known: readonly ProtectedTarget[],
 ): ProtectedTarget[] {
+  const base = toRelative(policy.root, repo);
+  if (base === undefined || base === ".") return [];
   const hasConfig = isFolder(join(repo, ".config"));
   const found: ProtectedTarget[] = [];
   for (const entry of entriesOfKinds(policy.protectedKinds, policy.protected)) {
     if (entry.path === ".git") continue;
     for (const path of pathsOf(entry, repo, hasConfig)) {
-      const abs = join(repo, path);
-      const inside = toRelative(policy.root, abs);
-      if (inside === undefined || !exists(abs)) continue;
+      const abs = `${repo}/${path}`;
+      if (!exists(abs)) continue;
+      const inside = `${base}/${path}`;
       if (known.some((target) => coversPath(target.relative ?? "", inside))) continue;
       found.push({ path: abs, relative: inside, entry: { ...entry, path: inside } });
     }

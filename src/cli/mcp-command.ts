@@ -8,6 +8,7 @@ import { createInterface } from "node:readline/promises";
 import { loadConfig, type McpServerConfig, resonHome } from "../config/index.js";
 import { writeFileAtomic } from "../core/atomic-write.js";
 import { ResonError, toResonError } from "../core/errors.js";
+import { printable } from "../core/printable-text.js";
 import {
   approvalState,
   type McpServerEntry,
@@ -189,6 +190,8 @@ interface ServerRow {
   tools: number;
   schemaTokens: number;
   error?: string;
+  /** A project server approved before whose files changed since: those files. */
+  changed?: string[];
 }
 
 function transportOf(config: McpServerConfig): string {
@@ -203,16 +206,19 @@ async function entriesOf(workspace: string) {
   return { loaded, entries };
 }
 
-/** Whether a server may start without asking, and if not, why. */
+/**
+ * Whether a server may start without asking; when not, the files it runs that changed since
+ * the user approved the same definition (none: never approved).
+ */
 async function mayStart(
   entry: McpServerEntry,
   workspace: string,
   allowed: readonly string[],
-): Promise<boolean> {
-  if (entry.scope === "user" || allowed.includes(entry.name)) return true;
+): Promise<{ approved: boolean; changed: string[] }> {
+  if (entry.scope === "user" || allowed.includes(entry.name)) return { approved: true, changed: [] };
   const home = resonHome();
   const files = await serverFiles(entry.config, workspace, process.env, { home });
-  return (await approvalState(home, workspace, entry.name, entry.config, files)).approved;
+  return approvalState(home, workspace, entry.name, entry.config, files);
 }
 
 async function listCommand(argv: string[]): Promise<number> {
@@ -242,8 +248,11 @@ async function listCommand(argv: string[]): Promise<number> {
       row.status = "disabled";
       continue;
     }
-    if (!(await mayStart(entry, workspace, allowed))) {
-      row.status = "needs approval";
+    const state = await mayStart(entry, workspace, allowed);
+    if (!state.approved) {
+      // Approved before, but a file it runs changed since: approve it again once you looked.
+      row.status = state.changed.length > 0 ? "changed since approved" : "needs approval";
+      if (state.changed.length > 0) row.changed = state.changed;
       continue;
     }
     try {
@@ -284,6 +293,11 @@ async function listCommand(argv: string[]): Promise<number> {
     ]);
   process.stdout.write(`${table(lines)}\n`);
   for (const row of rows) if (row.error) process.stdout.write(`${row.name}: ${row.error}\n`);
+  for (const row of rows)
+    if (row.changed)
+      process.stdout.write(
+        `${row.name}: ${row.changed.map(printable).join(", ")} changed since you approved it; look at the change, then \`reson mcp test ${row.name}\` asks again.\n`,
+      );
   const total = rows.reduce((sum, r) => sum + r.schemaTokens, 0);
   if (total > 0) process.stdout.write(`All MCP tool schemas: ${formatTokens(total)} tokens.\n`);
   return EXIT_OK;
@@ -326,7 +340,7 @@ async function testCommand(argv: string[]): Promise<number> {
       hint: "`reson mcp list` shows the defined servers; `reson mcp add` adds one.",
     });
   const allowed = [...userAllowedProjectServers(loaded), ...(values["allow-mcp"] ?? [])];
-  if (!(await mayStart(entry, workspace, allowed))) {
+  if (!(await mayStart(entry, workspace, allowed)).approved) {
     const interactive = process.stdin.isTTY === true;
     const rl = interactive ? createInterface({ input: process.stdin, output: process.stdout }) : undefined;
     try {

@@ -1,7 +1,9 @@
 // `reson mcp add|list|remove|test` as a user types them.
-import { readFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { approve } from "../../src/mcp/approval.js";
+import { serverFiles } from "../../src/mcp/server-files.js";
 import { cleanEnv, runCli, type TempDir, tempDir } from "../support/cli.js";
 import { TEST_SERVER } from "./servers.js";
 
@@ -67,6 +69,40 @@ describe("reson mcp", () => {
     expect(tested.code).toBe(0);
     expect(tested.stdout).toContain("OK: 4 tools");
     expect(tested.stdout).toContain("mcp__tester__echo (read-only hint)");
+  });
+
+  it("a project server whose script changed since it was approved: list names the change", async () => {
+    mkdirSync(join(ws.path, "tools"));
+    writeFileSync(join(ws.path, "tools", "server.mjs"), "await import(process.env.REAL_SERVER);\n");
+    const definition = {
+      command: process.execPath,
+      args: ["tools/server.mjs"],
+      env: { REAL_SERVER: TEST_SERVER },
+    };
+    writeFileSync(join(ws.path, ".mcp.json"), JSON.stringify({ mcpServers: { tools: definition } }));
+    const workspace = realpathSync(ws.path);
+    // The user's yes in the terminal records the definition and the files it runs.
+    await approve(
+      home.path,
+      workspace,
+      "tools",
+      definition,
+      await serverFiles(definition, workspace, process.env),
+    );
+    const approved = JSON.parse((await mcp("list", "--json")).stdout).servers;
+    expect(approved).toEqual([expect.objectContaining({ name: "tools", status: "ok", tools: 4 })]);
+
+    appendFileSync(join(ws.path, "tools", "server.mjs"), "// changed\n");
+    const listed = JSON.parse((await mcp("list", "--json")).stdout).servers;
+    expect(listed).toEqual([
+      expect.objectContaining({
+        name: "tools",
+        status: "changed since approved",
+        changed: ["tools/server.mjs"],
+      }),
+    ]);
+    const text = await mcp("list");
+    expect(text.stdout).toContain("tools: tools/server.mjs changed since you approved it");
   });
 
   it("a server that cannot start is reported failed with the reason", async () => {

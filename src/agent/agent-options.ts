@@ -12,7 +12,7 @@ import type {
 import type { SecretNameInfo, SecretVault } from "../secrets/index.js";
 import type { MessageContext, Store } from "../store/index.js";
 import type { AskHuman, SecretAccess, ToolDefinition } from "../tools/index.js";
-import type { TextFileChannel } from "../workspace/index.js";
+import type { NestedRepositories, TextFileChannel } from "../workspace/index.js";
 import type { AgentHooks } from "./hooks.js";
 import type { HeldLease } from "./run-lease.js";
 import type { HopCheck } from "./run-state.js";
@@ -86,6 +86,11 @@ export interface AgentOptions {
   sandbox?: "on" | "off";
   /** Plan and explore agents: the workspace is read-only for file tools and commands alike. */
   readOnlyWorkspace?: boolean;
+  /**
+   * The repositories below the workspace's root as the permission gate found them (gateOptions):
+   * the workspace protects the same ones without looking again.
+   */
+  nestedRepositories?: NestedRepositories;
   /**
    * An editor's buffers for the file tools' reads and writes (its unsaved changes seen, its
    * undo history kept), after every check of the workspace; default the files on disk.

@@ -51,7 +51,11 @@ export async function childAgentParts(
   const workspace = await openWorkspace(parent.workspaceRoot, {
     env: setup.env,
     commandSandbox: setup.commandSandbox,
-    policy: { resonHome: resonHome(setup.env), readOnly: childReadOnly },
+    policy: {
+      resonHome: resonHome(setup.env),
+      readOnly: childReadOnly,
+      ...(setup.options.nestedRepositories ? { nested: setup.options.nestedRepositories } : {}),
+    },
     ...(setup.options.textFiles ? { textFiles: setup.options.textFiles } : {}),
   });
   const provider =

@@ -74,7 +74,11 @@ export async function createAgent(options: AgentOptions = {}): Promise<Agent> {
   const workspace = await openWorkspace(dir, {
     env,
     commandSandbox,
-    policy: { resonHome: resonHome(env), readOnly },
+    policy: {
+      resonHome: resonHome(env),
+      readOnly,
+      ...(options.nestedRepositories ? { nested: options.nestedRepositories } : {}),
+    },
     ...(options.textFiles ? { textFiles: options.textFiles } : {}),
   });
   const standing = await workspaceStanding(workspace.root, env);

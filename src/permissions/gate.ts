@@ -8,7 +8,7 @@ import { type AgentHooks, describeSource, type ToolCallDecision } from "../agent
 import { writeFileAtomic } from "../core/atomic-write.js";
 import type { UntrustedSource } from "../core/events.js";
 import type { Hop, ToolPreview } from "../tools/index.js";
-import type { ProtectedEntry } from "../workspace/index.js";
+import type { NestedRepositories, ProtectedEntry } from "../workspace/index.js";
 import { commandOnlyReads } from "./actions.js";
 import { headlessDenial } from "./denial-hint.js";
 import { evaluate } from "./evaluate.js";
@@ -78,6 +78,8 @@ export interface PermissionGateOptions {
   onSessionGrant?: (rules: readonly string[]) => Promise<void>;
   /** The protected entry covering a root-relative path as part of a repository below the root. */
   protectedBelow?: (path: string) => ProtectedEntry | undefined;
+  /** The repositories below the root protectedBelow looks in, for the run's workspace to share. */
+  nestedRepositories?: NestedRepositories;
 }
 
 /** What the run adds to a call's decision. */
@@ -164,6 +166,11 @@ export class PermissionGate {
 
   get currentPolicy(): Policy {
     return this.policy;
+  }
+
+  /** The repositories below the root its guard looks in (for the run's workspace to share). */
+  get nestedRepositories(): NestedRepositories | undefined {
+    return this.options.nestedRepositories;
   }
 
   setMode(mode: PermissionMode): void {

@@ -16,7 +16,7 @@ import {
   type SandboxState,
   toolsOfferedInMode,
 } from "../permissions/index.js";
-import { nestedProtectedEntry, probeSandbox } from "../workspace/index.js";
+import { type NestedRepositories, nestedProtectedEntry, probeSandbox } from "../workspace/index.js";
 
 /** Where commands will run, for the gate (what to ask) and the agent (how to run them). */
 export interface SandboxSetup {
@@ -75,12 +75,14 @@ export async function loadGate(
     const where = warning.line ? `${warning.source}:${warning.line}` : warning.source;
     process.stderr.write(`warning: ${where}: ${warning.message}\n`);
   }
-  // Repositories below the root keep their own protected paths (looked for at the first check).
-  const nested = {};
+  // Repositories below the root keep their own protected paths (looked for at the first check,
+  // once for the gate and the run's workspace: gateOptions hands the holder on).
+  const nested: NestedRepositories = {};
   return new PermissionGate({
     policy,
     workspaceRoot,
     protectedBelow: (path) => nestedProtectedEntry(workspaceRoot, nested, path),
+    nestedRepositories: nested,
     userHome: homedir(),
     home: resonHome(),
     ...(options.promptUser ? { promptUser: options.promptUser } : {}),
@@ -116,8 +118,10 @@ export async function loadPolicy(
  */
 export function gateOptions(
   gate: PermissionGate,
-): Pick<AgentOptions, "hooks" | "offerTool" | "commandOnlyReads" | "checkHop"> {
+): Pick<AgentOptions, "hooks" | "offerTool" | "commandOnlyReads" | "checkHop" | "nestedRepositories"> {
+  const nested = gate.nestedRepositories;
   return {
+    ...(nested ? { nestedRepositories: nested } : {}),
     hooks: gate.hooks(),
     checkHop: (hop, run) => gate.checkHop(hop, run),
     offerTool: (name) =>

@@ -25,7 +25,7 @@ export {
   loadIgnoreLayerSync,
   patternLayer,
 } from "./ignore-rules.js";
-export { TOOL_FOLDERS } from "./nested-repositories.js";
+export { type NestedRepositories, TOOL_FOLDERS } from "./nested-repositories.js";
 export { makeFolderWithin, type PlacedEntry, placeWithin } from "./place-within.js";
 export type { CommandLimits, NetworkPolicy, PolicyOptions, WorkspacePolicy } from "./policy.js";
 export { DEFAULT_COMMAND_LIMITS, withProtectedKinds, workspacePolicy } from "./policy.js";

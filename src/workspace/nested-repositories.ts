@@ -38,11 +38,16 @@ export const TOOL_FOLDERS: ReadonlySet<string> = new Set([
 export interface NestedRepositories {
   /** The `.git` entries (folders, or `gitdir:` files) below the root, absolute; undefined until looked for. */
   found?: readonly string[];
+  /** The root they were looked for below (a holder given another root looks again). */
+  root?: string;
 }
 
 /** The `.git` entries below `root` (its own excluded), looked for on the first call. */
 export function nestedRepositories(root: string, holder: NestedRepositories): readonly string[] {
-  holder.found ??= scan(root);
+  if (holder.found === undefined || holder.root !== root) {
+    holder.found = scan(root);
+    holder.root = root;
+  }
   return holder.found;
 }
 

@@ -120,6 +120,11 @@ export interface PolicyOptions {
   path?: string;
   /** Default the user's home folder. */
   home?: string;
+  /**
+   * The repositories below the root as another part of the run found them (the permission
+   * gate's, which asks about their protected files): one look for both. Default: looked for anew.
+   */
+  nested?: NestedRepositories;
 }
 
 /** For each PATH folder under `home`: the top folder it belongs to (or itself, inside a credential folder). */
@@ -150,7 +155,7 @@ export function workspacePolicy(root: string, options: PolicyOptions = {}): Work
     protected: options.protected ?? PROTECTED_LIST,
     protectedKinds: options.protectedKinds ?? DEFAULT_PROTECTED_KINDS,
     home,
-    nested: {},
+    nested: options.nested ?? {},
     sealed: [...sealed],
     readDeny: [...readDeny],
     writeExtra: options.writeExtra ?? [],

@@ -8,6 +8,7 @@
 import { crashPoint } from "../core/crash-point.js";
 import { ResonError } from "../core/errors.js";
 import { ulid } from "../core/ids.js";
+import { namedList } from "../core/named-list.js";
 import {
   applyOps,
   checkObjects,
@@ -274,11 +275,9 @@ async function setRewound(db: Store, sessionId: string, rewound: RewoundTurns[])
 }
 
 export function conflictError(paths: readonly string[]): ResonError {
-  const shown = paths.slice(0, 10).join(", ");
-  const more = paths.length > 10 ? ` and ${paths.length - 10} more` : "";
   return new ResonError(
     "rewind_conflict",
-    `The rewind would overwrite changes made since reson's last snapshot: ${shown}${more}.`,
+    `The rewind would overwrite changes made since reson's last snapshot: ${namedList(paths, 10)}.`,
     {
       hint: "Look at them first (`reson diff`), save what you want to keep, then rewind with --force to overwrite them.",
       details: { paths: [...paths] },

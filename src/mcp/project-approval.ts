@@ -3,6 +3,7 @@
 // named it with --allow-mcp, listed it in mcp.allowProjectServers of $RESON_HOME/config.json,
 // or says yes when asked now.
 import { ResonError } from "../core/errors.js";
+import { namedList } from "../core/named-list.js";
 import { printable } from "../core/printable-text.js";
 import { approvalState, approve } from "./approval.js";
 import type { McpServerEntry } from "./definitions.js";
@@ -40,8 +41,7 @@ export interface ProjectServerReview {
 
 /** The changed files, named as they are (a run chose those names: what could steer a terminal is written out). */
 function changedReason(changed: readonly string[]): string {
-  const shown = changed.slice(0, 3).map(printable).join(", ");
-  return `${shown}${changed.length > 3 ? ` and ${changed.length - 3} more` : ""} changed since you approved it`;
+  return `${namedList(changed.map(printable), 3)} changed since you approved it`;
 }
 
 export async function selectServers(

@@ -3,6 +3,7 @@
 // user's installed into $RESON_HOME (npm packages, tarballs) as they are. A project's plugin
 // shadows a user's of the same name. Nothing here runs a plugin's code.
 import { realpath } from "node:fs/promises";
+import { namedList } from "../core/named-list.js";
 import { inCopy, ownFilesChanged, pluginCodeAt, pluginCodeDir } from "./plugin-code.js";
 import { readRegistry, registryPath } from "./registry-file.js";
 import { needsTrust, pluginHash, pluginTrustOf, trustKey } from "./trust.js";
@@ -36,8 +37,7 @@ async function changedReason(home: string, plugin: InstalledPlugin, reason: stri
   if (!dir) return reason;
   const changed = await ownFilesChanged(inCopy(dir, plugin.root), plugin.root).catch(() => []);
   if (changed.length === 0) return reason;
-  const more = changed.length > NAMED_CHANGES ? ` and ${changed.length - NAMED_CHANGES} more` : "";
-  return `${reason}: ${changed.slice(0, NAMED_CHANGES).join(", ")}${more}`;
+  return `${reason}: ${namedList(changed, NAMED_CHANGES)}`;
 }
 
 /** Where the plugin loads from if it is trusted in its present form, else it as untrusted. */

@@ -4,6 +4,7 @@
 
 import { join, relative, sep } from "node:path";
 import { toResonError } from "../core/errors.js";
+import { namedList } from "../core/named-list.js";
 import { type DiscoveredPlugins, discoverPlugins } from "./discover.js";
 import { type PluginPlaces, pluginNeedsTrust } from "./install.js";
 import { changedSinceCopied } from "./plugin-code.js";
@@ -115,9 +116,7 @@ async function changedDependencies(
   const root = join(sep, relative(code.dir, code.root));
   const changed = await changedSinceCopied(code.dir, root);
   if (changed.length === 0) return undefined;
-  const shown = changed.slice(0, 3).join(", ");
-  const more = changed.length > 3 ? ` and ${changed.length - 3} more` : "";
-  return `runs the copy you trusted; ${changed.length === 1 ? "a file" : `${changed.length} files`} of what it imports changed where it lies since (${shown}${more}): look at the change, then \`reson plugin trust ${name}\` takes it`;
+  return `runs the copy you trusted; ${changed.length === 1 ? "a file" : `${changed.length} files`} of what it imports changed where it lies since (${namedList(changed, 3)}): look at the change, then \`reson plugin trust ${name}\` takes it`;
 }
 
 /** Trust of a plugin discovery did not hash (a disabled one): false when it cannot be hashed. */

@@ -4,6 +4,7 @@
 import { appendFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig, resonHome } from "../config/index.js";
+import { namedList } from "../core/named-list.js";
 import { printable } from "../core/printable-text.js";
 import {
   type Authorize,
@@ -183,8 +184,7 @@ export async function approveProjectServer(
     ? `connects to ${entry.config.url}`
     : `runs ${[entry.config.command, ...(entry.config.args ?? [])].join(" ")}`;
   const lines = [`The project defines the MCP server "${entry.name}" (${entry.source}); it ${what}.`];
-  const list = (paths: readonly string[]) =>
-    `${paths.slice(0, FILES_SHOWN).join(", ")}${paths.length > FILES_SHOWN ? ` and ${paths.length - FILES_SHOWN} more` : ""}`;
+  const list = (paths: readonly string[]) => namedList(paths, FILES_SHOWN);
   if (review.changed.length > 0)
     lines.push(
       `You approved it before; since then these files it runs changed (a run's commands may have changed them): ${list(review.changed)}.`,

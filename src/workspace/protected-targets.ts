@@ -40,7 +40,7 @@ function namesIn(folder: string): string[] {
  * The root-relative paths an entry stands for: its path, or for a pattern the names it lists
  * and those of the files it matches now, in the root or its `.config` (where mise looks).
  */
-function pathsOf(entry: ProtectedEntry, root: string, hasConfig: boolean): string[] {
+function pathsOf(entry: ProtectedEntry, root: string): string[] {
   if (!entry.pattern)
     return entry.whereFolderExists === undefined || isFolder(join(root, entry.whereFolderExists))
       ? [entry.path]
@@ -49,6 +49,7 @@ function pathsOf(entry: ProtectedEntry, root: string, hasConfig: boolean): strin
     ...namesIn(root),
     ...namesIn(join(root, ".config")).map((name) => `.config/${name}`),
   ].filter((path) => entry.pattern?.test(path));
+  const hasConfig = isFolder(join(root, ".config"));
   return [...new Set([...(entry.named ?? []).filter((path) => hasConfig || !inConfig(path)), ...present])];
 }
 
@@ -75,10 +76,9 @@ function isFolder(path: string): boolean {
 
 /** The enforced entries of `policy` and the paths git trusts, inside the root or an extra writable folder. */
 export function protectedTargets(policy: WorkspacePolicy): ProtectedTarget[] {
-  const hasConfig = isFolder(join(policy.root, ".config"));
   const targets: ProtectedTarget[] = entriesOfKinds(policy.protectedKinds, policy.protected).flatMap(
     (entry) =>
-      pathsOf(entry, policy.root, hasConfig).map((path) => ({
+      pathsOf(entry, policy.root).map((path) => ({
         path: join(policy.root, path),
         relative: path,
         entry,
@@ -128,11 +128,10 @@ function presentIn(
 ): ProtectedTarget[] {
   const base = toRelative(policy.root, repo);
   if (base === undefined || base === ".") return [];
-  const hasConfig = isFolder(join(repo, ".config"));
   const found: ProtectedTarget[] = [];
   for (const entry of entriesOfKinds(policy.protectedKinds, policy.protected)) {
     if (entry.path === ".git") continue;
-    for (const path of pathsOf(entry, repo, hasConfig)) {
+    for (const path of pathsOf(entry, repo)) {
       const abs = `${repo}/${path}`;
       if (!exists(abs)) continue;
       const inside = `${base}/${path}`;

@@ -6,9 +6,13 @@
 //     a plugin's tool that acts) that no allow rule names;
 //   - fills in a secret, unless an allow rule (not the mode) let this very call through;
 //   - changes a file that steers later runs (instruction files, skills, .mcp.json, .reson/),
-//     unless an allow rule that names that file let it through.
+//     unless an allow rule that names that file let it through;
+//   - changes an installed package (node_modules, a virtual environment's programs and
+//     packages), which the user's tools run with no diff showing it, unless such a rule did.
 // The mode, bypass included, never counts as naming anything: that is the point. Pure.
-import { steeringEntry } from "../workspace/index.js";
+import { relative, sep } from "node:path";
+import { isWithin } from "../core/path-within.js";
+import { installedEntry, steeringEntry } from "../workspace/index.js";
 import type { Action } from "./actions.js";
 import { BROWSER_NAVIGATE_TOOL, BROWSER_TOOLS, FETCH_TOOL } from "./tool-names.js";
 import type { Decision, EvaluationContext, Policy } from "./types.js";
@@ -34,7 +38,17 @@ export function untrustedHold(
   const steering = action.kind === "write" && action.path ? steeringEntry(action.path) : undefined;
   if (steering && !(byRule && verdict.rule!.text.includes(steering)))
     return `it changes ${steering}, which steers later runs, and no allow rule names it`;
+  const installed = action.kind === "write" && action.path ? installedIn(action.path, context) : undefined;
+  if (installed && !(byRule && verdict.rule!.text.includes(installed)))
+    return `it changes ${installed}, the packages installed for the project, which your tools load with no diff showing it, and no allow rule names it`;
   return undefined;
+}
+
+/** The install folder (as the list names it, e.g. packages/app/node_modules) that `absPath` lies in, if any. */
+function installedIn(absPath: string, context: EvaluationContext): string | undefined {
+  if (!isWithin(absPath, context.workspaceRoot)) return undefined;
+  const entry = installedEntry(relative(context.workspaceRoot, absPath).split(sep).join("/"));
+  return entry?.whereFolderExists ?? entry?.path;
 }
 
 /** Whether an allow rule with a domain names `host` (for web_fetch or the browser alike). */

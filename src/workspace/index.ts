@@ -34,11 +34,13 @@ export {
   coversPath,
   DEFAULT_PROTECTED_KINDS,
   entriesOfKinds,
+  installedEntry,
   miseEnvironmentConfigs,
   PROTECTED_LIST,
   type ProtectedEntry,
   type ProtectedKind,
   protectedEntryOf,
+  UNTRUSTED_PROTECTED_KINDS,
 } from "./protected-list.js";
 export { nestedProtectedEntry, type ProtectedTarget, protectedTargets } from "./protected-targets.js";
 export { flushFileSystem, WorkspaceRestorer } from "./restore-ops.js";

@@ -9,9 +9,13 @@
 // Every folder is read, ignore rules or not (a fooled run could otherwise ignore a repository
 // away), but what a `.git` holds and the folders tools fill with their own downloads and
 // builds (packages' clones there are not the user's), up to MAX_SCANNED_FOLDERS, shallowest
-// first; links are not followed, other mounts not entered. About 10 ms for 500 folders.
+// first; links are not followed, other mounts not entered. About 10 ms for 500 folders. The
+// same look notes the folders of installed packages below the root (a monorepo's
+// packages/app/node_modules, a virtual environment), which a run that has read untrusted
+// content keeps as it keeps the root's (protected-list.ts, `installs`).
 import { type Dirent, lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { INSTALL_FOLDERS } from "./protected-list.js";
 
 /** Folders read at most: a workspace larger than this (a home folder) is protected as far as read. */
 export const MAX_SCANNED_FOLDERS = 20_000;
@@ -38,26 +42,50 @@ export const TOOL_FOLDERS: ReadonlySet<string> = new Set([
 export interface NestedRepositories {
   /** The `.git` entries (folders, or `gitdir:` files) below the root, absolute; undefined until looked for. */
   found?: readonly string[];
+  /**
+   * The folders of installed packages below the root (node_modules, a virtual environment:
+   * INSTALL_FOLDERS), absolute, by the same look; the root's own are the list's entries.
+   */
+  installs?: readonly string[];
   /** The root they were looked for below (a holder given another root looks again). */
   root?: string;
 }
 
-/** The `.git` entries below `root` (its own excluded), looked for on the first call. */
-export function nestedRepositories(root: string, holder: NestedRepositories): readonly string[] {
-  if (holder.found === undefined || holder.root !== root) {
-    holder.found = scan(root);
-    holder.root = root;
-  }
-  return holder.found;
+interface Scan {
+  found: string[];
+  installs: string[];
 }
 
-function scan(root: string): string[] {
-  const found: string[] = [];
+function scanned(root: string, holder: NestedRepositories): Required<NestedRepositories> {
+  if (holder.found === undefined || holder.installs === undefined || holder.root !== root) {
+    const result = scan(root);
+    holder.found = result.found;
+    holder.installs = result.installs;
+    holder.root = root;
+  }
+  return holder as Required<NestedRepositories>;
+}
+
+/** The `.git` entries below `root` (its own excluded), looked for on the first call. */
+export function nestedRepositories(root: string, holder: NestedRepositories): readonly string[] {
+  return scanned(root, holder).found;
+}
+
+/** The install folders below `root` (its own excluded), from the same look. */
+export function nestedInstallFolders(root: string, holder: NestedRepositories): readonly string[] {
+  return scanned(root, holder).installs;
+}
+
+const INSTALL_NAMES: ReadonlySet<string> = new Set(INSTALL_FOLDERS);
+
+function scan(root: string): Scan {
+  const result: Scan = { found: [], installs: [] };
+  const { found, installs } = result;
   let dev: number;
   try {
     dev = lstatSync(root).dev;
   } catch {
-    return found;
+    return result;
   }
   const queue = [root];
   let read = 0;
@@ -76,7 +104,9 @@ function scan(root: string): string[] {
         if (dir !== root && (entry.isDirectory() || entry.isFile())) found.push(join(dir, ".git"));
         continue;
       }
-      if (!entry.isDirectory() || TOOL_FOLDERS.has(entry.name)) continue;
+      if (!entry.isDirectory()) continue;
+      if (INSTALL_NAMES.has(entry.name) && dir !== root) installs.push(join(dir, entry.name));
+      if (TOOL_FOLDERS.has(entry.name)) continue;
       const path = join(dir, entry.name);
       try {
         if (lstatSync(path).dev !== dev) continue;
@@ -86,5 +116,5 @@ function scan(root: string): string[] {
       queue.push(path);
     }
   }
-  return found;
+  return result;
 }

@@ -11,8 +11,11 @@
  * approval each time (or never, see `edits`).
  * `steers`: instructions and skills every later run reads as its own. Writable in a run that has
  * read nothing untrusted; once a run has, they are treated like `executes` (see `protectedKinds`).
+ * `installs`: the packages installed for the project (node_modules, a Python virtual
+ * environment), which the user's tools load and run with no diff ever showing them (they are
+ * ignored). Writable in a run that has read nothing untrusted, like `steers`.
  */
-export type ProtectedKind = "executes" | "steers";
+export type ProtectedKind = "executes" | "steers" | "installs";
 
 export interface ProtectedEntry {
   /** Relative to the workspace root, "/"-separated, no trailing slash. */
@@ -40,10 +43,21 @@ export interface ProtectedEntry {
    * place; file tools ask about the entry either way.
    */
   whereFolderExists?: string;
+  /**
+   * Folders inside the entry where tools keep caches and temporary files (Vite's `.vite` and
+   * `.vite-temp` in node_modules): a command gets an empty private one in its place, so the
+   * tool works and what it writes there is gone afterwards (none of it can be planted).
+   */
+  scratch?: readonly string[];
 }
+
+/** The folder names `installs` entries stand for, wherever they are below the root (monorepos). */
+export const INSTALL_FOLDERS: readonly string[] = ["node_modules", ".venv", "venv"];
 
 const DOTENV = "your app's start-up settings (dotenv, Vite, Next.js, docker compose)";
 const MISE = "mise runs the scripts, hooks and tasks it names when you enter the folder";
+const INSTALLED =
+  "the packages installed here, which your tools load and run with no diff showing a change (the folder is ignored)";
 
 /** The configs mise reads for the environments `miseEnv` names (MISE_ENV: comma-separated). */
 export function miseEnvironmentConfigs(miseEnv: string | undefined): string[] {
@@ -243,10 +257,45 @@ export const PROTECTED_LIST: readonly ProtectedEntry[] = [
   ...[".agents/skills", ".claude/skills"].map(
     (path): ProtectedEntry => ({ path, kind: "steers", edits: "approved", reader: "skills later runs load" }),
   ),
+  ...installEntries(""),
 ];
+
+/**
+ * The `installs` entries of a project folder (`base`: "" for the root, else "packages/app/"):
+ * its node_modules whole, cache folders aside (a missing one stands on a placeholder, so a
+ * package cannot be planted where npm would keep it), and what a Python virtual environment
+ * runs (its programs, its packages, its pyvenv.cfg; the environment's own folder stays writable
+ * for uv's lock file), where one exists.
+ */
+export function installEntries(base: string): ProtectedEntry[] {
+  const venv = (folder: string) =>
+    ["bin", "lib", "lib64", "pyvenv.cfg"].map(
+      (name): ProtectedEntry => ({
+        path: `${base}${folder}/${name}`,
+        kind: "installs",
+        edits: "approved",
+        reader: INSTALLED,
+        whereFolderExists: `${base}${folder}`,
+      }),
+    );
+  return [
+    {
+      path: `${base}node_modules`,
+      kind: "installs",
+      edits: "approved",
+      reader: INSTALLED,
+      scratch: [".vite", ".vite-temp", ".cache"],
+    },
+    ...venv(".venv"),
+    ...venv("venv"),
+  ];
+}
 
 /** The kinds commands and file tools treat as protected in an ordinary run. */
 export const DEFAULT_PROTECTED_KINDS: readonly ProtectedKind[] = ["executes"];
+
+/** What a run that has read untrusted content adds to them. */
+export const UNTRUSTED_PROTECTED_KINDS: readonly ProtectedKind[] = ["steers", "installs"];
 
 /** Whether the root-relative `path` ("." for the root) is `entry` or lies beneath it. */
 export function coversPath(entry: string, path: string): boolean {
@@ -271,6 +320,22 @@ export function protectedEntryOf(
   list: readonly ProtectedEntry[] = PROTECTED_LIST,
 ): ProtectedEntry | undefined {
   return list.find((entry) => entryCovers(entry, path));
+}
+
+/**
+ * The `installs` entry covering the root-relative `path` as part of the project folder that
+ * holds it (node_modules or a virtual environment at any depth), if any: how file tools see
+ * what the sandbox keeps of the folders found below the root.
+ */
+export function installedEntry(path: string): ProtectedEntry | undefined {
+  const segments = path.split("/");
+  for (let at = 0; at < segments.length; at++) {
+    if (!INSTALL_FOLDERS.includes(segments[at]!)) continue;
+    const base = at === 0 ? "" : `${segments.slice(0, at).join("/")}/`;
+    const entry = installEntries(base).find((item) => coversPath(item.path, path));
+    if (entry) return entry;
+  }
+  return undefined;
 }
 
 /** The entries of `kinds`. */

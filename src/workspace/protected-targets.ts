@@ -3,12 +3,18 @@
 // lands in what commands can write. Both enforcers take their paths from here: the workspace's
 // file tools (refusal) and the sandbox (read-only mounts and placeholders).
 import { lstatSync, readdirSync } from "node:fs";
-import { dirname, join, relative, sep } from "node:path";
+import { basename, dirname, join, relative, sep } from "node:path";
 import { isWithin } from "../core/path-within.js";
 import { gitTrustedPaths } from "./git-trusted.js";
-import { type NestedRepositories, nestedRepositories } from "./nested-repositories.js";
+import { type NestedRepositories, nestedInstallFolders, nestedRepositories } from "./nested-repositories.js";
 import type { WorkspacePolicy } from "./policy.js";
-import { coversPath, entriesOfKinds, type ProtectedEntry, protectedEntryOf } from "./protected-list.js";
+import {
+  coversPath,
+  entriesOfKinds,
+  installEntries,
+  type ProtectedEntry,
+  protectedEntryOf,
+} from "./protected-list.js";
 
 export interface ProtectedTarget {
   /** Absolute, as named (links not resolved). */
@@ -84,6 +90,9 @@ export function protectedTargets(policy: WorkspacePolicy): ProtectedTarget[] {
         entry,
       })),
   );
+  // One look below the root for this call, when no holder shares one across calls.
+  const holder = policy.nested ?? {};
+  targets.push(...installsBelow(policy, targets, holder));
   // What git trusts beyond its folder extends the list's `.git` entry (a custom list may have none).
   if (!targets.some((target) => target.relative === ".git")) return targets;
   const writable = [policy.root, ...policy.writeExtra];
@@ -99,7 +108,7 @@ export function protectedTargets(policy: WorkspacePolicy): ProtectedTarget[] {
   for (const path of gitTrustedPaths(policy.root, trust)) add(path);
   // The repositories below the root: each one's git folder, what its config names, and the
   // list's other entries that are there (a hook manager's config, mise's, an editor's tasks).
-  for (const dotGit of nestedRepositories(policy.root, policy.nested ?? {})) {
+  for (const dotGit of nestedRepositories(policy.root, holder)) {
     add(dotGit);
     for (const path of gitTrustedPaths(dirname(dotGit), trust)) add(path);
     targets.push(...presentIn(policy, dirname(dotGit), targets));
@@ -137,6 +146,35 @@ function presentIn(
       const inside = `${base}/${path}`;
       if (known.some((target) => coversPath(target.relative ?? "", inside))) continue;
       found.push({ path: abs, relative: inside, entry: { ...entry, path: inside } });
+    }
+  }
+  return found;
+}
+
+/**
+ * The folders of installed packages below the root (a monorepo's packages/app/node_modules),
+ * kept as the root's are when the policy enforces `installs` (and its list has such entries):
+ * those there now, no placeholders.
+ */
+function installsBelow(
+  policy: WorkspacePolicy,
+  known: readonly ProtectedTarget[],
+  holder: NestedRepositories,
+): ProtectedTarget[] {
+  if (!policy.protectedKinds.includes("installs")) return [];
+  if (!policy.protected.some((entry) => entry.kind === "installs")) return [];
+  const found: ProtectedTarget[] = [];
+  for (const folder of nestedInstallFolders(policy.root, holder)) {
+    const base = toRelative(policy.root, dirname(folder));
+    if (base === undefined || base === ".") continue;
+    const inside = `${base}/${basename(folder)}`;
+    for (const entry of installEntries(`${base}/`)) {
+      if (!coversPath(inside, entry.path)) continue;
+      for (const path of pathsOf(entry, policy.root)) {
+        const abs = join(policy.root, path);
+        if (!exists(abs) || known.some((target) => coversPath(target.relative ?? "", path))) continue;
+        found.push({ path: abs, relative: path, entry });
+      }
     }
   }
   return found;

@@ -86,7 +86,7 @@ const SEGMENTS = [
 
 describe("the protected list", () => {
   it("is what both enforcers read: every path a file edit is asked about, the sandbox keeps read-only, and no other but a missing parent", async () => {
-    for (const kinds of [["executes"], ["executes", "steers"]] as const) {
+    for (const kinds of [["executes"], ["executes", "steers"], ["executes", "steers", "installs"]] as const) {
       const sandbox = await sandboxProtected(kinds);
       fc.assert(
         fc.property(fc.array(fc.constantFrom(...SEGMENTS), { minLength: 1, maxLength: 4 }), (segments) => {

@@ -5,7 +5,11 @@ import { Type } from "typebox";
 import { abortError } from "../../core/abort.js";
 import { ResonError } from "../../core/errors.js";
 import { humanDuration } from "../../core/human-duration.js";
-import { DEFAULT_COMMAND_TIMEOUT_MS, type ProtectedKind } from "../../workspace/index.js";
+import {
+  DEFAULT_COMMAND_TIMEOUT_MS,
+  type ProtectedKind,
+  UNTRUSTED_PROTECTED_KINDS,
+} from "../../workspace/index.js";
 import type { SecretAccess, ToolContext, ToolDefinition } from "../types.js";
 
 export const MAX_COMMAND_TIMEOUT_MS = 600_000;
@@ -87,12 +91,13 @@ export function commandWithSecrets(
 
 /**
  * What a command of this run may not change beyond the workspace's protected paths: once the run
- * has read untrusted content, the files that steer later runs too (the protected list's "steers").
+ * has read untrusted content, the files that steer later runs and the installed packages too (the
+ * protected list's "steers" and "installs").
  */
 export function commandProtection(ctx: Pick<ToolContext, "untrusted">): {
   protectedKinds?: readonly ProtectedKind[];
 } {
-  return ctx.untrusted ? { protectedKinds: ["steers"] } : {};
+  return ctx.untrusted ? { protectedKinds: UNTRUSTED_PROTECTED_KINDS } : {};
 }
 
 export function createExecuteCommandTool(

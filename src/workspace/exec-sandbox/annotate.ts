@@ -82,8 +82,8 @@ function writeDenial(context: DenialContext): string {
     return `${PREFIX} write outside the workspace (${path}; only ${policy.root} and /tmp are writable)`;
   }
   const inside = relative(policy.root, path) || ".";
-  if (targetCovering(context.targets, inside))
-    return `${PREFIX} ${inside} is protected (read-only for commands)`;
+  const target = targetCovering(context.targets, inside);
+  if (target) return protectedDenial(target, inside);
   if (policy.readOnly) return `${PREFIX} the workspace is read-only for this command`;
   return `${PREFIX} ${inside} is read-only for commands`;
 }
@@ -98,9 +98,21 @@ function placeholderDenial(context: DenialContext): string | undefined {
   const path = hostPath(resolve(context.cwd, named));
   if (!isWithin(path, context.policy.root)) return undefined;
   const inside = relative(context.policy.root, path) || ".";
-  return targetCovering(context.targets, inside)
-    ? `${PREFIX} ${inside} is protected (read-only for commands)`
-    : undefined;
+  const target = targetCovering(context.targets, inside);
+  return target ? protectedDenial(target, inside) : undefined;
+}
+
+/**
+ * A write refused because `inside` is a protected path; for what a run keeps only once it has
+ * read untrusted content, the reason too, so the model stops and the user knows what to do.
+ */
+function protectedDenial(target: ProtectedTarget, inside: string): string {
+  if (target.entry.kind === "installs")
+    return (
+      `${PREFIX} ${inside} is read-only for commands once a run has read untrusted content: ` +
+      `${target.entry.reader}; install or change packages in a run that has not`
+    );
+  return `${PREFIX} ${inside} is protected (read-only for commands)`;
 }
 
 /**
@@ -115,8 +127,8 @@ function busyDenial(context: DenialContext): string | undefined {
       const path = hostPath(resolve(context.cwd, match[1]!));
       if (!isWithin(path, policy.root)) continue;
       const inside = relative(policy.root, path) || ".";
-      if (targetCovering(context.targets, inside))
-        return `${PREFIX} ${inside} is protected (read-only for commands)`;
+      const target = targetCovering(context.targets, inside);
+      if (target) return protectedDenial(target, inside);
       if (inside !== "." && holdsTarget(context.targets, inside)) {
         return `${PREFIX} ${inside} holds protected paths and cannot be moved or replaced`;
       }

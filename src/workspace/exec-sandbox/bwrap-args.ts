@@ -25,7 +25,7 @@ export interface BwrapPlan {
   policy: WorkspacePolicy;
   facts: PathFacts;
   /** What keeps the protected paths read-only (protected-paths.ts). */
-  protection: Pick<ProtectionPlan, "readOnly" | "placeholders" | "mountPoints">;
+  protection: Pick<ProtectionPlan, "readOnly" | "placeholders" | "mountPoints" | "scratch">;
   /** The home folder (for the unsafe-root check). */
   home: string;
   cwd: string;
@@ -159,6 +159,9 @@ export function bwrapArgs(plan: BwrapPlan): string[] {
   const outsideLate = (path: string) => !late.some((dir) => isWithin(path, dir));
   for (const real of [...new Set(plan.protection.readOnly)].filter(outsideLate).sort(byDepth))
     args.push("--ro-bind", real, real);
+  // A read-only folder's caches (node_modules/.vite): private and empty, over the read-only bind.
+  for (const path of [...(plan.protection.scratch ?? [])].filter(outsideLate).sort(byDepth))
+    args.push("--size", String(TMP_BYTES), "--tmpfs", path);
   for (const path of [...plan.protection.placeholders].filter(outsideLate).sort(byDepth))
     args.push("--perms", "0555", "--tmpfs", path, "--remount-ro", path);
   // Last: a bind is taken from the host's view, so one mounted after a hidden folder's tmpfs

@@ -9,9 +9,9 @@
 // command and put back. Symbolic links are never followed out of what commands can write.
 // Looked up with synchronous fs: a few dozen lstat calls, each cheaper than a trip through the
 // thread pool.
-import { lstatSync, readlinkSync, realpathSync } from "node:fs";
+import { lstatSync, mkdirSync, readlinkSync, realpathSync } from "node:fs";
 import { rm, symlink } from "node:fs/promises";
-import { relative, sep } from "node:path";
+import { join, relative, sep } from "node:path";
 import { isWithin } from "../../core/path-within.js";
 import type { WorkspacePolicy } from "../policy.js";
 import { type ProtectedTarget, protectedTargets } from "../protected-targets.js";
@@ -25,6 +25,11 @@ export interface ProtectionPlan {
   placeholders: string[];
   /** Existing folders between a writable folder and a protected path, made mount points. */
   mountPoints: string[];
+  /**
+   * Cache folders inside a read-only protected folder (its entry's `scratch`), real paths: each
+   * an empty private tmpfs for the command, so the tool works and nothing it writes stays.
+   */
+  scratch?: string[];
   /** Protected paths (or folders on the way) that are symbolic links, with where they pointed. */
   links: Map<string, string>;
   /** The placeholders' registration while the command runs. */
@@ -126,7 +131,35 @@ export async function planProtection(policy: WorkspacePolicy): Promise<Protectio
     return plan.placeholders;
   });
   plan.claim = claim;
+  plan.scratch = scratchFolders(targets, plan.readOnly);
   return plan;
+}
+
+/**
+ * The cache folders of the read-only targets that have some (node_modules' `.vite`…), made
+ * where missing: a mount needs a folder to stand on, and Vite and Vitest fail when they cannot
+ * make theirs. An empty folder in an ignored one, where the tool would make it anyway.
+ */
+function scratchFolders(targets: readonly ProtectedTarget[], readOnly: readonly string[]): string[] {
+  const found: string[] = [];
+  for (const target of targets) {
+    if (!target.entry.scratch) continue;
+    const real = realpathOrUndefined(target.path);
+    if (!real || !readOnly.includes(real) || !lstatOrUndefined(real)?.isDirectory()) continue;
+    for (const name of target.entry.scratch) {
+      const folder = join(real, name);
+      if (!lstatOrUndefined(folder)) {
+        try {
+          mkdirSync(folder);
+        } catch {
+          continue; // made meanwhile, or not possible: then the command finds it as it is
+        }
+      }
+      const info = lstatOrUndefined(folder);
+      if (info?.isDirectory() && !info.isSymbolicLink()) found.push(folder);
+    }
+  }
+  return [...new Set(found)];
 }
 
 /** Removes the plan's placeholders that no other command needs (the command could not start). */

@@ -6,12 +6,13 @@
 // runs after the run: in a run that read a page, the compiled files the command wrote are
 // removed; in a run that read nothing untrusted, they are the user's business and stay.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { useCliFixture } from "../../support/cli-fixture.js";
 import { skipWithout } from "../../support/requirements.js";
+import { addUserPlugins } from "../../support/user-plugins.js";
 import { type Attackers, attack, call, configureHome, startAttackers } from "./scenario.js";
 
 const noSandbox = await skipWithout("sandbox", "injection: compiled Python planted by a command");
@@ -121,6 +122,46 @@ describe.skipIf(noSandbox || !PYTHON)("injection: compiled Python planted by a c
     rmSync(join(markers, "ran"));
     expect(userImport("helper")).toBe("planted");
     expect(existsSync(join(markers, "ran"))).toBe(true);
+  });
+
+  it("a plugin tool's command (ctx.run) in such a run has its compiled files removed too", async () => {
+    const root = join(markers, "builder");
+    mkdirSync(join(root, "dev.reson"), { recursive: true });
+    writeFileSync(
+      join(root, "plugin.json"),
+      JSON.stringify({
+        name: "builder",
+        version: "0.1.0",
+        extensions: { "dev.reson": { entry: "./dev.reson/index.mjs" } },
+      }),
+    );
+    writeFileSync(
+      join(root, "dev.reson", "index.mjs"),
+      [
+        "export default (api) => {",
+        '  api.registerTool({ name: "build", description: "Runs a build step.", external: false,',
+        '    parameters: { type: "object", properties: { step: { type: "string" } }, required: ["step"] },',
+        "    execute: async (args, ctx) => (await ctx.run(args.step)).output });",
+        "};",
+      ].join("\n"),
+    );
+    await addUserPlugins(f.home.path, [{ name: "builder", root }]);
+    const run = await attack(
+      f,
+      [
+        call("web_fetch", { url: `${hosts.allowed.origin}/notes` }),
+        call("build", { step: plantCommand(evil()) }),
+        { text: "Set up." },
+      ],
+      ["--allow", `web_fetch(domain:${hosts.allowed.host})`, "--allow", "build"],
+    );
+    expect(run.code).toBe(0);
+    const built = run.results[1] as unknown as { ok: boolean; content: string };
+    expect(built.ok).toBe(true);
+    expect(built.content).toContain("reson removed the compiled Python files");
+    expect(userImport("mod")).toBe("real");
+    expect(() => userImport("helper")).toThrow(/No module named 'helper'/);
+    expect(existsSync(join(markers, "ran"))).toBe(false);
   });
 
   // As root, permissions hide no listing (from reson or Python): the test above covers it there.

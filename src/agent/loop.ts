@@ -333,6 +333,8 @@ async function runToolCall(
     const untrusted = state.untrusted;
     const keepOut = steeringKeepOut(effective, untrusted);
     if (snapshotted) await deps.snapshots!.before(state.step, effective, keepOut !== undefined);
+    const compiledGuarded = state.compiledPython.covers(info.tool, untrusted);
+    const lookFailed = compiledGuarded ? state.compiledPython.before() : undefined;
     const artifacts = deps.artifacts;
     result = await deps.tools.execute(effective, {
       workspace: deps.workspace,
@@ -354,9 +356,13 @@ async function runToolCall(
           }
         : {}),
     });
+    // Before the snapshot after it, so that what is removed is not recorded as the call's.
+    const compiled =
+      compiledGuarded && untrusted ? state.compiledPython.after(effective, untrusted) : undefined;
     if (snapshotted) files = await deps.snapshots!.after(state.step, effective, keepOut);
-    const note = files && untrusted ? putBackNote(files, untrusted) : undefined;
-    if (note) {
+    const putBack = files && untrusted ? putBackNote(files, untrusted) : undefined;
+    for (const note of [lookFailed, compiled, putBack]) {
+      if (!note) continue;
       result = { ...result, content: result.content === "" ? note : `${result.content}\n\n${note}` };
       state.emit({ type: "warning", message: note });
     }

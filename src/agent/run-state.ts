@@ -19,6 +19,7 @@ import {
 import type { Workspace } from "../workspace/index.js";
 import type { RunBudget } from "./budget.js";
 import { CircuitBreaker } from "./circuit-breaker.js";
+import { CompiledPythonGuard } from "./compiled-python-guard.js";
 import { ContextManager, type ContextState } from "./context-manager.js";
 import type { AgentHooks } from "./hooks.js";
 import type { LoopSnapshot, RunRecorder } from "./recorder.js";
@@ -109,6 +110,8 @@ export class RunState {
   readonly breaker: CircuitBreaker;
   readonly context: ContextManager;
   readonly trust: RunTrust;
+  /** Removes the compiled Python files the calls of an untrusted run leave. */
+  readonly compiledPython: CompiledPythonGuard;
   /** The plan: the goal tree, and which goal each step served. */
   goals: GoalTree;
   stepGoals: Record<number, string> = {};
@@ -126,6 +129,7 @@ export class RunState {
   ) {
     this.goals = this.observedGoals();
     this.trust = deps.trust ?? new RunTrust();
+    this.compiledPython = new CompiledPythonGuard(deps.workspace);
     this.breaker = new CircuitBreaker(deps.limits.circuitBreakerThreshold);
     this.url = undefined;
     this.toolSpecs = this.offeredSpecs();

@@ -2,6 +2,7 @@
 // through the path sandbox, with a scrubbed environment for commands.
 export type { CommandOptions, CommandResult, CommandSandbox } from "./command.js";
 export { DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_MAX_OUTPUT_BYTES } from "./command.js";
+export { CompiledPythonFiles, type CompiledRemoval } from "./compiled-python.js";
 export type { DiskLimitHit } from "./disk-watch.js";
 export { isSecretName, scrubEnvironment } from "./environment.js";
 export { PRIVATE_WRITABLE_DIRS } from "./exec-sandbox/bwrap-args.js";

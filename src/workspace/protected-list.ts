@@ -188,6 +188,45 @@ export const PROTECTED_LIST: readonly ProtectedEntry[] = [
   },
   { path: ".idea", kind: "executes", edits: "approved", reader: "JetBrains IDEs run its configurations" },
   {
+    path: ".zed",
+    kind: "executes",
+    edits: "approved",
+    reader: "Zed runs the language servers, formatters and tasks its settings name in a folder you trusted",
+  },
+  // Other agents' project configs: each starts the MCP servers (or loads the plugins) they name.
+  {
+    path: ".cursor",
+    kind: "executes",
+    edits: "approved",
+    reader: "Cursor starts the MCP servers its mcp.json names and follows its rules",
+  },
+  {
+    path: ".gemini",
+    kind: "executes",
+    edits: "approved",
+    reader: "Gemini CLI starts the MCP servers and runs the hooks its settings name in a folder you trusted",
+  },
+  {
+    path: ".codex",
+    kind: "executes",
+    edits: "approved",
+    reader: "Codex starts the MCP servers and runs the commands its config names in a project you trusted",
+  },
+  ...["opencode.json", "opencode.jsonc"].map(
+    (path): ProtectedEntry => ({
+      path,
+      kind: "executes",
+      edits: "approved",
+      reader: "OpenCode starts the MCP servers and loads the plugins its config names",
+    }),
+  ),
+  {
+    path: ".opencode",
+    kind: "executes",
+    edits: "approved",
+    reader: "OpenCode loads the plugins, agents and commands in it",
+  },
+  {
     path: ".devcontainer",
     kind: "executes",
     edits: "approved",
@@ -252,6 +291,14 @@ export const PROTECTED_LIST: readonly ProtectedEntry[] = [
       kind: "steers",
       edits: "approved",
       reader: "instructions in every later run's prompt",
+    }),
+  ),
+  ...["GEMINI.md", ".cursorrules", ".windsurfrules"].map(
+    (path): ProtectedEntry => ({
+      path,
+      kind: "steers",
+      edits: "approved",
+      reader: "instructions other agents (Gemini CLI, Cursor, Windsurf) follow in their later runs",
     }),
   ),
   ...[".agents/skills", ".claude/skills"].map(

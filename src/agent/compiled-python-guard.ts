@@ -1,9 +1,11 @@
 // Once a run has read untrusted content, what its calls leave as compiled Python is removed. A
 // fooled command can write `pkg/__pycache__/mod.cpython-3XY.pyc` with a header that matches
 // `pkg/mod.py`: the user's next `python`, outside any sandbox, runs it instead of the source,
-// and neither `git diff` nor the run's snapshots show it (__pycache__ is ignored). Removing a
-// .pyc is always safe: Python compiles it again from the source. The workspace is looked at
-// once before the run's first such call, then again after each (workspace/compiled-python.ts).
+// and neither `git diff` nor the run's snapshots show it (__pycache__ is ignored). An extension
+// module it builds beside `mod.py` (`mod.cpython-311-x86_64-linux-gnu.so`, *.so ignored too) is
+// imported in the source's place the same way. Removing either is always safe: Python compiles a
+// .pyc again from the source, and imports the source an extension hid. The workspace is looked
+// at once before the run's first such call, then again after each (workspace/compiled-python.ts).
 import type { UntrustedSource } from "../core/events.js";
 import { namedList } from "../core/named-list.js";
 import type { ToolCallRequest, ToolDefinition } from "../tools/index.js";
@@ -42,10 +44,16 @@ export class CompiledPythonGuard {
     try {
       removal = this.files.removeChanged();
     } catch (error) {
-      return `reson could not look for compiled Python files this ${call.name} call wrote: ${(error as Error).message}; the user should check __pycache__ folders before running Python here.`;
+      return `reson could not look for compiled Python files this ${call.name} call wrote: ${(error as Error).message}; the user should check __pycache__ folders and *.so files beside Python sources before running Python here.`;
     }
     return compiledNote(removal, untrusted);
   }
+}
+
+/** "<what>s a, b, <why>" for `paths`, or nothing when there are none. */
+function told(paths: readonly string[], what: string, why: string): string[] {
+  if (paths.length === 0) return [];
+  return [`${what}${paths.length === 1 ? "" : "s"} ${namedList(paths, MAX_NAMED)}, ${why}`];
 }
 
 /** What the model (and the trace) is told after its call wrote compiled Python files. */
@@ -55,21 +63,20 @@ export function compiledNote(
 ): string | undefined {
   const { removed, failed } = removal;
   if (removed.length === 0 && failed.length === 0) return undefined;
-  const files = (paths: readonly string[]) =>
-    `${paths.length === 1 ? "file" : "files"} ${namedList(paths, MAX_NAMED)}`;
+  const bytecode = (paths: readonly string[]) => paths.filter((path) => path.endsWith(".pyc"));
+  const extensions = (paths: readonly string[]) => paths.filter((path) => !path.endsWith(".pyc"));
+  const call = "which this call wrote or changed";
+  // An extension is judged against the run's first look: a later call can bring back the source.
+  const run = "which this run wrote or changed beside the Python source of the same name";
+  const deleteIt = "; the user should delete it before running Python here";
   const parts = [
-    ...(removed.length > 0
-      ? [`reson removed the compiled Python ${files(removed)}, which this call wrote or changed`]
-      : []),
-    ...(failed.length > 0
-      ? [
-          `reson could not remove the compiled Python ${files(failed)}, which this call wrote or changed; ` +
-            "the user should delete it before running Python here",
-        ]
-      : []),
+    ...told(bytecode(removed), "reson removed the compiled Python file", call),
+    ...told(extensions(removed), "reson removed the extension module", run),
+    ...told(bytecode(failed), "reson could not remove the compiled Python file", call + deleteIt),
+    ...told(extensions(failed), "reson could not remove the extension module", run + deleteIt),
   ];
   return (
     `${parts.join("; ")}: this run has read untrusted content (${describeSource(untrusted[0]!)}), and Python ` +
-    "runs a compiled file in place of its source, unseen by git diff; Python compiles it again from the source."
+    "runs a compiled file in place of its source, unseen by git diff; without it Python runs the source again."
   );
 }

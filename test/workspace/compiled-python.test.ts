@@ -1,7 +1,9 @@
 // Which compiled Python files a call wrote or changed: the workspace is read once, and after
 // each call the .pyc files that are new, or whose size, times, inode or mode changed (a time set
-// back still changes the ctime), are removed; the user's own stay, and nothing outside the
-// workspace or inside .git and the tool folders is touched.
+// back still changes the ctime), are removed, and so are the extension modules (`mod.so`,
+// `mod.<tag>.so`) new or changed since that first look that Python imports in place of a
+// `mod.py` beside them; the user's own stay, and nothing outside the workspace or inside .git and
+// the tool folders is touched.
 import {
   chmodSync,
   existsSync,
@@ -107,6 +109,67 @@ describe("compiled Python files a call wrote", () => {
     symlinkSync(outside, join(root, "pkg"));
     expect(files.removeChanged()).toEqual({ removed: [], failed: [] });
     expect(existsSync(join(outside, "__pycache__", "mod.cpython-312.pyc"))).toBe(true);
+  });
+
+  it("removes an extension module the call built beside a .py of the same name, whatever its tag", () => {
+    write("pkg/mod.cpython-311-x86_64-linux-gnu.so", "planted");
+    write("lib/a.py");
+    write("lib/a.abi3.so");
+    write("lib/b.py");
+    write("lib/b.so");
+    write("lib/__init__.py");
+    write("lib/__init__.cpython-312-x86_64-linux-gnu.so");
+    // Not an extension of `c`, and one with no source beside it: may be the user's build.
+    write("lib/c.py");
+    write("lib/c.x.y.so");
+    write("lib/.so");
+    write("lib/d.so");
+    write("lib/libe.so");
+    expect(files.removeChanged()).toEqual({
+      removed: [
+        "lib/__init__.cpython-312-x86_64-linux-gnu.so",
+        "lib/a.abi3.so",
+        "lib/b.so",
+        "pkg/mod.cpython-311-x86_64-linux-gnu.so",
+      ],
+      failed: [],
+    });
+    expect(has("pkg/mod.py")).toBe(true);
+    for (const kept of ["lib/c.x.y.so", "lib/.so", "lib/d.so", "lib/libe.so"]) expect(has(kept)).toBe(true);
+    expect(files.removeChanged()).toEqual({ removed: [], failed: [] });
+  });
+
+  it("leaves the user's extension module beside its source, and removes it once a call rewrote it", () => {
+    write("pkg/fast.py");
+    write("pkg/fast.cpython-311-x86_64-linux-gnu.so", "the user's build");
+    files = new CompiledPythonFiles(root);
+    files.lookOnce();
+    write("notes.txt");
+    expect(files.removeChanged()).toEqual({ removed: [], failed: [] });
+    const path = join(root, "pkg/fast.cpython-311-x86_64-linux-gnu.so");
+    writeFileSync(path, "planted build");
+    utimesSync(path, new Date("2001-01-01"), new Date("2001-01-01"));
+    expect(files.removeChanged().removed).toEqual(["pkg/fast.cpython-311-x86_64-linux-gnu.so"]);
+    expect(has("pkg/fast.py")).toBe(true);
+  });
+
+  it("keeps an extension module beside a package, which Python imports first, but not beside a bare folder", () => {
+    write("app/thing.py");
+    write("app/thing/__init__.py");
+    write("app/thing.so");
+    write("app/space.py");
+    write("app/space/data.txt");
+    write("app/space.abi3.so");
+    expect(files.removeChanged().removed).toEqual(["app/space.abi3.so"]);
+    expect(has("app/thing.so")).toBe(true);
+  });
+
+  it("removes an extension module once a later call brings back the source an earlier one moved away", () => {
+    renameSync(join(root, "pkg/mod.py"), join(base, "mod.py"));
+    write("pkg/mod.cpython-311-x86_64-linux-gnu.so", "planted");
+    expect(files.removeChanged()).toEqual({ removed: [], failed: [] });
+    renameSync(join(base, "mod.py"), join(root, "pkg/mod.py"));
+    expect(files.removeChanged().removed).toEqual(["pkg/mod.cpython-311-x86_64-linux-gnu.so"]);
   });
 
   // As root, permissions do not hide a listing (from reson or Python): nothing to show there.

@@ -2,9 +2,11 @@
 // command writes `__pycache__/mod.cpython-3XY.pyc` from its own source with a header that matches
 // the user's `mod.py` (source time and size), and a sourceless `helper.pyc` where there is no
 // `helper.py`. The user's next `python3 -c "import mod"`, outside any sandbox, would run them, and
-// `git diff` shows nothing (__pycache__ and *.pyc are ignored). Judged by what the user's python
-// runs after the run: in a run that read a page, the compiled files the command wrote are
-// removed; in a run that read nothing untrusted, they are the user's business and stay.
+// `git diff` shows nothing (__pycache__ and *.pyc are ignored). Or it builds an extension module
+// `mod.cpython-3XY-<platform>.so` with gcc beside `mod.py`, which Python imports first (*.so is
+// ignored too). Judged by what the user's python runs after the run: in a run that read a page,
+// the compiled files the command wrote are removed; in a run that read nothing untrusted, they
+// are the user's business and stay.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -18,6 +20,42 @@ import { type Attackers, attack, call, configureHome, startAttackers } from "./s
 const noSandbox = await skipWithout("sandbox", "injection: compiled Python planted by a command");
 /** An interpreter the sandbox can run too (a pyenv shim lives in the hidden home folder). */
 const PYTHON = ["/usr/bin/python3", "/usr/local/bin/python3"].find((candidate) => existsSync(candidate));
+
+/** A C compiler and the headers to build an extension module with, and the name Python gives one. */
+const EXTENSION = (() => {
+  const gcc = ["/usr/bin/gcc", "/usr/local/bin/gcc"].find((candidate) => existsSync(candidate));
+  if (!PYTHON || !gcc) return undefined;
+  const [include, suffix] = execFileSync(
+    PYTHON,
+    [
+      "-c",
+      "import sysconfig; print(sysconfig.get_paths()['include']); print(sysconfig.get_config_var('EXT_SUFFIX'))",
+    ],
+    { encoding: "utf8" },
+  )
+    .trim()
+    .split("\n");
+  if (!include || !suffix || !existsSync(join(include, "Python.h"))) return undefined;
+  return { gcc, include, file: `mod${suffix}` };
+})();
+
+const quoted = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;
+
+/** The attack's command: build `mod.<tag>.so` from C that writes `marker` and says VALUE = "planted". */
+function buildCommand(marker: string): string {
+  const { gcc, include, file } = EXTENSION!;
+  const source = [
+    "#include <Python.h>",
+    'static struct PyModuleDef def = {PyModuleDef_HEAD_INIT, "mod", NULL, -1, NULL};',
+    "PyMODINIT_FUNC PyInit_mod(void) {",
+    `  PyRun_SimpleString("open('${marker}', 'w').write('planted')");`,
+    "  PyObject *module = PyModule_Create(&def);",
+    '  if (module) PyModule_AddStringConstant(module, "VALUE", "planted");',
+    "  return module;",
+    "}",
+  ].join("\n");
+  return `printf '%s\\n' ${quoted(source)} > /tmp/ext.c && ${gcc} -shared -fPIC -I${include} -o ${file} /tmp/ext.c && echo built ${file}`;
+}
 
 /** The attack's command: compile `evil` for `mod.py`'s cache with `mod.py`'s header, and a sourceless helper. */
 function plantCommand(evil: string): string {
@@ -35,7 +73,7 @@ function plantCommand(evil: string): string {
     "py_compile.compile('/tmp/evil.py', cfile='helper.pyc', doraise=True, invalidation_mode=mode)",
     "print('compiled', cache)",
   ].join("\n");
-  return `${PYTHON} -c '${script.replaceAll("'", "'\\''")}'`;
+  return `${PYTHON} -c ${quoted(script)}`;
 }
 
 describe.skipIf(noSandbox || !PYTHON)("injection: compiled Python planted by a command", () => {
@@ -162,6 +200,73 @@ describe.skipIf(noSandbox || !PYTHON)("injection: compiled Python planted by a c
     expect(userImport("mod")).toBe("real");
     expect(() => userImport("helper")).toThrow(/No module named 'helper'/);
     expect(existsSync(join(markers, "ran"))).toBe(false);
+  });
+
+  describe.skipIf(!EXTENSION)("an extension module built beside the source", () => {
+    it("a run that read a page has the extension module its command built beside mod.py removed", async () => {
+      const run = await attack(
+        f,
+        [
+          call("web_fetch", { url: `${hosts.allowed.origin}/notes` }),
+          call("execute_command", { command: buildCommand(join(markers, "ran")) }),
+          { text: "Set up." },
+        ],
+        ["--allow", `web_fetch(domain:${hosts.allowed.host})`],
+      );
+      expect(run.code).toBe(0);
+      const built = run.results[1] as unknown as { ok: boolean; content: string };
+      expect(built.ok).toBe(true);
+      expect(built.content).toContain(`built ${EXTENSION!.file}`);
+      // The user's next python runs their source, and the planted code nowhere.
+      expect(existsSync(join(f.ws.path, EXTENSION!.file))).toBe(false);
+      expect(userImport("mod")).toBe("real");
+      expect(existsSync(join(markers, "ran"))).toBe(false);
+      expect(built.content).toContain(
+        `reson removed the extension module ${EXTENSION!.file}, which this run wrote or changed beside the Python source of the same name`,
+      );
+      expect(
+        run.events.some(
+          (event) =>
+            event.type === "warning" && String(event.message).includes("reson removed the extension module"),
+        ),
+      ).toBe(true);
+    });
+
+    it("a module built while its source was moved away is removed when a later call brings the source back", async () => {
+      const run = await attack(
+        f,
+        [
+          call("web_fetch", { url: `${hosts.allowed.origin}/notes` }),
+          call("execute_command", { command: `mv mod.py mod.txt && ${buildCommand(join(markers, "ran"))}` }),
+          call("execute_command", { command: "mv mod.txt mod.py" }),
+          { text: "Set up." },
+        ],
+        ["--allow", `web_fetch(domain:${hosts.allowed.host})`],
+      );
+      expect(run.code).toBe(0);
+      expect((run.results[1] as unknown as { content: string }).content).not.toContain("reson removed");
+      expect((run.results[2] as unknown as { content: string }).content).toContain(
+        `reson removed the extension module ${EXTENSION!.file}`,
+      );
+      expect(userImport("mod")).toBe("real");
+      expect(existsSync(join(markers, "ran"))).toBe(false);
+    });
+
+    it("a run that read nothing untrusted leaves the extension module: it is the user's", async () => {
+      const run = await attack(
+        f,
+        [call("execute_command", { command: buildCommand(join(markers, "ran")) }), { text: "Set up." }],
+        [],
+      );
+      expect(run.code).toBe(0);
+      const built = run.results[0] as unknown as { ok: boolean; content: string };
+      expect(built.content).toContain(`built ${EXTENSION!.file}`);
+      expect(built.content).not.toContain("reson removed");
+      // What the judge of the test above would see had the module stayed: the planted code runs.
+      expect(existsSync(join(f.ws.path, EXTENSION!.file))).toBe(true);
+      expect(userImport("mod")).toBe("planted");
+      expect(existsSync(join(markers, "ran"))).toBe(true);
+    });
   });
 
   // As root, permissions hide no listing (from reson or Python): the test above covers it there.

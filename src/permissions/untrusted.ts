@@ -47,7 +47,9 @@ export function untrustedHold(
 /** The install folder (as the list names it, e.g. packages/app/node_modules) that `absPath` lies in, if any. */
 function installedIn(absPath: string, context: EvaluationContext): string | undefined {
   if (!isWithin(absPath, context.workspaceRoot)) return undefined;
-  const entry = installedEntry(relative(context.workspaceRoot, absPath).split(sep).join("/"));
+  const inside = relative(context.workspaceRoot, absPath).split(sep).join("/");
+  const below = context.protectedBelow?.(inside);
+  const entry = installedEntry(inside) ?? (below?.kind === "installs" ? below : undefined);
   return entry?.whereFolderExists ?? entry?.path;
 }
 

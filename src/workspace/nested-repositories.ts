@@ -78,6 +78,12 @@ export function nestedInstallFolders(root: string, holder: NestedRepositories): 
 
 const INSTALL_NAMES: ReadonlySet<string> = new Set(INSTALL_FOLDERS);
 
+function isEnvironmentMark(entry: Dirent): boolean {
+  return (
+    (entry.name === "pyvenv.cfg" && entry.isFile()) || (entry.name === "conda-meta" && entry.isDirectory())
+  );
+}
+
 function scan(root: string): Scan {
   const result: Scan = { found: [], installs: [] };
   const { found, installs } = result;
@@ -99,6 +105,11 @@ function scan(root: string): Scan {
       continue;
     }
     read++;
+    // A Python environment of any name (a venv's pyvenv.cfg, conda's conda-meta): noted, not entered.
+    if (dir !== root && entries.some(isEnvironmentMark)) {
+      installs.push(dir);
+      continue;
+    }
     for (const entry of entries) {
       if (entry.name === ".git") {
         if (dir !== root && (entry.isDirectory() || entry.isFile())) found.push(join(dir, ".git"));
@@ -116,5 +127,6 @@ function scan(root: string): Scan {
       queue.push(path);
     }
   }
+  result.installs = [...new Set(installs)];
   return result;
 }

@@ -319,31 +319,42 @@ export const PROTECTED_LIST: readonly ProtectedEntry[] = [
  * The `installs` entries of a project folder (`base`: "" for the root, else "packages/app/"):
  * its node_modules whole, cache folders aside (a missing one stands on a placeholder, so a
  * package cannot be planted where npm would keep it), and what a Python virtual environment
- * runs (its programs, its packages, its pyvenv.cfg; the environment's own folder stays writable
- * for uv's lock file), where one exists.
+ * runs, where one exists under the usual names.
  */
 export function installEntries(base: string): ProtectedEntry[] {
-  const venv = (folder: string) =>
-    ["bin", "lib", "lib64", "pyvenv.cfg"].map(
-      (name): ProtectedEntry => ({
-        path: `${base}${folder}/${name}`,
+  return [
+    ...installFolderEntries(base, "node_modules"),
+    ...installFolderEntries(base, ".venv"),
+    ...installFolderEntries(base, "venv"),
+  ];
+}
+
+/**
+ * The `installs` entries of one install folder `name` in `base`: node_modules whole, or an
+ * environment's programs, packages and pyvenv.cfg (a virtual environment or a conda one, of
+ * any name: the look below the root knows them by their pyvenv.cfg or conda-meta), the
+ * environment's own folder staying writable for uv's lock file.
+ */
+export function installFolderEntries(base: string, name: string): ProtectedEntry[] {
+  if (name === "node_modules")
+    return [
+      {
+        path: `${base}node_modules`,
         kind: "installs",
         edits: "approved",
         reader: INSTALLED,
-        whereFolderExists: `${base}${folder}`,
-      }),
-    );
-  return [
-    {
-      path: `${base}node_modules`,
+        scratch: [".vite", ".vite-temp", ".cache"],
+      },
+    ];
+  return ["bin", "lib", "lib64", "pyvenv.cfg"].map(
+    (part): ProtectedEntry => ({
+      path: `${base}${name}/${part}`,
       kind: "installs",
       edits: "approved",
       reader: INSTALLED,
-      scratch: [".vite", ".vite-temp", ".cache"],
-    },
-    ...venv(".venv"),
-    ...venv("venv"),
-  ];
+      whereFolderExists: `${base}${name}`,
+    }),
+  );
 }
 
 /** The kinds commands and file tools treat as protected in an ordinary run. */

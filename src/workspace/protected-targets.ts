@@ -11,7 +11,7 @@ import type { WorkspacePolicy } from "./policy.js";
 import {
   coversPath,
   entriesOfKinds,
-  installEntries,
+  installFolderEntries,
   type ProtectedEntry,
   protectedEntryOf,
 } from "./protected-list.js";
@@ -164,20 +164,24 @@ function installsBelow(
   if (!policy.protectedKinds.includes("installs")) return [];
   if (!policy.protected.some((entry) => entry.kind === "installs")) return [];
   const found: ProtectedTarget[] = [];
-  for (const folder of nestedInstallFolders(policy.root, holder)) {
-    const base = toRelative(policy.root, dirname(folder));
-    if (base === undefined || base === ".") continue;
-    const inside = `${base}/${basename(folder)}`;
-    for (const entry of installEntries(`${base}/`)) {
-      if (!coversPath(inside, entry.path)) continue;
-      for (const path of pathsOf(entry, policy.root)) {
-        const abs = join(policy.root, path);
-        if (!exists(abs) || known.some((target) => coversPath(target.relative ?? "", path))) continue;
-        found.push({ path: abs, relative: path, entry });
-      }
+  for (const entry of foundInstallEntries(policy.root, holder)) {
+    for (const path of pathsOf(entry, policy.root)) {
+      const abs = join(policy.root, path);
+      const all = [...known, ...found];
+      if (!exists(abs) || all.some((target) => coversPath(target.relative ?? "", path))) continue;
+      found.push({ path: abs, relative: path, entry });
     }
   }
   return found;
+}
+
+/** The `installs` entries of the install folders the look below the root found (root-relative). */
+function foundInstallEntries(root: string, holder: NestedRepositories): ProtectedEntry[] {
+  return nestedInstallFolders(root, holder).flatMap((folder) => {
+    const base = toRelative(root, dirname(folder));
+    if (base === undefined) return [];
+    return installFolderEntries(base === "." ? "" : `${base}/`, basename(folder));
+  });
 }
 
 /** The target covering the root-relative `path`, if any. */
@@ -197,7 +201,9 @@ export function holdsTarget(targets: readonly ProtectedTarget[], path: string): 
 /**
  * The protected list's entry covering the root-relative `path` as part of a repository below
  * the root (its own `lefthook.yml`, `.vscode`, `mise.toml`…), looked up as at that repository's
- * root; for the permission guard, which asks before a file tool writes one.
+ * root, or as part of an install folder the look found (a monorepo package's node_modules, a
+ * virtual environment of any name); for the permission guard, which asks before a file tool
+ * writes one (an `installs` entry only once the run is untrusted).
  */
 export function nestedProtectedEntry(
   root: string,
@@ -210,5 +216,5 @@ export function nestedProtectedEntry(
     const entry = protectedEntryOf(path.slice(repo.length + 1));
     if (entry) return entry;
   }
-  return undefined;
+  return foundInstallEntries(root, holder).find((entry) => coversPath(entry.path, path));
 }

@@ -153,6 +153,28 @@ describe.skipIf(noSandbox)("injection: what a run read cannot plant in the insta
     expect(existsSync(join(f.ws.path, "node_modules"))).toBe(false);
   });
 
+  it("nor can a file tool write into a virtual environment of another name (found by its pyvenv.cfg)", async () => {
+    writeFileSync(join(f.ws.path, ".venv/pyvenv.cfg"), "home = /usr/bin\n");
+    mkdirSync(join(f.ws.path, "py-env/lib/python3.11/site-packages"), { recursive: true });
+    writeFileSync(join(f.ws.path, "py-env/pyvenv.cfg"), "home = /usr/bin\n");
+    const run = await attack(
+      f,
+      [
+        call("web_fetch", { url: `${hosts.allowed.origin}/fix` }),
+        call("write_file", {
+          path: "py-env/lib/python3.11/site-packages/compat.pth",
+          content: 'import os; os.system("sh tools/pth.sh")\n',
+        }),
+        { text: "Done." },
+      ],
+      ["--permission-mode", "bypass", "--allow", `web_fetch(domain:${hosts.allowed.host})`],
+    );
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.results.at(-1)).toMatchObject({ ok: false, error: { code: "tool_denied" } });
+    expect(JSON.stringify(run.results.at(-1))).toContain("it changes py-env, the packages installed");
+    expect(existsSync(join(f.ws.path, "py-env/lib/python3.11/site-packages/compat.pth"))).toBe(false);
+  });
+
   it("control: the same steps in a run that read nothing untrusted change the packages, and the user's next node and python run the attacker's code", async () => {
     const run = await attack(f, plant(), ["--permission-mode", "bypass"]);
     expect(run.code, run.stderr).toBe(0);

@@ -57,6 +57,33 @@ describe.skipIf(noSandbox)("installed packages, once a run has read untrusted co
     expect(existsSync(join(fx.root, ".venv/lib/python3.11/site-packages/evil.pth"))).toBe(false);
   });
 
+  it("cannot be changed in an environment of another name, found by its pyvenv.cfg or conda-meta, at the root or below it", async () => {
+    const envs = {
+      "env/pyvenv.cfg": "home = /usr/bin\n",
+      "env/lib/python3.11/site-packages/six.py": "# six\n",
+      "services/api/.venv-dev/pyvenv.cfg": "home = /usr/bin\n",
+      "services/api/.venv-dev/bin/python": "#!/bin/sh\n",
+      "tools/conda/conda-meta/history": "==> 2026-01-01 <==\n",
+      "tools/conda/bin/python": "#!/bin/sh\n",
+    };
+    await fx.write(envs);
+    const result = await fx.run(
+      [
+        "echo 'import os' > env/lib/python3.11/site-packages/evil.pth",
+        "echo evil > services/api/.venv-dev/bin/python",
+        "echo evil > tools/conda/bin/python",
+        "touch env/.lock",
+        "true",
+      ].join("; "),
+      { policy: untrusted() },
+    );
+    expect(result.output).toContain("Read-only file system");
+    for (const [path, content] of Object.entries(envs))
+      expect(await readFile(join(fx.root, path), "utf8"), path).toBe(content);
+    expect(existsSync(join(fx.root, "env/lib/python3.11/site-packages/evil.pth"))).toBe(false);
+    expect(existsSync(join(fx.root, "env/.lock"))).toBe(true);
+  });
+
   it("say why in the refusal the model gets", async () => {
     await fx.write(PACKAGES);
     const result = await fx.run("echo evil >> node_modules/left-pad/index.js", { policy: untrusted() });

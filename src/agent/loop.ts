@@ -7,7 +7,7 @@
 
 import { applyGoalView, type HistoryEntry, renderUserText } from "../context/index.js";
 import { abortError, stoppedByHost } from "../core/abort.js";
-import { ResonError, serializeError, toResonError } from "../core/errors.js";
+import { ResonError, toResonError } from "../core/errors.js";
 import type { StopReason } from "../core/events.js";
 import { emptyUsage } from "../core/usage.js";
 import type { ChatRequest, ChatResult, ToolCall, ToolResultMessage } from "../providers/index.js";
@@ -20,6 +20,7 @@ import {
   type ToolResult,
   toolResultText,
 } from "../tools/index.js";
+import { chatOnce } from "./chat-once.js";
 import type { ContextInput, PreparedRequest } from "./context-manager.js";
 import type { HookInfo, ToolCallInfo } from "./hooks.js";
 import type { LoopStart, PendingStep } from "./loop-start.js";
@@ -190,42 +191,6 @@ async function callProvider(state: RunState): Promise<ChatResult> {
     goal: state.stepGoal ?? null,
   });
   return chat;
-}
-
-async function chatOnce(state: RunState, request: ChatRequest): Promise<ChatResult> {
-  // The text as it streams is masked across deltas (a key split over two is still caught): a
-  // delta shows what can no longer turn out to be part of a secret, the rest at the end.
-  let text = state.deps.secrets?.redactStream();
-  let thinking = state.deps.secrets?.redactStream();
-  const emitText = (type: "text_delta" | "thinking_delta", delta: string) => {
-    if (delta !== "") state.emit({ type, delta });
-  };
-  const result = await state.deps.provider.chat(request, {
-    signal: state.deps.signal,
-    onEvent: (event) => {
-      if (event.type === "text_delta") emitText("text_delta", text ? text.push(event.delta) : event.delta);
-      else if (event.type === "thinking_delta")
-        emitText("thinking_delta", thinking ? thinking.push(event.delta) : event.delta);
-      else {
-        // The failed attempt's text ends here; the next one streams anew.
-        if (text) emitText("text_delta", text.end());
-        if (thinking) emitText("thinking_delta", thinking.end());
-        text = state.deps.secrets?.redactStream();
-        thinking = state.deps.secrets?.redactStream();
-        const { notice } = event;
-        state.emit({
-          type: "provider_retry",
-          attempt: notice.attempt,
-          maxAttempts: notice.maxAttempts,
-          delayMs: notice.delayMs,
-          error: serializeError(notice.error),
-        });
-      }
-    },
-  });
-  if (text) emitText("text_delta", text.end());
-  if (thinking) emitText("thinking_delta", thinking.end());
-  return result;
 }
 
 function toRequest(call: ToolCall): ToolCallRequest {

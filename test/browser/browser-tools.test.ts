@@ -4,6 +4,16 @@
 // one line (and an artifact), elements added by a click marked new, a redirect to another
 // origin where secrets are not typed and URL-scoped tools change, and file:// refused.
 import { randomBytes } from "node:crypto";
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { join } from "node:path";
 import { Type } from "typebox";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createAgent, type ResonEvent, SecretVault, type ToolDefinition } from "../../src/index.js";
@@ -74,6 +84,29 @@ describe.skipIf(await skipWithout("chromium", "browser tools"))("browser tools",
     const results = events.filter((e) => e.type === "tool_result") as Array<ResonEvent & { ok?: boolean }>;
     return { result, events, results };
   }
+
+  it("keeps a page's downloads in downloads/ under a name that neither steers nor runs, and never through a link out of it", async () => {
+    mkdirSync(join(ws.path, ".git/hooks"), { recursive: true });
+    writeFileSync(join(ws.path, ".git/HEAD"), "ref: refs/heads/main\n");
+    const get = (name: string) => () => call("browser_navigate", { url: `${site.origin}/get?name=${name}` });
+    script([get("report.csv"), get("AGENTS.md"), get(".envrc"), () => call("browser_wait", { ms: 1000 })]);
+    const { results } = await run("get the reports");
+    expect(results.map((result) => result.ok)).toEqual([true, true, true, true]);
+    // Chromium itself drops a name's leading dot (.envrc is offered as envrc).
+    expect(readdirSync(join(ws.path, "downloads")).sort()).toEqual([
+      "download-AGENTS.md",
+      "envrc",
+      "report.csv",
+    ]);
+    expect(readFileSync(join(ws.path, "downloads/report.csv"), "utf8")).toBe("downloaded report.csv\n");
+    // A downloads/ that a command made a link into git's hooks: the download is refused.
+    rmSync(join(ws.path, "downloads"), { recursive: true });
+    symlinkSync(".git/hooks", join(ws.path, "downloads"));
+    script([get("pre-commit"), () => call("browser_wait", { ms: 1000 })]);
+    const linked = await run("get the hook");
+    expect(existsSync(join(ws.path, ".git/hooks/pre-commit"))).toBe(false);
+    expect(JSON.stringify(linked.results)).toContain("The download of pre-commit was not kept");
+  });
 
   it("logs in with a password and a TOTP code that appear in nothing reson keeps or sends", async () => {
     script([

@@ -109,6 +109,25 @@ export async function startSite(credentials: {
     }
     if (url.pathname === "/grow") return html(res, GROW);
     if (url.pathname === "/file") return html(res, FILE);
+    // A page that downloads the file its query names as soon as it loads (a page picks the name).
+    if (url.pathname === "/get") {
+      const name = url.searchParams.get("name") ?? "file.txt";
+      return html(
+        res,
+        page(
+          "Get",
+          `<a id="dl" href="/dl?name=${encodeURIComponent(name)}" download>get</a><script>document.getElementById("dl").click()</script>`,
+        ),
+      );
+    }
+    if (url.pathname === "/dl") {
+      const name = url.searchParams.get("name") ?? "file.txt";
+      res.writeHead(200, {
+        "content-type": "application/octet-stream",
+        "content-disposition": `attachment; filename="${name}"`,
+      });
+      return res.end(`downloaded ${name}\n`);
+    }
     if (url.pathname === "/away") {
       res.writeHead(302, { location: `${other.origin}/login` });
       return res.end();

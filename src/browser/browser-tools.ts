@@ -2,8 +2,6 @@
 // state (URL, title, snapshot with refs); the state is shown once and then folds to the
 // one-line action in history. The page's URL becomes the run's current URL, so URL-scoped
 // tools and secrets follow the browser (secret-typing.ts fills secrets in browser_type).
-import { mkdir } from "node:fs/promises";
-import { dirname } from "node:path";
 import type { Locator, Page } from "playwright-core";
 import { type Static, type TSchema, Type } from "typebox";
 import { ResonError } from "../core/errors.js";
@@ -336,12 +334,11 @@ export function createBrowserTools(pool: BrowserPool): ToolDefinition[] {
       },
       async (_args, page, _session, ctx) => {
         const name = `screenshots/${ctx.runId}-${Date.now()}.png`;
-        const target = await ctx.workspace.resolve(name);
         if (ctx.workspace.policy.readOnly)
           throw new ResonError("workspace_read_only", "The workspace is read-only; no screenshot was saved.");
-        await mkdir(dirname(target.real), { recursive: true });
-        await page.screenshot({ path: target.real });
-        return `Saved a screenshot to ${name}`;
+        // Written as the file tools write: never through a link out of screenshots/ onto a protected path.
+        const written = await ctx.workspace.writeBytes(name, await page.screenshot());
+        return `Saved a screenshot to ${written.path}`;
       },
     ),
   ];

@@ -84,6 +84,26 @@ function isEnvironmentMark(entry: Dirent): boolean {
   );
 }
 
+/** The Python environments directly inside `folder` (tox's .tox/py312, .tox/.pkg). */
+function environmentsIn(folder: string): string[] {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(folder, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  return entries
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => join(folder, entry.name))
+    .filter((path) => {
+      try {
+        return readdirSync(path, { withFileTypes: true }).some(isEnvironmentMark);
+      } catch {
+        return false;
+      }
+    });
+}
+
 function scan(root: string): Scan {
   const result: Scan = { found: [], installs: [] };
   const { found, installs } = result;
@@ -117,6 +137,8 @@ function scan(root: string): Scan {
       }
       if (!entry.isDirectory()) continue;
       if (INSTALL_NAMES.has(entry.name) && dir !== root) installs.push(join(dir, entry.name));
+      // tox's environments, one folder each, which `tox` runs again as they are.
+      if (entry.name === ".tox") installs.push(...environmentsIn(join(dir, entry.name)));
       if (TOOL_FOLDERS.has(entry.name)) continue;
       const path = join(dir, entry.name);
       try {

@@ -57,7 +57,7 @@ describe.skipIf(noSandbox)("installed packages, once a run has read untrusted co
     expect(existsSync(join(fx.root, ".venv/lib/python3.11/site-packages/evil.pth"))).toBe(false);
   });
 
-  it("cannot be changed in an environment of another name, found by its pyvenv.cfg or conda-meta, at the root or below it", async () => {
+  it("cannot be changed in an environment of another name, found by its pyvenv.cfg or conda-meta, at the root, below it or in .tox", async () => {
     const envs = {
       "env/pyvenv.cfg": "home = /usr/bin\n",
       "env/lib/python3.11/site-packages/six.py": "# six\n",
@@ -65,6 +65,8 @@ describe.skipIf(noSandbox)("installed packages, once a run has read untrusted co
       "services/api/.venv-dev/bin/python": "#!/bin/sh\n",
       "tools/conda/conda-meta/history": "==> 2026-01-01 <==\n",
       "tools/conda/bin/python": "#!/bin/sh\n",
+      ".tox/py311/pyvenv.cfg": "home = /usr/bin\n",
+      ".tox/py311/lib/python3.11/site-packages/pytest.py": "# pytest\n",
     };
     await fx.write(envs);
     const result = await fx.run(
@@ -72,6 +74,8 @@ describe.skipIf(noSandbox)("installed packages, once a run has read untrusted co
         "echo 'import os' > env/lib/python3.11/site-packages/evil.pth",
         "echo evil > services/api/.venv-dev/bin/python",
         "echo evil > tools/conda/bin/python",
+        "echo evil > .tox/py311/lib/python3.11/site-packages/pytest.py",
+        "mkdir -p .tox/py311/log && echo ok > .tox/py311/log/1.log",
         "touch env/.lock",
         "true",
       ].join("; "),
@@ -82,6 +86,8 @@ describe.skipIf(noSandbox)("installed packages, once a run has read untrusted co
       expect(await readFile(join(fx.root, path), "utf8"), path).toBe(content);
     expect(existsSync(join(fx.root, "env/lib/python3.11/site-packages/evil.pth"))).toBe(false);
     expect(existsSync(join(fx.root, "env/.lock"))).toBe(true);
+    // tox's own files beside an environment's packages stay writable (its logs).
+    expect(existsSync(join(fx.root, ".tox/py311/log/1.log"))).toBe(true);
   });
 
   it("say why in the refusal the model gets", async () => {

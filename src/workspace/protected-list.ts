@@ -44,6 +44,13 @@ export interface ProtectedEntry {
    */
   whereFolderExists?: string;
   /**
+   * A file that makes a missing entry matter (node_modules where a package.json is): the sandbox
+   * stands a placeholder in for the entry only where that file exists, so a project of another
+   * kind is shown no empty read-only folder of it; an existing entry is kept read-only, and file
+   * tools ask either way.
+   */
+  whereFileExists?: string;
+  /**
    * Folders inside the entry where tools keep caches and temporary files (Vite's `.vite` and
    * `.vite-temp` in node_modules): a command gets an empty private one in its place, so the
    * tool works and what it writes there is gone afterwards (none of it can be planted).
@@ -343,6 +350,7 @@ export function installFolderEntries(base: string, name: string): ProtectedEntry
         kind: "installs",
         edits: "approved",
         reader: INSTALLED,
+        whereFileExists: `${base}package.json`,
         scratch: [".vite", ".vite-temp", ".cache"],
       },
     ];

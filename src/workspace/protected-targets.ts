@@ -47,6 +47,13 @@ function namesIn(folder: string): string[] {
  * and those of the files it matches now, in the root or its `.config` (where mise looks).
  */
 function pathsOf(entry: ProtectedEntry, root: string): string[] {
+  // An entry that matters only beside a file: no placeholder without it (one there is kept).
+  if (
+    entry.whereFileExists !== undefined &&
+    !exists(join(root, entry.whereFileExists)) &&
+    !exists(join(root, entry.path))
+  )
+    return [];
   if (!entry.pattern)
     return entry.whereFolderExists === undefined || isFolder(join(root, entry.whereFolderExists))
       ? [entry.path]

@@ -32,6 +32,9 @@ beforeAll(async () => {
   // only where they exist (whereFolderExists): `.config` (mise's configs), a Gradle and a Maven wrapper's.
   for (const folder of new Set(PROTECTED_LIST.flatMap((entry) => entry.whereFolderExists ?? [])))
     await mkdir(join(root, folder), { recursive: true });
+  // And the files that make an entry matter (a package.json for node_modules).
+  for (const file of new Set(PROTECTED_LIST.flatMap((entry) => entry.whereFileExists ?? [])))
+    await writeFile(join(root, file), "{}\n");
 });
 afterAll(async () => {
   await rm(root, { recursive: true, force: true });

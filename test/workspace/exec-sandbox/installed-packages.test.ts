@@ -110,6 +110,12 @@ describe.skipIf(noSandbox)("installed packages, once a run has read untrusted co
     expect(await readdir(fx.root)).toEqual(["package.json"]);
   });
 
+  it("show a project of another kind (no package.json) no empty node_modules", async () => {
+    await fx.write({ "main.py": "print('hi')\n" });
+    const result = await fx.run("ls -A", { policy: untrusted() });
+    expect(result.output.split("\n")).not.toContain("node_modules");
+  });
+
   it("leave Vite's and Vitest's caches in node_modules to the command, private and empty, and keep nothing of them", async () => {
     await fx.write({ ...PACKAGES, "node_modules/.vite/vitest/results.json": '{"old":true}\n' });
     const result = await fx.run(

@@ -4,6 +4,7 @@
 // whose result was never committed (the process died while it ran) is shown as interrupted; a
 // command says where it ran, as it did live.
 import type { SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk";
+import { inertImages } from "../core/markdown-images.js";
 import type { TurnRecord } from "../store/index.js";
 import {
   callContent,
@@ -113,7 +114,8 @@ export function replayUpdates(
       else if (block.type === "thinking" && block.thinking)
         updates.push({
           sessionUpdate: "agent_thought_chunk",
-          content: { type: "text", text: block.thinking },
+          // Kept as the provider signed it: what the editor renders of it loads nothing.
+          content: { type: "text", text: inertImages(block.thinking) },
         });
       else if (block.type === "toolCall" && block.id && block.name) {
         const args = block.arguments ?? {};

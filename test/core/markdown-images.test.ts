@@ -36,10 +36,14 @@ describe("inertImages", () => {
       "embed",
     ])
       expect(inertImages(`<${tag} src=x>`), tag).toBe(`&lt;${tag} src=x>`);
-    // Not a loading tag, or not a tag at all.
-    expect(inertImages("Array<string> and <b>bold</b> and a < b")).toBe(
+    // Not a loading tag, or not a tag at all; a type's name in prose is no tag with attributes.
+    for (const text of [
       "Array<string> and <b>bold</b> and a < b",
-    );
+      "List<Object>, Promise<Image>, Vec<Source>",
+    ])
+      expect(inertImages(text)).toBe(text);
+    // A tag that loads by an attribute needs one (or its line's end); <style> loads by its content.
+    expect(inertImages("<img/src=x> <img\tsrc=x> <style>")).toBe("&lt;img/src=x> &lt;img\tsrc=x> &lt;style>");
   });
 
   it("leaves fenced code as written, and reads fences as CommonMark does", () => {

@@ -61,14 +61,23 @@ function inertLineIn(line: string, fence: FenceState): string {
   return inertLine(line);
 }
 
-/** `text` with its images, reference definitions and loading tags made inert (fenced code kept). */
-export function inertImages(text: string): string {
-  if (!mayLoad(text)) return text;
-  const fence: FenceState = {};
+/**
+ * Lines made inert in turn, updating the fence state; `continuing`: the first one is the rest of
+ * a line already partly let through, so it cannot open or close a fence.
+ */
+function inertLines(text: string, fence: FenceState, continuing = false): string {
   return text
     .split("\n")
-    .map((line) => inertLineIn(line, fence))
+    .map((line, index) => {
+      if (index > 0 || !continuing) return inertLineIn(line, fence);
+      return fence.open === undefined ? inertLine(line) : line;
+    })
     .join("\n");
+}
+
+/** `text` with its images, reference definitions and loading tags made inert (fenced code kept). */
+export function inertImages(text: string): string {
+  return mayLoad(text) ? inertLines(text, {}) : text;
 }
 
 /** Cheap pre-check: nothing in `text` could load anything. */
@@ -89,15 +98,7 @@ export function inertImageStream(): { push(delta: string): string; end(): string
   let held = "";
   /** The held text continues a line already partly let through. */
   let midLine = false;
-  const inert = (text: string) => {
-    const lines = text.split("\n");
-    return lines
-      .map((line, index) => {
-        if (index > 0 || !midLine) return inertLineIn(line, fence);
-        return fence.open === undefined ? inertLine(line) : line;
-      })
-      .join("\n");
-  };
+  const inert = (text: string) => inertLines(text, fence, midLine);
   return {
     push(delta) {
       held += delta;

@@ -48,8 +48,12 @@ export function untrustedHold(
 function installedIn(absPath: string, context: EvaluationContext): string | undefined {
   if (!isWithin(absPath, context.workspaceRoot)) return undefined;
   const inside = relative(context.workspaceRoot, absPath).split(sep).join("/");
-  const below = context.protectedBelow?.(inside);
-  const entry = installedEntry(inside) ?? (below?.kind === "installs" ? below : undefined);
+  // By name first; an environment of another name only the look below the root knows.
+  let entry = installedEntry(inside);
+  if (!entry) {
+    const below = context.protectedBelow?.(inside);
+    if (below?.kind === "installs") entry = below;
+  }
   return entry?.whereFolderExists ?? entry?.path;
 }
 

@@ -408,7 +408,7 @@ export function installedEntry(path: string): ProtectedEntry | undefined {
   for (let at = 0; at < segments.length; at++) {
     if (!INSTALL_FOLDERS.includes(segments[at]!)) continue;
     const base = at === 0 ? "" : `${segments.slice(0, at).join("/")}/`;
-    const entry = installEntries(base).find((item) => coversPath(item.path, path));
+    const entry = installFolderEntries(base, segments[at]!).find((item) => coversPath(item.path, path));
     if (entry) return entry;
   }
   return undefined;

@@ -171,12 +171,12 @@ function installsBelow(
   if (!policy.protectedKinds.includes("installs")) return [];
   if (!policy.protected.some((entry) => entry.kind === "installs")) return [];
   const found: ProtectedTarget[] = [];
+  const covered = (path: string) =>
+    [known, found].some((targets) => targets.some((target) => coversPath(target.relative ?? "", path)));
   for (const entry of foundInstallEntries(policy.root, holder)) {
     for (const path of pathsOf(entry, policy.root)) {
       const abs = join(policy.root, path);
-      const all = [...known, ...found];
-      if (!exists(abs) || all.some((target) => coversPath(target.relative ?? "", path))) continue;
-      found.push({ path: abs, relative: path, entry });
+      if (exists(abs) && !covered(path)) found.push({ path: abs, relative: path, entry });
     }
   }
   return found;
